@@ -1,0 +1,53 @@
+# tieout — two commands: `make demo` and `make test`.
+# Everything downloaded or built is cached outside the checkout (TIEOUT_CACHE, default ~/.cache/tieout).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export TIEOUT_CACHE ?= $(HOME)/.cache/tieout
+export UV_CACHE_DIR ?= $(TIEOUT_CACHE)/uv
+UV_VERSION := 0.13.9
+OUT ?= out/demo
+
+.PHONY: venv demo test lint typecheck unit schemas samples bench clean
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.lock pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@test -x $(BIN)/uv || $(BIN)/pip install -q --disable-pip-version-check uv==$(UV_VERSION)
+	$(BIN)/uv pip sync --no-config --python $(BIN)/python requirements.lock
+	$(BIN)/uv pip install --no-config --python $(BIN)/python --no-deps -e .
+	@touch $@
+
+## demo: the embedded run over sample_docs/ (no servers needed)
+demo: venv
+	$(BIN)/tieout run sample_docs --out $(OUT)
+	@echo "Results are in $(OUT)/ (facts.jsonl, flags.jsonl, chunks.jsonl, tables.jsonl, errors.jsonl)"
+
+## test: lint, type-check and every test tier
+test: venv lint typecheck
+	$(BIN)/python -m pytest -q
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: venv
+	$(BIN)/mypy
+
+unit: venv
+	$(BIN)/python -m pytest -q -m "not integration and not corpus"
+
+schemas: venv
+	$(BIN)/tieout schemas --out schemas/json
+
+samples: venv
+	$(BIN)/python -m sample_docs.generate
+
+bench: venv
+	$(BIN)/python bench/parse_throughput.py
+	$(BIN)/python bench/table_accuracy.py
+
+clean:
+	rm -rf $(VENV) out .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,297 @@
+"""Typed records for everything tieout reads and writes.
+
+Every record is a frozen pydantic model that rejects unknown fields and carries ``schema_version``,
+so that a consumer can tell which contract a line or a message follows. Coordinates are PDF points in
+PyMuPDF's page space (origin top-left, y grows downwards, rotation already applied); page numbers are
+1-based everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+BBox = tuple[float, float, float, float]
+"""``(x0, y0, x1, y1)`` in PDF points, top-left origin, as PyMuPDF reports them."""
+
+PageNo = Annotated[int, Field(ge=1)]
+
+
+class Record(BaseModel):
+    """Base of every record: frozen, no unknown fields, versioned."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: str = SCHEMA_VERSION
+
+
+class Period(Record):
+    """A reporting period as printed, normalised where it can be.
+
+    ``key`` is the comparison key: ``FY2025`` for a fiscal year, ``Q1-2021`` for a quarter, ``H1-2025`` /
+    ``9M-2025`` for other durations, ``2025-12-31`` for an instant ("As at 31 December 2025").
+    """
+
+    kind: Literal["duration", "instant", "unknown"]
+    key: str
+    label: str = Field(description="The period as printed, e.g. 'Year ended 31 December 2025'.")
+    fiscal_year: int | None = None
+    quarter: Annotated[int, Field(ge=1, le=4)] | None = None
+    months: int | None = Field(default=None, description="Length of a duration in months (3, 6, 9, 12).")
+    end_date: str | None = Field(default=None, description="ISO date of the period end when printed.")
+
+
+Unit = Literal["currency", "percent", "shares", "per_share", "ratio", "count", "number"]
+
+
+class TypedNumber(Record):
+    """A number as printed, with everything needed to compare it to another one.
+
+    ``value`` is the printed magnitude with its sign (``(1,234.5)`` gives ``-1234.5``); ``base_value``
+    applies ``scale`` (``value * 10**scale``). ``decimals`` is the displayed precision *in base units*
+    (``1,234.5`` in millions has ``decimals=-5``), as XBRL's ``decimals`` attribute.
+    """
+
+    text: str
+    value: float
+    scale: int = Field(default=0, description="Power of ten the printed value is expressed in (3, 6, 9).")
+    base_value: float
+    decimals: int
+    unit: Unit = "number"
+    currency: str | None = Field(default=None, description="ISO 4217 code when the figure is money.")
+    negative: bool = False
+    is_dash: bool = Field(default=False, description="Printed as a dash and read as zero.")
+    period: Period | None = None
+
+
+class Block(Record):
+    """A text block on a page: a paragraph, a heading, a line of a table."""
+
+    page: PageNo
+    bbox: BBox
+    text: str
+    font_size: float
+    bold: bool = False
+    kind: Literal["heading", "text", "table"] = "text"
+
+
+class PageInfo(Record):
+    """What the parser saw on one page."""
+
+    doc_id: str
+    source: str
+    page: PageNo
+    width: float
+    height: float
+    rotation: int = 0
+    n_words: int = 0
+    n_blocks: int = 0
+    n_tables: int = 0
+    has_text_layer: bool = True
+
+
+class Cell(Record):
+    """One cell of a logical table; ``row``/``col`` are 0-based grid positions."""
+
+    row: Annotated[int, Field(ge=0)]
+    col: Annotated[int, Field(ge=0)]
+    row_span: Annotated[int, Field(ge=1)] = 1
+    col_span: Annotated[int, Field(ge=1)] = 1
+    text: str
+    bbox: BBox | None = None
+    page: PageNo
+    is_header: bool = False
+    number: TypedNumber | None = None
+
+
+class Table(Record):
+    """A logical table, possibly stitched from fragments on consecutive pages.
+
+    ``row_pages[i]`` is the page that row ``i`` was printed on.
+    """
+
+    table_id: str
+    doc_id: str
+    source: str
+    page: PageNo = Field(description="First page of the table.")
+    pages: list[PageNo]
+    bbox: BBox = Field(description="Bounding box on the first page.")
+    title: str | None = None
+    n_rows: int
+    n_cols: int
+    header_rows: int = 0
+    row_pages: list[PageNo]
+    cells: list[Cell]
+    method: Literal["ruled", "whitespace"]
+    continued: bool = Field(default=False, description="True when stitched across a page break.")
+    scale: int = 0
+    currency: str | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+
+
+class PageBox(Record):
+    """A bounding box on a given page."""
+
+    page: PageNo
+    bbox: BBox
+
+
+class Chunk(Record):
+    """A retrieval chunk: heading-aware, token-bounded, with its provenance."""
+
+    chunk_id: str
+    doc_id: str
+    source: str
+    page: PageNo = Field(description="First page of the chunk.")
+    pages: list[PageNo]
+    heading_path: list[str]
+    text: str
+    token_count: int
+    kind: Literal["text", "table"] = "text"
+    table_id: str | None = None
+    boxes: list[PageBox] = Field(default_factory=list)
+
+
+class Fact(Record):
+    """A key figure mapped to the metric taxonomy, in base units."""
+
+    fact_id: str
+    doc_id: str
+    source: str
+    metric: str
+    concept_us_gaap: str | None = None
+    concept_ifrs: str | None = None
+    label: str = Field(description="The label as printed.")
+    period: Period | None
+    value: float = Field(description="Value in base units (scale applied).")
+    printed: str = Field(description="The number as printed.")
+    decimals: int
+    scale: int = 0
+    currency: str | None = None
+    unit: Unit = "currency"
+    page: PageNo
+    bbox: BBox | None = None
+    origin: Literal["table_cell", "text_span"]
+    table_id: str | None = None
+    row: int | None = None
+    col: int | None = None
+    context: str | None = Field(
+        default=None, description="Segment or dimension the figure belongs to, when not the whole entity."
+    )
+
+
+class Evidence(Record):
+    """One side of a finding: where the figure is printed and what it says."""
+
+    page: PageNo
+    bbox: BBox | None = None
+    text: str
+    role: str = Field(description="e.g. 'total', 'component', 'narrative', 'table', 'assets'.")
+    value: float | None = None
+
+
+FlagKind = Literal[
+    "sum_mismatch",
+    "cross_reference_mismatch",
+    "narrative_mismatch",
+    "balance_identity",
+    "model_finding",
+]
+
+
+class Flag(Record):
+    """A consistency finding with the evidence for every side."""
+
+    flag_id: str
+    doc_id: str
+    source: str
+    rule: str = Field(description="Id of the rule that raised it, e.g. 'TOT001'.")
+    kind: FlagKind
+    severity: Literal["error", "warning", "info"]
+    metric: str | None = None
+    period: Period | None = None
+    message: str
+    expected: float | None = None
+    actual: float | None = None
+    difference: float | None = None
+    tolerance: float | None = None
+    pages: list[PageNo]
+    evidence: list[Evidence]
+
+
+ErrorCategory = Literal[
+    "encrypted",
+    "corrupt",
+    "empty",
+    "too_large",
+    "too_many_pages",
+    "timeout",
+    "no_text_layer",
+    "page_error",
+    "table_error",
+    "unsupported",
+    "internal",
+]
+
+
+class ErrorRecord(Record):
+    """A problem with a document (``page`` is None) or with one page of it.
+
+    ``fatal`` errors mean the document produced no results; the others are recorded and the document's
+    other pages carry on.
+    """
+
+    doc_id: str
+    source: str
+    stage: str
+    category: ErrorCategory
+    message: str
+    page: PageNo | None = None
+    fatal: bool = False
+
+
+class DocumentStats(Record):
+    """Counters and timings of one document's run."""
+
+    pages: int = 0
+    pages_parsed: int = 0
+    words: int = 0
+    tables: int = 0
+    facts: int = 0
+    flags: int = 0
+    chunks: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+
+
+class DocumentResult(Record):
+    """Everything the core engine produces for one document."""
+
+    doc_id: str
+    source: str
+    pipeline_version: str
+    page_info: list[PageInfo] = Field(default_factory=list)
+    tables: list[Table] = Field(default_factory=list)
+    chunks: list[Chunk] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    flags: list[Flag] = Field(default_factory=list)
+    errors: list[ErrorRecord] = Field(default_factory=list)
+    stats: DocumentStats = Field(default_factory=DocumentStats)
+
+    @property
+    def failed(self) -> bool:
+        """True when the document could not be processed at all."""
+        return any(e.fatal for e in self.errors)
+
+
+OUTPUT_RECORDS: dict[str, type[Record]] = {
+    "facts": Fact,
+    "flags": Flag,
+    "chunks": Chunk,
+    "tables": Table,
+    "errors": ErrorRecord,
+}
+"""The embedded run's output files (``<name>.jsonl``) and the record each line holds."""
