@@ -1,0 +1,195 @@
+"""Page geometry: words into lines, lines into segments, spans into styled blocks.
+
+Everything here works on plain tuples and slotted dataclasses rather than pydantic models because it runs
+for every word of every page; the typed records are built once per table, chunk and fact downstream.
+Coordinates are visual page space (PyMuPDF's ``page.rect``): origin top-left, y down, page rotation and
+the dominant text direction already undone, so that a table printed sideways reads as a normal table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+# A word that is, or starts a figure: 1,234 (1,234) -12.5 12% $1,234 £12m — –  .5
+NUMERIC_RE = re.compile(
+    r"""^[\(\[]?[-−–—+△▲]?(?:US\$|HK\$|A\$|C\$|R\$|[$€£¥₹])?[\(]?[-−]?
+        (?:\d{1,3}(?:[,.\u202f\u00a0']\d{3})+|\d+)(?:[.,]\d+)?
+        (?:\s?%|bn|m|k|x)?[\)\]]?%?(?:\(\d\)|\*|[¹²³⁴⁵⁶⁷⁸⁹])?[,;:]?$""",
+    re.VERBOSE,
+)
+DASH_TOKENS = frozenset({"-", "—", "–", "−", "--", "---", "‒", "nil", "n/a", "N/A", "n.m.", "NM", "nm", "*"})
+CURRENCY_TOKENS = frozenset({"$", "€", "£", "¥", "₹", "US$", "HK$", "A$", "C$", "R$", "Rs", "Rs.", "%"})
+
+
+def is_figure(text: str) -> bool:
+    """Cheap test used for layout decisions: does this word look like a table figure?"""
+    if text in DASH_TOKENS:
+        return True
+    c = text[0]
+    if not (c.isdigit() or c in "([-−–—+△▲$€£¥₹.U"):
+        return False
+    return NUMERIC_RE.match(text) is not None
+
+
+@dataclass(slots=True)
+class Word:
+    """One word in visual page space."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+
+
+@dataclass(slots=True)
+class Segment:
+    """Words of one line that sit together, separated from the next segment by a wide gap."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    figure: bool
+    currency: str | None = None
+
+    @property
+    def xmid(self) -> float:
+        """Horizontal centre."""
+        return (self.x0 + self.x1) / 2
+
+
+@dataclass(slots=True)
+class Line:
+    """Words sharing a baseline, left to right, split into segments at column-sized gaps."""
+
+    y0: float
+    y1: float
+    words: list[Word]
+    segments: list[Segment] = field(default_factory=list)
+
+    @property
+    def x0(self) -> float:
+        """Left edge."""
+        return self.words[0].x0
+
+    @property
+    def x1(self) -> float:
+        """Right edge."""
+        return max(w.x1 for w in self.words)
+
+    @property
+    def height(self) -> float:
+        """Line height."""
+        return self.y1 - self.y0
+
+    @property
+    def text(self) -> str:
+        """The line's words joined by single spaces."""
+        return " ".join(w.text for w in self.words)
+
+    @property
+    def n_figures(self) -> int:
+        """How many of the line's segments are figures."""
+        return sum(1 for s in self.segments if s.figure)
+
+
+def transform_words(
+    raw: Iterable[tuple[float, float, float, float, str, int, int, int]],
+    matrix: tuple[float, float, float, float, float, float] | None,
+) -> list[Word]:
+    """Turn PyMuPDF ``words`` tuples into :class:`Word` objects in visual space.
+
+    Args:
+        raw: Tuples from ``TextPage.extractWORDS()``.
+        matrix: An affine ``(a, b, c, d, e, f)`` to apply, or None for identity.
+
+    Returns:
+        Words with normalised bboxes (x0 < x1, y0 < y1); empty words dropped.
+    """
+    out: list[Word] = []
+    if matrix is None:
+        for x0, y0, x1, y1, text, *_ in raw:
+            if text.strip():
+                out.append(Word(x0, y0, x1, y1, text))
+        return out
+    a, b, c, d, e, f = matrix
+    for x0, y0, x1, y1, text, *_ in raw:
+        if not text.strip():
+            continue
+        ax, ay = a * x0 + c * y0 + e, b * x0 + d * y0 + f
+        bx, by = a * x1 + c * y1 + e, b * x1 + d * y1 + f
+        out.append(Word(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), text))
+    return out
+
+
+def build_lines(words: Sequence[Word]) -> list[Line]:
+    """Group words into lines by vertical overlap, then order each line left to right.
+
+    PyMuPDF's own line numbers are not used: in filings each table cell is often its own "line", and a
+    table row is what the rest of the engine needs.
+    """
+    if not words:
+        return []
+    ordered = sorted(words, key=lambda w: (w.y0 + w.y1) / 2)
+    lines: list[Line] = []
+    cur = Line(ordered[0].y0, ordered[0].y1, [ordered[0]])
+    for w in ordered[1:]:
+        mid = (w.y0 + w.y1) / 2
+        h = w.y1 - w.y0
+        # Join when the word's centre falls inside the line's band and heights are comparable; superscripts
+        # (footnote markers) are smaller and sit high but still overlap the band.
+        if cur.y0 - 0.5 <= mid <= cur.y1 + 0.5 and h < 2.5 * cur.height + 1:
+            cur.words.append(w)
+            if w.y1 - w.y0 >= 0.6 * cur.height:
+                cur.y0 = min(cur.y0, w.y0)
+                cur.y1 = max(cur.y1, w.y1)
+        else:
+            lines.append(cur)
+            cur = Line(w.y0, w.y1, [w])
+    lines.append(cur)
+    for line in lines:
+        line.words.sort(key=lambda w: w.x0)
+        line.segments = split_segments(line)
+    return lines
+
+
+def split_segments(line: Line) -> list[Segment]:
+    """Split a line into segments at gaps wider than a word space.
+
+    A figure always ends a segment and starts a new one when the gap before it is more than a normal space,
+    because adjacent numeric columns can be close together; label words stay together across normal spaces.
+    """
+    words = line.words
+    h = max(line.height, 1.0)
+    big_gap = 0.85 * h
+    segs: list[Segment] = []
+    first = words[0]
+    sx0, sy0, sx1, sy1 = first.x0, first.y0, first.x1, first.y1
+    texts = [first.text]
+    fig = is_figure(first.text)
+    for w in words[1:]:
+        gap = w.x0 - sx1
+        wfig = is_figure(w.text)
+        split = gap > big_gap or (
+            gap > 0.3 * h
+            and (wfig or fig)
+            and not (texts[-1] in CURRENCY_TOKENS or w.text in CURRENCY_TOKENS or w.text.startswith("%"))
+        )
+        if split:
+            segs.append(Segment(sx0, sy0, sx1, sy1, " ".join(texts), fig))
+            sx0, sy0, sx1, sy1 = w.x0, w.y0, w.x1, w.y1
+            texts = [w.text]
+            fig = wfig
+        else:
+            texts.append(w.text)
+            sx1 = max(sx1, w.x1)
+            sy0 = min(sy0, w.y0)
+            sy1 = max(sy1, w.y1)
+            # A currency sign followed by a number is a figure ("$ 1,234"); words then numbers are a label.
+            fig = wfig and (fig or (len(texts) == 2 and texts[0] in CURRENCY_TOKENS))
+    segs.append(Segment(sx0, sy0, sx1, sy1, " ".join(texts), fig))
+    return segs

@@ -1,0 +1,506 @@
+"""Table finding and structure from page geometry, without a generic table finder.
+
+Generic finders (pdfplumber, PyMuPDF ``find_tables``) cost 200-500 ms a page. Financial tables announce
+themselves far more cheaply: rows whose right-hand side is a run of figures separated by column-sized gaps.
+So the finder is a chain of small steps over the page's lines (see :mod:`pipeline.layout`):
+
+1. mark *data lines* (a figure after a column gap, or two figures);
+2. grow *regions* of data lines, allowing section headings and wrapped labels in between;
+3. walk up from a region to its *header* lines (segments above the value columns) and *caption* lines
+   (title, "(in millions)", "Year ended 31 December");
+4. derive *columns* from the x-extents of the body's segments (or from vertical rules when the table is
+   ruled) and place every segment in a column, spanning ones with a col-span;
+5. form *rows*, merging wrapped labels and, in fully ruled tables, every line between two rules.
+
+The output is a :class:`RawTable` grid of strings with boxes; typing of numbers and periods happens later.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pipeline.layout import CURRENCY_TOKENS, Line, Segment
+
+BBoxT = tuple[float, float, float, float]
+
+
+@dataclass(slots=True)
+class Rules:
+    """Horizontal and vertical rules drawn on a page (thin lines or thin filled rectangles)."""
+
+    horizontal: list[tuple[float, float, float]] = field(default_factory=list)  # (y, x0, x1)
+    vertical: list[tuple[float, float, float]] = field(default_factory=list)  # (x, y0, y1)
+
+
+@dataclass(slots=True)
+class RawCell:
+    """A cell of a raw table grid."""
+
+    row: int
+    col: int
+    text: str
+    bbox: BBoxT
+    col_span: int = 1
+    is_header: bool = False
+    currency: str | None = None
+
+
+@dataclass(slots=True)
+class RawTable:
+    """A table found on one page, before typing."""
+
+    page: int
+    bbox: BBoxT
+    n_cols: int
+    rows: list[list[RawCell]]
+    header_rows: int
+    col_bounds: list[tuple[float, float]]
+    caption: list[str]
+    title: str | None
+    method: str
+    row_tops: list[float] = field(default_factory=list)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows, header included."""
+        return len(self.rows)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# rules
+
+
+def rules_from_drawings(drawings: Sequence[dict[str, object]], page_height: float) -> Rules:
+    """Collect thin horizontal/vertical strokes and hairline rectangles from ``get_cdrawings()``.
+
+    Shaded row backgrounds in filings are wide filled rectangles, not rules: only shapes thinner than 2 pt
+    in one direction count.
+    """
+    rules = Rules()
+    for d in drawings:
+        items = d.get("items")
+        if not isinstance(items, list):
+            continue
+        for it in items:
+            kind = it[0]
+            if kind == "l":
+                (x0, y0), (x1, y1) = it[1], it[2]
+            elif kind == "re":
+                r = it[1]
+                x0, y0, x1, y1 = r[0], r[1], r[2], r[3]
+            else:
+                continue
+            x0, x1 = min(x0, x1), max(x0, x1)
+            y0, y1 = min(y0, y1), max(y0, y1)
+            w, h = x1 - x0, y1 - y0
+            if h <= 2.0 and w > 4.0:
+                rules.horizontal.append(((y0 + y1) / 2, x0, x1))
+            elif w <= 2.0 and h > 4.0:
+                rules.vertical.append(((x0 + x1) / 2, y0, y1))
+    return rules
+
+
+# ---------------------------------------------------------------------------------------------------------
+# line classification
+
+
+def attach_currency(line: Line) -> list[Segment]:
+    """Fold a lone currency sign into the figure that follows it on the line (10-K "$" columns)."""
+    segs = line.segments
+    out: list[Segment] = []
+    pending: Segment | None = None
+    for s in segs:
+        if not s.figure and s.text in CURRENCY_TOKENS and s.text != "%":
+            if pending is not None:
+                out.append(pending)
+            pending = s
+            continue
+        if pending is not None:
+            if s.figure:
+                s = Segment(s.x0, min(s.y0, pending.y0), s.x1, max(s.y1, pending.y1), s.text, True, pending.text)
+            else:
+                out.append(pending)
+            pending = None
+        out.append(s)
+    if pending is not None:
+        out.append(pending)
+    return out
+
+
+def is_data_line(segs: Sequence[Segment], h: float) -> bool:
+    """A table row: a figure after a column-sized gap, or at least two figures."""
+    figs = 0
+    prev: Segment | None = None
+    col_gap = False
+    for s in segs:
+        if s.figure:
+            figs += 1
+            if prev is not None and s.x0 - prev.x1 > 0.9 * h:
+                col_gap = True
+        prev = s
+    return (figs >= 1 and col_gap) or figs >= 2
+
+
+def is_prose(line: Line, region_width: float) -> bool:
+    """A running-text line: one long segment of many words across most of the width."""
+    if len(line.segments) != 1:
+        return False
+    s = line.segments[0]
+    return len(line.words) >= 8 and (s.x1 - s.x0) > 0.6 * region_width
+
+
+# ---------------------------------------------------------------------------------------------------------
+# columns
+
+
+def _cluster(intervals: list[tuple[float, float]], slack: float) -> list[list[float]]:
+    """Merge overlapping x-intervals (with ``slack``) into clusters ``[x0, x1, count]``."""
+    out: list[list[float]] = []
+    for x0, x1 in sorted(intervals):
+        if out and x0 <= out[-1][1] + slack:
+            out[-1][1] = max(out[-1][1], x1)
+            out[-1][2] += 1
+        else:
+            out.append([x0, x1, 1])
+    return out
+
+
+def derive_columns(body: Sequence[Sequence[Segment]], rules_v: Sequence[float]) -> list[tuple[float, float]]:
+    """Column extents for a table body.
+
+    Figure columns come from the figures' extents (right-aligned numbers overlap at their right edge);
+    text left of the first figure column and text between figure columns form text columns of their own.
+    A segment that would bridge two otherwise separate columns (a long heading) is left out of the vote.
+    """
+    fig_iv = [(s.x0, s.x1) for segs in body for s in segs if s.figure]
+    fig_cols = _cluster(fig_iv, 0.5)
+    # Drop figure "columns" supported by very few rows when they bridge: keep all, they are rare.
+    text_iv: list[tuple[float, float]] = []
+    for segs in body:
+        for s in segs:
+            if s.figure:
+                continue
+            if any(s.x0 < c[1] and s.x1 > c[0] for c in fig_cols):
+                continue  # text inside a figure column (e.g. "n/a"): belongs to it
+            text_iv.append((s.x0, s.x1))
+    text_cols = _cluster(text_iv, 0.5)
+    # A text cluster that swallowed a figure column's range is a bridging heading; split around figures.
+    cols = sorted([(c[0], c[1]) for c in fig_cols] + [(c[0], c[1]) for c in text_cols])
+    merged: list[tuple[float, float]] = []
+    for c in cols:
+        if merged and c[0] < merged[-1][1] - 0.5:
+            # overlapping text and figure clusters: keep them as one column
+            merged[-1] = (merged[-1][0], max(merged[-1][1], c[1]))
+        else:
+            merged.append(c)
+    if len(rules_v) >= 2:
+        merged = _columns_from_rules(merged, rules_v)
+    return merged
+
+
+def _columns_from_rules(cols: list[tuple[float, float]], xs: Sequence[float]) -> list[tuple[float, float]]:
+    """Re-cut columns at vertical rules: content between two rules is one column."""
+    edges = sorted(set(round(x, 1) for x in xs))
+    out: list[tuple[float, float]] = []
+    for a, b in zip(edges, edges[1:], strict=False):
+        inside = [c for c in cols if a - 1 <= (c[0] + c[1]) / 2 <= b + 1]
+        if inside:
+            out.append((a, b))
+    # content left of the first rule or right of the last one keeps its whitespace columns
+    left = [c for c in cols if (c[0] + c[1]) / 2 < edges[0]]
+    right = [c for c in cols if (c[0] + c[1]) / 2 > edges[-1]]
+    return left + out + right
+
+
+def column_span(s: Segment, bounds: Sequence[tuple[float, float]]) -> tuple[int, int]:
+    """First column and number of columns that a segment covers (at least one)."""
+    hit = [i for i, (a, b) in enumerate(bounds) if s.x0 < b - 0.5 and s.x1 > a + 0.5]
+    if not hit:
+        # in a gutter: the nearest column by centre
+        mid = s.xmid
+        best = min(range(len(bounds)), key=lambda i: min(abs(mid - bounds[i][0]), abs(mid - bounds[i][1])))
+        return best, 1
+    if s.figure and len(hit) > 1:
+        # a figure is one value: place it where its right edge falls
+        best = min(hit, key=lambda i: abs(s.x1 - bounds[i][1]))
+        return best, 1
+    return hit[0], hit[-1] - hit[0] + 1
+
+
+# ---------------------------------------------------------------------------------------------------------
+# regions
+
+
+def _median_height(lines: Sequence[Line]) -> float:
+    hs = [ln.height for ln in lines if ln.height > 0]
+    return statistics.median(hs) if hs else 10.0
+
+
+def find_tables(lines: Sequence[Line], page: int, page_width: float, rules: Rules | None = None) -> list[RawTable]:
+    """Find the tables on one page.
+
+    Args:
+        lines: The page's lines from :func:`pipeline.layout.build_lines`, top to bottom.
+        page: 1-based page number, recorded on the result.
+        page_width: Page width in points.
+        rules: Rules drawn on the page, if collected.
+
+    Returns:
+        Tables top to bottom.
+    """
+    if not lines:
+        return []
+    segs_per_line = [attach_currency(ln) for ln in lines]
+    h = _median_height(lines)
+    data = [is_data_line(segs_per_line[i], max(lines[i].height, 1.0)) for i in range(len(lines))]
+    tables: list[RawTable] = []
+    used_until = -1
+    i = 0
+    n = len(lines)
+    while i < n:
+        if not data[i] or i <= used_until:
+            i += 1
+            continue
+        start, last_data = i, i
+        j = i + 1
+        while j < n:
+            gap = lines[j].y0 - lines[j - 1].y1
+            if gap > 2.4 * h:
+                break
+            if data[j]:
+                last_data = j
+            elif is_prose(lines[j], page_width - 100) or j - last_data > 3:
+                break
+            j += 1
+        n_data = sum(1 for k in range(start, last_data + 1) if data[k])
+        if n_data >= 2:
+            t = _build_table(lines, segs_per_line, data, start, last_data, used_until, page, h, rules)
+            if t is not None:
+                tables.append(t)
+        used_until = last_data
+        i = last_data + 1
+    return tables
+
+
+def _build_table(
+    lines: Sequence[Line],
+    segs: Sequence[list[Segment]],
+    data: Sequence[bool],
+    start: int,
+    end: int,
+    floor: int,
+    page: int,
+    h: float,
+    rules: Rules | None,
+) -> RawTable | None:
+    # Column heads printed as bare years ("2018  2017") look like figures: they are header, not body.
+    while start < end and _is_year_line(segs[start]):
+        start += 1
+    body_idx = list(range(start, end + 1))
+    data_body = [segs[k] for k in body_idx if data[k]]
+    x_left = min(lines[k].x0 for k in body_idx)
+    x_right = max(lines[k].x1 for k in body_idx)
+    y_top, y_bot = lines[start].y0, lines[end].y1
+
+    v_rules: list[float] = []
+    h_rules: list[float] = []
+    if rules is not None:
+        v_rules = [x for x, a, b in rules.vertical if a <= y_bot + 2 and b >= y_top - 2 and x_left - 30 <= x <= x_right + 30]
+        h_rules = [y for y, a, b in rules.horizontal if a <= x_right and b >= x_left and y_top - 40 <= y <= y_bot + 4]
+
+    # Header and caption lines above the body.
+    fig_cols = _cluster([(s.x0, s.x1) for row in data_body for s in row if s.figure], 0.5)
+    value_x0 = fig_cols[0][0] if fig_cols else x_right
+    header_idx: list[int] = []
+    caption_idx: list[int] = []
+    k = start - 1
+    while k > floor and start - k <= 8:
+        gap = lines[k + 1].y0 - lines[k].y1
+        if gap > 2.6 * h:
+            break
+        ln = lines[k]
+        if is_prose(ln, x_right - x_left):
+            break
+        over_values = any(s.x1 > value_x0 - 2 for s in segs[k])
+        if over_values and not caption_idx:
+            header_idx.append(k)
+        else:
+            caption_idx.append(k)
+            if len(caption_idx) >= 4:
+                break
+        k -= 1
+    header_idx.reverse()
+    caption_idx.reverse()
+
+    bounds = derive_columns(data_body, v_rules)
+    if len(bounds) < 2:
+        return None
+
+    rows: list[list[RawCell]] = []
+    row_tops: list[float] = []
+
+    # Header rows: spanning segments get their own row; single-column text stacks into the leaf row.
+    span_rows: list[list[RawCell]] = []
+    leaf: dict[int, list[Segment]] = {}
+    for k in header_idx:
+        spanning: list[RawCell] = []
+        for s in segs[k]:
+            c, span = column_span(s, bounds)
+            if span > 1:
+                spanning.append(RawCell(0, c, s.text, (s.x0, s.y0, s.x1, s.y1), span, True))
+            else:
+                leaf.setdefault(c, []).append(s)
+        if spanning:
+            span_rows.append(spanning)
+    for r in span_rows:
+        rows.append(r)
+        row_tops.append(min(c.bbox[1] for c in r))
+    if leaf:
+        leaf_row = [
+            RawCell(0, c, " ".join(s.text for s in ss), _union(ss), 1, True) for c, ss in sorted(leaf.items())
+        ]
+        rows.append(leaf_row)
+        row_tops.append(min(c.bbox[1] for c in leaf_row))
+    header_rows = len(rows)
+
+    fully_ruled = _fully_ruled([lines[k] for k in body_idx], h_rules)
+    band_edges = sorted(h_rules) if fully_ruled else []
+
+    pending_label: list[Segment] = []
+    prev_band = -1
+    for k in body_idx:
+        ln = lines[k]
+        cells = _place(segs[k], bounds)
+        if fully_ruled:
+            band = sum(1 for y in band_edges if y < (ln.y0 + ln.y1) / 2)
+            if rows and band == prev_band and len(rows) > header_rows:
+                _merge_into(rows[-1], cells)
+                continue
+            prev_band = band
+        else:
+            if not data[k]:
+                only_label = len(cells) == 1 and cells[0].col == 0
+                # A wrapped label continues on the next line: "Net cash provided by operating" / "activities".
+                if only_label and k + 1 <= end and data[k + 1] and _continues(ln, lines[k + 1], segs[k + 1]):
+                    pending_label.extend(segs[k])
+                    continue
+                if (
+                    only_label
+                    and rows
+                    and len(rows) > header_rows
+                    and cells[0].text[:1].islower()
+                    and ln.y0 - lines[k - 1].y1 < 0.6 * h
+                ):
+                    _merge_into(rows[-1], cells)
+                    continue
+            if pending_label and cells and cells[0].col == 0:
+                first = cells[0]
+                text = " ".join(s.text for s in pending_label) + " " + first.text
+                cells[0] = RawCell(0, 0, text, _bbox_join(_union(pending_label), first.bbox))
+            elif pending_label:
+                cells.insert(0, RawCell(0, 0, " ".join(s.text for s in pending_label), _union(pending_label)))
+            pending_label = []
+        rows.append(cells)
+        row_tops.append(ln.y0)
+
+    for r, row in enumerate(rows):
+        for c in row:
+            c.row = r
+    all_boxes = [c.bbox for row in rows for c in row]
+    bbox = (
+        min(b[0] for b in all_boxes),
+        min(b[1] for b in all_boxes),
+        max(b[2] for b in all_boxes),
+        max(b[3] for b in all_boxes),
+    )
+    caption = [lines[k].text for k in caption_idx]
+    title = caption[0] if caption else None
+    return RawTable(
+        page=page,
+        bbox=bbox,
+        n_cols=len(bounds),
+        rows=rows,
+        header_rows=header_rows,
+        col_bounds=bounds,
+        caption=caption,
+        title=title,
+        method="ruled" if fully_ruled or len(v_rules) >= 2 else "whitespace",
+        row_tops=row_tops,
+    )
+
+
+_YEAR_RE = re.compile(r"^(?:FY|Fiscal |Q[1-4] |H[12] )?(?:19|20)\d\d(?:[/-]\d{2,4})?[A-Za-z*]?$")
+
+
+def _is_year_line(segs: Sequence[Segment]) -> bool:
+    """A line of column heads such as "2018  2017  2016" (possibly with a label on the left)."""
+    figs = [s for s in segs if s.figure or _YEAR_RE.match(s.text)]
+    if not figs:
+        return False
+    return all(_YEAR_RE.match(s.text) for s in figs)
+
+
+def _fully_ruled(body: Sequence[Line], h_rules: Sequence[float]) -> bool:
+    """True when rules separate most pairs of neighbouring lines (a grid), not just header and totals."""
+    if len(body) < 2 or not h_rules:
+        return False
+    ys = sorted(h_rules)
+    separated = 0
+    for a, b in zip(body, body[1:], strict=False):
+        lo, hi = (a.y0 + a.y1) / 2, (b.y0 + b.y1) / 2
+        if any(lo < y < hi for y in ys):
+            separated += 1
+    # Multi-line cells make some neighbours share a band, so "most" rather than "all".
+    return separated >= 0.5 * (len(body) - 1) and separated >= 2
+
+
+def _continues(line: Line, nxt: Line, nxt_segs: Sequence[Segment]) -> bool:
+    """Whether a label-only line wraps into the data line below it."""
+    if line.text.rstrip().endswith(":"):
+        return False
+    first = nxt_segs[0] if nxt_segs else None
+    if first is None or first.figure:
+        return False
+    gap = nxt.y0 - line.y1
+    if gap > 0.6 * max(line.height, 1.0):
+        return False
+    return first.text[:1].islower() or first.x0 > line.x0 + 2
+
+
+def _place(segs: Sequence[Segment], bounds: Sequence[tuple[float, float]]) -> list[RawCell]:
+    cells: dict[int, RawCell] = {}
+    for s in segs:
+        c, span = column_span(s, bounds)
+        cur = cells.get(c)
+        if cur is None:
+            cells[c] = RawCell(0, c, s.text, (s.x0, s.y0, s.x1, s.y1), span, False, s.currency)
+        else:
+            cur.text = f"{cur.text} {s.text}"
+            cur.bbox = _bbox_join(cur.bbox, (s.x0, s.y0, s.x1, s.y1))
+            cur.col_span = max(cur.col_span, span)
+    return [cells[c] for c in sorted(cells)]
+
+
+def _merge_into(row: list[RawCell], cells: Sequence[RawCell]) -> None:
+    """Append a continuation line's cells to the row above, column by column."""
+    by_col = {c.col: c for c in row}
+    for c in cells:
+        cur = by_col.get(c.col)
+        if cur is None:
+            row.append(c)
+            by_col[c.col] = c
+        else:
+            cur.text = f"{cur.text} {c.text}"
+            cur.bbox = _bbox_join(cur.bbox, c.bbox)
+    row.sort(key=lambda c: c.col)
+
+
+def _union(ss: Sequence[Segment]) -> BBoxT:
+    return (min(s.x0 for s in ss), min(s.y0 for s in ss), max(s.x1 for s in ss), max(s.y1 for s in ss))
+
+
+def _bbox_join(a: BBoxT, b: BBoxT) -> BBoxT:
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
