@@ -138,13 +138,14 @@ def build_lines(words: Sequence[Word]) -> list[Line]:
     lines: list[Line] = []
     cur = Line(ordered[0].y0, ordered[0].y1, [ordered[0]])
     for w in ordered[1:]:
-        mid = (w.y0 + w.y1) / 2
         h = w.y1 - w.y0
-        # Join when the word's centre falls inside the line's band and heights are comparable; superscripts
-        # (footnote markers) are smaller and sit high but still overlap the band.
-        if cur.y0 - 0.5 <= mid <= cur.y1 + 0.5 and h < 2.5 * cur.height + 1:
+        overlap = min(cur.y1, w.y1) - max(cur.y0, w.y0)
+        # Join when the word overlaps the line's band by half the smaller height. Stacked header lines
+        # ("Total" over "Revenue") overlap little and stay apart; superscript footnote markers are small
+        # and overlap mostly, so they join without stretching the band.
+        if overlap >= 0.5 * min(h, cur.height):
             cur.words.append(w)
-            if w.y1 - w.y0 >= 0.6 * cur.height:
+            if h >= 0.7 * cur.height and h <= 1.5 * cur.height:
                 cur.y0 = min(cur.y0, w.y0)
                 cur.y1 = max(cur.y1, w.y1)
         else:
@@ -174,9 +175,12 @@ def split_segments(line: Line) -> list[Segment]:
     for w in words[1:]:
         gap = w.x0 - sx1
         wfig = is_figure(w.text)
+        # Two figures side by side are two cells even when close ("48.11 40.45"); a figure inside a label
+        # ("at 31 December") needs a real column gap before it splits.
         split = gap > big_gap or (
             gap > 0.3 * h
-            and (wfig or fig)
+            and wfig
+            and fig
             and not (texts[-1] in CURRENCY_TOKENS or w.text in CURRENCY_TOKENS or w.text.startswith("%"))
         )
         if split:

@@ -202,8 +202,18 @@ def derive_columns(body: Sequence[Sequence[Segment]], rules_v: Sequence[float]) 
 
 
 def _columns_from_rules(cols: list[tuple[float, float]], xs: Sequence[float]) -> list[tuple[float, float]]:
-    """Re-cut columns at vertical rules: content between two rules is one column."""
-    edges = sorted(set(round(x, 1) for x in xs))
+    """Re-cut columns at vertical rules when the rules really form the grid.
+
+    Rules count only when they separate at least half of the neighbouring whitespace columns: a frame
+    around the table, or one rule beside the labels, says nothing about the columns inside. In a real
+    grid, content between two rules is one column even when whitespace would split it ("$" and figure).
+    """
+    edges = sorted({round(x, 1) for x in xs})
+    separated = sum(
+        1 for a, b in zip(cols, cols[1:], strict=False) if any(a[1] - 1 <= x <= b[0] + 1 for x in edges)
+    )
+    if len(cols) < 2 or separated < max(1, (len(cols) - 1) / 2):
+        return cols
     out: list[tuple[float, float]] = []
     for a, b in zip(edges, edges[1:], strict=False):
         inside = [c for c in cols if a - 1 <= (c[0] + c[1]) / 2 <= b + 1]

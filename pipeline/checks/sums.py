@@ -1,0 +1,463 @@
+"""TOT001: totals and subtotals equal their components within a table.
+
+The arithmetic structure of a table is not printed, so it is inferred: for each row that looks like a
+total ("Total …", "Net …", a known total metric, an unlabelled line, or a row outdented after indented
+items), every run of rows directly above it is a candidate set of components, under two sign
+conventions (as printed, or first row less the others, for costs printed positive). A structure is only
+trusted when it holds in at least one other figure column of the same table with at least two non-zero
+components; a column is flagged only when that trusted structure fails there and no other candidate
+explains it. Rows already explained as components of a subtotal are folded into that subtotal, so a
+grand total is found from its subtotals. Ambiguity means silence: precision matters more than recall.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pipeline.checks.tolerance import (
+    Comparison,
+    compare_sum,
+    fmt_amount,
+    fmt_small,
+    make_flag,
+    period_text,
+    printed_decimals,
+)
+from pipeline.facts import RowView, table_rows
+from pipeline.taxonomy import Taxonomy, normalise_label
+from schemas.models import Cell, Evidence, Flag, Table
+
+RULE = "TOT001"
+IDENTITY_RULE = "TOT001"
+
+_TOTAL_LABEL = re.compile(r"^(?:total|subtotal|sub total|net)\b")
+_OUTDENT_POINTS = 2.0
+"""A label this many points left of the previous row's label is outdented (a total under items)."""
+_MAX_COMPONENTS = 40
+"""Longest run of rows tried as components: bounds the search and the chance of a coincidence."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    value: float
+    decimals: int
+    cell: Cell
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    """A candidate arithmetic structure: ``total = Σ sign·component``.
+
+    Attributes:
+        total: Row index of the total.
+        components: ``(row index, sign)`` pairs, top to bottom.
+        convention: ``"sum"`` (as printed) or ``"first_less_rest"``.
+    """
+
+    total: int
+    components: tuple[tuple[int, int], ...]
+    convention: str
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnResult:
+    """How a structure fares in one column."""
+
+    col: int
+    comparison: Comparison
+    nonzero_components: int
+
+
+def _grid(rows: Sequence[RowView]) -> dict[int, dict[int, _Value]]:
+    """Row index → column → figure, leaving out percentages (ratios do not add up)."""
+    grid: dict[int, dict[int, _Value]] = {}
+    for row in rows:
+        values: dict[int, _Value] = {}
+        for col, cell in row.numbers.items():
+            n = cell.number
+            if n is None or n.unit == "percent":
+                continue
+            values[col] = _Value(0.0 if n.is_dash else n.base_value, n.decimals, cell)
+        if values:
+            grid[row.index] = values
+    return grid
+
+
+def is_total_candidate(row: RowView, previous: RowView | None, taxonomy: Taxonomy) -> bool:
+    """Whether a row may be a total of the rows above it.
+
+    Args:
+        row: The row.
+        previous: The data row just above it, if any.
+        taxonomy: To recognise total metrics ("Gross profit", "Operating income").
+
+    Returns:
+        True for "Total …"/"Net …"/"Subtotal", total metrics, unlabelled figure rows, and rows
+        outdented relative to the row above.
+    """
+    label = normalise_label(row.label)
+    if not label or _TOTAL_LABEL.match(label):
+        return True
+    metric = taxonomy.match(row.label)
+    if metric is not None and metric.is_total:
+        return True
+    return (
+        previous is not None
+        and row.indent is not None
+        and previous.indent is not None
+        and row.indent < previous.indent - _OUTDENT_POINTS
+    )
+
+
+def candidate_structures(total: int, visible: Sequence[int]) -> list[Structure]:
+    """Every run of visible rows ending just above the total, under both sign conventions.
+
+    Args:
+        total: Row index of the candidate total.
+        visible: Row indices above it still visible (not folded into a subtotal), top to bottom.
+
+    Returns:
+        Structures from the shortest run (two rows) to the longest allowed.
+    """
+    out: list[Structure] = []
+    n = len(visible)
+    for k in range(2, min(n, _MAX_COMPONENTS) + 1):
+        run = visible[n - k :]
+        out.append(Structure(total, tuple((r, 1) for r in run), "sum"))
+        out.append(Structure(total, ((run[0], 1), *((r, -1) for r in run[1:])), "first_less_rest"))
+    return out
+
+
+def evaluate(structure: Structure, grid: Mapping[int, Mapping[int, _Value]], col: int) -> ColumnResult | None:
+    """Test a structure in one column; None when a row of it has no figure there."""
+    total = grid.get(structure.total, {}).get(col)
+    if total is None:
+        return None
+    parts: list[tuple[float, int]] = []
+    for r, sign in structure.components:
+        v = grid.get(r, {}).get(col)
+        if v is None:
+            return None
+        parts.append((sign * v.value, v.decimals))
+    comparison = compare_sum(total.value, total.decimals, parts)
+    return ColumnResult(col, comparison, sum(1 for v, _ in parts if v != 0.0))
+
+
+@dataclass(frozen=True, slots=True)
+class _Finding:
+    structure: Structure
+    result: ColumnResult
+
+
+def _resolve_total(
+    total: int, visible: Sequence[int], grid: Mapping[int, Mapping[int, _Value]], columns: Sequence[int]
+) -> tuple[Structure | None, list[_Finding]]:
+    """Pick the structure of one total and the columns where it fails.
+
+    Returns:
+        The accepted structure (None when no candidate is supported) and the failing columns.
+    """
+    explained: set[int] = set()  # columns some candidate holds in
+    scored: list[tuple[int, int, Structure, list[ColumnResult]]] = []
+    for order, structure in enumerate(candidate_structures(total, visible)):
+        results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
+        holds = [r for r in results if r.comparison.ok]
+        explained.update(r.col for r in holds)
+        support = sum(1 for r in holds if r.nonzero_components >= 2)
+        if support == 0:
+            continue
+        fails = [r for r in results if not r.comparison.ok]
+        if not fails:
+            # Holds wherever it can be evaluated: the total is explained; no need to look further.
+            return structure, []
+        scored.append((support, order, structure, fails))
+    if not scored:
+        return None, []
+    best_support = max(s for s, _, _, _ in scored)
+    best = [item for item in scored if item[0] == best_support]
+    findings: list[_Finding] = []
+    chosen = min(best, key=lambda item: item[1])
+    for fail in chosen[3]:
+        if fail.col in explained:
+            continue
+        # Equally supported structures must agree on what the column should be, or it is ambiguous.
+        expectations = {
+            round(f.comparison.expected, 6) for _, _, _, fs in best for f in fs if f.col == fail.col
+        }
+        if len(expectations) == 1:
+            findings.append(_Finding(chosen[2], fail))
+    return chosen[2], findings
+
+
+def _numeric_columns(grid: Mapping[int, Mapping[int, _Value]]) -> list[int]:
+    counts: dict[int, int] = {}
+    for values in grid.values():
+        for col in values:
+            counts[col] = counts.get(col, 0) + 1
+    return sorted(c for c, n in counts.items() if n >= 2)
+
+
+def _label(row: RowView | None) -> str:
+    return " ".join(row.label.split()).rstrip(":") if row and row.label.strip() else "Unlabelled total"
+
+
+def _sum_flag(
+    table: Table,
+    finding: _Finding,
+    grid: Mapping[int, Mapping[int, _Value]],
+    by_index: Mapping[int, RowView],
+    taxonomy: Taxonomy,
+) -> Flag:
+    s, res = finding.structure, finding.result
+    total = grid[s.total][res.col]
+    number = total.cell.number
+    scale = number.scale if number else 0
+    places = printed_decimals(total.decimals, scale)
+    period = number.period if number else None
+    total_row = by_index.get(s.total)
+    label = _label(total_row)
+    comp_labels = [_label(by_index.get(r)) for r, _ in s.components]
+    how = "components sum" if s.convention == "sum" else f"{comp_labels[0]} less the items below it comes"
+    c = res.comparison
+    message = (
+        f"{label} {period_text(period)} printed {fmt_amount(c.actual, scale, places)} but {how} to "
+        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(c.difference, scale, places)}, "
+        f"tolerance {fmt_small(c.tolerance, scale, places)}); components: {', '.join(comp_labels)}."
+    )
+    evidence = [
+        Evidence(
+            page=total.cell.page,
+            bbox=total.cell.bbox,
+            text=f"{label}: {total.cell.text}",
+            role="total",
+            value=total.value,
+        )
+    ]
+    for (r, sign), name in zip(s.components, comp_labels, strict=True):
+        v = grid[r][res.col]
+        evidence.append(
+            Evidence(
+                page=v.cell.page,
+                bbox=v.cell.bbox,
+                text=f"{name}: {v.cell.text}",
+                role="component" if sign > 0 else "subtracted component",
+                value=v.value,
+            )
+        )
+    metric = taxonomy.match(total_row.label) if total_row else None
+    return make_flag(
+        rule=RULE,
+        kind="sum_mismatch",
+        severity="error",
+        doc_id=table.doc_id,
+        source=table.source,
+        message=message,
+        evidence=evidence,
+        metric=metric.id if metric else None,
+        period=period,
+        comparison=c,
+    )
+
+
+def check_table_sums(table: Table, taxonomy: Taxonomy) -> tuple[list[Flag], set[tuple[int, int]]]:
+    """Infer the totals of one table and flag the columns where a trusted structure fails.
+
+    Args:
+        table: A logical table.
+        taxonomy: To recognise total metrics.
+
+    Returns:
+        The flags, and the ``(total row, column)`` pairs that were flagged (so identity checks on the
+        same cells do not flag twice).
+    """
+    rows = table_rows(table)
+    grid = _grid(rows)
+    columns = _numeric_columns(grid)
+    if len(columns) < 2:
+        return [], set()  # a structure must hold in another column before a failure is believed
+    by_index = {r.index: r for r in rows}
+    visible: list[int] = []
+    previous: RowView | None = None
+    flags: list[Flag] = []
+    flagged: set[tuple[int, int]] = set()
+    for row in rows:
+        if row.index not in grid:
+            continue
+        if is_total_candidate(row, previous, taxonomy) and len(visible) >= 2:
+            structure, findings = _resolve_total(row.index, visible, grid, columns)
+            if structure is not None:
+                folded = {r for r, _ in structure.components}
+                visible = [r for r in visible if r not in folded]
+            for finding in findings:
+                flags.append(_sum_flag(table, finding, grid, by_index, taxonomy))
+                flagged.add((row.index, finding.result.col))
+        visible.append(row.index)
+        previous = row
+    return flags, flagged
+
+
+# --- identities between known metrics --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """``result = Σ sign·operand`` between metric rows of one table, with magnitude handling.
+
+    Attributes:
+        id: Short name for messages.
+        result: Metric id of the result row.
+        operands: ``(metric id, sign, use magnitude)`` triples.
+    """
+
+    id: str
+    result: str
+    operands: tuple[tuple[str, int, bool], ...]
+
+
+# Alternatives are tried together: a column fails only when none of them holds there.
+IDENTITIES: tuple[tuple[Identity, ...], ...] = (
+    (Identity("gross profit", "gross_profit", (("revenue", 1, False), ("cost_of_sales", -1, True))),),
+    (
+        Identity("net income", "net_income", (("profit_before_tax", 1, False), ("income_tax", -1, False))),
+        Identity("net income", "net_income", (("profit_before_tax", 1, False), ("income_tax", 1, False))),
+    ),
+)
+
+
+def _metric_rows(rows: Sequence[RowView], taxonomy: Taxonomy) -> dict[str, list[RowView]]:
+    out: dict[str, list[RowView]] = {}
+    for row in rows:
+        if row.numbers:
+            metric = taxonomy.match(row.label)
+            if metric is not None:
+                out.setdefault(metric.id, []).append(row)
+    return out
+
+
+def _identity_result(
+    identity: Identity, rows: Mapping[str, RowView], grid: Mapping[int, Mapping[int, _Value]], col: int
+) -> tuple[Comparison, list[tuple[RowView, _Value, int]]] | None:
+    result_row = rows[identity.result]
+    result = grid.get(result_row.index, {}).get(col)
+    if result is None:
+        return None
+    parts: list[tuple[float, int]] = []
+    used: list[tuple[RowView, _Value, int]] = []
+    for metric, sign, magnitude in identity.operands:
+        row = rows[metric]
+        v = grid.get(row.index, {}).get(col)
+        if v is None:
+            return None
+        parts.append((sign * (abs(v.value) if magnitude else v.value), v.decimals))
+        used.append((row, v, sign))
+    return compare_sum(result.value, result.decimals, parts), used
+
+
+def check_identities(
+    table: Table, taxonomy: Taxonomy, already: set[tuple[int, int]]
+) -> list[Flag]:
+    """Known identities by metric (gross profit, net income) within one table.
+
+    Each metric involved must appear exactly once in the table (no segment repeats), the identity must
+    hold in another column, and a column is flagged only when no alternative sign convention holds.
+
+    Args:
+        table: A logical table.
+        taxonomy: To map row labels to metrics.
+        already: ``(row, col)`` cells TOT001's structure search already flagged.
+
+    Returns:
+        Flags of kind ``sum_mismatch``.
+    """
+    rows = table_rows(table)
+    grid = _grid(rows)
+    by_metric = _metric_rows(rows, taxonomy)
+    columns = _numeric_columns(grid)
+    flags: list[Flag] = []
+    for alternatives in IDENTITIES:
+        needed = {alternatives[0].result, *(m for m, _, _ in alternatives[0].operands)}
+        if any(len(by_metric.get(m, [])) != 1 for m in needed):
+            continue
+        single = {m: by_metric[m][0] for m in needed}
+        per_col: dict[int, list[tuple[Identity, Comparison, list[tuple[RowView, _Value, int]]]]] = {}
+        for col in columns:
+            for identity in alternatives:
+                got = _identity_result(identity, single, grid, col)
+                if got is not None:
+                    per_col.setdefault(col, []).append((identity, got[0], got[1]))
+        holding = {col for col, items in per_col.items() if any(c.ok for _, c, _ in items)}
+        for col, items in sorted(per_col.items()):
+            if col in holding or not (holding - {col}):
+                continue
+            if (single[alternatives[0].result].index, col) in already:
+                continue
+            identity, comparison, used = min(items, key=lambda it: abs(it[1].difference))
+            flags.append(_identity_flag(table, identity, single[identity.result], grid, col, comparison, used))
+    return flags
+
+
+def _identity_flag(
+    table: Table,
+    identity: Identity,
+    result_row: RowView,
+    grid: Mapping[int, Mapping[int, _Value]],
+    col: int,
+    c: Comparison,
+    used: Sequence[tuple[RowView, _Value, int]],
+) -> Flag:
+    result = grid[result_row.index][col]
+    number = result.cell.number
+    scale = number.scale if number else 0
+    places = printed_decimals(result.decimals, scale)
+    period = number.period if number else None
+    formula = " ".join(
+        f"{'+' if sign > 0 and i else '-' if sign < 0 else ''} {_label(row)}".strip()
+        for i, (row, _, sign) in enumerate(used)
+    )
+    label = _label(result_row)
+    message = (
+        f"{label} {period_text(period)} printed {fmt_amount(c.actual, scale, places)} but {formula} gives "
+        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(c.difference, scale, places)}, "
+        f"tolerance {fmt_small(c.tolerance, scale, places)})."
+    )
+    evidence = [
+        Evidence(page=result.cell.page, bbox=result.cell.bbox, text=f"{label}: {result.cell.text}", role="total",
+                 value=result.value)
+    ]
+    evidence.extend(
+        Evidence(page=v.cell.page, bbox=v.cell.bbox, text=f"{_label(row)}: {v.cell.text}", role="component",
+                 value=v.value)
+        for row, v, _ in used
+    )
+    return make_flag(
+        rule=IDENTITY_RULE,
+        kind="sum_mismatch",
+        severity="error",
+        doc_id=table.doc_id,
+        source=table.source,
+        message=message,
+        evidence=evidence,
+        metric=identity.result,
+        period=period,
+        comparison=c,
+    )
+
+
+def check_sums(tables: Sequence[Table], taxonomy: Taxonomy) -> list[Flag]:
+    """TOT001 over every table: inferred totals, then the known metric identities.
+
+    Args:
+        tables: Logical tables of one document.
+        taxonomy: The metric taxonomy.
+
+    Returns:
+        Flags of kind ``sum_mismatch``.
+    """
+    flags: list[Flag] = []
+    for table in tables:
+        found, flagged = check_table_sums(table, taxonomy)
+        flags.extend(found)
+        flags.extend(check_identities(table, taxonomy, flagged))
+    return flags

@@ -1,0 +1,141 @@
+"""The ``tieout`` command line."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
+
+from pipeline.config import EngineConfig
+from pipeline.isolation import Job, run_isolated
+from pipeline.output import JsonlOutputs
+from schemas.models import DocumentResult
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Tie out financial documents.")
+console = Console(stderr=True)
+
+
+def collect_inputs(paths: list[Path]) -> list[Path]:
+    """Files named directly, and every ``*.pdf`` under folders, in a stable order."""
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            files.extend(sorted(q for q in p.rglob("*") if q.is_file() and q.suffix.lower() == ".pdf"))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise typer.BadParameter(f"{p} does not exist", param_hint="PATH")
+    seen: set[Path] = set()
+    unique = []
+    for f in files:
+        r = f.resolve()
+        if r not in seen:
+            seen.add(r)
+            unique.append(f)
+    return unique
+
+
+@app.command()
+def run(
+    paths: Annotated[list[Path], typer.Argument(help="PDF files or folders of PDFs.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the JSONL results.")] = Path("out"),
+    workers: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+    timeout: Annotated[float, typer.Option(help="Seconds allowed per document.")] = 300.0,
+    max_pages: Annotated[int, typer.Option(help="Reject documents with more pages.")] = 3000,
+    max_mb: Annotated[int, typer.Option(help="Reject files larger than this many MiB.")] = 256,
+    chunk_tokens: Annotated[int, typer.Option(help="Upper bound of a chunk's tokens.")] = 400,
+) -> None:
+    """Process PDFs in-process (no servers) and write facts, flags, chunks, tables and errors as JSONL."""
+    files = collect_inputs(paths)
+    if not files:
+        console.print("[yellow]No PDF files found.[/]")
+        raise typer.Exit(0)
+    config = EngineConfig(
+        timeout_s=timeout, max_pages=max_pages, max_bytes=max_mb * 1024 * 1024, chunk_max_tokens=chunk_tokens
+    )
+    jobs = [Job(i, f, f.name) for i, f in enumerate(files)]
+    results: dict[int, DocumentResult] = {}
+    started = time.monotonic()
+    with (
+        JsonlOutputs(out) as outputs,
+        Progress(
+            TextColumn("[bold]tieout[/]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        ) as progress,
+    ):
+        task = progress.add_task("starting", total=len(jobs))
+        next_to_write = 0
+        for job, result in run_isolated(jobs, config, workers=workers):
+            results[job.index] = result
+            progress.update(task, advance=1, description=job.source)
+            # Write in input order so that output files are deterministic whatever the worker count.
+            while next_to_write in results:
+                outputs.write(results[next_to_write])
+                next_to_write += 1
+    elapsed = time.monotonic() - started
+    failed = _summary([results[i] for i in range(len(jobs))], elapsed, out, outputs.counts)
+    raise typer.Exit(1 if failed else 0)
+
+
+def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: dict[str, int]) -> int:
+    table = RichTable(title="tieout run", show_lines=False)
+    for col in ("document", "pages", "tables", "facts", "flags", "chunks", "errors", "status"):
+        table.add_column(col, justify="left" if col in ("document", "status") else "right")
+    failed = 0
+    pages = 0
+    for r in results:
+        fatal = [e for e in r.errors if e.fatal]
+        if fatal:
+            failed += 1
+        status = f"[red]failed: {fatal[0].category}[/]" if fatal else ("[yellow]flags[/]" if r.flags else "[green]ok[/]")
+        pages += r.stats.pages_parsed
+        table.add_row(
+            r.source,
+            str(r.stats.pages),
+            str(r.stats.tables),
+            str(r.stats.facts),
+            str(r.stats.flags),
+            str(r.stats.chunks),
+            str(r.stats.errors),
+            status,
+        )
+    console.print(table)
+    rate = pages / elapsed if elapsed > 0 else 0.0
+    console.print(
+        f"{len(results)} documents, {pages} pages in {elapsed:.1f}s ({rate:.1f} pages/s); "
+        f"{counts['facts']} facts, {counts['flags']} flags, {counts['errors']} errors -> {out}/"
+    )
+    if failed:
+        console.print(f"[red]{failed} document(s) could not be processed; see {out}/errors.jsonl[/]")
+    return failed
+
+
+@app.command()
+def schemas(
+    out: Annotated[Path, typer.Option("--out", help="Folder for the JSON Schema files.")] = Path("schemas/json"),
+) -> None:
+    """Write the JSON Schema of every record."""
+    from schemas.export import write_json_schemas
+
+    for p in write_json_schemas(out):
+        console.print(f"wrote {p}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]")
+        sys.exit(130)

@@ -1,0 +1,359 @@
+"""The core engine: one PDF in, a :class:`~schemas.models.DocumentResult` out.
+
+A chain of small stages (open → pages → tables → stitch → types → chunks → facts → checks), each a
+function from typed input to typed output. Problems are data: a page that fails is an ``ErrorRecord``
+with its page number and the other pages carry on; only a document that cannot be read at all produces a
+fatal error. Pages are processed one at a time and MuPDF's resource cache is released as the document is
+walked, so memory stays flat in the page count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+import structlog
+
+from pipeline.checks import run_checks
+from pipeline.chunks import build_chunks, classify_blocks
+from pipeline.config import PIPELINE_VERSION, EngineConfig
+from pipeline.facts import extract_facts, extract_text_facts
+from pipeline.ids import stable_id
+from pipeline.layout import build_lines, transform_words
+from pipeline.plumber import second_opinion
+from pipeline.stitch import stitch_pages
+from pipeline.structure import type_group
+from pipeline.tables import RawTable, Rules, find_tables, rules_from_drawings
+from pipeline.taxonomy import load_taxonomy
+from schemas.models import (
+    Block,
+    DocumentResult,
+    DocumentStats,
+    ErrorCategory,
+    ErrorRecord,
+    PageInfo,
+    Table,
+)
+
+__all__ = ["EngineConfig", "process_bytes", "process_path"]
+
+log = structlog.get_logger(__name__)
+
+_TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+
+# MuPDF reports repairs and bad streams on stderr; they are collected per document instead.
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+
+def doc_id_of(data: bytes) -> str:
+    """A document's id: the sha256 of its bytes, so the same file always gets the same id."""
+    return hashlib.sha256(data).hexdigest()
+
+
+class DocumentError(Exception):
+    """A document that cannot be processed at all."""
+
+    def __init__(self, category: ErrorCategory, message: str) -> None:
+        super().__init__(message)
+        self.category: ErrorCategory = category
+        self.message = message
+
+
+@dataclass(slots=True)
+class PageResult:
+    """What one page contributes before document-level stages."""
+
+    info: PageInfo
+    blocks: list[Block]
+    tables: list[RawTable]
+    words: int
+    error: ErrorRecord | None = None
+
+
+@dataclass(slots=True)
+class _Ctx:
+    doc_id: str
+    source: str
+    config: EngineConfig
+    errors: list[ErrorRecord] = field(default_factory=list)
+
+    def error(self, stage: str, category: ErrorCategory, message: str, page: int | None = None) -> ErrorRecord:
+        rec = ErrorRecord(
+            doc_id=self.doc_id, source=self.source, stage=stage, category=category, message=message, page=page
+        )
+        self.errors.append(rec)
+        return rec
+
+
+def open_document(data: bytes, config: EngineConfig) -> pymupdf.Document:
+    """Open PDF bytes, or raise :class:`DocumentError` saying why it cannot be read.
+
+    A file that MuPDF "repairs" to zero pages is corrupt, not an empty success.
+    """
+    if len(data) > config.max_bytes:
+        raise DocumentError("too_large", f"{len(data)} bytes exceeds the limit of {config.max_bytes}")
+    if not data:
+        raise DocumentError("empty", "the file is empty")
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # MuPDF raises plain RuntimeError/FileDataError variants
+        raise DocumentError("corrupt", f"not a readable PDF: {exc}") from exc
+    if doc.needs_pass and not doc.authenticate(""):
+        doc.close()
+        raise DocumentError("encrypted", "the PDF is encrypted and needs a password")
+    if doc.page_count == 0:
+        doc.close()
+        raise DocumentError("corrupt", "no pages could be recovered from the file")
+    if doc.page_count > config.max_pages:
+        n = doc.page_count
+        doc.close()
+        raise DocumentError("too_many_pages", f"{n} pages exceeds the limit of {config.max_pages}")
+    return doc
+
+
+def _matrix(page: pymupdf.Page) -> tuple[float, float, float, float, float, float] | None:
+    if page.rotation % 360 == 0:
+        return None
+    m = page.rotation_matrix
+    return (m.a, m.b, m.c, m.d, m.e, m.f)
+
+
+def _blocks(tp: Any, pno: int, matrix: tuple[float, float, float, float, float, float] | None) -> list[Block]:
+    """Text blocks with the size and weight of the font carrying most of their characters."""
+    out: list[Block] = []
+    for b in tp.extractDICT()["blocks"]:
+        if b.get("type", 0) != 0:
+            continue
+        texts: list[str] = []
+        size_chars: dict[float, int] = {}
+        bold_chars = 0
+        n_chars = 0
+        for line in b["lines"]:
+            parts = []
+            for sp in line["spans"]:
+                t = sp["text"]
+                parts.append(t)
+                k = len(t.strip())
+                if k:
+                    size_chars[round(sp["size"], 1)] = size_chars.get(round(sp["size"], 1), 0) + k
+                    n_chars += k
+                    if sp["flags"] & 16 or "bold" in sp["font"].casefold():
+                        bold_chars += k
+            texts.append("".join(parts).strip())
+        text = " ".join(t for t in texts if t)
+        if not text:
+            continue
+        x0, y0, x1, y1 = b["bbox"]
+        if matrix is not None:
+            a, bb, c, d, e, f = matrix
+            px0, py0 = a * x0 + c * y0 + e, bb * x0 + d * y0 + f
+            px1, py1 = a * x1 + c * y1 + e, bb * x1 + d * y1 + f
+            x0, y0, x1, y1 = min(px0, px1), min(py0, py1), max(px0, px1), max(py0, py1)
+        size = max(size_chars.items(), key=lambda kv: kv[1])[0] if size_chars else 0.0
+        out.append(
+            Block(
+                page=pno,
+                bbox=(x0, y0, x1, y1),
+                text=text,
+                font_size=size,
+                bold=n_chars > 0 and bold_chars * 2 > n_chars,
+            )
+        )
+    return out
+
+
+def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
+    """Stage: one page to words, lines, blocks and raw tables."""
+    matrix = _matrix(page)
+    tp = page.get_textpage(flags=_TEXT_FLAGS)
+    words = transform_words(tp.extractWORDS(), matrix)
+    rect = page.rect
+    info_kw: dict[str, Any] = {
+        "doc_id": ctx.doc_id,
+        "source": ctx.source,
+        "page": pno,
+        "width": rect.width,
+        "height": rect.height,
+        "rotation": page.rotation,
+    }
+    if not words:
+        has_content = bool(page.get_images()) or bool(page.get_cdrawings())
+        err = None
+        if has_content:
+            err = ctx.error("parse", "no_text_layer", "page has content but no text layer (OCR is not run)", pno)
+        return PageResult(PageInfo(**info_kw, has_text_layer=False), [], [], 0, err)
+    lines = build_lines(words)
+    blocks = _blocks(tp, pno, matrix)
+    rules: Rules | None = None
+    # Rules only matter where the text already looks tabular; most prose pages skip the drawing walk.
+    tables = find_tables(lines, pno, rect.width, None)
+    if tables:
+        drawings = page.get_cdrawings()
+        if drawings:
+            rules = rules_from_drawings(drawings, rect.height)
+            if matrix is not None:
+                rules = _rotate_rules(rules, matrix)
+            tables = find_tables(lines, pno, rect.width, rules)
+    info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(tables))
+    return PageResult(info, blocks, tables, len(words))
+
+
+def _rotate_rules(rules: Rules, m: tuple[float, float, float, float, float, float]) -> Rules:
+    a, b, c, d, e, f = m
+    out = Rules()
+
+    def tr(x: float, y: float) -> tuple[float, float]:
+        return a * x + c * y + e, b * x + d * y + f
+
+    for y, x0, x1 in rules.horizontal:
+        (px0, py0), (px1, py1) = tr(x0, y), tr(x1, y)
+        _add_rule(out, px0, py0, px1, py1)
+    for x, y0, y1 in rules.vertical:
+        (px0, py0), (px1, py1) = tr(x, y0), tr(x, y1)
+        _add_rule(out, px0, py0, px1, py1)
+    return out
+
+
+def _add_rule(out: Rules, x0: float, y0: float, x1: float, y1: float) -> None:
+    if abs(y1 - y0) < abs(x1 - x0):
+        out.horizontal.append(((y0 + y1) / 2, min(x0, x1), max(x0, x1)))
+    else:
+        out.vertical.append(((x0 + x1) / 2, min(y0, y1), max(y0, y1)))
+
+
+def iter_pages(doc: pymupdf.Document, ctx: _Ctx, deadline: float) -> Iterator[PageResult]:
+    """Stage: walk the pages in order, containing each page's failure to that page."""
+    n = doc.page_count if ctx.config.first_pages is None else min(doc.page_count, ctx.config.first_pages)
+    for i in range(n):
+        pno = i + 1
+        if time.monotonic() > deadline:
+            ctx.error("parse", "timeout", f"time budget of {ctx.config.timeout_s:.0f}s spent; stopped at page {pno}")
+            return
+        try:
+            page = doc.load_page(i)
+            yield read_page(page, pno, ctx)
+        except Exception as exc:  # one bad page must not sink the document
+            ctx.error("parse", "page_error", f"{type(exc).__name__}: {exc}", pno)
+        if pno % ctx.config.store_shrink_every == 0:
+            pymupdf.TOOLS.store_shrink(100)
+
+
+def _inside(b: Block, boxes: list[tuple[float, float, float, float]]) -> bool:
+    cx, cy = (b.bbox[0] + b.bbox[2]) / 2, (b.bbox[1] + b.bbox[3]) / 2
+    return any(x0 - 1 <= cx <= x1 + 1 and y0 - 1 <= cy <= y1 + 1 for x0, y0, x1, y1 in boxes)
+
+
+def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = None) -> DocumentResult:
+    """Run the whole engine on one PDF held in memory.
+
+    Args:
+        data: The PDF's bytes.
+        source: File name or object key, carried on every record.
+        config: Limits and tuning; defaults when None.
+
+    Returns:
+        The document's tables, chunks, facts, flags and errors. ``result.failed`` tells whether the
+        document could not be processed at all.
+    """
+    cfg = config or EngineConfig()
+    t0 = time.monotonic()
+    doc_id = doc_id_of(data)
+    ctx = _Ctx(doc_id=doc_id, source=source, config=cfg)
+    bound = log.bind(doc_id=doc_id[:12], source=source)
+    pymupdf.TOOLS.reset_mupdf_warnings()
+    try:
+        doc = open_document(data, cfg)
+    except DocumentError as exc:
+        err = ErrorRecord(
+            doc_id=doc_id, source=source, stage="open", category=exc.category, message=exc.message, fatal=True
+        )
+        bound.warning("document rejected", category=exc.category, reason=exc.message)
+        return DocumentResult(
+            doc_id=doc_id,
+            source=source,
+            pipeline_version=PIPELINE_VERSION,
+            errors=[err],
+            stats=DocumentStats(errors=1, seconds=time.monotonic() - t0),
+        )
+    try:
+        return _process_open(doc, data, ctx, t0)
+    finally:
+        doc.close()
+        pymupdf.TOOLS.store_shrink(100)
+
+
+def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> DocumentResult:
+    cfg = ctx.config
+    page_info: list[PageInfo] = []
+    blocks: list[Block] = []
+    per_page_tables: list[tuple[list[RawTable], float]] = []
+    words = 0
+    for pr in iter_pages(doc, ctx, t0 + cfg.timeout_s):
+        page_info.append(pr.info)
+        words += pr.words
+        boxes = [t.bbox for t in pr.tables]
+        blocks.extend(b for b in pr.blocks if not _inside(b, boxes))
+        per_page_tables.append((pr.tables, pr.info.height))
+    n_pages = doc.page_count
+
+    if page_info and all(not p.has_text_layer for p in page_info):
+        ctx.error("parse", "no_text_layer", "no page of the document has a text layer")
+
+    groups = stitch_pages(per_page_tables)
+    tables: list[Table] = []
+    for i, g in enumerate(groups):
+        try:
+            tables.append(
+                type_group(g, doc_id=ctx.doc_id, source=ctx.source, table_id=stable_id(ctx.doc_id, "table", i))
+            )
+        except Exception as exc:  # a table that cannot be typed is reported, the rest go on
+            ctx.error("tables", "table_error", f"{type(exc).__name__}: {exc}", g.first.page)
+    if cfg.plumber_second_opinion:
+        tables = second_opinion(data, tables, max_pages=cfg.plumber_max_pages)
+
+    blocks = classify_blocks(blocks)
+    chunks = build_chunks(blocks, tables, doc_id=ctx.doc_id, source=ctx.source, max_tokens=cfg.chunk_max_tokens)
+    taxonomy = load_taxonomy()
+    facts = extract_facts(tables, taxonomy)
+    text_blocks = [b for b in blocks if b.kind == "text"]
+    years = [f.period.fiscal_year for f in facts if f.period is not None and f.period.fiscal_year]
+    facts += extract_text_facts(
+        text_blocks, taxonomy, doc_id=ctx.doc_id, source=ctx.source, default_year=max(years) if years else None
+    )
+    flags = run_checks(tables, facts, text_blocks, doc_id=ctx.doc_id, source=ctx.source)
+
+    stats = DocumentStats(
+        pages=n_pages,
+        pages_parsed=sum(1 for p in page_info if p.has_text_layer),
+        words=words,
+        tables=len(tables),
+        facts=len(facts),
+        flags=len(flags),
+        chunks=len(chunks),
+        errors=len(ctx.errors),
+        seconds=round(time.monotonic() - t0, 4),
+    )
+    log.bind(doc_id=ctx.doc_id[:12], source=ctx.source).debug("document processed", **stats.model_dump())
+    return DocumentResult(
+        doc_id=ctx.doc_id,
+        source=ctx.source,
+        pipeline_version=PIPELINE_VERSION,
+        page_info=page_info,
+        tables=tables,
+        chunks=chunks,
+        facts=facts,
+        flags=flags,
+        errors=ctx.errors,
+        stats=stats,
+    )
+
+
+def process_path(path: Path, config: EngineConfig | None = None, *, source: str | None = None) -> DocumentResult:
+    """Run the engine on a file; ``source`` defaults to the file name."""
+    return process_bytes(path.read_bytes(), source=source or path.name, config=config)

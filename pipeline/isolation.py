@@ -1,0 +1,168 @@
+"""Run documents in worker processes that can be killed.
+
+A hostile PDF can hang or crash MuPDF inside a C call, where no Python timeout reaches. Each document
+therefore runs in a worker process with a hard wall-clock limit; a worker that overruns is killed and
+replaced, a worker that dies (segfault, out of memory) is replaced, and either way the document gets a
+typed fatal :class:`~schemas.models.ErrorRecord` while the others carry on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing as mp
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+
+from pipeline.config import PIPELINE_VERSION, EngineConfig
+from schemas.models import DocumentResult, DocumentStats, ErrorCategory, ErrorRecord
+
+_GRACE_S = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One document to process: its path and the ``source`` name its records carry."""
+
+    index: int
+    path: Path
+    source: str
+
+
+def _worker_main(conn: Connection, config_json: str) -> None:
+    """Worker loop: receive (path, source), send back the result as JSON."""
+    from pipeline.engine import process_path  # imported in the child: the parent need not load MuPDF
+
+    config = EngineConfig.model_validate_json(config_json)
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        path, source = msg
+        try:
+            result = process_path(Path(path), config, source=source)
+            conn.send(("ok", result.model_dump_json()))
+        except Exception as exc:  # reported to the parent as an internal error of this document
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def failure_result(job: Job, category: ErrorCategory, message: str, data: bytes | None = None) -> DocumentResult:
+    """A result for a document whose worker timed out or died."""
+    try:
+        raw = data if data is not None else job.path.read_bytes()
+        doc_id = hashlib.sha256(raw).hexdigest()
+    except OSError:
+        doc_id = hashlib.sha256(job.source.encode()).hexdigest()
+    err = ErrorRecord(
+        doc_id=doc_id, source=job.source, stage="engine", category=category, message=message, fatal=True
+    )
+    return DocumentResult(
+        doc_id=doc_id, source=job.source, pipeline_version=PIPELINE_VERSION, errors=[err], stats=DocumentStats(errors=1)
+    )
+
+
+class _Slot:
+    def __init__(self, ctx: mp.context.BaseContext, config_json: str) -> None:
+        self._ctx = ctx
+        self._config_json = config_json
+        self.job: Job | None = None
+        self.started = 0.0
+        self._spawn()
+
+    def _spawn(self) -> None:
+        parent, child = self._ctx.Pipe()
+        self.conn: Connection = parent
+        self.proc = self._ctx.Process(target=_worker_main, args=(child, self._config_json), daemon=True)  # type: ignore[attr-defined]
+        self.proc.start()
+        child.close()
+
+    def submit(self, job: Job) -> None:
+        self.job = job
+        self.started = time.monotonic()
+        self.conn.send((str(job.path), job.source))
+
+    def restart(self) -> None:
+        self.proc.kill()
+        self.proc.join(timeout=5)
+        self.conn.close()
+        self._spawn()
+
+    def close(self) -> None:
+        try:
+            self.conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join(timeout=5)
+
+
+def run_isolated(
+    jobs: Sequence[Job],
+    config: EngineConfig,
+    *,
+    workers: int = 1,
+    on_result: Callable[[Job, DocumentResult], None] | None = None,
+) -> Iterator[tuple[Job, DocumentResult]]:
+    """Process ``jobs`` in ``workers`` killable processes; yield results in completion order.
+
+    Args:
+        jobs: Documents to process.
+        config: Engine settings; ``timeout_s`` plus a grace period is the hard limit per document.
+        workers: Number of worker processes.
+        on_result: Optional callback, called before each yield.
+    """
+    ctx = mp.get_context("forkserver")
+    config_json = config.model_dump_json()
+    hard_limit = config.timeout_s + _GRACE_S
+    slots = [_Slot(ctx, config_json) for _ in range(max(1, min(workers, len(jobs))))]
+    queue = list(jobs)
+    queue.reverse()
+    try:
+        for s in slots:
+            if queue:
+                s.submit(queue.pop())
+        while any(s.job is not None for s in slots):
+            busy = [s for s in slots if s.job is not None]
+            now = time.monotonic()
+            timeout = max(0.05, min(s.started + hard_limit - now for s in busy))
+            ready = wait([s.conn for s in busy] + [s.proc.sentinel for s in busy], timeout=timeout)
+            for s in busy:
+                job = s.job
+                assert job is not None
+                result: DocumentResult | None = None
+                if s.conn in ready:
+                    try:
+                        status, payload = s.conn.recv()
+                    except (EOFError, OSError):
+                        status, payload = "died", "worker process died"
+                    if status == "ok":
+                        result = DocumentResult.model_validate_json(payload)
+                    elif status == "error":
+                        result = failure_result(job, "internal", payload)
+                    else:
+                        result = failure_result(job, "internal", f"{payload} (exit code {s.proc.exitcode})")
+                        s.restart()
+                elif s.proc.sentinel in ready or not s.proc.is_alive():
+                    result = failure_result(job, "internal", f"worker process died (exit code {s.proc.exitcode})")
+                    s.restart()
+                elif time.monotonic() - s.started > hard_limit:
+                    result = failure_result(job, "timeout", f"no result within {hard_limit:.0f}s; worker killed")
+                    s.restart()
+                if result is None:
+                    continue
+                s.job = None
+                if on_result is not None:
+                    on_result(job, result)
+                yield job, result
+                if queue:
+                    s.submit(queue.pop())
+    finally:
+        for s in slots:
+            s.close()

@@ -1,0 +1,136 @@
+"""Typed tables: a logical table's grid of strings becomes cells with typed numbers and periods.
+
+Scale and currency come from the caption and header ("(in millions)", "£m", "$'000"); each value
+column's period comes from the header text stacked above it, combined with the caption's period phrase
+("Year ended 31 December" + "2025"). A figure's own suffix or sign overrides the table's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pipeline.numbers import detect_scale, parse_number, to_typed
+from pipeline.periods import combine_periods, parse_period
+from pipeline.stitch import TableGroup
+from pipeline.tables import RawCell
+from schemas.models import Cell, Period, Table
+
+_PERIOD_HINTS = ("ended", "as at", "as of", "year", "months", "quarter", "period", "fiscal", "december", "june")
+
+
+def _caption_period_phrase(caption: Sequence[str]) -> str | None:
+    """The caption line that says what the columns' periods are ("Years ended December 31")."""
+    for line in caption:
+        low = line.casefold()
+        if any(h in low for h in _PERIOD_HINTS) and parse_period(line) is None:
+            return line
+    return None
+
+
+def column_periods(group: TableGroup) -> dict[int, Period]:
+    """The period of each column, from its stacked header text and the caption."""
+    first = group.first
+    stacks: dict[int, list[str]] = {}
+    for row in first.rows[: first.header_rows]:
+        for c in row:
+            for col in range(c.col, c.col + c.col_span):
+                stacks.setdefault(col, []).append(c.text)
+    phrase = _caption_period_phrase(first.caption)
+    out: dict[int, Period] = {}
+    for col, parts in stacks.items():
+        if col == 0 and first.n_cols > 1:
+            continue
+        p = combine_periods(parts)
+        if p is not None and phrase is not None and p.months is None and p.kind != "instant":
+            p = combine_periods([phrase, *parts]) or p
+        if p is not None:
+            out[col] = p
+    return out
+
+
+def table_scale(group: TableGroup) -> tuple[int, str | None]:
+    """Scale and currency the table's figures are printed in."""
+    first = group.first
+    texts = list(first.caption)
+    texts += [c.text for row in first.rows[: first.header_rows] for c in row]
+    # Column 0 of the first body row often carries "(in millions)" in 10-K statements.
+    texts += [row[0].text for row in first.rows[first.header_rows : first.header_rows + 1] if row]
+    for t in texts:
+        hint = detect_scale(t)
+        if hint is not None:
+            return hint.scale, hint.currency
+    return 0, None
+
+
+def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) -> Table:
+    """Build the typed :class:`Table` of a logical table."""
+    first = group.first
+    scale, currency = table_scale(group)
+    periods = column_periods(group)
+    cells: list[Cell] = []
+    row_pages: list[int] = []
+    row_idx = 0
+
+    def emit(raw: RawCell, page: int, header: bool) -> None:
+        number = None
+        if not header and raw.col > 0:
+            parsed = parse_number(raw.text)
+            if parsed is not None:
+                number = to_typed(
+                    parsed,
+                    scale=scale,
+                    currency=raw_currency(raw.currency) or currency,
+                    period=periods.get(raw.col),
+                )
+        cells.append(
+            Cell(
+                row=row_idx,
+                col=raw.col,
+                col_span=raw.col_span,
+                text=raw.text,
+                bbox=raw.bbox,
+                page=page,
+                is_header=header,
+                number=number,
+            )
+        )
+
+    for i, frag in enumerate(group.fragments):
+        # A repeated header on a continuation page is dropped; its rows are the first fragment's.
+        start = 0 if i == 0 else frag.header_rows
+        for r, row in enumerate(frag.rows[start:], start=start):
+            header = i == 0 and r < first.header_rows
+            for raw in row:
+                emit(raw, frag.page, header)
+            row_pages.append(frag.page)
+            row_idx += 1
+
+    pages = sorted({f.page for f in group.fragments})
+    return Table(
+        table_id=table_id,
+        doc_id=doc_id,
+        source=source,
+        page=first.page,
+        pages=pages,
+        bbox=first.bbox,
+        title=first.title,
+        n_rows=row_idx,
+        n_cols=first.n_cols,
+        header_rows=first.header_rows,
+        row_pages=row_pages,
+        cells=cells,
+        method="ruled" if first.method == "ruled" else "whitespace",
+        continued=len(group.fragments) > 1,
+        scale=scale,
+        currency=currency,
+    )
+
+
+_SIGN_TO_ISO = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "Rs": "INR", "Rs.": "INR"}
+
+
+def raw_currency(sign: str | None) -> str | None:
+    """ISO code of a currency sign printed in its own column."""
+    if sign is None:
+        return None
+    return _SIGN_TO_ISO.get(sign)

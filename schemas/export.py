@@ -1,0 +1,35 @@
+"""JSON Schema of every record, as checked in under ``schemas/json/``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from schemas.models import OUTPUT_RECORDS, DocumentResult, Record
+
+SCHEMA_DIR = Path(__file__).parent / "json"
+
+
+def all_records() -> dict[str, type[Record]]:
+    """Every record with a checked-in schema, by file stem."""
+    records: dict[str, type[Record]] = {name: model for name, model in OUTPUT_RECORDS.items()}
+    records["document_result"] = DocumentResult
+    return records
+
+
+def render(model: type[Record]) -> str:
+    """A model's JSON Schema as stable, pretty-printed text."""
+    schema = model.model_json_schema(mode="serialization")
+    schema["$id"] = f"https://tieout.dev/schemas/{model.__name__}.json"
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_json_schemas(out_dir: Path = SCHEMA_DIR) -> list[Path]:
+    """Write ``<name>.schema.json`` for every record into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, model in all_records().items():
+        path = out_dir / f"{name}.schema.json"
+        path.write_text(render(model), encoding="utf-8")
+        written.append(path)
+    return written
