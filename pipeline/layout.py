@@ -19,7 +19,9 @@ NUMERIC_RE = re.compile(
         (?:\s?%|bn|m|k|x)?[\)\]]?%?(?:\(\d\)|\*|[¹²³⁴⁵⁶⁷⁸⁹])?[,;:]?$""",
     re.VERBOSE,
 )
-DASH_TOKENS = frozenset({"-", "—", "–", "−", "--", "---", "‒", "nil", "n/a", "N/A", "n.m.", "NM", "nm", "*"})
+DASH_TOKENS = frozenset(
+    {"-", "—", "–", "−", "―", "‐", "－", "--", "---", "‒", "nil", "Nil", "n/a", "N/A", "n.m.", "NM", "nm", "*"}
+)
 CURRENCY_TOKENS = frozenset({"$", "€", "£", "¥", "₹", "US$", "HK$", "A$", "C$", "R$", "Rs", "Rs.", "%"})
 
 

@@ -130,8 +130,12 @@ def attach_currency(line: Line) -> list[Segment]:
     return out
 
 
-def is_data_line(segs: Sequence[Segment], h: float) -> bool:
-    """A table row: a figure after a column-sized gap, or at least two figures."""
+def data_strength(segs: Sequence[Segment], h: float) -> int:
+    """2 for a table row (a figure after a column-sized gap, or two figures), 1 for a lone figure, else 0.
+
+    A lone figure on its own line (a value centred beside a two-line label) keeps a table going but does
+    not start one: page numbers look the same.
+    """
     figs = 0
     prev: Segment | None = None
     col_gap = False
@@ -141,7 +145,14 @@ def is_data_line(segs: Sequence[Segment], h: float) -> bool:
             if prev is not None and s.x0 - prev.x1 > 0.9 * h:
                 col_gap = True
         prev = s
-    return (figs >= 1 and col_gap) or figs >= 2
+    if (figs >= 1 and col_gap) or figs >= 2:
+        return 2
+    return 1 if figs == 1 and len(segs) == 1 else 0
+
+
+def is_data_line(segs: Sequence[Segment], h: float) -> bool:
+    """A table row: a figure after a column-sized gap, or at least two figures."""
+    return data_strength(segs, h) == 2
 
 
 def is_prose(line: Line, region_width: float) -> bool:
@@ -265,7 +276,8 @@ def find_tables(lines: Sequence[Line], page: int, page_width: float, rules: Rule
         return []
     segs_per_line = [attach_currency(ln) for ln in lines]
     h = _median_height(lines)
-    data = [is_data_line(segs_per_line[i], max(lines[i].height, 1.0)) for i in range(len(lines))]
+    strength = [data_strength(segs_per_line[i], max(lines[i].height, 1.0)) for i in range(len(lines))]
+    data = [x == 2 for x in strength]
     tables: list[RawTable] = []
     used_until = -1
     i = 0
@@ -275,6 +287,7 @@ def find_tables(lines: Sequence[Line], page: int, page_width: float, rules: Rule
             i += 1
             continue
         start, last_data = i, i
+        weak = 0
         j = i + 1
         while j < n:
             gap = lines[j].y0 - lines[j - 1].y1
@@ -282,7 +295,10 @@ def find_tables(lines: Sequence[Line], page: int, page_width: float, rules: Rule
                 break
             if data[j]:
                 last_data = j
-            elif is_prose(lines[j], page_width - 100) or j - last_data > 3:
+                weak = 0
+            elif strength[j] == 1:
+                weak += 1
+            elif is_prose(lines[j], page_width - 100) or j - last_data - weak > 3:
                 break
             j += 1
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
@@ -317,9 +333,17 @@ def _build_table(
 
     v_rules: list[float] = []
     h_rules: list[float] = []
+    full_width: list[float] = []
     if rules is not None:
         v_rules = [x for x, a, b in rules.vertical if a <= y_bot + 2 and b >= y_top - 2 and x_left - 30 <= x <= x_right + 30]
-        h_rules = [y for y, a, b in rules.horizontal if a <= x_right and b >= x_left and y_top - 40 <= y <= y_bot + 4]
+        h_rules = [y for y, a, b in rules.horizontal if a <= x_right and b >= x_left and y_top - 120 <= y <= y_bot + 4]
+        full_width = [
+            y for y, a, b in rules.horizontal if a <= x_left + 5 and b >= x_right - 5 and y_top - 120 <= y < y_top
+        ]
+
+    fully_ruled = _fully_ruled([lines[k] for k in body_idx], h_rules)
+    # In a grid, the frame's top rule is where the table starts: lines above it are captions.
+    frame_top = min(full_width) if fully_ruled and full_width else None
 
     # Header and caption lines above the body.
     fig_cols = _cluster([(s.x0, s.x1) for row in data_body for s in row if s.figure], 0.5)
@@ -335,7 +359,8 @@ def _build_table(
         if is_prose(ln, x_right - x_left):
             break
         over_values = any(s.x1 > value_x0 - 2 for s in segs[k])
-        if over_values and not caption_idx:
+        inside_frame = frame_top is None or ln.y0 >= frame_top - 1
+        if over_values and inside_frame and not caption_idx:
             header_idx.append(k)
         else:
             caption_idx.append(k)
@@ -357,8 +382,9 @@ def _build_table(
     leaf: dict[int, list[Segment]] = {}
     for k in header_idx:
         spanning: list[RawCell] = []
+        cuts = _rules_at(rules, lines[k]) if fully_ruled and rules is not None else []
         for s in segs[k]:
-            c, span = column_span(s, bounds)
+            c, span = _ruled_span(s, bounds, cuts) if cuts else column_span(s, bounds)
             if span > 1:
                 spanning.append(RawCell(0, c, s.text, (s.x0, s.y0, s.x1, s.y1), span, True))
             else:
@@ -376,7 +402,6 @@ def _build_table(
         row_tops.append(min(c.bbox[1] for c in leaf_row))
     header_rows = len(rows)
 
-    fully_ruled = _fully_ruled([lines[k] for k in body_idx], h_rules)
     band_edges = sorted(h_rules) if fully_ruled else []
 
     pending_label: list[Segment] = []
@@ -451,6 +476,25 @@ def _is_year_line(segs: Sequence[Segment]) -> bool:
     if not figs:
         return False
     return all(_YEAR_RE.match(s.text) for s in figs)
+
+
+def _rules_at(rules: Rules, line: Line) -> list[float]:
+    """x of the vertical rules crossing a line: the cell walls of that row in a grid."""
+    mid = (line.y0 + line.y1) / 2
+    return sorted(x for x, a, b in rules.vertical if a - 1 <= mid <= b + 1)
+
+
+def _ruled_span(s: Segment, bounds: Sequence[tuple[float, float]], cuts: Sequence[float]) -> tuple[int, int]:
+    """Columns covered by the grid cell that holds a segment (a spanning head sits in a wide cell)."""
+    mid = s.xmid
+    left = max((x for x in cuts if x <= mid), default=None)
+    right = min((x for x in cuts if x >= mid), default=None)
+    if left is None or right is None:
+        return column_span(s, bounds)
+    inside = [i for i, (a, b) in enumerate(bounds) if left - 1 <= (a + b) / 2 <= right + 1]
+    if not inside:
+        return column_span(s, bounds)
+    return inside[0], inside[-1] - inside[0] + 1
 
 
 def _fully_ruled(body: Sequence[Line], h_rules: Sequence[float]) -> bool:

@@ -243,6 +243,12 @@ def fmt_amount(base_value: float, scale: int = 0, places: int = 0) -> str:
     return f"{base_value / 10.0**scale:,.{max(0, places)}f}"
 
 
+def scale_note(scale: int) -> str:
+    """", in millions" for messages about figures printed at a scale ('' for units)."""
+    names = {3: "thousands", 6: "millions", 9: "billions"}
+    return f", in {names[scale]}" if scale in names else ""
+
+
 def fmt_small(base_value: float, scale: int = 0, places: int = 0) -> str:
     """Format a difference or tolerance: two more places than the figures, trailing zeros trimmed."""
     text = f"{base_value / 10.0**scale:,.{max(0, places) + 2}f}"

@@ -1,0 +1,160 @@
+"""BAL001: the balance sheet balances.
+
+Per table and period column: total assets = total liabilities and equity (both printed), or total
+assets = total liabilities + total equity, and net assets = total equity (UK format). The two printed
+grand totals must always agree; the three-term identity is only trusted when it holds in another period
+of the same table, because temporary (mezzanine) equity or a "Total equity" that excludes
+non-controlling interests can legitimately sit between the two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.checks.tolerance import (
+    Comparison,
+    compare_sum,
+    compare_values,
+    fmt_amount,
+    fmt_small,
+    make_flag,
+    period_text,
+    printed_decimals,
+)
+from schemas.models import Evidence, Fact, Flag
+
+RULE = "BAL001"
+_METRICS = frozenset(
+    {"total_assets", "total_liabilities", "total_equity", "total_liabilities_and_equity", "net_assets"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Column:
+    """Balance-sheet totals printed in one table column for one period."""
+
+    table_id: str
+    period: str
+    facts: dict[str, list[Fact]]
+
+    def one(self, metric: str) -> Fact | None:
+        found = self.facts.get(metric, [])
+        return found[0] if len(found) == 1 else None
+
+    def all(self, metric: str) -> list[Fact]:
+        return self.facts.get(metric, [])
+
+
+def _columns(facts: Sequence[Fact]) -> dict[str, list[_Column]]:
+    """Table id → its period columns, each with the balance-sheet totals printed in it."""
+    cells: dict[tuple[str, str], dict[str, list[Fact]]] = {}
+    for f in facts:
+        if f.metric not in _METRICS or f.context or f.period is None or f.table_id is None:
+            continue
+        if f.origin != "table_cell":
+            continue
+        cells.setdefault((f.table_id, f.period.key), {}).setdefault(f.metric, []).append(f)
+    out: dict[str, list[_Column]] = {}
+    for (table_id, period), by_metric in cells.items():
+        out.setdefault(table_id, []).append(_Column(table_id, period, by_metric))
+    return out
+
+
+def _evidence(fact: Fact, role: str) -> Evidence:
+    return Evidence(page=fact.page, bbox=fact.bbox, text=f"{fact.label}: {fact.printed}", role=role, value=fact.value)
+
+
+def _message(lhs: Fact, rhs_text: str, c: Comparison) -> str:
+    places = printed_decimals(lhs.decimals, lhs.scale)
+    return (
+        f"{lhs.label} {period_text(lhs.period)} printed {lhs.printed} but {rhs_text} is "
+        f"{fmt_amount(c.expected, lhs.scale, places)} (difference {fmt_small(c.difference, lhs.scale, places)}, "
+        f"tolerance {fmt_small(c.tolerance, lhs.scale, places)})."
+    )
+
+
+def _pair_flag(doc_id: str, source: str, lhs: Fact, lhs_role: str, rhs: Fact, rhs_role: str) -> Flag | None:
+    c = compare_values(lhs.value, lhs.decimals, rhs.value, rhs.decimals)
+    if c.ok:
+        return None
+    return make_flag(
+        rule=RULE,
+        kind="balance_identity",
+        severity="error",
+        doc_id=doc_id,
+        source=source,
+        message=_message(lhs, f"{rhs.label} ({rhs.printed})", c),
+        evidence=[_evidence(lhs, lhs_role), _evidence(rhs, rhs_role)],
+        metric=lhs.metric,
+        period=lhs.period,
+        comparison=c,
+    )
+
+
+def _three_term(col: _Column) -> tuple[Fact, Fact, list[tuple[Fact, Comparison]]] | None:
+    """Total assets vs total liabilities + each printed total-equity row of a column."""
+    assets, liabilities = col.one("total_assets"), col.one("total_liabilities")
+    equities = col.all("total_equity")
+    if assets is None or liabilities is None or not equities:
+        return None
+    results = [
+        (e, compare_sum(assets.value, assets.decimals, [(liabilities.value, liabilities.decimals), (e.value, e.decimals)]))
+        for e in equities
+    ]
+    return assets, liabilities, results
+
+
+def check_balance(facts: Sequence[Fact], *, doc_id: str, source: str) -> list[Flag]:
+    """BAL001 over the balance-sheet totals of every table.
+
+    Args:
+        facts: Facts of one document.
+        doc_id: Document id.
+        source: Source path.
+
+    Returns:
+        Flags of kind ``balance_identity``.
+    """
+    flags: list[Flag] = []
+    for _table_id, columns in sorted(_columns(facts).items()):
+        three = {col.period: _three_term(col) for col in columns}
+        holds_somewhere = {p for p, t in three.items() if t is not None and any(c.ok for _, c in t[2])}
+        for col in sorted(columns, key=lambda c: c.period):
+            assets, tle = col.one("total_assets"), col.one("total_liabilities_and_equity")
+            if assets is not None and tle is not None:
+                flag = _pair_flag(doc_id, source, assets, "assets", tle, "liabilities and equity")
+                if flag is not None:
+                    flags.append(flag)
+                continue  # the printed grand totals settle it; the three-term sum adds nothing
+            net_assets, equity = col.one("net_assets"), col.one("total_equity")
+            if net_assets is not None and equity is not None:
+                flag = _pair_flag(doc_id, source, net_assets, "net assets", equity, "equity")
+                if flag is not None:
+                    flags.append(flag)
+            t = three.get(col.period)
+            if t is None or col.period in holds_somewhere or not (holds_somewhere - {col.period}):
+                continue
+            a, liabilities, results = t
+            if len(results) != 1:
+                continue  # several "total equity" rows and none works: which one was meant is unclear
+            equity_fact, c = results[0]
+            flags.append(
+                make_flag(
+                    rule=RULE,
+                    kind="balance_identity",
+                    severity="error",
+                    doc_id=doc_id,
+                    source=source,
+                    message=_message(a, f"{liabilities.label} + {equity_fact.label}", c),
+                    evidence=[
+                        _evidence(a, "assets"),
+                        _evidence(liabilities, "liabilities"),
+                        _evidence(equity_fact, "equity"),
+                    ],
+                    metric="total_assets",
+                    period=a.period,
+                    comparison=c,
+                )
+            )
+    return flags
