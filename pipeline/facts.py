@@ -8,15 +8,17 @@ it a ``context``) rather than letting a segment's "Revenue" be compared with the
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from pipeline.ids import stable_id
-from pipeline.narrative_parse import NarrativeClaim, PeriodRef, parse_claims
+from pipeline.numbers import find_numbers
 from pipeline.taxonomy import MetricDef, Taxonomy, normalise_label
 from schemas.models import BBox, Block, Cell, Fact, Period, Table, TypedNumber
 
 __all__ = [
+    "Amount",
     "NarrativeClaim",
     "PeriodRef",
     "RowView",
@@ -25,6 +27,7 @@ __all__ = [
     "extract_text_facts",
     "is_change_column",
     "latest_fiscal_year",
+    "parse_claims",
     "table_rows",
 ]
 

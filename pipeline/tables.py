@@ -359,8 +359,17 @@ def _build_table(
         if is_prose(ln, x_right - x_left):
             break
         over_values = any(s.x1 > value_x0 - 2 for s in segs[k])
+        # One phrase reaching from the label area across the value columns is a title, not a column head.
+        if len(segs[k]) == 1 and segs[k][0].x0 < value_x0 - 5 and segs[k][0].x1 > value_x0 + 5:
+            over_values = False
         inside_frame = frame_top is None or ln.y0 >= frame_top - 1
-        if over_values and inside_frame and not caption_idx:
+        if over_values and inside_frame and (not caption_idx or (not header_idx and len(caption_idx) <= 2)):
+            # Label-only lines between the column heads and the first figures are section headings of
+            # the body ("Real estate loans"), not captions.
+            if not header_idx and caption_idx:
+                held = sorted(caption_idx)
+                body_idx[:0] = held
+                caption_idx = []
             header_idx.append(k)
         else:
             caption_idx.append(k)
@@ -369,6 +378,7 @@ def _build_table(
         k -= 1
     header_idx.reverse()
     caption_idx.reverse()
+    start = body_idx[0]
 
     bounds = derive_columns(data_body, v_rules)
     if len(bounds) < 2:

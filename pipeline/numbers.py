@@ -1,0 +1,762 @@
+"""Financial figures as printed: recognise, parse and type them.
+
+These functions run for every word on every page, so the inner loop works on precompiled regular
+expressions and small frozen dataclasses; the pydantic ``TypedNumber`` is built only by :func:`to_typed`,
+once a figure has been kept.
+
+Conventions:
+
+* ``value`` is the printed magnitude with its sign; a scale (``million``, ``'000``) is recorded, never
+  applied, so that ``1,234.5`` in a table "in millions" and ``$1,234.5 million`` in the narrative compare
+  equal on ``(value, scale)`` and on ``base_value`` once typed.
+* Grouping is read in the US/UK style (``1,234.5``) and in the Indian style (``1,23,456``). European style
+  (``1.234,5``) is read only when it cannot be anything else, unless the caller knows the document's
+  convention and passes ``decimal_comma``.
+* A bare ``$`` is read as US dollars and a bare ``¥`` as yen; :func:`to_typed` lets the table's currency
+  override those two symbols because a Canadian or Chinese filing prints them too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from schemas.models import Period, TypedNumber, Unit
+
+__all__ = [
+    "ParsedNumber",
+    "ScaleHint",
+    "TextNumber",
+    "detect_scale",
+    "find_numbers",
+    "is_numeric_token",
+    "parse_number",
+    "to_typed",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedNumber:
+    """A number as printed in one cell or span, before any table context is applied."""
+
+    text: str
+    value: float
+    decimals_printed: int
+    negative: bool
+    percent: bool
+    currency: str | None
+    scale: int
+    is_dash: bool
+    footnote: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleHint:
+    """The unit a caption or column head declares, e.g. ``(Dollars in millions)``."""
+
+    scale: int
+    currency: str | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextNumber:
+    """A number found in running text, with its character span in that text."""
+
+    start: int
+    end: int
+    number: ParsedNumber
+
+
+# --------------------------------------------------------------------------------------------------
+# Character normalisation.
+#
+# Every mapping is one character to one character so that spans found in the normalised text are spans
+# in the original text too. PDFs print minus as U+2212, en dash or em dash, and East-Asian filings use
+# full-width digits and punctuation; folding them here keeps every regex below ASCII-simple.
+# --------------------------------------------------------------------------------------------------
+_NORMALISE: Final = str.maketrans(
+    {
+        **dict.fromkeys(["\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2015", "\u2212"], "-"),
+        **dict.fromkeys(["\ufe58", "\ufe63", "\uff0d", "\u30fc"], "-"),
+        **{chr(0xFF10 + i): str(i) for i in range(10)},
+        "\uff0c": ",",
+        "\uff0e": ".",
+        "\uff08": "(",
+        "\uff09": ")",
+        "\uff05": "%",
+        "\uff04": "$",
+        "\uffe5": "¥",
+        "\uffe1": "£",
+        "\uff0b": "+",
+        "\u3000": " ",
+        "\u2032": "'",
+    }
+)
+
+
+def _normalise(text: str) -> str:
+    # ``isascii`` is a C-level scan; most tokens are ASCII and skip the translation entirely.
+    return text if text.isascii() else text.translate(_NORMALISE)
+
+
+# --------------------------------------------------------------------------------------------------
+# Vocabulary: currencies and scale words.
+# --------------------------------------------------------------------------------------------------
+_PREFIX_CURRENCIES: Final[dict[str, str]] = {
+    "U.S.$": "USD",
+    "US$": "USD",
+    "USD": "USD",
+    "$": "USD",
+    "HK$": "HKD",
+    "HKD": "HKD",
+    "A$": "AUD",
+    "AU$": "AUD",
+    "AUD": "AUD",
+    "C$": "CAD",
+    "CA$": "CAD",
+    "CAD": "CAD",
+    "NZ$": "NZD",
+    "NZD": "NZD",
+    "S$": "SGD",
+    "SG$": "SGD",
+    "SGD": "SGD",
+    "NT$": "TWD",
+    "TWD": "TWD",
+    "R$": "BRL",
+    "BRL": "BRL",
+    "MX$": "MXN",
+    "MXN": "MXN",
+    "€": "EUR",
+    "EUR": "EUR",
+    "£": "GBP",
+    "GBP": "GBP",
+    "¥": "JPY",
+    "JPY": "JPY",
+    "CN¥": "CNY",
+    "RMB": "CNY",
+    "CNY": "CNY",
+    "CHF": "CHF",
+    "Rs.": "INR",
+    "Rs": "INR",
+    "INR": "INR",
+    "₹": "INR",
+    "₩": "KRW",
+    "KRW": "KRW",
+    "SEK": "SEK",
+    "NOK": "NOK",
+    "DKK": "DKK",
+    "ZAR": "ZAR",
+}
+
+_SUFFIX_CURRENCIES: Final[dict[str, str]] = {
+    "€": "EUR",
+    "£": "GBP",
+    "EUR": "EUR",
+    "USD": "USD",
+    "GBP": "GBP",
+    "CHF": "CHF",
+    "JPY": "JPY",
+    "CNY": "CNY",
+    "RMB": "CNY",
+    "INR": "INR",
+    "SEK": "SEK",
+    "NOK": "NOK",
+    "DKK": "DKK",
+    "円": "JPY",
+    "元": "CNY",
+    "원": "KRW",
+}
+
+# Scale words that are unambiguous on their own ("1.2bn", "3 crore", "1,234百万").
+_SCALE_WORDS: Final[dict[str, int]] = {
+    "thousand": 3,
+    "thousands": 3,
+    "million": 6,
+    "millions": 6,
+    "billion": 9,
+    "billions": 9,
+    "trillion": 12,
+    "trillions": 12,
+    "crore": 7,
+    "crores": 7,
+    "lakh": 5,
+    "lakhs": 5,
+    "lac": 5,
+    "lacs": 5,
+    "bn": 9,
+    "mn": 6,
+    "mln": 6,
+    "tn": 12,
+    "百万": 6,
+    "百萬": 6,
+    "千万": 7,
+    "千萬": 7,
+    "万": 4,
+    "萬": 4,
+    "億": 8,
+    "亿": 8,
+    "千": 3,
+}
+
+# Abbreviations that are only a scale when a currency is attached: "3M" is a company, "5m" a distance and
+# "10K" a form, but "$4.5M", "€340m" and "£12k" are money.
+_SCALE_ABBREVIATIONS: Final[dict[str, int]] = {"m": 6, "mm": 6, "k": 3, "b": 9, "cr": 7}
+
+
+def _alternation(words: list[str] | set[str] | dict[str, object]) -> str:
+    # Longest first, because Python's alternation takes the first branch that matches ("US$" before "$").
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_CUR_PRE: Final = _alternation(_PREFIX_CURRENCIES)
+_CUR_SUF: Final = _alternation(_SUFFIX_CURRENCIES)
+_SCALE_WORD_RE: Final = (
+    r"(?:(?i:thousands?|millions?|billions?|trillions?|crores?|lakhs?|lacs?|bn|mn|mln|tn)(?![A-Za-z])"
+    r"|百万|百萬|千万|千萬|万|萬|億|亿|千)"
+)
+_SCALE_ABBR_RE: Final = r"(?i:mm|m|k|b|cr)(?![A-Za-z])"
+# An abbreviation only counts when group ``cur`` matched; otherwise the branch fails.
+_SCALE_RE: Final = rf"(?P<scale>{_SCALE_WORD_RE}|(?(cur){_SCALE_ABBR_RE}|(?!)))"
+_PERCENT_RE: Final = r"(?:%|(?i:per\s?cent|percent)(?![A-Za-z])|pp(?:ts?)?(?![A-Za-z]))"
+_FOOTNOTE_ONE: Final = (
+    r"(?:\(\s*(?:[0-9]{1,2}|[A-Za-z]{1,2})\s*\)|\[\s*(?:[0-9]{1,2}|[A-Za-z]{1,2})\s*\]"
+    r"|[*†‡§]+|[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
+)
+_SUPERSCRIPT_DIGITS: Final = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+
+# --------------------------------------------------------------------------------------------------
+# Number bodies. Three named groups tell the converter which convention the digits follow; every pattern
+# defines all three (unused ones can never match) so that ``m.group`` never raises.
+# --------------------------------------------------------------------------------------------------
+_GROUP_SEPS: Final = "\u00a0\u2009\u202f'’"
+_US_BODY: Final = (
+    r"[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]+)?"  # 1,234 / 1,234.56
+    r"|[1-9][0-9]?(?:,[0-9]{2})+,[0-9]{3}(?:\.[0-9]+)?"  # Indian lakh grouping 1,23,45,678
+    rf"|[1-9][0-9]{{0,2}}(?:[{_GROUP_SEPS}][0-9]{{3}})+(?:\.[0-9]+)?"  # 1'234.5 (CH), 1 234 (thin space)
+    r"|[0-9]+(?:\.[0-9]+)?"  # 1234 / 0.5
+    r"|\.[0-9]+"  # .50
+)
+_EU_UNAMBIGUOUS: Final = (
+    r"[1-9][0-9]{0,2}(?:\.[0-9]{3})+,[0-9]+"  # 1.234,5
+    r"|[1-9][0-9]{0,2}(?:\.[0-9]{3}){2,}"  # 1.234.567
+    r"|[1-9][0-9]{0,2}(?:[\u00a0\u2009\u202f][0-9]{3})+,[0-9]+"  # 1 234,5 (non-breaking space)
+)
+# "12,5" cannot be US grouping (a group has three digits), so a cell holding only that is European.
+_EU_BARE: Final = r"[0-9]+,[0-9]{1,2}|0,[0-9]+"
+_EU_FULL: Final = rf"[1-9][0-9]{{0,2}}(?:[. {_GROUP_SEPS}][0-9]{{3}})+(?:,[0-9]+)?|[0-9]+(?:,[0-9]+)?|,[0-9]+"
+_NEVER: Final = r"(?!)"
+
+_BODY_AUTO: Final = rf"(?P<eu>{_EU_UNAMBIGUOUS})|(?P<us>{_US_BODY})|(?P<eu2>{_EU_BARE})"
+_BODY_EUROPEAN: Final = rf"(?P<eu>{_EU_FULL})|(?P<us>{_NEVER})|(?P<eu2>{_NEVER})"
+_BODY_US: Final = rf"(?P<eu>{_NEVER})|(?P<us>{_US_BODY})|(?P<eu2>{_NEVER})"
+_BODY_PROSE: Final = rf"(?P<eu>{_EU_UNAMBIGUOUS})|(?P<us>{_US_BODY})|(?P<eu2>{_NEVER})"
+
+_SIGN: Final = "-+△▲"
+_NEGATIVE_SIGNS: Final = frozenset("-△▲")
+
+
+def _cell_pattern(body: str) -> re.Pattern[str]:
+    """Compile the whole-cell grammar around one body convention."""
+    return re.compile(
+        r"\s*(?P<open>\()?\s*"
+        rf"(?:(?P<sign>[{_SIGN}])\s*)?"
+        rf"(?:(?P<cur>{_CUR_PRE})\s*)?"
+        r"(?P<open2>\()?\s*"
+        rf"(?:(?P<sign2>[{_SIGN}])\s*)?"
+        rf"(?P<body>{body})"
+        rf"(?:\s*{_SCALE_RE})?"
+        rf"(?:\s*(?P<pct>{_PERCENT_RE}))?"
+        r"(?:\s*(?P<mult>[x×])(?![A-Za-z]))?"
+        rf"(?:\s*(?P<cur2>{_CUR_SUF})(?![A-Za-z]))?"
+        r"(?:\s*(?P<close2>\)))?"
+        r"(?:\s*(?P<close>\)))?"
+        r"(?:\s*(?P<pct2>%))?"
+        rf"(?P<foot>(?:\s*{_FOOTNOTE_ONE})*)\s*"
+    )
+
+
+_CELL_AUTO: Final = _cell_pattern(_BODY_AUTO)
+_CELL_EUROPEAN: Final = _cell_pattern(_BODY_EUROPEAN)
+_CELL_US: Final = _cell_pattern(_BODY_US)
+
+# A nil cell: one or more dashes, optionally with a currency, parentheses, a percent sign or a footnote.
+_DASH_CELL: Final = re.compile(
+    rf"\s*\(?\s*(?:(?P<cur>{_CUR_PRE})\s*)?\(?\s*-+(?:\s*-+)*\s*\)?\s*%?"
+    rf"(?P<foot>(?:\s*{_FOOTNOTE_ONE})*)\s*"
+)
+_DASH_TOKENS: Final = frozenset(["-", "--", "---", "—", "–", "―", "−", "‒", "—%", "-%"])
+_NIL_WORDS: Final = frozenset(["nil", "Nil", "NIL"])
+
+# Narrative numbers. A sign counts only at the start of a word ("a change of -5%"), never inside
+# "COVID-19"; parentheses make a number negative only in the accounting form "$(12.3) million",
+# because in prose they usually hold a comparative ("(2024: £1.1bn)") or an enumerator ("(1)").
+_PROSE: Final = re.compile(
+    r"(?:(?<![^\s(\[])(?P<sign>[-+]))?"
+    rf"(?:(?P<cur>{_CUR_PRE})\s?)?"
+    r"(?P<open2>\()?"
+    rf"(?P<body>{_BODY_PROSE})"
+    r"(?(open2)\))"
+    rf"(?:\s?{_SCALE_RE})?"
+    rf"(?:\s?(?P<pct>{_PERCENT_RE}))?"
+    r"(?:(?P<mult>[x×])(?![A-Za-z0-9]))?"
+    rf"(?:\s(?P<cur2>{_CUR_SUF})(?![A-Za-z])|(?P<cur3>[円元원]))?"
+    r"(?P<foot>[⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
+)
+_HAS_DIGIT: Final = re.compile(r"[0-9０-９]").search
+# Characters that glue a number to a neighbouring word or number into one identifier or compound:
+# "10-K", "2013-14", "12/31/2017", "10:30", "3.5.1", "1,2".
+_GLUE: Final = frozenset("-‐‑–/.,:")
+_PHONE: Final = re.compile(
+    r"(?:\+?1[\s.-]?)?\(?[0-9]{3}\)?[\s.-][0-9]{3}[\s.-][0-9]{4}(?![0-9])"
+    r"|\+[0-9]{1,3}[\s.-]?(?:\(0\)[\s.-]?)?[0-9]{1,4}(?:[\s.-][0-9]{2,4}){2,4}(?![0-9])"
+)
+_RATIO_TAIL: Final = re.compile(r"[0-9)]\s*[x×]")
+_BARE_SYMBOL: Final = re.compile(r"(?<![A-Za-z.])[$¥]")
+
+
+# --------------------------------------------------------------------------------------------------
+# Shared conversion from a match to a ParsedNumber.
+# --------------------------------------------------------------------------------------------------
+_STRIP_US: Final = str.maketrans("", "", ", " + _GROUP_SEPS)
+_STRIP_EU: Final = str.maketrans("", "", ". " + _GROUP_SEPS)
+
+
+def _body_value(body: str, european: bool) -> tuple[float, int]:
+    """Return ``(magnitude, digits after the decimal mark)`` of a validated number body."""
+    cleaned = body.translate(_STRIP_EU).replace(",", ".") if european else body.translate(_STRIP_US)
+    dot = cleaned.find(".")
+    return float(cleaned), (0 if dot < 0 else len(cleaned) - dot - 1)
+
+
+def _scale_of(word: str | None) -> int:
+    if not word:
+        return 0
+    lowered = word.lower()
+    return _SCALE_WORDS.get(lowered) or _SCALE_ABBREVIATIONS.get(lowered, 0)
+
+
+def _footnote_of(raw: str | None) -> str | None:
+    """Reduce a matched footnote run like ``" (1)"`` or ``"¹"`` to its marker (``"1"``)."""
+    if not raw:
+        return None
+    marker = raw.strip().strip("()[]").strip().translate(_SUPERSCRIPT_DIGITS)
+    return marker or raw.strip()
+
+
+def _from_match(m: re.Match[str], text: str) -> ParsedNumber:
+    european = m.group("us") is None
+    magnitude, decimals = _body_value(m.group("body"), european)
+    groups = m.groupdict()
+    sign = groups.get("sign")
+    sign2 = groups.get("sign2")
+    negative = (
+        (sign is not None and sign in _NEGATIVE_SIGNS)
+        or (sign2 is not None and sign2 in _NEGATIVE_SIGNS)
+        or bool(groups.get("open") or groups.get("open2") or groups.get("close") or groups.get("close2"))
+    )
+    cur = groups.get("cur")
+    cur2 = groups.get("cur2") or groups.get("cur3")
+    currency = _PREFIX_CURRENCIES[cur] if cur else (_SUFFIX_CURRENCIES[cur2] if cur2 else None)
+    percent = bool(groups.get("pct") or groups.get("pct2"))
+    return ParsedNumber(
+        text=text,
+        value=-magnitude if negative and magnitude else magnitude,
+        decimals_printed=decimals,
+        negative=negative,
+        percent=percent,
+        currency=currency,
+        # A percentage carries no scale even when a caption says "in millions".
+        scale=0 if percent else _scale_of(groups.get("scale")),
+        is_dash=False,
+        footnote=_footnote_of(groups.get("foot")),
+    )
+
+
+def _cell_regex(decimal_comma: bool | None) -> re.Pattern[str]:
+    if decimal_comma is None:
+        return _CELL_AUTO
+    return _CELL_EUROPEAN if decimal_comma else _CELL_US
+
+
+# --------------------------------------------------------------------------------------------------
+# Public API.
+# --------------------------------------------------------------------------------------------------
+def is_numeric_token(token: str, *, decimal_comma: bool | None = None) -> bool:
+    """Tell quickly whether one whitespace-free word is a figure.
+
+    Accepts what :func:`parse_number` accepts (``1,234``, ``(1,234)``, ``$1,234``, ``12.5%``, ``(12)%``,
+    ``—``, ``2025``, ``€340m``, ``1,234(1)``), including the fragments a PDF splits a negative into
+    (``(1,234`` and ``1,234)``). Words, identifiers (``10-K``, ``1Q21``, ``3M``) and trailing sentence
+    punctuation (``2017.``) are rejected: use :func:`find_numbers` for running text.
+
+    Args:
+        token: One word as the PDF text layer returns it.
+        decimal_comma: ``True`` for a document printed in the European style (``1.234,5``), ``False``
+            for US/UK style only, ``None`` to accept European style only when unambiguous.
+
+    Returns:
+        True when ``parse_number(token)`` would return a number.
+    """
+    if not token:
+        return False
+    if token.isalpha():
+        # The common case: a plain word. Checked first because it is a single C-level scan.
+        return token in _NIL_WORDS
+    if token in _DASH_TOKENS:
+        return True
+    normalised = _normalise(token)
+    if _HAS_DIGIT(normalised) is None:
+        return _DASH_CELL.fullmatch(normalised) is not None
+    return _cell_regex(decimal_comma).fullmatch(normalised) is not None
+
+
+def parse_number(text: str, *, decimal_comma: bool | None = None) -> ParsedNumber | None:
+    """Parse a string that is exactly one figure, such as a table cell.
+
+    Handles currency symbols and codes before or after the digits (``$ 1,234``, ``1.234,5 €``),
+    accounting parentheses (``(1,234 )``, ``$(1,234)``), minus signs (``-``, ``−``, ``△``, ``▲``),
+    percentages (``8.4 %``, ``(2.1)%``), attached scales (``$1.2bn``, ``1.2 million``, ``1,234百万円``),
+    ratio multiples (``2.5x``), footnote markers (``1,234(1)``, ``1,234 (a)``, ``1,234*``, ``1,234¹``,
+    ``5,000 [2]``) and nil dashes (``—``, ``$ —``, ``nil``).
+
+    Args:
+        text: The cell text.
+        decimal_comma: ``True`` for a European-style document (``1.234,5`` and ``1 234,5``), ``False``
+            for US/UK style only, ``None`` (default) to accept European style only when it is
+            unambiguous (``1.234,5``, ``1.234.567``, ``12,5``); ``1.234`` then reads as one point two.
+
+    Returns:
+        The parsed number, or None when the text is not exactly one figure (words, dates such as
+        ``31 December 2025``, identifiers, several numbers).
+    """
+    stripped = text.strip()
+    if not stripped:
+        return None
+    normalised = _normalise(stripped)
+    if _HAS_DIGIT(normalised) is None:
+        if stripped in _NIL_WORDS:
+            return ParsedNumber(stripped, 0.0, 0, False, False, None, 0, True, None)
+        dash = _DASH_CELL.fullmatch(normalised)
+        if dash is None:
+            return None
+        cur = dash.group("cur")
+        return ParsedNumber(
+            text=stripped,
+            value=0.0,
+            decimals_printed=0,
+            negative=False,
+            percent=normalised.rstrip().endswith("%"),
+            currency=_PREFIX_CURRENCIES[cur] if cur else None,
+            scale=0,
+            is_dash=True,
+            footnote=_footnote_of(dash.group("foot")),
+        )
+    m = _cell_regex(decimal_comma).fullmatch(normalised)
+    return None if m is None else _from_match(m, stripped)
+
+
+def _glued(original: str, start: int, end: int) -> bool:
+    """True when the span is part of a larger identifier, date or compound rather than a number."""
+    if start > 0:
+        prev = original[start - 1]
+        if prev.isdigit() or (prev.isascii() and (prev.isalnum() or prev == "_")):
+            return True
+        if prev in _GLUE and start > 1:
+            before = original[start - 2]
+            if before.isascii() and before.isalnum():
+                return True
+    if end < len(original):
+        nxt = original[end]
+        if nxt.isascii() and (nxt.isalnum() or nxt == "_"):
+            return True
+        if end + 1 < len(original):
+            after = original[end + 1]
+            if nxt in _GLUE and after.isascii() and after.isalnum():
+                return True
+            # "401(k)": a letter in parentheses glued to the digits.
+            if nxt == "(" and after.isalpha() and original[end + 2 : end + 3] == ")":
+                return True
+    return False
+
+
+def find_numbers(text: str) -> list[TextNumber]:
+    """Find the figures in a piece of running text.
+
+    "Revenue increased by 8.4% from $1,234.5 million in 2024 to $1,338.2 million in 2025." gives
+    ``8.4%``, ``$1,234.5 million`` (scale 6), ``2024``, ``$1,338.2 million`` and ``2025``. Years, day
+    numbers and note references are reported like any number; consumers decide what they mean. Numbers
+    glued into identifiers or compounds (``10-K``, ``COVID-19``, ``1Q21``, ``FY2025``, ``2013-14``,
+    ``12/31/2017``, ``401(k)``) and telephone numbers are not reported, and a grouped number such as
+    ``1,234.5`` is never split into pieces.
+
+    Args:
+        text: A paragraph, sentence or line of text.
+
+    Returns:
+        The numbers in order of appearance, with spans into ``text``.
+    """
+    normalised = _normalise(text)
+    if _HAS_DIGIT(normalised) is None:
+        return []
+    phones = [p.span() for p in _PHONE.finditer(normalised)] if len(normalised) >= 12 else []
+    found: list[TextNumber] = []
+    for m in _PROSE.finditer(normalised):
+        start, end = m.span()
+        if _glued(text, start, end):
+            continue
+        if phones and any(s < end and start < e for s, e in phones):
+            continue
+        found.append(TextNumber(start, end, _from_match(m, text[start:end])))
+    return found
+
+
+def _ambiguous_symbol(text: str, currency: str | None) -> bool:
+    """True when the currency came from a bare ``$`` or ``¥``, which many countries print."""
+    return currency in ("USD", "JPY") and _BARE_SYMBOL.search(text) is not None
+
+
+def to_typed(
+    parsed: ParsedNumber,
+    *,
+    scale: int = 0,
+    currency: str | None = None,
+    period: Period | None = None,
+) -> TypedNumber:
+    """Turn a parsed figure into a ``TypedNumber``, applying the table's unit where the figure has none.
+
+    Args:
+        parsed: The figure as parsed by :func:`parse_number` or :func:`find_numbers`.
+        scale: Power of ten the table or caption declares (3, 6, 9); used when the figure carries none.
+        currency: ISO code the table or caption declares; used when the figure carries none, and also
+            in place of a bare ``$`` or ``¥`` (``C$`` filings print ``$``).
+        period: The period of the figure's column, if known.
+
+    Returns:
+        The typed number. Percentages never take a scale or currency; ``base_value`` is
+        ``value * 10**scale``; ``decimals`` is the printed precision in base units
+        (``decimals_printed - scale``), as XBRL's ``decimals``.
+    """
+    if parsed.percent:
+        eff_scale, eff_currency, unit = 0, None, "percent"
+    else:
+        eff_scale = parsed.scale or scale
+        eff_currency = parsed.currency or currency
+        if currency and parsed.currency and _ambiguous_symbol(parsed.text, parsed.currency):
+            eff_currency = currency
+        unit = "currency" if eff_currency else "number"
+        if _RATIO_TAIL.search(parsed.text):
+            unit, eff_currency = "ratio", None
+    decimals = parsed.decimals_printed - eff_scale
+    # Rounding to the printed precision removes binary noise such as 1.1 * 10**9 = 1100000000.0000002.
+    base_value = round(parsed.value * 10**eff_scale, max(decimals, 0))
+    typed_unit: Unit = unit  # type: ignore[assignment]
+    return TypedNumber(
+        text=parsed.text,
+        value=parsed.value,
+        scale=eff_scale,
+        base_value=base_value,
+        decimals=decimals,
+        unit=typed_unit,
+        currency=eff_currency,
+        negative=parsed.negative,
+        is_dash=parsed.is_dash,
+        period=period,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Scale captions.
+# --------------------------------------------------------------------------------------------------
+_UNIT_WORDS: Final[dict[str, int]] = {
+    **_SCALE_WORDS,
+    "000": 3,
+    "000s": 3,
+    "000's": 3,
+    "'000": 3,
+    "'000s": 3,
+    "mio": 6,
+    "mio.": 6,
+    "mrd": 9,
+    "mrd.": 9,
+    "tsd": 3,
+    "tsd.": 3,
+    "milliers": 3,
+    "milliards": 9,
+    "miles": 3,
+    "millones": 6,
+}
+_CAPTION_UNIT: Final = (
+    r"(?P<unit>(?i:thousands?|millions?|billions?|trillions?|crores?|lakhs?|lacs?|mln|mn|bn|"
+    r"mio\.?|mrd\.?|tsd\.?|milliers|milliards|miles|millones)(?![A-Za-z])|['’]?000(?:['’]?s)?(?![0-9]))"
+)
+# Currency words and symbols as captions print them; ISO code of each.
+_CAPTION_CURRENCIES: Final[list[tuple[str, str]]] = [
+    (r"(?i:canadian\s+dollars?|C\$|CA\$|CAD)", "CAD"),
+    (r"(?i:australian\s+dollars?|A\$|AU\$|AUD)", "AUD"),
+    (r"(?i:hong\s+kong\s+dollars?|HK\$|HKD)", "HKD"),
+    (r"(?i:singapore\s+dollars?|S\$|SGD)", "SGD"),
+    (r"(?i:new\s+taiwan\s+dollars?|NT\$|TWD)", "TWD"),
+    (r"(?i:new\s+zealand\s+dollars?|NZ\$|NZD)", "NZD"),
+    (r"(?i:u\.?\s?s\.?\s+dollars?|us\s+dollars?|dollars?|US\$|USD)|\$", "USD"),
+    (r"(?i:euros?|EUR)|€|(?<![A-Za-z])[TKM]EUR|[TkKM]€", "EUR"),
+    (r"(?i:pounds?\s+sterling|sterling|pounds?|GBP)|£", "GBP"),
+    (r"(?i:japanese\s+yen|yen|JPY)|円|¥", "JPY"),
+    (r"(?i:swiss\s+francs?|CHF)", "CHF"),
+    (r"(?i:rupees?|INR|Rs\.?)|₹|`", "INR"),
+    (r"(?i:renminbi|yuan|RMB|CNY)|人民币|元", "CNY"),
+    (r"(?i:korean\s+won|KRW)|원", "KRW"),
+    (r"(?i:reais|BRL)|R\$", "BRL"),
+]
+_CAPTION_CURRENCY_RE: Final = [(re.compile(p), code) for p, code in _CAPTION_CURRENCIES]
+# Symbols/codes that can sit right before a unit: "$ in", "£m", "US$000", "Rs. in crore", "(` Billion)".
+_CAP_CUR: Final = r"(?:U\.S\.\$|US\$|HK\$|A\$|AU\$|C\$|CA\$|NZ\$|S\$|SG\$|NT\$|R\$|RMB|CNY|EUR|USD|GBP|JPY|CHF|INR|HKD|AUD|CAD|SGD|Rs\.?|[$€£¥₹`])"  # noqa: E501
+_CAP_CUR_WORD: Final = (
+    r"(?i:(?:u\.?\s?s\.?|us|canadian|australian|hong\s+kong|singapore|new\s+taiwan|new\s+zealand)\s+"
+    r"dollars?|dollars?|euros?|pounds?(?:\s+sterling)?|sterling|yen|swiss\s+francs?|rupees?|renminbi|yuan|"
+    r"korean\s+won|reais|d['’]euros|de\s+euros)"
+)
+# What may follow a unit in a caption; prose ("millions of customers") has anything else.
+_CAP_FOLLOW: Final = (
+    rf"(?=\s*(?:$|[,;:)\]/-]|(?i:except|unless|omitted|and|or|other)\b|(?i:of\s+)?{_CAP_CUR_WORD}|{_CAP_CUR}))"
+)
+_PAREN: Final = re.compile(r"[(\[]([^()\[\]]{1,120})[)\]]")
+# Inside parentheses: "(in millions)", "(Dollars in millions, except ...)", "(Rs. in 000)", "(in € m)".
+_IN_UNIT: Final = re.compile(rf"(?:^|(?<=[\s,;:$€£¥₹`.]))(?i:in)\s+(?:{_CAP_CUR}\s*)?{_CAPTION_UNIT}{_CAP_FOLLOW}")
+# Inside parentheses, the unit first: "(millions)", "(` Billion)", "(€ million)", "(Millions of dollars)".
+_UNIT_FIRST: Final = re.compile(rf"\s*(?:{_CAP_CUR}\s*)?{_CAPTION_UNIT}{_CAP_FOLLOW}")
+# At the start of a caption line: "In millions of U.S. dollars", "Amounts in thousands of euros".
+_LINE_START: Final = re.compile(
+    rf"\s*(?:(?i:(?:all\s+)?(?:amounts?|figures|values?|dollars|numbers)(?:\s+(?:are|expressed|stated|shown))?)"
+    rf"\s+|{_CAP_CUR}\s*|{_CAP_CUR_WORD}\s+)?{_IN_UNIT.pattern}"
+    rf"|\s*{_CAPTION_UNIT}\s+(?i:of)\s+{_CAP_CUR_WORD}"
+)
+# Anywhere: a currency glued to a unit ("£m", "$'000", "US$000", "RMB'000", "€ million", "Rs. crore"),
+# "in <unit> of <currency>", "in <currency> <unit>", German "TEUR"/"Mio. €".
+_GLUED_UNIT: Final = re.compile(
+    rf"(?<![A-Za-z0-9]){_CAP_CUR}\s?(?P<abbr>['’]?000(?:['’]?s)?|(?i:mm|mn|mln|bn|m|k)|"
+    rf"(?i:thousands?|millions?|billions?|crores?|lakhs?))(?![A-Za-z0-9])"
+    rf"|(?<![A-Za-z0-9]){_CAP_CUR}\s+in\s+{_CAPTION_UNIT}"
+    rf"|(?<![A-Za-z])(?i:dollars|amounts|figures|shares|rupees|euros)\s+in\s+{_CAPTION_UNIT}{_CAP_FOLLOW}"
+    rf"|\b(?i:in)\s+{_CAPTION_UNIT}\s+(?i:of)\s+{_CAP_CUR_WORD}"
+    rf"|\b(?i:in)\s+{_CAP_CUR}\s?{_CAPTION_UNIT}"
+    r"|(?<![A-Za-z])(?P<teur>[TK]EUR|T€|k€|KEUR)(?![A-Za-z])"
+    r"|(?<![A-Za-z])(?P<meur>MEUR|M€)(?![A-Za-z])"
+    rf"|(?<![A-Za-z])(?P<de>(?i:mio|mrd|tsd))\.?\s*{_CAP_CUR}"
+    r"|(?<![A-Za-z0-9])['’]000s?(?![0-9])"
+)
+_CJK_UNIT: Final = re.compile(
+    r"(?P<mult>百万|百萬|千万|千萬|十亿|十億|万|萬|億|亿|千|百|)\s*(?P<cur>円|元|人民币元|美元|港元|원|株|股)"
+)
+_CJK_SCALES: Final[dict[str, int]] = {
+    "": 0,
+    "百": 2,
+    "千": 3,
+    "万": 4,
+    "萬": 4,
+    "百万": 6,
+    "百萬": 6,
+    "千万": 7,
+    "千萬": 7,
+    "億": 8,
+    "亿": 8,
+    "十亿": 9,
+    "十億": 9,
+}
+_CJK_CURRENCIES: Final[dict[str, str | None]] = {
+    "円": "JPY",
+    "元": "CNY",
+    "人民币元": "CNY",
+    "美元": "USD",
+    "港元": "HKD",
+    "원": "KRW",
+    "株": None,
+    "股": None,
+}
+_CJK_CAPTION: Final = re.compile(
+    r"(?:単位|单位|單位|단위)\s*[:：]?\s*(?:백만|천|억)?\s*" + _CJK_UNIT.pattern
+    + r"|(?P<ko>백만|천|억)\s*원"
+)
+_KOREAN_SCALES: Final[dict[str, int]] = {"백만": 6, "천": 3, "억": 8}
+
+
+def _caption_currency(scope: str) -> str | None:
+    """First currency a caption names, searching the most specific names first."""
+    best: tuple[int, str] | None = None
+    for pattern, code in _CAPTION_CURRENCY_RE:
+        m = pattern.search(scope)
+        if m is not None and (best is None or m.start() < best[0]):
+            best = (m.start(), code)
+    return None if best is None else best[1]
+
+
+def _unit_scale(unit: str) -> int:
+    key = unit.lower().replace("’", "'")
+    if "000" in key:
+        return 3
+    return _UNIT_WORDS.get(key, 0)
+
+
+def _hint(m: re.Match[str], scope: str) -> ScaleHint:
+    groups = m.groupdict()
+    if groups.get("teur"):
+        return ScaleHint(3, "EUR", m.group(0).strip())
+    if groups.get("meur"):
+        return ScaleHint(6, "EUR", m.group(0).strip())
+    if groups.get("de"):
+        return ScaleHint(_unit_scale(groups["de"]), _caption_currency(m.group(0)), m.group(0).strip())
+    unit = groups.get("unit") or groups.get("abbr") or m.group(0)
+    scale = _unit_scale(unit) or _SCALE_ABBREVIATIONS.get(unit.lower(), 0)
+    return ScaleHint(scale, _caption_currency(scope), m.group(0).strip())
+
+
+def _cjk_hint(text: str) -> ScaleHint | None:
+    m = _CJK_CAPTION.search(text)
+    if m is None:
+        # A column head or parenthesis that is nothing but a unit: "百万円", "(千元)".
+        bare = text.strip().strip("()（）[]").strip()
+        m = _CJK_UNIT.fullmatch(bare) if bare else None
+        if m is None or not m.group("mult"):
+            return None
+    if m.groupdict().get("ko"):
+        return ScaleHint(_KOREAN_SCALES[m.group("ko")], "KRW", m.group(0).strip())
+    scale = _CJK_SCALES[m.group("mult") or ""]
+    return ScaleHint(scale, _CJK_CURRENCIES[m.group("cur")], m.group(0).strip())
+
+
+def detect_scale(text: str) -> ScaleHint | None:
+    """Find the unit a table caption, header or column head declares.
+
+    Recognises parenthesised captions (``(in millions)``, ``(Dollars in millions, except per share
+    data)``, ``(Rs. in crore)``, ``(` Billion)``, ``[In thousands]``), caption lines (``In millions of
+    U.S. dollars``, ``Amounts in thousands of euros``, ``$ in thousands``), currency-and-unit column
+    heads (``£m``, ``€m``, ``$'000``, ``US$000``, ``RMB'000``, ``€ million``, ``TEUR``, ``Mio. €``) and
+    East-Asian units (``(単位：百万円)``, ``千円``, ``单位：万元``). Prose such as "millions of customers"
+    does not match: a unit word counts only inside parentheses, at the start of a caption line, after
+    "in", or glued to a currency.
+
+    Args:
+        text: A caption, header line or column head (a whole page also works; the first caption wins).
+
+    Returns:
+        The scale (3 thousands, 6 millions, 9 billions, 7 crore, 5 lakh, 0 units) with the currency the
+        caption names, or None when the text declares no unit.
+    """
+    normalised = _normalise(text)
+    for paren in _PAREN.finditer(normalised):
+        content = paren.group(1)
+        m = _IN_UNIT.search(content) or _UNIT_FIRST.match(content)
+        if m is not None:
+            hint = _hint(m, content)
+            return ScaleHint(hint.scale, hint.currency, paren.group(0))
+    if not normalised.isascii():
+        cjk = _cjk_hint(normalised)
+        if cjk is not None:
+            return cjk
+    m = _LINE_START.match(normalised) or _GLUED_UNIT.search(normalised)
+    if m is None:
+        return None
+    # The caption line up to its first full stop names the currency ("In millions of U.S. dollars").
+    scope = normalised[m.start() :].split(". ", 1)[0][:160]
+    return _hint(m, scope)
