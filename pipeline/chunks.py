@@ -35,17 +35,31 @@ def body_font_size(blocks: Sequence[Block]) -> float:
     return sizes.most_common(1)[0][0] if sizes else 10.0
 
 
+_NUMBERED = re.compile(r"^(?:item|note|part|section|schedule|appendix)\s+\w+|^\d+(?:\.\d+)*\.?\s+[A-Z]", re.I)
+_SMALL_WORDS = frozenset({"and", "of", "the", "in", "for", "to", "on", "a", "an", "or", "by", "with", "at", "from"})
+
+
 def is_heading(block: Block, body: float) -> bool:
-    """A short line set larger than body text, or bold at body size and not a sentence."""
+    """A heading: a short line set larger than body text, or a stand-alone title-like line.
+
+    Without font weights (see :func:`pipeline.engine._blocks`), bold headings at body size are recognised
+    by their shape: one line, no closing punctuation, capitalised like a title or numbered like
+    "Item 7." / "Note 12" / "2.1".
+    """
     text = block.text.strip()
-    n_words = len(text.split())
-    if not text or n_words > 20 or text[-1] in ".;,":
-        return False
-    if not any(ch.isalpha() for ch in text):
+    words = text.split()
+    if not text or len(words) > 20 or text[-1] in ".;,:" or not any(ch.isalpha() for ch in text):
         return False
     if block.font_size >= body * 1.18:
         return True
-    return block.bold and block.font_size >= body * 0.95 and n_words <= 14
+    if block.bold and block.font_size >= body * 0.95 and len(words) <= 14:
+        return True
+    if block.n_lines != 1 or len(words) > 12 or block.font_size < body * 0.9:
+        return False
+    if _NUMBERED.match(text) or (text.isupper() and len(text) > 3):
+        return True
+    content = [w for w in words if w.casefold() not in _SMALL_WORDS and w[:1].isalpha()]
+    return len(content) >= 2 and all(w[:1].isupper() for w in content)
 
 
 def classify_blocks(blocks: Sequence[Block]) -> list[Block]:

@@ -124,47 +124,41 @@ def _matrix(page: pymupdf.Page) -> tuple[float, float, float, float, float, floa
     return (m.a, m.b, m.c, m.d, m.e, m.f)
 
 
-def _blocks(tp: Any, pno: int, matrix: tuple[float, float, float, float, float, float] | None) -> list[Block]:
-    """Text blocks with the size and weight of the font carrying most of their characters."""
+def _blocks(
+    raw: list[tuple[float, float, float, float, str, int, int, int]],
+    pno: int,
+    matrix: tuple[float, float, float, float, float, float] | None,
+) -> list[Block]:
+    """Text blocks rebuilt from MuPDF's words (block and line numbers ride along with each word).
+
+    The font size is estimated from the glyph boxes' height: walking MuPDF's span dictionaries to read
+    real font sizes and weights costs more than the rest of the page's parsing together, and headings are
+    told apart by relative size and layout, for which the estimate suffices.
+    """
+    by_block: dict[int, list[tuple[float, float, float, float, str, int, int, int]]] = {}
+    for w in raw:
+        if w[4].strip():
+            by_block.setdefault(w[5], []).append(w)
     out: list[Block] = []
-    for b in tp.extractDICT()["blocks"]:
-        if b.get("type", 0) != 0:
-            continue
-        texts: list[str] = []
-        size_chars: dict[float, int] = {}
-        bold_chars = 0
-        n_chars = 0
-        for line in b["lines"]:
-            parts = []
-            for sp in line["spans"]:
-                t = sp["text"]
-                parts.append(t)
-                k = len(t.strip())
-                if k:
-                    size_chars[round(sp["size"], 1)] = size_chars.get(round(sp["size"], 1), 0) + k
-                    n_chars += k
-                    if sp["flags"] & 16 or "bold" in sp["font"].casefold():
-                        bold_chars += k
-            texts.append("".join(parts).strip())
-        text = " ".join(t for t in texts if t)
-        if not text:
-            continue
-        x0, y0, x1, y1 = b["bbox"]
+    for ws in by_block.values():
+        lines: dict[int, list[str]] = {}
+        for w in ws:
+            lines.setdefault(w[6], []).append(w[4])
+        text = " ".join(" ".join(t) for _, t in sorted(lines.items()))
+        x0 = min(w[0] for w in ws)
+        y0 = min(w[1] for w in ws)
+        x1 = max(w[2] for w in ws)
+        y1 = max(w[3] for w in ws)
         if matrix is not None:
             a, bb, c, d, e, f = matrix
             px0, py0 = a * x0 + c * y0 + e, bb * x0 + d * y0 + f
             px1, py1 = a * x1 + c * y1 + e, bb * x1 + d * y1 + f
             x0, y0, x1, y1 = min(px0, px1), min(py0, py1), max(px0, px1), max(py0, py1)
-        size = max(size_chars.items(), key=lambda kv: kv[1])[0] if size_chars else 0.0
-        out.append(
-            Block(
-                page=pno,
-                bbox=(x0, y0, x1, y1),
-                text=text,
-                font_size=size,
-                bold=n_chars > 0 and bold_chars * 2 > n_chars,
-            )
-        )
+        heights = sorted(w[3] - w[1] for w in ws)
+        if matrix is not None and matrix[0] == 0:
+            heights = sorted(w[2] - w[0] for w in ws)
+        size = round(heights[len(heights) // 2] / 1.15, 1)
+        out.append(Block(page=pno, bbox=(x0, y0, x1, y1), text=text, font_size=size, n_lines=len(lines)))
     return out
 
 
@@ -172,7 +166,8 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
     """Stage: one page to words, lines, blocks and raw tables."""
     matrix = _matrix(page)
     tp = page.get_textpage(flags=_TEXT_FLAGS)
-    words = transform_words(tp.extractWORDS(), matrix)
+    raw = tp.extractWORDS()
+    words = transform_words(raw, matrix)
     rect = page.rect
     info_kw: dict[str, Any] = {
         "doc_id": ctx.doc_id,
@@ -189,7 +184,7 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
             err = ctx.error("parse", "no_text_layer", "page has content but no text layer (OCR is not run)", pno)
         return PageResult(PageInfo(**info_kw, has_text_layer=False), [], [], 0, err)
     lines = build_lines(words)
-    blocks = _blocks(tp, pno, matrix)
+    blocks = _blocks(raw, pno, matrix)
     rules: Rules | None = None
     # Rules only matter where the text already looks tabular; most prose pages skip the drawing walk.
     tables = find_tables(lines, pno, rect.width, None)

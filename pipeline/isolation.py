@@ -9,6 +9,7 @@ typed fatal :class:`~schemas.models.ErrorRecord` while the others carry on.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import multiprocessing as mp
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -31,10 +32,19 @@ class Job:
     source: str
 
 
-def _worker_main(conn: Connection, config_json: str) -> None:
-    """Worker loop: receive (path, source), send back the result as JSON."""
-    from pipeline.engine import process_path  # imported in the child: the parent need not load MuPDF
+DEFAULT_TARGET = "pipeline.engine:process_path"
 
+
+def _resolve(target: str) -> Callable[..., DocumentResult]:
+    module, _, attr = target.partition(":")
+    fn: Callable[..., DocumentResult] = getattr(importlib.import_module(module), attr)
+    return fn
+
+
+def _worker_main(conn: Connection, config_json: str, target: str) -> None:
+    """Worker loop: receive (path, source), send back the result as JSON."""
+    # Imported in the child, so the parent never loads MuPDF and a crash in it cannot take the parent down.
+    process_path = _resolve(target)
     config = EngineConfig.model_validate_json(config_json)
     while True:
         try:
@@ -67,9 +77,10 @@ def failure_result(job: Job, category: ErrorCategory, message: str, data: bytes 
 
 
 class _Slot:
-    def __init__(self, ctx: mp.context.BaseContext, config_json: str) -> None:
+    def __init__(self, ctx: mp.context.BaseContext, config_json: str, target: str) -> None:
         self._ctx = ctx
         self._config_json = config_json
+        self._target = target
         self.job: Job | None = None
         self.started = 0.0
         self._spawn()
@@ -77,7 +88,7 @@ class _Slot:
     def _spawn(self) -> None:
         parent, child = self._ctx.Pipe()
         self.conn: Connection = parent
-        self.proc = self._ctx.Process(target=_worker_main, args=(child, self._config_json), daemon=True)  # type: ignore[attr-defined]
+        self.proc = self._ctx.Process(target=_worker_main, args=(child, self._config_json, self._target), daemon=True)  # type: ignore[attr-defined]
         self.proc.start()
         child.close()
 
@@ -109,6 +120,7 @@ def run_isolated(
     *,
     workers: int = 1,
     on_result: Callable[[Job, DocumentResult], None] | None = None,
+    target: str = DEFAULT_TARGET,
 ) -> Iterator[tuple[Job, DocumentResult]]:
     """Process ``jobs`` in ``workers`` killable processes; yield results in completion order.
 
@@ -117,11 +129,13 @@ def run_isolated(
         config: Engine settings; ``timeout_s`` plus a grace period is the hard limit per document.
         workers: Number of worker processes.
         on_result: Optional callback, called before each yield.
+        target: ``module:function`` run in the worker, ``(path, config, source=...) -> DocumentResult``;
+            tests swap in misbehaving functions to exercise the kill and restart paths.
     """
     ctx = mp.get_context("forkserver")
     config_json = config.model_dump_json()
     hard_limit = config.timeout_s + _GRACE_S
-    slots = [_Slot(ctx, config_json) for _ in range(max(1, min(workers, len(jobs))))]
+    slots = [_Slot(ctx, config_json, target) for _ in range(max(1, min(workers, len(jobs))))]
     queue = list(jobs)
     queue.reverse()
     try:

@@ -19,6 +19,7 @@ Conventions:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -205,7 +206,7 @@ _SCALE_WORDS: Final[dict[str, int]] = {
 _SCALE_ABBREVIATIONS: Final[dict[str, int]] = {"m": 6, "mm": 6, "k": 3, "b": 9, "cr": 7}
 
 
-def _alternation(words: list[str] | set[str] | dict[str, object]) -> str:
+def _alternation(words: Iterable[str]) -> str:
     # Longest first, because Python's alternation takes the first branch that matches ("US$" before "$").
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
@@ -289,13 +290,13 @@ _DASH_CELL: Final = re.compile(
 _DASH_TOKENS: Final = frozenset(["-", "--", "---", "—", "–", "―", "−", "‒", "—%", "-%"])
 _NIL_WORDS: Final = frozenset(["nil", "Nil", "NIL"])
 
-# Narrative numbers. A sign counts only at the start of a word ("a change of -5%"), never inside
-# "COVID-19"; parentheses make a number negative only in the accounting form "$(12.3) million",
-# because in prose they usually hold a comparative ("(2024: £1.1bn)") or an enumerator ("(1)").
+# Narrative numbers. A minus sign counts only at the start of a word ("a change of -5%"), never inside
+# "COVID-19" (the Japanese △/▲ are never hyphens, so they count anywhere). Parentheses make a number
+# negative only in the accounting form "$(12.3) million", because in prose they usually hold a
+# comparative ("(2024: £1.1bn)") or an enumerator ("(1)").
 _PROSE: Final = re.compile(
-    r"(?:(?<![^\s(\[])(?P<sign>[-+]))?"
-    rf"(?:(?P<cur>{_CUR_PRE})\s?)?"
-    r"(?P<open2>\()?"
+    r"(?P<sign>(?<![^\s(\[])[-+]|[△▲])?"
+    rf"(?:(?P<cur>{_CUR_PRE})\s?(?P<open2>\()?)?"
     rf"(?P<body>{_BODY_PROSE})"
     r"(?(open2)\))"
     rf"(?:\s?{_SCALE_RE})?"
@@ -538,6 +539,8 @@ def to_typed(
         ``value * 10**scale``; ``decimals`` is the printed precision in base units
         (``decimals_printed - scale``), as XBRL's ``decimals``.
     """
+    unit: Unit
+    eff_currency: str | None
     if parsed.percent:
         eff_scale, eff_currency, unit = 0, None, "percent"
     else:
@@ -551,14 +554,13 @@ def to_typed(
     decimals = parsed.decimals_printed - eff_scale
     # Rounding to the printed precision removes binary noise such as 1.1 * 10**9 = 1100000000.0000002.
     base_value = round(parsed.value * 10**eff_scale, max(decimals, 0))
-    typed_unit: Unit = unit  # type: ignore[assignment]
     return TypedNumber(
         text=parsed.text,
         value=parsed.value,
         scale=eff_scale,
         base_value=base_value,
         decimals=decimals,
-        unit=typed_unit,
+        unit=unit,
         currency=eff_currency,
         negative=parsed.negative,
         is_dash=parsed.is_dash,
@@ -571,11 +573,6 @@ def to_typed(
 # --------------------------------------------------------------------------------------------------
 _UNIT_WORDS: Final[dict[str, int]] = {
     **_SCALE_WORDS,
-    "000": 3,
-    "000s": 3,
-    "000's": 3,
-    "'000": 3,
-    "'000s": 3,
     "mio": 6,
     "mio.": 6,
     "mrd": 9,
@@ -587,67 +584,90 @@ _UNIT_WORDS: Final[dict[str, int]] = {
     "miles": 3,
     "millones": 6,
 }
+_THOUSANDS_MARK: Final = r"['’]?000(?:['’]?s)?(?![0-9])"
+# A unit word on its own, as a caption prints it after "in" or first in a parenthesis.
 _CAPTION_UNIT: Final = (
     r"(?P<unit>(?i:thousands?|millions?|billions?|trillions?|crores?|lakhs?|lacs?|mln|mn|bn|"
-    r"mio\.?|mrd\.?|tsd\.?|milliers|milliards|miles|millones)(?![A-Za-z])|['’]?000(?:['’]?s)?(?![0-9]))"
+    rf"mio\.?|mrd\.?|tsd\.?|milliers|milliards|miles|millones)(?![A-Za-z])|{_THOUSANDS_MARK})"
 )
-# Currency words and symbols as captions print them; ISO code of each.
-_CAPTION_CURRENCIES: Final[list[tuple[str, str]]] = [
-    (r"(?i:canadian\s+dollars?|C\$|CA\$|CAD)", "CAD"),
-    (r"(?i:australian\s+dollars?|A\$|AU\$|AUD)", "AUD"),
-    (r"(?i:hong\s+kong\s+dollars?|HK\$|HKD)", "HKD"),
-    (r"(?i:singapore\s+dollars?|S\$|SGD)", "SGD"),
-    (r"(?i:new\s+taiwan\s+dollars?|NT\$|TWD)", "TWD"),
-    (r"(?i:new\s+zealand\s+dollars?|NZ\$|NZD)", "NZD"),
-    (r"(?i:u\.?\s?s\.?\s+dollars?|us\s+dollars?|dollars?|US\$|USD)|\$", "USD"),
-    (r"(?i:euros?|EUR)|€|(?<![A-Za-z])[TKM]EUR|[TkKM]€", "EUR"),
-    (r"(?i:pounds?\s+sterling|sterling|pounds?|GBP)|£", "GBP"),
-    (r"(?i:japanese\s+yen|yen|JPY)|円|¥", "JPY"),
-    (r"(?i:swiss\s+francs?|CHF)", "CHF"),
-    (r"(?i:rupees?|INR|Rs\.?)|₹|`", "INR"),
-    (r"(?i:renminbi|yuan|RMB|CNY)|人民币|元", "CNY"),
-    (r"(?i:korean\s+won|KRW)|원", "KRW"),
-    (r"(?i:reais|BRL)|R\$", "BRL"),
-]
-_CAPTION_CURRENCY_RE: Final = [(re.compile(p), code) for p, code in _CAPTION_CURRENCIES]
-# Symbols/codes that can sit right before a unit: "$ in", "£m", "US$000", "Rs. in crore", "(` Billion)".
-_CAP_CUR: Final = r"(?:U\.S\.\$|US\$|HK\$|A\$|AU\$|C\$|CA\$|NZ\$|S\$|SG\$|NT\$|R\$|RMB|CNY|EUR|USD|GBP|JPY|CHF|INR|HKD|AUD|CAD|SGD|Rs\.?|[$€£¥₹`])"  # noqa: E501
+# A unit right after a currency symbol, where the one-letter abbreviations are safe: "£m", "$ k".
+_CURRENCY_UNIT: Final = (
+    rf"(?P<abbr>{_THOUSANDS_MARK}|(?i:thousands?|millions?|billions?|trillions?|crores?|lakhs?|lacs?|"
+    r"mm|mn|mln|bn|m|k|b)(?![A-Za-z0-9]))"
+)
+# Currency symbols and codes a caption glues to a unit ("$ in", "US$000", "Rs. in crore", "(` Billion)";
+# the backtick is how the Rupee Foradian font, common in Indian filings, encodes ₹).
+_CAP_CUR: Final = (
+    r"(?:U\.S\.\$|US\$|HK\$|A\$|AU\$|C\$|CA\$|NZ\$|S\$|SG\$|NT\$|R\$|"
+    r"(?<![A-Za-z])(?:RMB|CNY|EUR|USD|GBP|JPY|CHF|INR|HKD|AUD|CAD|SGD)|(?<![A-Za-z])Rs\.?|[$€£¥₹`])"
+)
 _CAP_CUR_WORD: Final = (
     r"(?i:(?:u\.?\s?s\.?|us|canadian|australian|hong\s+kong|singapore|new\s+taiwan|new\s+zealand)\s+"
     r"dollars?|dollars?|euros?|pounds?(?:\s+sterling)?|sterling|yen|swiss\s+francs?|rupees?|renminbi|yuan|"
-    r"korean\s+won|reais|d['’]euros|de\s+euros)"
+    r"korean\s+won|reais|d['’]euros|de\s+euros)\b"
 )
+# Currencies a caption names, most specific first; the earliest mention in the caption wins.
+_CAPTION_CURRENCY_RE: Final[list[tuple[re.Pattern[str], str]]] = [
+    (re.compile(p), code)
+    for p, code in [
+        (r"\b(?i:canadian\s+dollars?)\b|(?<![A-Za-z])(?:C\$|CA\$|CAD\b)", "CAD"),
+        (r"\b(?i:australian\s+dollars?)\b|(?<![A-Za-z])(?:A\$|AU\$|AUD\b)", "AUD"),
+        (r"\b(?i:hong\s+kong\s+dollars?)\b|(?<![A-Za-z])(?:HK\$|HKD\b)|港元", "HKD"),
+        (r"\b(?i:singapore\s+dollars?)\b|(?<![A-Za-z])(?:S\$|SG\$|SGD\b)", "SGD"),
+        (r"\b(?i:new\s+taiwan\s+dollars?)\b|(?<![A-Za-z])(?:NT\$|TWD\b)", "TWD"),
+        (r"\b(?i:new\s+zealand\s+dollars?)\b|(?<![A-Za-z])(?:NZ\$|NZD\b)", "NZD"),
+        (r"(?<![A-Za-z])R\$|\b(?i:reais)\b|(?<![A-Za-z])BRL\b", "BRL"),
+        (r"\b(?i:dollars?)\b|(?<![A-Za-z])(?:USD\b|US\$)|\$|美元", "USD"),
+        (r"\b(?i:euros?)\b|(?<![A-Za-z])(?:EUR|[TKM]EUR)\b|€|(?i:d['’]euros)", "EUR"),
+        (r"\b(?i:pounds?|sterling)\b|(?<![A-Za-z])GBP\b|£", "GBP"),
+        (r"\b(?i:yen)\b|(?<![A-Za-z])JPY\b|円|¥", "JPY"),
+        (r"\b(?i:swiss\s+francs?)\b|(?<![A-Za-z])CHF\b", "CHF"),
+        (r"\b(?i:rupees?)\b|(?<![A-Za-z])(?:INR\b|Rs\.?(?![A-Za-z]))|₹|`", "INR"),
+        (r"\b(?i:renminbi|yuan)\b|(?<![A-Za-z])(?:RMB|CNY)\b|人民币|元", "CNY"),
+        (r"\b(?i:korean\s+won)\b|(?<![A-Za-z])KRW\b|원", "KRW"),
+    ]
+]
 # What may follow a unit in a caption; prose ("millions of customers") has anything else.
 _CAP_FOLLOW: Final = (
-    rf"(?=\s*(?:$|[,;:)\]/-]|(?i:except|unless|omitted|and|or|other)\b|(?i:of\s+)?{_CAP_CUR_WORD}|{_CAP_CUR}))"
+    r"(?=\s*(?:$|[,;:)\]/-]|(?i:except|unless|omitted|and|or|other)\b"
+    rf"|(?i:of\s+)?{_CAP_CUR_WORD}|{_CAP_CUR}))"
 )
+_IN: Final = r"(?:^|(?<=[\s,;:$€£¥₹`.(]))(?i:in)\s+"
 _PAREN: Final = re.compile(r"[(\[]([^()\[\]]{1,120})[)\]]")
-# Inside parentheses: "(in millions)", "(Dollars in millions, except ...)", "(Rs. in 000)", "(in € m)".
-_IN_UNIT: Final = re.compile(rf"(?:^|(?<=[\s,;:$€£¥₹`.]))(?i:in)\s+(?:{_CAP_CUR}\s*)?{_CAPTION_UNIT}{_CAP_FOLLOW}")
-# Inside parentheses, the unit first: "(millions)", "(` Billion)", "(€ million)", "(Millions of dollars)".
-_UNIT_FIRST: Final = re.compile(rf"\s*(?:{_CAP_CUR}\s*)?{_CAPTION_UNIT}{_CAP_FOLLOW}")
-# At the start of a caption line: "In millions of U.S. dollars", "Amounts in thousands of euros".
-_LINE_START: Final = re.compile(
-    rf"\s*(?:(?i:(?:all\s+)?(?:amounts?|figures|values?|dollars|numbers)(?:\s+(?:are|expressed|stated|shown))?)"
-    rf"\s+|{_CAP_CUR}\s*|{_CAP_CUR_WORD}\s+)?{_IN_UNIT.pattern}"
-    rf"|\s*{_CAPTION_UNIT}\s+(?i:of)\s+{_CAP_CUR_WORD}"
-)
-# Anywhere: a currency glued to a unit ("£m", "$'000", "US$000", "RMB'000", "€ million", "Rs. crore"),
-# "in <unit> of <currency>", "in <currency> <unit>", German "TEUR"/"Mio. €".
-_GLUED_UNIT: Final = re.compile(
-    rf"(?<![A-Za-z0-9]){_CAP_CUR}\s?(?P<abbr>['’]?000(?:['’]?s)?|(?i:mm|mn|mln|bn|m|k)|"
-    rf"(?i:thousands?|millions?|billions?|crores?|lakhs?))(?![A-Za-z0-9])"
-    rf"|(?<![A-Za-z0-9]){_CAP_CUR}\s+in\s+{_CAPTION_UNIT}"
-    rf"|(?<![A-Za-z])(?i:dollars|amounts|figures|shares|rupees|euros)\s+in\s+{_CAPTION_UNIT}{_CAP_FOLLOW}"
-    rf"|\b(?i:in)\s+{_CAPTION_UNIT}\s+(?i:of)\s+{_CAP_CUR_WORD}"
-    rf"|\b(?i:in)\s+{_CAP_CUR}\s?{_CAPTION_UNIT}"
-    r"|(?<![A-Za-z])(?P<teur>[TK]EUR|T€|k€|KEUR)(?![A-Za-z])"
-    r"|(?<![A-Za-z])(?P<meur>MEUR|M€)(?![A-Za-z])"
-    rf"|(?<![A-Za-z])(?P<de>(?i:mio|mrd|tsd))\.?\s*{_CAP_CUR}"
-    r"|(?<![A-Za-z0-9])['’]000s?(?![0-9])"
-)
+# Inside parentheses: "(in millions)", "(Dollars in millions, except ...)", "(Rs. in 000)", "(in €m)".
+_IN_UNIT_BODY: Final = rf"(?:{_CAP_CUR}\s*{_CURRENCY_UNIT}|{_CAPTION_UNIT}{_CAP_FOLLOW})"
+_IN_UNIT: Final = re.compile(_IN + _IN_UNIT_BODY)
+# Inside parentheses, the unit first: "(millions)", "(` Billion)", "(£m)", "(Millions of dollars)".
+_UNIT_FIRST: Final = re.compile(rf"\s*{_IN_UNIT_BODY}")
+# Caption lines and column heads, outside parentheses.
+_CAPTION_LINES: Final[list[re.Pattern[str]]] = [
+    re.compile(p)
+    for p in [
+        # "In millions of U.S. dollars", "Amounts expressed in thousands of euros", "$ in thousands".
+        r"^\s*(?:(?i:(?:all\s+)?(?:amounts?|figures|values?|dollars|numbers)"
+        r"(?:\s+(?:are|expressed|stated|shown|presented))?)\s+"
+        rf"|{_CAP_CUR}\s*|{_CAP_CUR_WORD}\s+)?{_IN}{_IN_UNIT_BODY}",
+        # "Thousands of U.S. dollars", "Millions of euros".
+        rf"^\s*{_CAPTION_UNIT}\s+(?i:of)\s+{_CAP_CUR_WORD}",
+        # A currency glued to a unit anywhere: "£m", "$'000", "US$000", "RMB'000", "€ million", "Rs. crore".
+        rf"(?<![A-Za-z0-9]){_CAP_CUR}\s?{_CURRENCY_UNIT}",
+        rf"(?<![A-Za-z0-9]){_CAP_CUR}\s+(?i:in)\s+{_CAPTION_UNIT}",
+        rf"(?<![A-Za-z])(?i:dollars|amounts|figures|shares|rupees|euros)\s+(?i:in)\s+{_CAPTION_UNIT}{_CAP_FOLLOW}",
+        rf"\b(?i:in)\s+{_CAPTION_UNIT}\s+(?i:of)\s+{_CAP_CUR_WORD}",
+        # German column heads: "TEUR", "T€", "Mio. €", "EUR Mio.".
+        r"(?<![A-Za-z])(?P<teur>[TK]EUR|T€|k€)(?![A-Za-z])",
+        r"(?<![A-Za-z])(?P<meur>MEUR|M€)(?![A-Za-z])",
+        rf"(?<![A-Za-z])(?P<de>(?i:mio|mrd|tsd))\.?\s*{_CAP_CUR}",
+        rf"(?<![A-Za-z0-9]){_CAP_CUR}\s*(?P<de2>(?i:mio|mrd|tsd))(?![A-Za-z])",
+        # A bare "'000" column head ("Number of shares '000").
+        r"(?<![A-Za-z0-9])['’]000s?(?![0-9])",
+    ]
+]
 _CJK_UNIT: Final = re.compile(
-    r"(?P<mult>百万|百萬|千万|千萬|十亿|十億|万|萬|億|亿|千|百|)\s*(?P<cur>円|元|人民币元|美元|港元|원|株|股)"
+    r"(?P<mult>百万|百萬|千万|千萬|十亿|十億|万|萬|億|亿|千|百|)\s*(?P<cur>人民币元|美元|港元|円|元|株|股)"
+)
+_CJK_CAPTION: Final = re.compile(
+    r"(?P<ko>백만|천|억)\s*원|(?:単位|单位|單位)\s*[:：]?\s*" + _CJK_UNIT.pattern
 )
 _CJK_SCALES: Final[dict[str, int]] = {
     "": 0,
@@ -670,19 +690,15 @@ _CJK_CURRENCIES: Final[dict[str, str | None]] = {
     "人民币元": "CNY",
     "美元": "USD",
     "港元": "HKD",
-    "원": "KRW",
     "株": None,
     "股": None,
 }
-_CJK_CAPTION: Final = re.compile(
-    r"(?:単位|单位|單位|단위)\s*[:：]?\s*(?:백만|천|억)?\s*" + _CJK_UNIT.pattern
-    + r"|(?P<ko>백만|천|억)\s*원"
-)
 _KOREAN_SCALES: Final[dict[str, int]] = {"백만": 6, "천": 3, "억": 8}
+_SENTENCE_END: Final = re.compile(r"(?<![A-Z])(?<!Rs)(?<!Mio|Mrd|Tsd)\.\s|[;\n]")
 
 
 def _caption_currency(scope: str) -> str | None:
-    """First currency a caption names, searching the most specific names first."""
+    """The currency a caption names first, or None."""
     best: tuple[int, str] | None = None
     for pattern, code in _CAPTION_CURRENCY_RE:
         m = pattern.search(scope)
@@ -692,37 +708,35 @@ def _caption_currency(scope: str) -> str | None:
 
 
 def _unit_scale(unit: str) -> int:
-    key = unit.lower().replace("’", "'")
+    key = unit.lower()
     if "000" in key:
         return 3
-    return _UNIT_WORDS.get(key, 0)
+    return _UNIT_WORDS.get(key) or _SCALE_ABBREVIATIONS.get(key, 0)
 
 
 def _hint(m: re.Match[str], scope: str) -> ScaleHint:
     groups = m.groupdict()
+    phrase = m.group(0).strip()
     if groups.get("teur"):
-        return ScaleHint(3, "EUR", m.group(0).strip())
+        return ScaleHint(3, "EUR", phrase)
     if groups.get("meur"):
-        return ScaleHint(6, "EUR", m.group(0).strip())
-    if groups.get("de"):
-        return ScaleHint(_unit_scale(groups["de"]), _caption_currency(m.group(0)), m.group(0).strip())
-    unit = groups.get("unit") or groups.get("abbr") or m.group(0)
-    scale = _unit_scale(unit) or _SCALE_ABBREVIATIONS.get(unit.lower(), 0)
-    return ScaleHint(scale, _caption_currency(scope), m.group(0).strip())
+        return ScaleHint(6, "EUR", phrase)
+    unit = groups.get("unit") or groups.get("abbr") or groups.get("de") or groups.get("de2") or phrase
+    return ScaleHint(_unit_scale(unit), _caption_currency(phrase) or _caption_currency(scope), phrase)
 
 
 def _cjk_hint(text: str) -> ScaleHint | None:
     m = _CJK_CAPTION.search(text)
     if m is None:
         # A column head or parenthesis that is nothing but a unit: "百万円", "(千元)".
-        bare = text.strip().strip("()（）[]").strip()
+        bare = text.strip().strip("()[]").strip()
         m = _CJK_UNIT.fullmatch(bare) if bare else None
         if m is None or not m.group("mult"):
             return None
-    if m.groupdict().get("ko"):
-        return ScaleHint(_KOREAN_SCALES[m.group("ko")], "KRW", m.group(0).strip())
-    scale = _CJK_SCALES[m.group("mult") or ""]
-    return ScaleHint(scale, _CJK_CURRENCIES[m.group("cur")], m.group(0).strip())
+    korean = m.groupdict().get("ko")
+    if korean:
+        return ScaleHint(_KOREAN_SCALES[korean], "KRW", m.group(0).strip())
+    return ScaleHint(_CJK_SCALES[m.group("mult")], _CJK_CURRENCIES[m.group("cur")], m.group(0).strip())
 
 
 def detect_scale(text: str) -> ScaleHint | None:
@@ -732,12 +746,12 @@ def detect_scale(text: str) -> ScaleHint | None:
     data)``, ``(Rs. in crore)``, ``(` Billion)``, ``[In thousands]``), caption lines (``In millions of
     U.S. dollars``, ``Amounts in thousands of euros``, ``$ in thousands``), currency-and-unit column
     heads (``£m``, ``€m``, ``$'000``, ``US$000``, ``RMB'000``, ``€ million``, ``TEUR``, ``Mio. €``) and
-    East-Asian units (``(単位：百万円)``, ``千円``, ``单位：万元``). Prose such as "millions of customers"
-    does not match: a unit word counts only inside parentheses, at the start of a caption line, after
-    "in", or glued to a currency.
+    East-Asian units (``(単位：百万円)``, ``千円``, ``单位：万元``, ``백만원``). Prose such as "millions of
+    customers" does not match: a unit word counts only inside parentheses, at the start of a caption
+    line, after "in" when a currency or the end of the caption follows, or glued to a currency.
 
     Args:
-        text: A caption, header line or column head (a whole page also works; the first caption wins).
+        text: A caption, header line or column head (a longer text works too; the first caption wins).
 
     Returns:
         The scale (3 thousands, 6 millions, 9 billions, 7 crore, 5 lakh, 0 units) with the currency the
@@ -754,9 +768,14 @@ def detect_scale(text: str) -> ScaleHint | None:
         cjk = _cjk_hint(normalised)
         if cjk is not None:
             return cjk
-    m = _LINE_START.match(normalised) or _GLUED_UNIT.search(normalised)
-    if m is None:
+    best: re.Match[str] | None = None
+    for pattern in _CAPTION_LINES:
+        m = pattern.search(normalised)
+        if m is not None and (best is None or m.start() < best.start()):
+            best = m
+    if best is None:
         return None
-    # The caption line up to its first full stop names the currency ("In millions of U.S. dollars").
-    scope = normalised[m.start() :].split(". ", 1)[0][:160]
-    return _hint(m, scope)
+    # The rest of the caption, up to the end of its sentence, names the currency ("In millions of U.S.
+    # dollars"); an abbreviation's full stop ("U.S.", "Rs.") does not end it.
+    scope = _SENTENCE_END.split(normalised[best.start() : best.start() + 160], maxsplit=1)[0]
+    return _hint(best, scope)

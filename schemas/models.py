@@ -73,8 +73,9 @@ class Block(Record):
     page: PageNo
     bbox: BBox
     text: str
-    font_size: float
+    font_size: float = Field(description="Font size in points, estimated from the glyph boxes' height.")
     bold: bool = False
+    n_lines: int = 1
     kind: Literal["heading", "text", "table"] = "text"
 
 

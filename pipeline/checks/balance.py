@@ -62,15 +62,17 @@ def _columns(facts: Sequence[Fact]) -> dict[str, list[_Column]]:
 
 
 def _evidence(fact: Fact, role: str) -> Evidence:
-    return Evidence(page=fact.page, bbox=fact.bbox, text=f"{fact.label}: {fact.printed}", role=role, value=fact.value)
+    return Evidence(
+        page=fact.page, bbox=fact.bbox, text=f"{fact.label}: {fact.printed}", role=role, value=fact.value
+    )
 
 
 def _message(lhs: Fact, rhs_text: str, c: Comparison) -> str:
-    places = printed_decimals(lhs.decimals, lhs.scale)
+    scale, places = lhs.scale, printed_decimals(lhs.decimals, lhs.scale)
     return (
         f"{lhs.label} {period_text(lhs.period)} printed {lhs.printed} but {rhs_text} is "
-        f"{fmt_amount(c.expected, lhs.scale, places)} (difference {fmt_small(c.difference, lhs.scale, places)}, "
-        f"tolerance {fmt_small(c.tolerance, lhs.scale, places)})."
+        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(c.difference, scale, places)}, "
+        f"tolerance {fmt_small(c.tolerance, scale, places)})."
     )
 
 
@@ -99,7 +101,14 @@ def _three_term(col: _Column) -> tuple[Fact, Fact, list[tuple[Fact, Comparison]]
     if assets is None or liabilities is None or not equities:
         return None
     results = [
-        (e, compare_sum(assets.value, assets.decimals, [(liabilities.value, liabilities.decimals), (e.value, e.decimals)]))
+        (
+            e,
+            compare_sum(
+                assets.value,
+                assets.decimals,
+                [(liabilities.value, liabilities.decimals), (e.value, e.decimals)],
+            ),
+        )
         for e in equities
     ]
     return assets, liabilities, results

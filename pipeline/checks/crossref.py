@@ -89,7 +89,10 @@ def cluster(facts: Sequence[Fact], magnitude_only: bool) -> list[list[Fact]] | N
         homes = [
             c
             for c in clusters
-            if all(compare_values(v, fact.decimals, _comparable_value(o, magnitude_only), o.decimals).ok for o in c)
+            if all(
+                compare_values(v, fact.decimals, _comparable_value(o, magnitude_only), o.decimals).ok
+                for o in c
+            )
         ]
         if len(homes) > 1:
             return None
@@ -109,7 +112,9 @@ def _where(fact: Fact) -> str:
     return f"page {fact.page}" + (" (narrative)" if fact.origin == "text_span" else "")
 
 
-def _flag(doc_id: str, source: str, key: GroupKey, clusters: Sequence[Sequence[Fact]], magnitude_only: bool) -> Flag:
+def _flag(
+    doc_id: str, source: str, key: GroupKey, clusters: Sequence[Sequence[Fact]], magnitude_only: bool
+) -> Flag:
     main, other = _representative(clusters[0]), _representative(clusters[1])
     if len(clusters[0]) == len(clusters[1]):
         # No majority: report in reading order rather than pretending one side is right.

@@ -355,9 +355,7 @@ def _identity_result(
     return compare_sum(result.value, result.decimals, parts), used
 
 
-def check_identities(
-    table: Table, taxonomy: Taxonomy, already: set[tuple[int, int]]
-) -> list[Flag]:
+def check_identities(table: Table, taxonomy: Taxonomy, already: set[tuple[int, int]]) -> list[Flag]:
     """Known identities by metric (gross profit, net income) within one table.
 
     Each metric involved must appear exactly once in the table (no segment repeats), the identity must
@@ -394,7 +392,9 @@ def check_identities(
             if (single[alternatives[0].result].index, col) in already:
                 continue
             identity, comparison, used = min(items, key=lambda it: abs(it[1].difference))
-            flags.append(_identity_flag(table, identity, single[identity.result], grid, col, comparison, used))
+            flags.append(
+                _identity_flag(table, identity, single[identity.result], grid, col, comparison, used)
+            )
     return flags
 
 
@@ -423,12 +423,22 @@ def _identity_flag(
         f"tolerance {fmt_small(c.tolerance, scale, places)})."
     )
     evidence = [
-        Evidence(page=result.cell.page, bbox=result.cell.bbox, text=f"{label}: {result.cell.text}", role="total",
-                 value=result.value)
+        Evidence(
+            page=result.cell.page,
+            bbox=result.cell.bbox,
+            text=f"{label}: {result.cell.text}",
+            role="total",
+            value=result.value,
+        )
     ]
     evidence.extend(
-        Evidence(page=v.cell.page, bbox=v.cell.bbox, text=f"{_label(row)}: {v.cell.text}", role="component",
-                 value=v.value)
+        Evidence(
+            page=v.cell.page,
+            bbox=v.cell.bbox,
+            text=f"{_label(row)}: {v.cell.text}",
+            role="component",
+            value=v.value,
+        )
         for row, v, _ in used
     )
     return make_flag(

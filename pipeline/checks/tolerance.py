@@ -11,9 +11,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from pipeline.ids import stable_id
 from schemas.models import Evidence, Flag, FlagKind, Period
+
+Severity = Literal["error", "warning", "info"]
 
 # Floating-point slack relative to the magnitudes involved: 0.1 + 0.2 must equal 0.3.
 _FP_RELATIVE = 1e-9
@@ -54,7 +57,9 @@ def _slack(*magnitudes: float) -> float:
     return _FP_RELATIVE * max((abs(m) for m in magnitudes), default=0.0)
 
 
-def compare_values(actual: float, actual_decimals: int, expected: float, expected_decimals: int) -> Comparison:
+def compare_values(
+    actual: float, actual_decimals: int, expected: float, expected_decimals: int
+) -> Comparison:
     """Compare two printed values for the same thing.
 
     Args:
@@ -72,9 +77,7 @@ def compare_values(actual: float, actual_decimals: int, expected: float, expecte
     return Comparison(ok, expected, actual, difference, tolerance)
 
 
-def compare_sum(
-    total: float, total_decimals: int, components: Sequence[tuple[float, int]]
-) -> Comparison:
+def compare_sum(total: float, total_decimals: int, components: Sequence[tuple[float, int]]) -> Comparison:
     """Check that a printed total equals the sum of printed (already signed) components.
 
     Args:
@@ -244,7 +247,7 @@ def fmt_amount(base_value: float, scale: int = 0, places: int = 0) -> str:
 
 
 def scale_note(scale: int) -> str:
-    """", in millions" for messages about figures printed at a scale ('' for units)."""
+    """Scale suffix for messages: ", in millions" at scale 6, empty for units."""
     names = {3: "thousands", 6: "millions", 9: "billions"}
     return f", in {names[scale]}" if scale in names else ""
 
@@ -269,7 +272,7 @@ def make_flag(
     *,
     rule: str,
     kind: FlagKind,
-    severity: str,
+    severity: Severity,
     doc_id: str,
     source: str,
     message: str,
@@ -299,15 +302,13 @@ def make_flag(
         (e.page, tuple(round(x, 1) for x in e.bbox) if e.bbox else (), e.role, e.text) for e in evidence
     )
     flag_id = stable_id(rule, doc_id, metric, period.key if period else None, *locations)
-    if severity not in ("error", "warning", "info"):
-        raise ValueError(f"unknown severity {severity!r}")
     return Flag(
         flag_id=flag_id,
         doc_id=doc_id,
         source=source,
         rule=rule,
         kind=kind,
-        severity=severity,  # type: ignore[arg-type]  # checked above
+        severity=severity,
         metric=metric,
         period=period,
         message=message,

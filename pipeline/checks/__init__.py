@@ -1,0 +1,68 @@
+"""Deterministic consistency checks over a document's tables, facts and narrative.
+
+Rules (each module documents its own):
+
+* ``TOT001`` (:mod:`.sums`): totals and subtotals equal their components within a table.
+* ``XREF001`` (:mod:`.crossref`): a metric for one period agrees wherever it is printed.
+* ``NAR001`` (:mod:`.narrative`): narrative figures and changes agree with the tables.
+* ``BAL001`` (:mod:`.balance`): the balance sheet balances.
+
+Every rule is rounding-aware (:mod:`.tolerance`) and silent when the structure is ambiguous: a false
+flag on a real filing costs an analyst more than a missed one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pipeline.checks.balance import check_balance
+from pipeline.checks.crossref import check_crossref
+from pipeline.checks.narrative import check_narrative
+from pipeline.checks.sums import check_sums
+from pipeline.taxonomy import Taxonomy, load_taxonomy
+from schemas.models import Block, Fact, Flag, Table
+
+__all__ = ["RULES", "run_checks"]
+
+RULES: dict[str, str] = {
+    "TOT001": "Totals and subtotals equal their components within a table.",
+    "XREF001": "The same metric and period printed in different places agree.",
+    "NAR001": "Figures and percentage changes in narrative text agree with the tables.",
+    "BAL001": "Total assets equal total liabilities plus equity.",
+}
+"""Rule id → what it checks."""
+
+
+def run_checks(
+    tables: Sequence[Table],
+    facts: Sequence[Fact],
+    blocks: Sequence[Block],
+    *,
+    doc_id: str,
+    source: str,
+    taxonomy: Taxonomy | None = None,
+) -> list[Flag]:
+    """Run every rule over one document.
+
+    Args:
+        tables: Logical tables.
+        facts: Facts from :func:`pipeline.facts.extract_facts` (and text facts, which are ignored by
+            the cross-reference rule).
+        blocks: Narrative text blocks.
+        doc_id: Document id.
+        source: Source path.
+        taxonomy: Metric taxonomy; the packaged one by default.
+
+    Returns:
+        Flags, one per distinct ``flag_id``, ordered by first page, rule and id.
+    """
+    tax = taxonomy or load_taxonomy()
+    found: list[Flag] = []
+    found.extend(check_sums(tables, tax))
+    found.extend(check_balance(facts, doc_id=doc_id, source=source))
+    found.extend(check_crossref(facts, tax, doc_id=doc_id, source=source))
+    found.extend(check_narrative(blocks, facts, tax, doc_id=doc_id, source=source))
+    unique: dict[str, Flag] = {}
+    for flag in found:
+        unique.setdefault(flag.flag_id, flag)
+    return sorted(unique.values(), key=lambda f: (f.pages[0] if f.pages else 0, f.rule, f.flag_id))

@@ -1,0 +1,261 @@
+"""NAR001: figures and percentage changes stated in narrative text agree with the tables.
+
+Claims come from :func:`pipeline.facts.parse_claims`, which already refuses qualified subjects,
+forward-looking wording and unresolved periods. Here a claim is compared only with an unambiguous table
+figure: whole-entity facts of the same metric, for one period key, all agreeing with each other. A
+stated value is checked at its own printed precision ("$1.3 billion" is consistent with 1,338.2
+million); a stated change is checked against ``(current − prior)/|prior|`` over the rounding intervals of
+both figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.checks.tolerance import (
+    Comparison,
+    compare_pct_change,
+    compare_values,
+    fmt_small,
+    make_flag,
+    plausible_discrepancy,
+    printed_decimals,
+    scale_note,
+)
+from pipeline.facts import NarrativeClaim, PeriodRef, latest_fiscal_year, parse_claims
+from pipeline.taxonomy import Taxonomy
+from schemas.models import Block, Evidence, Fact, Flag, Period
+
+RULE = "NAR001"
+_SNIPPET = 240
+
+
+@dataclass(frozen=True, slots=True)
+class TableFigure:
+    """The table figure a narrative claim is compared with."""
+
+    fact: Fact
+    key: str
+
+    @property
+    def value(self) -> float:
+        """Value in base units."""
+        return self.fact.value
+
+
+def _agree(facts: Sequence[Fact]) -> bool:
+    return all(compare_values(a.value, a.decimals, b.value, b.decimals).ok for a in facts for b in facts)
+
+
+def _keys_for(ref: PeriodRef, facts: Sequence[Fact]) -> set[str]:
+    """Period keys of table facts that may be the period a claim names."""
+    periods = [f.period for f in facts if f.period is not None]
+    if ref.kind == "instant":
+        return {p.key for p in periods if _instant_year(p) == ref.year}
+    if ref.explicit or any(p.key == ref.key for p in periods):
+        return {ref.key} if any(p.key == ref.key for p in periods) else set()
+    # A bare "revenue increased 5%" in a quarterly report is about the one period of that year the
+    # tables show; with several (quarter and year to date) it is ambiguous.
+    return {p.key for p in periods if p.kind == "duration" and p.fiscal_year == ref.year}
+
+
+def _instant_year(period: Period) -> int | None:
+    if period.end_date:
+        return int(period.end_date[:4])
+    return period.fiscal_year
+
+
+def resolve(ref: PeriodRef | None, facts: Sequence[Fact]) -> TableFigure | None:
+    """The single table figure for a claimed period, or None when absent or ambiguous.
+
+    Args:
+        ref: The period the narrative names.
+        facts: Whole-entity table facts of the claim's metric.
+
+    Returns:
+        The most precise fact of the one matching period when all facts of that period agree.
+    """
+    if ref is None:
+        return None
+    keys = _keys_for(ref, facts)
+    if len(keys) != 1:
+        return None
+    key = keys.pop()
+    matching = [f for f in facts if f.period is not None and f.period.key == key]
+    if not matching or not _agree(matching):
+        return None  # the tables disagree among themselves: XREF001's finding, not a narrative one
+    return TableFigure(min(matching, key=lambda f: (-f.decimals, f.page)), key)
+
+
+def _narrative_evidence(claim: NarrativeClaim, value: float | None) -> Evidence:
+    sentence = claim.sentence if len(claim.sentence) <= _SNIPPET else claim.sentence[: _SNIPPET - 1] + "…"
+    block: Block = claim.block
+    return Evidence(page=block.page, bbox=block.bbox, text=sentence, role="narrative", value=value)
+
+
+def _table_evidence(fig: TableFigure, role: str = "table") -> Evidence:
+    f = fig.fact
+    return Evidence(page=f.page, bbox=f.bbox, text=f"{f.label}: {f.printed}", role=role, value=f.value)
+
+
+def _value_flag(
+    claim: NarrativeClaim, which: str, fig: TableFigure, c: Comparison, *, doc_id: str, source: str
+) -> Flag:
+    amount = claim.current if which == "current" else claim.prior
+    ref = claim.current_period if which == "current" else claim.prior_period
+    assert amount is not None and ref is not None  # callers only pass claims with this side
+    f = fig.fact
+    places = printed_decimals(f.decimals, f.scale)
+    message = (
+        f"Narrative on page {claim.block.page} states {claim.subject} {ref.label} as {amount.text} but the "
+        f"table on page {f.page} shows {f.printed} (difference {fmt_small(c.difference, f.scale, places)}, "
+        f"tolerance {fmt_small(c.tolerance, f.scale, places)}{scale_note(f.scale)})."
+    )
+    return make_flag(
+        rule=RULE,
+        kind="narrative_mismatch",
+        severity="warning",
+        doc_id=doc_id,
+        source=source,
+        message=message,
+        evidence=[_narrative_evidence(claim, amount.value), _table_evidence(fig)],
+        metric=claim.metric.id,
+        period=f.period,
+        comparison=c,
+    )
+
+
+def _check_value(
+    claim: NarrativeClaim, which: str, facts: Sequence[Fact], *, doc_id: str, source: str
+) -> tuple[Flag | None, TableFigure | None]:
+    amount = claim.current if which == "current" else claim.prior
+    ref = claim.current_period if which == "current" else claim.prior_period
+    fig = resolve(ref, facts)
+    if amount is None or fig is None:
+        return None, fig
+    if (
+        claim.metric.unit == "currency"
+        and amount.currency
+        and fig.fact.currency
+        and (amount.currency != fig.fact.currency)
+    ):
+        return None, fig  # a convenience translation ("$1.2bn (£0.9bn)") is not the reported figure
+    a = abs(amount.value) if claim.metric.magnitude_only else amount.value
+    b = abs(fig.value) if claim.metric.magnitude_only else fig.value
+    c = compare_values(a, amount.decimals, b, fig.fact.decimals)
+    if c.ok or not plausible_discrepancy(a, amount.decimals, b, fig.fact.decimals):
+        return None, fig
+    return _value_flag(claim, which, fig, c, doc_id=doc_id, source=source), fig
+
+
+def _check_change(
+    claim: NarrativeClaim,
+    current: TableFigure | None,
+    prior: TableFigure | None,
+    *,
+    doc_id: str,
+    source: str,
+) -> Flag | None:
+    stated = claim.signed_change
+    if stated is None or claim.change is None or current is None or prior is None:
+        return None
+    cur, pri = current.value, prior.value
+    if claim.metric.magnitude_only:
+        cur, pri = abs(cur), abs(pri)
+    c = compare_pct_change(
+        stated, claim.change.decimals, cur, current.fact.decimals, pri, prior.fact.decimals
+    )
+    if c is None:
+        return None
+    if claim.direction == 0 and stated >= 0:
+        # The wording gave no direction ("a 3% change"): only the magnitude is stated.
+        c_abs = compare_pct_change(
+            -stated, claim.change.decimals, cur, current.fact.decimals, pri, prior.fact.decimals
+        )
+        if c_abs is not None and c_abs.ok:
+            return None
+    if c.ok:
+        return None
+    word = "increase" if stated > 0 else "decrease"
+    message = (
+        f"Narrative on page {claim.block.page} states a {abs(stated):g}% {word} in {claim.subject} but the "
+        f"tables give {prior.fact.printed} (page {prior.fact.page}) to {current.fact.printed} (page "
+        f"{current.fact.page}), a change of {c.expected:+.2f}% (difference {c.difference:+.2f} points, "
+        f"tolerance {c.tolerance:.2f})."
+    )
+    return make_flag(
+        rule=RULE,
+        kind="narrative_mismatch",
+        severity="warning",
+        doc_id=doc_id,
+        source=source,
+        message=message,
+        evidence=[
+            _narrative_evidence(claim, stated),
+            _table_evidence(current, "table current"),
+            _table_evidence(prior, "table prior"),
+        ],
+        metric=claim.metric.id,
+        period=current.fact.period,
+        comparison=c,
+    )
+
+
+def check_claim(claim: NarrativeClaim, facts: Sequence[Fact], *, doc_id: str, source: str) -> list[Flag]:
+    """Compare one narrative claim with the table facts of its metric.
+
+    Args:
+        claim: A parsed narrative claim.
+        facts: Whole-entity table facts of the claim's metric and unit.
+        doc_id: Document id.
+        source: Source path.
+
+    Returns:
+        Flags for a stated value that disagrees, and for a stated change that disagrees (the latter
+        only when the stated values themselves were consistent, so one misprint gives one flag).
+    """
+    flags: list[Flag] = []
+    cur_flag, cur_fig = _check_value(claim, "current", facts, doc_id=doc_id, source=source)
+    prior_flag, prior_fig = _check_value(claim, "prior", facts, doc_id=doc_id, source=source)
+    flags.extend(f for f in (cur_flag, prior_flag) if f is not None)
+    if not flags:
+        change_flag = _check_change(claim, cur_fig, prior_fig, doc_id=doc_id, source=source)
+        if change_flag is not None:
+            flags.append(change_flag)
+    return flags
+
+
+def check_narrative(
+    blocks: Sequence[Block], facts: Sequence[Fact], taxonomy: Taxonomy, *, doc_id: str, source: str
+) -> list[Flag]:
+    """NAR001 over every narrative block of a document.
+
+    Args:
+        blocks: Text blocks.
+        facts: Facts of the document (only whole-entity table facts are used as reference).
+        taxonomy: The metric taxonomy.
+        doc_id: Document id.
+        source: Source path.
+
+    Returns:
+        Flags of kind ``narrative_mismatch``.
+    """
+    table_facts = [
+        f for f in facts if f.origin == "table_cell" and f.context is None and f.period is not None
+    ]
+    if not table_facts:
+        return []
+    default_year = latest_fiscal_year(table_facts)
+    by_metric: dict[str, list[Fact]] = {}
+    for f in table_facts:
+        by_metric.setdefault(f.metric, []).append(f)
+    flags: list[Flag] = []
+    for block in blocks:
+        if block.kind != "text":
+            continue
+        for claim in parse_claims(block, taxonomy, default_year=default_year):
+            metric_facts = [f for f in by_metric.get(claim.metric.id, []) if f.unit == claim.metric.unit]
+            if metric_facts:
+                flags.extend(check_claim(claim, metric_facts, doc_id=doc_id, source=source))
+    return flags

@@ -1,0 +1,2241 @@
+"""Generate the sample financial documents and their truth file.
+
+Run ``python -m sample_docs.generate [--out DIR]``. Every figure is generated from a seeded model so that
+the statements are internally consistent by construction; a few inconsistencies are then injected on
+purpose and recorded in ``truth.json``. The PDFs are written with PyMuPDF and base-14 fonts only, with
+fixed metadata, so that the output is byte-for-byte reproducible.
+
+The truth file is derived from what was actually drawn: every numeric cell the renderer prints is recorded
+with its page, so the ``pages`` of a fact are where the figure really landed after pagination.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import pymupdf
+
+TableStyle = Literal["whitespace", "grid", "filing"]
+RowKind = Literal["section", "item", "subtotal", "total", "spacer"]
+NegStyle = Literal["paren", "minus"]
+
+SAMPLE_DIR = Path(__file__).resolve().parent
+FIXED_DATE = "D:20260301090000Z"
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+# Statements that are the primary source of each metric: the truth value of a fact is the value printed
+# there; the other copies (summary table, segment note, cash-flow opening line) are matched against it.
+PRIMARY: dict[str, str] = {
+    "revenue": "is",
+    "cost_of_sales": "is",
+    "gross_profit": "is",
+    "operating_income": "is",
+    "profit_before_tax": "is",
+    "income_tax": "is",
+    "net_income": "is",
+    "total_assets": "bs",
+    "total_liabilities": "bs",
+    "total_equity": "bs",
+    "cash_and_cash_equivalents": "bs",
+    "operating_cash_flow": "cf",
+    "capital_expenditure": "cf",
+}
+
+
+# --------------------------------------------------------------------------------------------------
+# Numbers and text
+# --------------------------------------------------------------------------------------------------
+
+
+def round_div(num: int, den: int) -> int:
+    """Divide two integers rounding half away from zero (how filings round, unlike ``round``)."""
+    q, r = divmod(abs(num), den)
+    if 2 * r >= den:
+        q += 1
+    return q if num >= 0 else -q
+
+
+def fmt_units(units: int, decimals: int) -> str:
+    """Format an integer count of display units (``13382`` with 1 decimal is ``13,382`` -> ``1,338.2``)."""
+    whole, frac = divmod(abs(units), 10**decimals)
+    text = f"{whole:,}"
+    if decimals:
+        text += "." + str(frac).zfill(decimals)
+    return text
+
+
+def fmt_amount(units: int, decimals: int, neg: NegStyle, nil: str) -> str:
+    """Format a signed amount as a filing prints it: parentheses or minus for negatives, a dash for nil."""
+    if units == 0:
+        return nil
+    text = fmt_units(units, decimals)
+    if units > 0:
+        return text
+    return f"({text})" if neg == "paren" else f"-{text}"
+
+
+def pct_change(cur: int, prev: int) -> int:
+    """Percentage change in tenths of a percent, rounded half away from zero (``84`` means 8.4%)."""
+    return round_div((cur - prev) * 1000, abs(prev))
+
+
+def ratio_pct(part: int, whole: int) -> int:
+    """``part / whole`` in tenths of a percent."""
+    return round_div(part * 1000, whole)
+
+
+def fmt_tenths(tenths: int) -> str:
+    """Format tenths of a percent without sign: ``84`` -> ``8.4``."""
+    return fmt_units(abs(tenths), 1)
+
+
+def transpose_digits(units: int) -> int:
+    """Swap the first pair of adjacent, different digits of a printed figure (a classic keying error)."""
+    digits = list(str(abs(units)))
+    # Start from the middle: a slip in the leading digits would be too blatant to be realistic.
+    start = max(0, len(digits) // 2 - 1)
+    order = [*range(start, len(digits) - 1), *range(start)]
+    for i in order:
+        if digits[i] != digits[i + 1] and not (i == 0 and digits[i + 1] == "0"):
+            digits[i], digits[i + 1] = digits[i + 1], digits[i]
+            swapped = int("".join(digits))
+            return swapped if units >= 0 else -swapped
+    raise ValueError(f"cannot transpose {units}")
+
+
+def winansi(text: str) -> str:
+    """Re-encode text for PyMuPDF's base-14 fonts.
+
+    PyMuPDF writes base-14 fonts with ``/WinAnsiEncoding`` but maps text through Latin-1, so characters
+    such as the euro sign or dashes only survive when passed as their cp1252 byte values.
+    """
+    return text.encode("cp1252").decode("latin-1")
+
+
+# Width proxies for characters that PyMuPDF's base-14 metrics do not know (see ``winansi``).
+_WIDTH_PROXY = str.maketrans({"€": "0", "—": "M", "–": "0", "’": "'", "“": '"', "”": '"'})
+
+
+@functools.lru_cache(maxsize=8192)
+def text_width(text: str, font: str, size: float) -> float:
+    """Width of ``text`` in points in a base-14 font."""
+    return float(pymupdf.get_text_length(text.translate(_WIDTH_PROXY), fontname=font, fontsize=size))
+
+
+def wrap(text: str, font: str, size: float, width: float) -> list[str]:
+    """Greedy word wrap to ``width`` points."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if line and text_width(candidate, font, size) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    if line:
+        lines.append(line)
+    return lines or [""]
+
+
+# --------------------------------------------------------------------------------------------------
+# Document configuration
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocConfig:
+    """Everything that makes one sample document look like its own issuer's filing."""
+
+    file: str
+    seed: int
+    issuer: str
+    title: str
+    cover_lines: tuple[str, ...]
+    currency: str
+    scale: int
+    decimals: int
+    unit_caption: str
+    unit_col: str
+    years: tuple[int, ...]
+    fy_end: tuple[int, int]
+    revenue_base: int
+    growth: tuple[float, float]
+    labels: dict[str, str]
+    font: str = "helv"
+    bold: str = "hebo"
+    italic: str = "heit"
+    page_size: tuple[float, float] = (595.0, 842.0)
+    style: TableStyle = "filing"
+    neg: NegStyle = "paren"
+    nil: str = "–"
+    expense_sign: int = -1
+    dollar_col: bool = False
+    notes_col: str | None = None
+    prior_first: bool = False
+    body_size: float = 9.5
+    table_size: float = 8.5
+    row_gap: float = 4.0
+    label_width: float = 250.0
+    col_width: float = 62.0
+    is_kind: Literal["standard", "jp", "in"] = "standard"
+    bs_kind: Literal["uk", "us", "eu", "jp", "in"] = "uk"
+    cf_start: Literal["net", "opinc", "pbt"] = "net"
+    has_opex3: bool = True
+    opex_rows: tuple[str, ...] = ("opex1", "opex2", "opex3")
+    liab_sign: int = 1
+    summary_years: int = 2
+    has_other_op: bool = False
+    has_fx: bool = True
+    show_tax_split: bool = False
+    duration_header: str = "span"
+    instant_header: str = "span"
+    bs_break_before: str | None = "cl_head"
+    segments: tuple[str, ...] = ("A", "B", "C")
+    segment_profit: bool = False
+    summary_rows: tuple[str, ...] = ("revenue", "opinc", "net", "ocf", "ta")
+    summary_scale: tuple[int, int] | None = None
+    summary_change_col: bool = False
+    summary_capex_positive: bool = False
+    summary_markers: dict[tuple[str, int], str] = field(default_factory=dict)
+    summary_footnotes: tuple[str, ...] = ()
+    footer: str = "center"
+    footer_offset: int = 0
+    running_header: str | None = None
+    narrative: str = "uk"
+    intro: tuple[str, ...] = ()
+    injections: tuple[Injection, ...] = ()
+
+
+@dataclass(frozen=True)
+class Injection:
+    """An inconsistency to plant: its kind, the model key or metric it touches and the column year."""
+
+    kind: Literal["sum_mismatch", "cross_reference_mismatch", "narrative_mismatch", "balance_identity"]
+    key: str
+    year: int
+    mode: str = ""
+
+
+# --------------------------------------------------------------------------------------------------
+# Financial model
+# --------------------------------------------------------------------------------------------------
+
+Figures = dict[int, dict[str, int]]
+
+
+def _year_figures(
+    rng: random.Random, cfg: DocConfig, rev: int, cash_begin: int, profile: dict[str, float]
+) -> dict[str, int]:
+    """Draw one year of line items and compute every subtotal from them.
+
+    Each item's ratio to its base is drawn once per issuer (``profile``) and only jittered from year to
+    year, so that margins and mix move the way a real business's do rather than jumping at random.
+    """
+    f: dict[str, int] = {"revenue": rev}
+
+    def part(name: str, lo: float, hi: float, base: int = rev) -> int:
+        ratio = profile.setdefault(name, rng.uniform(lo, hi))
+        return round(base * ratio * rng.uniform(0.985, 1.015))
+
+    f["cogs"] = part("cogs", 0.52, 0.68)
+    f["gross"] = rev - f["cogs"]
+    f["opex1"] = part("opex1", 0.08, 0.12)
+    f["opex2"] = part("opex2", 0.06, 0.09)
+    f["opex3"] = part("opex3", 0.03, 0.055) if cfg.has_opex3 else 0
+    f["other_op"] = part("other_op", -0.004, 0.008) if cfg.has_other_op else 0
+    f["sga"] = f["opex1"] + f["opex2"] + f["opex3"]
+    f["opinc"] = f["gross"] - f["sga"] + f["other_op"]
+    f["fin_inc"] = part("fin_inc", 0.002, 0.006)
+    f["fin_cost"] = part("fin_cost", 0.010, 0.018)
+    f["ordinary"] = f["opinc"] + f["fin_inc"] - f["fin_cost"]
+    f["extra"] = part("extra", 0.001, 0.004) if cfg.is_kind == "jp" else 0
+    f["pbt"] = f["ordinary"] - f["extra"]
+    f["cur_tax"] = part("cur_tax", 0.20, 0.25, f["pbt"])
+    f["def_tax"] = part("def_tax", -0.02, 0.02, f["pbt"])
+    f["tax"] = f["cur_tax"] + f["def_tax"]
+    f["net"] = f["pbt"] - f["tax"]
+    # Ind AS presents income and expenses as two totals rather than gross and operating profit.
+    f["total_income"] = rev + f["fin_inc"]
+    f["total_exp"] = f["cogs"] + f["opex1"] + f["opex2"] + f["opex3"] + f["fin_cost"]
+
+    # Cash flow (indirect method); the opening line depends on the issuer's presentation.
+    # Ind AS prints depreciation on the face of the income statement; the cash flow adds the same back.
+    f["dep"] = f["opex3"] if cfg.is_kind == "in" else part("dep", 0.035, 0.055)
+    f["other_adj"] = part("other_adj", -0.004, 0.006)
+    f["d_recv"] = part("d_recv", -0.02, 0.008)
+    f["d_inv"] = part("d_inv", -0.015, 0.008)
+    f["d_pay"] = part("d_pay", -0.005, 0.015)
+    wc = f["d_recv"] + f["d_inv"] + f["d_pay"]
+    f["int_paid"] = -part("int_paid", 0.9, 1.0, f["fin_cost"])
+    f["tax_paid"] = -part("tax_paid", 0.85, 1.05, f["tax"])
+    f["int_add"] = f["fin_cost"]
+    f["int_less"] = -f["fin_inc"]
+    if cfg.cf_start == "net":
+        f["cash_gen"] = 0
+        f["ocf"] = f["net"] + f["dep"] + f["other_adj"] + wc
+    elif cfg.cf_start == "opinc":
+        f["cash_gen"] = f["opinc"] + f["dep"] + f["other_adj"] + wc
+        f["ocf"] = f["cash_gen"] + f["int_paid"] + f["tax_paid"]
+    else:
+        f["cash_gen"] = f["pbt"] + f["dep"] + f["int_add"] + f["int_less"] + f["other_adj"] + wc
+        f["ocf"] = f["cash_gen"] + f["tax_paid"]
+    f["capex"] = -part("capex", 0.045, 0.075)
+    f["disposals"] = part("disposals", 0.0, 0.004) if rng.random() < 0.7 else 0
+    f["acq"] = -part("acq", 0.02, 0.06) if rng.random() < 0.5 else 0
+    f["icf"] = f["capex"] + f["disposals"] + f["acq"]
+    f["borrow"] = part("borrow", 0.0, 0.04)
+    f["repay"] = -part("repay", 0.01, 0.04)
+    f["div"] = -part("div", 0.30, 0.45, f["net"])
+    f["buyback"] = -part("buyback", 0.01, 0.03) if rng.random() < 0.4 else 0
+    f["fx"] = part("fx", -0.003, 0.003) if cfg.has_fx else 0
+    f["cash_begin"] = cash_begin
+    # Keep the closing cash balance plausible by drawing more debt when the year burns too much cash.
+    floor = round(rev * 0.04)
+    shortfall = floor - (cash_begin + f["ocf"] + f["icf"] + f["fx"] + f["borrow"] + f["repay"] + f["div"])
+    if shortfall - f["buyback"] > 0:
+        f["borrow"] += shortfall - f["buyback"] + part("headroom", 0.0, 0.02)
+    f["fcf"] = f["borrow"] + f["repay"] + f["div"] + f["buyback"]
+    f["net_change"] = f["ocf"] + f["icf"] + f["fcf"]
+    f["cash"] = cash_begin + f["net_change"] + f["fx"]
+
+    # Balance sheet at the period end; retained earnings is the plug that makes it balance.
+    f["ppe"] = part("ppe", 0.40, 0.55)
+    f["intang"] = part("intang", 0.12, 0.25)
+    f["other_nca"] = part("other_nca", 0.03, 0.06)
+    f["tnca"] = f["ppe"] + f["intang"] + f["other_nca"]
+    f["inv"] = part("inv", 0.10, 0.14)
+    f["recv"] = part("recv", 0.13, 0.17)
+    f["other_ca"] = part("other_ca", 0.02, 0.05)
+    f["tca"] = f["inv"] + f["recv"] + f["other_ca"] + f["cash"]
+    f["ta"] = f["tnca"] + f["tca"]
+    f["pay"] = part("pay", 0.10, 0.14)
+    f["stb"] = part("stb", 0.03, 0.06)
+    f["ctax"] = part("ctax", 0.01, 0.02)
+    f["tcl"] = f["pay"] + f["stb"] + f["ctax"]
+    f["ltb"] = part("ltb", 0.20, 0.28)
+    f["prov"] = part("prov", 0.03, 0.06)
+    f["tncl"] = f["ltb"] + f["prov"]
+    f["tl"] = f["tcl"] + f["tncl"]
+    f["te"] = f["ta"] - f["tl"]
+    f["tle"] = f["tl"] + f["te"]
+    return f
+
+
+def build_figures(cfg: DocConfig) -> Figures:
+    """Generate every year of the model, oldest first, so that cash rolls forward year to year."""
+    rng = random.Random(cfg.seed)
+    figs: Figures = {}
+    rev = cfg.revenue_base
+    cash = round(rev * rng.uniform(0.08, 0.14))
+    share_capital = round(rev * rng.uniform(0.01, 0.03))
+    premium = round(rev * rng.uniform(0.08, 0.14))
+    profile: dict[str, float] = {}
+    for year in sorted(cfg.years):
+        f = _year_figures(rng, cfg, rev, cash, profile)
+        f["sc"] = share_capital
+        f["prem"] = premium
+        f["ret"] = f["te"] - share_capital - premium
+        figs[year] = f
+        cash = f["cash"]
+        rev = round(rev * (1 + rng.uniform(*cfg.growth)))
+    return figs
+
+
+def split_segments(total: int, weights: Sequence[float]) -> list[int]:
+    """Split ``total`` in proportion to ``weights`` into parts that add up exactly."""
+    parts = [round(total * w / sum(weights)) for w in weights[:-1]]
+    return [*parts, total - sum(parts)]
+
+
+def segment_figures(cfg: DocConfig, figs: Figures) -> dict[int, dict[str, int]]:
+    """Revenue (and optionally operating profit) by segment, adding up to the income statement."""
+    rng = random.Random(cfg.seed * 7 + 1)
+    out: dict[int, dict[str, int]] = {}
+    # The mix is stable from year to year; each segment drifts by a few percent.
+    weights = [rng.uniform(0.6, 1.6) for _ in cfg.segments]
+    for year in sorted(cfg.years):
+        f = figs[year]
+        revs = split_segments(f["revenue"], [w * rng.uniform(0.94, 1.06) for w in weights])
+        seg: dict[str, int] = {f"segrev{i}": v for i, v in enumerate(revs)}
+        # Segment profits sum to more than group operating profit; central costs bridge the gap.
+        margins = [w * rng.uniform(0.9, 1.1) * v for w, v in zip(weights, revs, strict=True)]
+        profits = split_segments(round(f["opinc"] * rng.uniform(1.06, 1.12)), margins)
+        seg.update({f"segop{i}": v for i, v in enumerate(profits)})
+        seg["central"] = f["opinc"] - sum(profits)
+        out[year] = seg
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Table specification
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TCell:
+    """One printed value cell and what it means."""
+
+    text: str
+    key: str | None = None
+    metric: str | None = None
+    period: str | None = None
+    units: int | None = None
+    scale: int = 0
+    decimals: int = 0
+
+
+@dataclass(frozen=True)
+class TRow:
+    """One table row: a label, a note reference and one cell per value column."""
+
+    label: str
+    cells: tuple[TCell, ...] = ()
+    kind: RowKind = "item"
+    indent: int = 0
+    note: str = ""
+    dollar: bool = False
+    break_before: bool = False
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table ready to draw."""
+
+    tid: str
+    title: str
+    subtitle: str | None
+    caption: str | None
+    header: tuple[tuple[tuple[str, int, int], ...], ...]
+    rows: tuple[TRow, ...]
+    n_cols: int
+    notes_header: str | None = None
+    title_size: float = 11.0
+
+
+@dataclass(frozen=True)
+class Col:
+    """A value column: the model year and the period key its figures belong to."""
+
+    year: int
+    period: str
+
+
+def instant_key(cfg: DocConfig, year: int) -> str:
+    """ISO date of the balance-sheet date ending fiscal ``year``."""
+    month, day = cfg.fy_end
+    return f"{year:04d}-{month:02d}-{day:02d}"
+
+
+def ordered_years(cfg: DocConfig) -> list[int]:
+    """Column order of the periods: newest first unless the issuer prints the prior year first."""
+    years = sorted(cfg.years, reverse=True)
+    return years[::-1] if cfg.prior_first else years
+
+
+def date_text(cfg: DocConfig, year: int, style: str) -> str:
+    """The period-end date in the issuer's house style."""
+    month, day = cfg.fy_end
+    name = MONTHS[month - 1]
+    if style == "us":
+        return f"{name} {day}, {year}"
+    if style == "swiss":
+        return f"{day:02d}.{month:02d}.{year}"
+    return f"{day} {name} {year}"
+
+
+def header_rows(cfg: DocConfig, years: Sequence[int], instant: bool) -> list[list[tuple[str, int, int]]]:
+    """Column header rows for a statement: spanning period captions, year rows and unit rows."""
+    month, day = cfg.fy_end
+    last = len(years) - 1
+    style = cfg.instant_header if instant else cfg.duration_header
+    unit_row = [(cfg.unit_col, i, i) for i in range(len(years))] if cfg.unit_col else []
+    rows: list[list[tuple[str, int, int]]] = []
+    if style == "span":
+        caption = f"As at {day} {MONTHS[month - 1]}" if instant else f"Year ended {day} {MONTHS[month - 1]}"
+        rows = [[(caption, 0, last)], [(str(y), i, i) for i, y in enumerate(years)]]
+    elif style == "us_span":
+        caption = f"{MONTHS[month - 1]} {day}," if instant else f"Year Ended {MONTHS[month - 1]} {day},"
+        rows = [[(caption, 0, last)], [(str(y), i, i) for i, y in enumerate(years)]]
+    elif style == "fiscal":
+        rows = [[(f"Fiscal {y}", i, i) for i, y in enumerate(years)]]
+    elif style == "two_line_us":
+        first = "As of" if instant else "Year ended"
+        rows = [
+            [(first, i, i) for i in range(len(years))],
+            [(date_text(cfg, y, "us"), i, i) for i, y in enumerate(years)],
+        ]
+    elif style == "two_line_uk":
+        first = "As at" if instant else "Year ended"
+        rows = [
+            [(first, i, i) for i in range(len(years))],
+            [(date_text(cfg, y, "uk"), i, i) for i, y in enumerate(years)],
+        ]
+    elif style == "swiss":
+        rows = [[(date_text(cfg, y, "swiss"), i, i) for i, y in enumerate(years)]]
+    else:
+        rows = [[(str(y), i, i) for i, y in enumerate(years)]]
+    if unit_row:
+        rows.append(unit_row)
+    return rows
+
+
+class Builder:
+    """Turns the model into table rows for one document, applying its sign and number conventions."""
+
+    def __init__(self, cfg: DocConfig, figs: Figures, tid: str, cols: Sequence[Col]) -> None:
+        self.cfg = cfg
+        self.figs = figs
+        self.tid = tid
+        self.cols = list(cols)
+        self.rows: list[TRow] = []
+        self.first_value_row = True
+
+    def cell(self, key: str, col: Col, sign: int, metric: str | None, values: Figures | None) -> TCell:
+        """One value cell in the statement's own scale."""
+        source = values if values is not None else self.figs
+        units = source[col.year][key] * sign
+        text = fmt_amount(units, self.cfg.decimals, self.cfg.neg, self.cfg.nil)
+        return TCell(text, key, metric, col.period, units, self.cfg.scale, self.cfg.decimals)
+
+    def add(
+        self,
+        label: str,
+        key: str,
+        *,
+        kind: RowKind = "item",
+        indent: int = 0,
+        metric: str | None = None,
+        sign: int = 1,
+        note: str = "",
+        values: Figures | None = None,
+        periods: Sequence[str] | None = None,
+    ) -> None:
+        """Add a value row; ``periods`` overrides the column period keys (cash at beginning of year)."""
+        cells = []
+        for i, col in enumerate(self.cols):
+            use = Col(col.year, periods[i]) if periods is not None else col
+            cells.append(self.cell(key, use, sign, metric, values))
+        dollar = self.cfg.dollar_col and (self.first_value_row or kind == "total")
+        self.first_value_row = False
+        self.rows.append(TRow(label, tuple(cells), kind, indent, note, dollar, False, key))
+
+    def section(self, label: str, *, key: str | None = None, indent: int = 0) -> None:
+        """Add a label-only row (a section caption such as "Current assets")."""
+        self.rows.append(TRow(label, (), "section", indent, key=key))
+
+    def break_before(self, key: str) -> None:
+        """Force a page break before the first row with ``key`` (where the printed page ran out)."""
+        for i, row in enumerate(self.rows):
+            if row.key == key:
+                self.rows[i] = replace(row, break_before=True)
+                return
+        raise KeyError(key)
+
+    def spacer(self) -> None:
+        """Add an empty row."""
+        self.rows.append(TRow("", (), "spacer"))
+
+
+def _label(cfg: DocConfig, key: str, default: str) -> str:
+    return cfg.labels.get(key, default)
+
+
+def build_income_statement(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """The income statement in the issuer's structure (standard, Japanese GAAP or Ind AS)."""
+    b = Builder(cfg, figs, "is", cols)
+    es = cfg.expense_sign
+    lb = functools.partial(_label, cfg)
+    if cfg.is_kind == "in":
+        b.add(lb("revenue", "Revenue from operations"), "revenue", metric="revenue", note="23")
+        b.add(lb("fin_inc", "Other income"), "fin_inc", note="24")
+        b.add(lb("total_income", "Total income"), "total_income", kind="subtotal")
+        b.section(lb("expenses", "Expenses"))
+        b.add(lb("cogs", "Cost of materials consumed"), "cogs", indent=1, note="25")
+        b.add(lb("opex1", "Employee benefits expense"), "opex1", indent=1, note="26")
+        b.add(lb("fin_cost", "Finance costs"), "fin_cost", indent=1, note="27")
+        b.add(lb("opex3", "Depreciation and amortisation expense"), "opex3", indent=1, note="4")
+        b.add(lb("opex2", "Other expenses"), "opex2", indent=1, note="28")
+        b.add(lb("total_exp", "Total expenses"), "total_exp", kind="subtotal")
+        b.add(lb("pbt", "Profit before tax"), "pbt", kind="subtotal", metric="profit_before_tax")
+        b.section(lb("tax_head", "Tax expense"))
+        b.add(lb("cur_tax", "Current tax"), "cur_tax", indent=1)
+        b.add(lb("def_tax", "Deferred tax"), "def_tax", indent=1)
+        b.add(lb("tax", "Total tax expense"), "tax", kind="subtotal", metric="income_tax", note="29")
+        b.add(lb("net", "Profit for the year"), "net", kind="total", metric="net_income")
+    else:
+        b.add(lb("revenue", "Revenue"), "revenue", metric="revenue", note="3")
+        b.add(lb("cogs", "Cost of sales"), "cogs", metric="cost_of_sales", sign=es)
+        b.add(lb("gross", "Gross profit"), "gross", kind="subtotal", metric="gross_profit")
+        defaults = {
+            "opex1": "Distribution costs",
+            "opex2": "Administrative expenses",
+            "opex3": "Research and development costs",
+            "sga": "Selling, general and administrative expenses",
+        }
+        for key in cfg.opex_rows:
+            b.add(lb(key, defaults[key]), key, sign=es)
+        if cfg.has_other_op:
+            b.add(lb("other_op", "Other operating income"), "other_op", note="4")
+        b.add(lb("opinc", "Operating profit"), "opinc", kind="subtotal", metric="operating_income", note="4")
+        if cfg.is_kind == "jp":
+            b.add(lb("fin_inc", "Non-operating income"), "fin_inc")
+            b.add(lb("fin_cost", "Non-operating expenses"), "fin_cost", sign=es)
+            b.add(lb("ordinary", "Ordinary profit"), "ordinary", kind="subtotal")
+            b.add(lb("extra", "Extraordinary losses"), "extra", sign=es)
+        else:
+            b.add(lb("fin_inc", "Finance income"), "fin_inc", note="6")
+            b.add(lb("fin_cost", "Finance costs"), "fin_cost", sign=es, note="6")
+        b.add(lb("pbt", "Profit before tax"), "pbt", kind="subtotal", metric="profit_before_tax")
+        if cfg.show_tax_split:
+            b.add(lb("cur_tax", "Current tax"), "cur_tax", indent=1, sign=es)
+            b.add(lb("def_tax", "Deferred tax"), "def_tax", indent=1, sign=es)
+        b.add(lb("tax", "Taxation"), "tax", sign=es, metric="income_tax", note="7")
+        b.add(lb("net", "Profit for the year"), "net", kind="total", metric="net_income")
+    years = [c.year for c in cols]
+    return TableSpec(
+        "is",
+        lb("is_title", "Consolidated income statement"),
+        lb("is_subtitle", "") or None,
+        cfg.unit_caption or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
+        tuple(b.rows),
+        len(cols),
+        cfg.notes_col,
+    )
+
+
+def build_balance_sheet(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """The balance sheet; its layout follows the issuer's GAAP and it always runs over a page break."""
+    b = Builder(cfg, figs, "bs", cols)
+    lb = functools.partial(_label, cfg)
+    kind = cfg.bs_kind
+
+    def non_current() -> None:
+        b.section(lb("nca_head", "Non-current assets"))
+        b.add(lb("ppe", "Property, plant and equipment"), "ppe", indent=1, note="12")
+        b.add(lb("intang", "Goodwill and intangible assets"), "intang", indent=1, note="11")
+        b.add(lb("other_nca", "Other non-current assets"), "other_nca", indent=1)
+        if kind != "us":
+            b.add(lb("tnca", "Total non-current assets"), "tnca", kind="subtotal")
+
+    def current() -> None:
+        b.section(lb("ca_head", "Current assets"))
+        b.add(lb("inv", "Inventories"), "inv", indent=1, note="14")
+        b.add(lb("recv", "Trade and other receivables"), "recv", indent=1, note="15")
+        b.add(lb("other_ca", "Other current assets"), "other_ca", indent=1)
+        b.add(lb("cash", "Cash and cash equivalents"), "cash", indent=1, metric="cash_and_cash_equivalents")
+        b.add(lb("tca", "Total current assets"), "tca", kind="subtotal")
+
+    def liabilities() -> None:
+        b.section(lb("cl_head", "Current liabilities"), key="cl_head")
+        b.add(lb("pay", "Trade and other payables"), "pay", indent=1, note="17", sign=cfg.liab_sign)
+        b.add(lb("stb", "Borrowings"), "stb", indent=1, note="18", sign=cfg.liab_sign)
+        b.add(lb("ctax", "Current tax liabilities"), "ctax", indent=1, sign=cfg.liab_sign)
+        b.add(lb("tcl", "Total current liabilities"), "tcl", kind="subtotal", sign=cfg.liab_sign)
+        b.section(lb("ncl_head", "Non-current liabilities"))
+        b.add(lb("ltb", "Borrowings"), "ltb", indent=1, note="18", sign=cfg.liab_sign)
+        b.add(lb("prov", "Provisions"), "prov", indent=1, note="19", sign=cfg.liab_sign)
+        b.add(lb("tncl", "Total non-current liabilities"), "tncl", kind="subtotal", sign=cfg.liab_sign)
+        if kind != "in":
+            b.add(
+                lb("tl", "Total liabilities"),
+                "tl",
+                kind="subtotal",
+                metric="total_liabilities",
+                sign=cfg.liab_sign,
+            )
+
+    def equity() -> None:
+        b.section(lb("eq_head", "Equity"), key="eq_head")
+        b.add(lb("sc", "Share capital"), "sc", indent=1, note="21")
+        b.add(lb("prem", "Share premium"), "prem", indent=1)
+        b.add(lb("ret", "Retained earnings"), "ret", indent=1)
+        b.add(
+            lb("te", "Total equity"),
+            "te",
+            kind="subtotal" if kind != "uk" else "total",
+            metric="total_equity",
+        )
+
+    if kind in ("us", "jp"):
+        b.section(lb("assets_head", "Assets"))
+        current()
+        non_current()
+        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
+        b.section(lb("le_head", "Liabilities and equity"), key="le_head")
+        liabilities()
+        equity()
+        b.add(lb("tle", "Total liabilities and equity"), "tle", kind="total")
+    elif kind == "in":
+        b.section(lb("assets_head", "ASSETS"))
+        non_current()
+        current()
+        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
+        b.section(lb("le_head", "EQUITY AND LIABILITIES"), key="le_head")
+        equity()
+        b.section(lb("liab_head", "Liabilities"))
+        liabilities()
+        b.add(lb("tle", "Total equity and liabilities"), "tle", kind="total")
+    elif kind == "uk":
+        non_current()
+        current()
+        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
+        liabilities()
+        b.add(lb("net_assets", "Net assets"), "te", kind="subtotal", metric="total_equity")
+        equity()
+    else:
+        b.section(lb("assets_head", "Assets"))
+        non_current()
+        current()
+        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
+        b.section(lb("le_head", "Equity and liabilities"), key="le_head")
+        equity()
+        liabilities()
+        b.add(lb("tle", "Total equity and liabilities"), "tle", kind="total")
+    if cfg.bs_break_before:
+        b.break_before(cfg.bs_break_before)
+    years = [c.year for c in cols]
+    return TableSpec(
+        "bs",
+        lb("bs_title", "Consolidated balance sheet"),
+        lb("bs_subtitle", "") or None,
+        cfg.unit_caption or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=True)),
+        tuple(b.rows),
+        len(cols),
+        cfg.notes_col,
+    )
+
+
+def build_cash_flow(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """The cash-flow statement (indirect method) with cash reconciled to the balance sheet."""
+    b = Builder(cfg, figs, "cf", cols)
+    lb = functools.partial(_label, cfg)
+    b.section(lb("cf_op_head", "Cash flows from operating activities"))
+    if cfg.cf_start == "net":
+        b.add(lb("cf_net", "Profit for the year"), "net", indent=1, metric="net_income")
+    elif cfg.cf_start == "opinc":
+        b.add(lb("cf_opinc", "Operating profit"), "opinc", indent=1, metric="operating_income")
+    else:
+        b.add(lb("cf_pbt", "Profit before tax"), "pbt", indent=1, metric="profit_before_tax")
+    b.add(lb("dep", "Depreciation and amortisation"), "dep", indent=1)
+    if cfg.cf_start == "pbt":
+        b.add(lb("int_add", "Finance costs"), "int_add", indent=1)
+        b.add(lb("int_less", "Interest income"), "int_less", indent=1)
+    b.add(lb("other_adj", "Other non-cash items"), "other_adj", indent=1)
+    b.add(lb("d_inv", "(Increase)/decrease in inventories"), "d_inv", indent=1)
+    b.add(lb("d_recv", "(Increase)/decrease in trade and other receivables"), "d_recv", indent=1)
+    b.add(lb("d_pay", "Increase/(decrease) in trade and other payables"), "d_pay", indent=1)
+    if cfg.cf_start != "net":
+        b.add(lb("cash_gen", "Cash generated from operations"), "cash_gen", kind="subtotal")
+        if cfg.cf_start == "opinc":
+            b.add(lb("int_paid", "Interest paid"), "int_paid", indent=1)
+        b.add(lb("tax_paid", "Income taxes paid"), "tax_paid", indent=1)
+    b.add(
+        lb("ocf", "Net cash from operating activities"), "ocf", kind="subtotal", metric="operating_cash_flow"
+    )
+    b.section(lb("cf_inv_head", "Cash flows from investing activities"))
+    b.add(
+        lb("capex", "Purchases of property, plant and equipment"),
+        "capex",
+        indent=1,
+        metric="capital_expenditure",
+    )
+    b.add(lb("disposals", "Proceeds from disposal of property, plant and equipment"), "disposals", indent=1)
+    b.add(lb("acq", "Acquisition of subsidiaries, net of cash acquired"), "acq", indent=1)
+    b.add(lb("icf", "Net cash used in investing activities"), "icf", kind="subtotal")
+    b.section(lb("cf_fin_head", "Cash flows from financing activities"))
+    b.add(lb("borrow", "Proceeds from borrowings"), "borrow", indent=1)
+    b.add(lb("repay", "Repayment of borrowings"), "repay", indent=1)
+    b.add(lb("div", "Dividends paid"), "div", indent=1)
+    b.add(lb("buyback", "Purchase of own shares"), "buyback", indent=1)
+    b.add(lb("fcf", "Net cash used in financing activities"), "fcf", kind="subtotal")
+    b.add(lb("net_change", "Net increase/(decrease) in cash and cash equivalents"), "net_change")
+    # The opening balance of each column is the closing balance of the previous balance-sheet date.
+    opening = [instant_key(cfg, c.year - 1) for c in cols]
+    b.add(
+        lb("cash_begin", "Cash and cash equivalents at beginning of year"),
+        "cash_begin",
+        metric="cash_and_cash_equivalents",
+        periods=opening,
+    )
+    if cfg.has_fx:
+        b.add(lb("fx", "Effect of exchange rate changes"), "fx")
+    closing = [instant_key(cfg, c.year) for c in cols]
+    b.add(
+        lb("cash_end", "Cash and cash equivalents at end of year"),
+        "cash",
+        kind="total",
+        metric="cash_and_cash_equivalents",
+        periods=closing,
+    )
+    years = [c.year for c in cols]
+    return TableSpec(
+        "cf",
+        lb("cf_title", "Consolidated statement of cash flows"),
+        lb("cf_subtitle", "") or None,
+        cfg.unit_caption or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
+        tuple(b.rows),
+        len(cols),
+        None,
+    )
+
+
+def build_segment_table(
+    cfg: DocConfig, figs: Figures, segs: dict[int, dict[str, int]], cols: Sequence[Col]
+) -> TableSpec:
+    """Segments as rows, periods as columns, with a total row equal to group revenue."""
+    b = Builder(cfg, figs, "seg", cols)
+    lb = functools.partial(_label, cfg)
+    if cfg.segment_profit:
+        b.section(lb("seg_rev_head", "Revenue"))
+    for i, name in enumerate(cfg.segments):
+        b.add(name, f"segrev{i}", values=segs, indent=1 if cfg.segment_profit else 0)
+    b.add(lb("seg_total", "Total"), "revenue", kind="total", metric="revenue")
+    if cfg.segment_profit:
+        b.spacer()
+        b.section(lb("seg_op_head", "Operating profit"))
+        for i, name in enumerate(cfg.segments):
+            b.add(name, f"segop{i}", values=segs, indent=1)
+        b.add(lb("central", "Central costs"), "central", values=segs, indent=1)
+        b.add(lb("seg_op_total", "Total operating profit"), "opinc", kind="total", metric="operating_income")
+    years = [c.year for c in cols]
+    return TableSpec(
+        "seg",
+        lb("seg_title", "Segment information"),
+        None,
+        cfg.unit_caption or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
+        tuple(b.rows),
+        len(cols),
+        None,
+        title_size=10.0,
+    )
+
+
+SUMMARY_ROWS: dict[str, tuple[str, str, str | None, bool]] = {
+    # key: (default label, model key, metric, is balance-sheet instant)
+    "revenue": ("Revenue", "revenue", "revenue", False),
+    "gross": ("Gross profit", "gross", "gross_profit", False),
+    "opinc": ("Operating profit", "opinc", "operating_income", False),
+    "pbt": ("Profit before tax", "pbt", "profit_before_tax", False),
+    "net": ("Profit for the year", "net", "net_income", False),
+    "ocf": ("Net cash from operating activities", "ocf", "operating_cash_flow", False),
+    "capex": ("Capital expenditure", "capex", "capital_expenditure", False),
+    "ta": ("Total assets", "ta", "total_assets", True),
+    "te": ("Total equity", "te", "total_equity", True),
+    "cash": ("Cash and cash equivalents", "cash", "cash_and_cash_equivalents", True),
+}
+
+
+def build_summary(
+    cfg: DocConfig, figs: Figures, cols: Sequence[Col], overrides: dict[tuple[str, int], int]
+) -> TableSpec:
+    """The key-figures table; it may use a coarser scale than the statements and a change column."""
+    scale, decimals = cfg.summary_scale or (cfg.scale, cfg.decimals)
+    # Units of the statement per unit of the summary (e.g. 100 thousands-units per tenth of a million).
+    factor = 10 ** ((scale - decimals) - (cfg.scale - cfg.decimals))
+    rows: list[TRow] = []
+    first = True
+    for name in cfg.summary_rows:
+        default, key, metric, instant = SUMMARY_ROWS[name]
+        sign = -1 if name == "capex" and cfg.summary_capex_positive else 1
+        cells: list[TCell] = []
+        shown: list[int] = []
+        for col in cols:
+            units = round_div(figs[col.year][key] * sign, factor)
+            units = overrides.get((name, col.year), units)
+            shown.append(units)
+            text = fmt_amount(units, decimals, cfg.neg, cfg.nil)
+            text += cfg.summary_markers.get((name, col.year), "")
+            period = instant_key(cfg, col.year) if instant else f"FY{col.year}"
+            cells.append(TCell(text, key, metric, period, units, scale, decimals))
+        if cfg.summary_change_col:
+            # Change of the newest over the prior year, computed from the figures as printed.
+            by_year = dict(zip([c.year for c in cols], shown, strict=True))
+            ys = sorted(by_year)
+            ch = pct_change(by_year[ys[-1]], by_year[ys[-2]])
+            cells.append(TCell(("+" if ch > 0 else "-" if ch < 0 else "") + fmt_tenths(ch)))
+        label = _label(cfg, f"sum_{name}", default)
+        dollar = cfg.dollar_col and first
+        first = False
+        rows.append(TRow(label, tuple(cells), "item", 0, "", dollar, False, key))
+    years = [c.year for c in cols]
+    header = header_rows(replace(cfg, unit_col=""), years, instant=False)
+    if cfg.summary_change_col:
+        header[-1].append(("Change %", len(cols), len(cols)))
+    n = len(cols) + (1 if cfg.summary_change_col else 0)
+    unit = _label(cfg, "sum_caption", cfg.unit_caption)
+    return TableSpec(
+        "sum",
+        _label(cfg, "sum_title", "Summary financial information"),
+        None,
+        unit or None,
+        tuple(tuple(r) for r in header),
+        tuple(rows),
+        n,
+        None,
+        title_size=12.0,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A numeric cell as drawn: where it landed and what it means."""
+
+    tid: str
+    key: str | None
+    metric: str | None
+    period: str | None
+    page: int
+    text: str
+    units: int
+    scale: int
+    decimals: int
+
+    @property
+    def base(self) -> int:
+        """Value in base units as an exact integer when the scale is at least the decimals."""
+        return int(self.units * 10 ** (self.scale - self.decimals))
+
+
+BLACK = (0.0, 0.0, 0.0)
+GREY = (0.35, 0.35, 0.35)
+
+
+class Renderer:
+    """Flows headings, paragraphs and tables onto pages and records where every figure lands."""
+
+    def __init__(self, cfg: DocConfig) -> None:
+        self.cfg = cfg
+        self.doc = pymupdf.open()
+        self.width, self.height = cfg.page_size
+        self.margin = 56.0 if self.width < 600 else 64.0
+        self.bottom = self.height - 60.0
+        self.page: Any = None
+        self.y = 0.0
+        self.printed: list[Printed] = []
+        self.tag_pages: dict[str, set[int]] = {}
+
+    # -- pages ---------------------------------------------------------------------------------
+
+    @property
+    def page_no(self) -> int:
+        """1-based number of the current page."""
+        return int(self.doc.page_count)
+
+    def new_page(self) -> None:
+        """Start a page with the running header and footer."""
+        self.page = self.doc.new_page(width=self.width, height=self.height)
+        self.y = self.margin
+        if self.page_no == 1:
+            return
+        cfg = self.cfg
+        if cfg.running_header:
+            self.text(self.margin, self.margin - 22, cfg.running_header, cfg.font, 7.5, GREY)
+        number = self.page_no + cfg.footer_offset
+        y = self.height - 34
+        if cfg.footer == "center":
+            label = str(number)
+            self.text((self.width - text_width(label, cfg.font, 8.5)) / 2, y, label, cfg.font, 8.5)
+        elif cfg.footer == "page":
+            label = f"Page {number}"
+            self.text(self.width - self.margin - text_width(label, cfg.font, 8), y, label, cfg.font, 8)
+        else:
+            self.page.draw_line(
+                (self.margin, y - 12), (self.width - self.margin, y - 12), color=GREY, width=0.4
+            )
+            self.text(self.margin, y, f"{cfg.issuer}  |  {cfg.title}", cfg.font, 7.5, GREY)
+            label = str(number)
+            self.text(self.width - self.margin - text_width(label, cfg.font, 8), y, label, cfg.font, 8)
+
+    def ensure(self, height: float) -> None:
+        """Break the page when ``height`` points do not fit."""
+        if self.page is None or self.y + height > self.bottom:
+            self.new_page()
+
+    def text(
+        self, x: float, y: float, text: str, font: str, size: float, color: tuple[float, ...] = BLACK
+    ) -> None:
+        """Draw ``text`` with its baseline at ``y``."""
+        self.page.insert_text((x, y), winansi(text), fontname=font, fontsize=size, color=color)
+
+    def hline(self, x0: float, x1: float, y: float, width: float = 0.5) -> None:
+        """Draw a horizontal rule."""
+        self.page.draw_line((x0, y), (x1, y), color=BLACK, width=width)
+
+    # -- flow blocks ---------------------------------------------------------------------------
+
+    def cover(self, lines: Sequence[str]) -> None:
+        """The cover page: issuer, document type and date."""
+        cfg = self.cfg
+        self.new_page()
+        band = pymupdf.Rect(0, self.height * 0.30, self.width, self.height * 0.30 + 6)
+        self.page.draw_rect(band, color=None, fill=(0.12, 0.22, 0.40))
+        y = self.height * 0.30 - 60
+        self.text(self.margin, y, cfg.issuer, cfg.bold, 26)
+        self.text(self.margin, y + 34, cfg.title, cfg.font, 18)
+        y = self.height * 0.30 + 50
+        for line in lines:
+            self.text(self.margin, y, line, cfg.font, 11)
+            y += 18
+
+    def heading(self, text: str, size: float = 13.0, *, new_page: bool = False) -> None:
+        """A section heading in a bigger bold font; keeps some room below it."""
+        if new_page:
+            self.new_page()
+        self.ensure(size * 4)
+        self.y += size * 0.2
+        for line in wrap(text, self.cfg.bold, size, self.width - 2 * self.margin):
+            self.y += size * 1.2
+            self.text(self.margin, self.y, line, self.cfg.bold, size)
+        self.y += size * 0.7
+
+    def paragraph(self, text: str, tags: Sequence[str] = (), size: float | None = None) -> None:
+        """A wrapped body paragraph; ``tags`` record the pages it lands on (for narrative truth)."""
+        cfg = self.cfg
+        size = size or cfg.body_size
+        lead = size * 1.38
+        for line in wrap(text, cfg.font, size, self.width - 2 * self.margin):
+            self.ensure(lead)
+            self.y += lead
+            self.text(self.margin, self.y, line, cfg.font, size)
+            for tag in tags:
+                self.tag_pages.setdefault(tag, set()).add(self.page_no)
+        self.y += lead * 0.6
+
+    def footnotes(self, notes: Sequence[str]) -> None:
+        """Small footnote lines under a table."""
+        for note in notes:
+            self.paragraph(note, size=self.cfg.table_size - 1)
+
+    # -- tables --------------------------------------------------------------------------------
+
+    def table(self, spec: TableSpec, *, new_page: bool = False) -> None:
+        """Draw a table, continuing it on the next page with a repeated header when it runs over."""
+        cfg = self.cfg
+        size = cfg.table_size
+        right = self.width - self.margin
+        # Columns widen to fit their longest header line or figure, as typesetters size them.
+        widest = max(
+            [text_width(t, cfg.bold, size) for hrow in spec.header for t, a, b in hrow if a == b]
+            + [text_width(c.text, cfg.bold, size) for row in spec.rows for c in row.cells]
+        )
+        col_w = max(cfg.col_width, widest + 10)
+        # The $ sign of a 10-K sits in its own narrow column left of the figure.
+        dollar_w = 9.0 if cfg.dollar_col else 0.0
+        col_rights = [right - (spec.n_cols - 1 - i) * (col_w + dollar_w) for i in range(spec.n_cols)]
+        notes_x = col_rights[0] - col_w - dollar_w - 34 if spec.notes_header else None
+        label_w = min(cfg.label_width, (notes_x or col_rights[0] - col_w - dollar_w) - self.margin - 8)
+        line_h = size * 1.25
+        # Ruled cells keep their figures off the cell border.
+        inset = 4.0 if cfg.style == "grid" else 0.0
+        if new_page:
+            self.new_page()
+
+        def draw_title(continued: bool) -> None:
+            titles = spec.title.split("\n")
+            titles[-1] += " (continued)" if continued else ""
+            self.ensure(spec.title_size * 3 + line_h * (len(spec.header) + 2))
+            for title in titles:
+                self.y += spec.title_size * 1.2
+                self.text(self.margin, self.y, title, cfg.bold, spec.title_size)
+            for sub in (spec.subtitle, spec.caption):
+                if sub:
+                    self.y += size * 1.5
+                    self.text(self.margin, self.y, sub, cfg.italic if sub == spec.caption else cfg.font, size)
+            self.y += size * 1.2
+            draw_header()
+
+        def col_span(first: int, last: int) -> tuple[float, float]:
+            return col_rights[first] - col_w - dollar_w + 4, col_rights[last]
+
+        def draw_header() -> None:
+            for i, hrow in enumerate(spec.header):
+                top = self.y
+                self.y += line_h
+                for text, first, last in hrow:
+                    x0, x1 = col_span(first, last)
+                    if last > first:
+                        # A spanning caption is centred over its columns and ruled underneath.
+                        w = text_width(text, cfg.bold, size)
+                        self.text((x0 + x1 - w) / 2, self.y, text, cfg.bold, size)
+                        if cfg.style != "whitespace":
+                            self.hline(x0, x1, self.y + 3, 0.4)
+                    else:
+                        x1 -= inset
+                        self.text(x1 - text_width(text, cfg.bold, size), self.y, text, cfg.bold, size)
+                if spec.notes_header and notes_x is not None and i == len(spec.header) - 1:
+                    w = text_width(spec.notes_header, cfg.bold, size)
+                    self.text(notes_x + 14 - w / 2, self.y, spec.notes_header, cfg.bold, size)
+                if cfg.style == "grid":
+                    # Each header line is ruled on its own so that spanning captions are not cut.
+                    bottom = self.y + (4 if i == len(spec.header) - 1 else 3)
+                    starts = [col_span(a, b)[0] - 4 for _, a, b in hrow]
+                    self.grid_row(top + (2 if i else -2), bottom, starts, col_rights, notes_x)
+            self.y += 4
+            if cfg.style == "filing":
+                for i in range(spec.n_cols):
+                    x0, x1 = col_span(i, i)
+                    self.hline(x0, x1, self.y, 0.6)
+            self.y += 2
+
+        draw_title(continued=False)
+        for row in spec.rows:
+            font = (
+                cfg.bold
+                if row.kind in ("total", "section") or (row.kind == "subtotal" and cfg.style != "filing")
+                else cfg.font
+            )
+            indent = 10.0 * row.indent
+            lines = wrap(row.label, font, size, label_w - indent) if row.label else [""]
+            height = line_h * len(lines) + cfg.row_gap
+            if row.kind == "total":
+                height += 3
+            if row.break_before or self.y + height > self.bottom:
+                self.new_page()
+                draw_title(continued=True)
+            top = self.y
+            if row.kind in ("subtotal", "total") and cfg.style == "filing":
+                for i in range(len(row.cells)):
+                    x0, x1 = col_span(i, i)
+                    self.hline(x0, x1, self.y + 1.5, 0.5)
+                self.y += 2
+            for j, line in enumerate(lines):
+                self.y += line_h
+                # Wrapped labels continue with a hanging indent, as in printed statements.
+                self.text(self.margin + indent + (6 if j else 0), self.y, line, font, size)
+            text_rights = [x - inset for x in col_rights]
+            self.draw_cells(spec, row, text_rights, col_w, dollar_w, notes_x, font, size)
+            self.y += cfg.row_gap
+            if row.kind == "total" and cfg.style == "filing":
+                for i in range(len(row.cells)):
+                    x0, x1 = col_span(i, i)
+                    self.hline(x0, x1, self.y, 0.5)
+                    self.hline(x0, x1, self.y + 1.8, 0.5)
+                self.y += 3
+            if cfg.style == "grid":
+                starts = [col_span(i, i)[0] - 4 for i in range(spec.n_cols)]
+                self.grid_row(top, self.y, starts, col_rights, notes_x)
+        self.y += line_h
+
+    def grid_row(
+        self,
+        top: float,
+        bottom: float,
+        starts: Sequence[float],
+        col_rights: Sequence[float],
+        notes_x: float | None,
+    ) -> None:
+        """Rule a fully gridded row: outer box, a separator left of each cell and a bottom line."""
+        left = self.margin - 4
+        right = col_rights[-1] + 4
+        xs = [left, *starts, right]
+        if notes_x is not None:
+            xs.append(notes_x - 2)
+        for x in xs:
+            self.page.draw_line((x, top), (x, bottom), color=BLACK, width=0.4)
+        self.hline(left, right, top, 0.4)
+        self.hline(left, right, bottom, 0.4)
+
+    def draw_cells(
+        self,
+        spec: TableSpec,
+        row: TRow,
+        col_rights: Sequence[float],
+        col_w: float,
+        dollar_w: float,
+        notes_x: float | None,
+        font: str,
+        size: float,
+    ) -> None:
+        """Draw the note reference and the value cells of a row on the current baseline."""
+        cfg = self.cfg
+        if row.note and notes_x is not None:
+            self.text(
+                notes_x + 14 - text_width(row.note, cfg.font, size) / 2, self.y, row.note, cfg.font, size
+            )
+        for i, cell in enumerate(row.cells):
+            x1 = col_rights[i]
+            # Keep positive figures aligned with the digits of negatives printed as "(1,234)".
+            pad = 0.0 if cell.text.endswith(")") or cfg.neg == "minus" or not cell.units else 3.5
+            if cell.text.endswith(")") and "(" in cell.text[1:]:
+                pad = 0.0
+            self.text(x1 - pad - text_width(cell.text, font, size), self.y, cell.text, font, size)
+            if row.dollar and cell.units is not None:
+                self.text(x1 - col_w - dollar_w + 4, self.y, self.dollar_sign(), font, size)
+            if cell.units is not None:
+                self.printed.append(
+                    Printed(
+                        spec.tid,
+                        cell.key,
+                        cell.metric,
+                        cell.period,
+                        self.page_no,
+                        cell.text,
+                        cell.units,
+                        cell.scale,
+                        cell.decimals,
+                    )
+                )
+
+    def dollar_sign(self) -> str:
+        """The currency symbol printed in the 10-K style currency column."""
+        return {"USD": "$", "GBP": "£", "EUR": "€", "JPY": "¥"}.get(self.cfg.currency, "")
+
+    def finish(self) -> bytes:
+        """Serialise with fixed metadata so that the bytes are reproducible."""
+        self.doc.set_metadata(
+            {
+                "title": f"{self.cfg.issuer} {self.cfg.title}",
+                "author": self.cfg.issuer,
+                "subject": "tieout sample document (synthetic)",
+                "keywords": "",
+                "creator": "tieout sample_docs.generate",
+                "producer": "tieout sample_docs.generate",
+                "creationDate": FIXED_DATE,
+                "modDate": FIXED_DATE,
+            }
+        )
+        # ``clean`` merges the many small content streams that insert_text creates (a tenfold size saving).
+        data: bytes = self.doc.tobytes(garbage=3, deflate=True, clean=True, no_new_id=True)
+        return data
+
+
+# --------------------------------------------------------------------------------------------------
+# Narrative
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Narrative:
+    """Builds MD&A sentences from the printed figures and plants a narrative mismatch when asked."""
+
+    cfg: DocConfig
+    figs: Figures
+    injection: Injection | None
+    cur: int
+    prev: int
+
+    def money(self, units: int, *, distort: bool = False) -> str:
+        """An amount in the narrative's style, converted from statement units."""
+        cfg = self.cfg
+        if distort:
+            units = transpose_digits(units)
+        style = cfg.narrative
+        if style in ("us", "eu"):
+            # Statements in thousands, prose in rounded millions or billions, as US and EU issuers write.
+            symbol = "$" if style == "us" else "€"
+            millions = round_div(units, 10 ** (6 - cfg.scale + cfg.decimals - 1))
+            if abs(millions) >= 10_000:
+                return f"{symbol}{fmt_units(round_div(millions, 100), 2)} billion"
+            return f"{symbol}{fmt_units(millions, 1)} million"
+        amount = fmt_units(units, cfg.decimals)
+        return {
+            "uk": f"£{amount}m",
+            "jp": f"¥{amount} million",
+            "ch": f"CHF {amount} million",
+            "in": f"Rs. {amount} crore",
+        }[style]
+
+    def is_target(self, key: str, mode: str) -> bool:
+        """True when the narrative injection targets this statement."""
+        inj = self.injection
+        return inj is not None and inj.key == key and inj.mode == mode
+
+    def change(self, key: str, noun: str, *, verb_up: str = "increased", verb_down: str = "decreased") -> str:
+        """ "Revenue increased by 8.4% to £1,338.2m (2024: £1,234.5m)"."""
+        cur, prev = self.figs[self.cur][key], self.figs[self.prev][key]
+        ch = pct_change(cur, prev)
+        if self.is_target(key, "pct"):
+            # Off by one full point, in the same direction, as an editing slip would be.
+            ch += 10 if ch >= 0 else -10
+        verb = verb_up if ch >= 0 else verb_down
+        amount = self.money(cur, distort=self.is_target(key, "abs"))
+        return f"{noun} {verb} by {fmt_tenths(ch)}% to {amount} ({self.prev}: {self.money(prev)})"
+
+    def value(self, key: str) -> str:
+        """The current-year amount of ``key`` in prose."""
+        return self.money(self.figs[self.cur][key], distort=self.is_target(key, "abs"))
+
+    def margin(self, key: str) -> str:
+        """Current-year ``key`` as a percentage of revenue with the prior year for comparison."""
+        cur = ratio_pct(self.figs[self.cur][key], self.figs[self.cur]["revenue"])
+        prev = ratio_pct(self.figs[self.prev][key], self.figs[self.prev]["revenue"])
+        return f"{fmt_tenths(cur)}% ({self.prev}: {fmt_tenths(prev)}%)"
+
+
+def narrative_paragraphs(
+    cfg: DocConfig, figs: Figures, segs: dict[int, dict[str, int]]
+) -> list[tuple[str, str]]:
+    """MD&A paragraphs as (text, tag) pairs; the tag names the metric a paragraph states."""
+    years = sorted(cfg.years, reverse=True)
+    inj = next((i for i in cfg.injections if i.kind == "narrative_mismatch"), None)
+    n = Narrative(cfg, figs, inj, years[0], years[1])
+    lb = functools.partial(_label, cfg)
+    rev_noun = lb("nar_revenue", "Revenue")
+    seg_cur, seg_prev = segs[years[0]], segs[years[1]]
+    best = max(
+        range(len(cfg.segments)), key=lambda i: pct_change(seg_cur[f"segrev{i}"], seg_prev[f"segrev{i}"])
+    )
+    seg_ch = pct_change(seg_cur[f"segrev{best}"], seg_prev[f"segrev{best}"])
+    seg_word = "grew" if seg_ch >= 0 else "declined"
+    paras: list[tuple[str, str]] = [
+        (
+            f"{n.change('revenue', rev_noun)}. The strongest performance came from {cfg.segments[best]}, "
+            f"where revenue {seg_word} by {fmt_tenths(seg_ch)}% to {n.money(seg_cur[f'segrev{best}'])}, "
+            "reflecting higher volumes, the full-year effect of contracts won in the prior year and "
+            "selective price increases to recover input cost inflation.",
+            "revenue",
+        )
+    ]
+    etr = ratio_pct(figs[years[0]]["tax"], figs[years[0]]["pbt"])
+    if cfg.is_kind != "in":
+        paras.append(
+            (
+                f"Gross margin was {n.margin('gross')} as procurement savings and a better mix offset "
+                f"higher freight and energy costs. {n.change('opinc', lb('nar_opinc', 'Operating profit'))}, "
+                f"giving an operating margin of {n.margin('opinc')}.",
+                "opinc",
+            )
+        )
+    paras.append(
+        (
+            f"{lb('nar_pbt', 'Profit before tax')} was {n.value('pbt')} and the tax charge was "
+            f"{n.value('tax')}, an effective tax rate of {fmt_tenths(etr)}%. "
+            f"{n.change('net', lb('nar_net', 'Profit for the year'))}.",
+            "net",
+        )
+    )
+    capex = -figs[years[0]]["capex"]
+    paras.append(
+        (
+            f"{lb('nar_ocf', 'Net cash from operating activities')} was {n.value('ocf')}, with working "
+            f"capital broadly stable. Capital expenditure of {n.money(capex)} was focused on capacity "
+            "and automation, and the Group ended the year with cash and cash equivalents of "
+            f"{n.value('cash')}.",
+            "ocf",
+        )
+    )
+    return paras
+
+
+# --------------------------------------------------------------------------------------------------
+# Documents
+# --------------------------------------------------------------------------------------------------
+
+FILLER = (
+    "The Group's principal risks are unchanged from the prior year and are described in the risk section "
+    "of this report. The directors have considered the Group's liquidity, covenant headroom and committed "
+    "facilities over the going concern assessment period and have a reasonable expectation that it has "
+    "adequate resources to continue in operational existence."
+)
+BASIS = (
+    "The consolidated financial statements have been prepared under the historical cost convention, except "
+    "for derivative financial instruments, which are measured at fair value. Amounts are rounded to the "
+    "nearest unit stated; totals may therefore differ from the sum of rounded components only where noted."
+)
+
+
+def apply_injections(cfg: DocConfig, figs: Figures) -> dict[tuple[str, int], int]:
+    """Plant the statement-level injections in ``figs``; return summary-table overrides."""
+    overrides: dict[tuple[str, int], int] = {}
+    for inj in cfg.injections:
+        f = figs[inj.year]
+        if inj.kind == "sum_mismatch":
+            # Mis-keyed component: its subtotal (computed from the true figures) no longer adds up.
+            f[inj.key] = transpose_digits(f[inj.key])
+        elif inj.kind == "balance_identity":
+            # An asset line and every total above it move together, so each subtotal still adds up.
+            delta = round(f["ta"] * 0.0125)
+            for key in (inj.key, "tnca" if inj.key in ("ppe", "intang", "other_nca") else "tca", "ta"):
+                f[key] += delta
+        elif inj.kind == "cross_reference_mismatch":
+            scale, decimals = cfg.summary_scale or (cfg.scale, cfg.decimals)
+            factor = 10 ** ((scale - decimals) - (cfg.scale - cfg.decimals))
+            key = SUMMARY_ROWS[inj.key][1]
+            overrides[(inj.key, inj.year)] = transpose_digits(round_div(f[key], factor))
+    return overrides
+
+
+def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
+    """Lay out one document and derive its truth entry from what was drawn."""
+    figs = build_figures(cfg)
+    segs = segment_figures(cfg, figs)
+    overrides = apply_injections(cfg, figs)
+    years = ordered_years(cfg)
+    dur_cols = [Col(y, f"FY{y}") for y in years]
+    inst_cols = [Col(y, instant_key(cfg, y)) for y in years]
+    two = [c for c in dur_cols if c.year in sorted(cfg.years)[-2:]]
+    recent = [c for c in dur_cols if c.year in sorted(cfg.years)[-cfg.summary_years :]]
+    r = Renderer(cfg)
+    r.cover(cfg.cover_lines)
+
+    summary = build_summary(cfg, figs, recent, overrides)
+    r.new_page()
+    for text in cfg.intro:
+        r.paragraph(text)
+    r.table(summary)
+    r.footnotes(cfg.summary_footnotes)
+    r.paragraph(FILLER)
+
+    r.heading(_label(cfg, "mdna_title", "Operating and financial review"), 14, new_page=True)
+    paras = narrative_paragraphs(cfg, figs, segs)
+    r.heading(_label(cfg, "mdna_results", "Group results"), 11)
+    for text, tag in paras[:2]:
+        r.paragraph(text, (tag,))
+    r.table(build_segment_table(cfg, figs, segs, two))
+    r.heading(_label(cfg, "mdna_cash", "Profit, tax and cash flow"), 11)
+    for text, tag in paras[2:]:
+        r.paragraph(text, (tag,))
+    r.paragraph(FILLER)
+
+    r.table(build_income_statement(cfg, figs, dur_cols), new_page=True)
+    r.paragraph(
+        _label(
+            cfg, "is_footer", "The notes form an integral part of these consolidated financial statements."
+        ),
+        size=cfg.table_size,
+    )
+    # Without a forced break the balance sheet follows the income statement and overflows naturally.
+    r.table(build_balance_sheet(cfg, figs, inst_cols), new_page=cfg.bs_break_before is not None)
+    r.table(build_cash_flow(cfg, figs, dur_cols), new_page=True)
+    r.heading(_label(cfg, "notes_title", "Notes to the financial statements"), 13, new_page=True)
+    r.heading("1. Basis of preparation", 10)
+    r.paragraph(BASIS)
+    r.heading("2. Going concern", 10)
+    r.paragraph(FILLER)
+    data = r.finish()
+    truth = build_truth(cfg, r, data, figs)
+    return data, truth
+
+
+# --------------------------------------------------------------------------------------------------
+# Truth
+# --------------------------------------------------------------------------------------------------
+
+
+def matches(fact_base: int, p: Printed) -> bool:
+    """True when a printed copy shows ``fact_base`` at its own precision (signs may differ)."""
+    unit = 10 ** (p.scale - p.decimals)
+    return abs(round_div(abs(fact_base), unit)) == abs(p.units)
+
+
+def build_facts(printed: Sequence[Printed]) -> list[dict[str, Any]]:
+    """One fact per (metric, period): the primary statement's value and every page that prints it."""
+    facts: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for p in printed:
+        if p.metric is None or p.period is None:
+            continue
+        ident = (p.metric, p.period)
+        if ident in seen:
+            continue
+        primaries = [q for q in printed if (q.metric, q.period) == ident and q.tid == PRIMARY[p.metric]]
+        source = primaries[0] if primaries else p
+        seen[ident] = source.base
+    for (metric, period), base in seen.items():
+        pages = sorted(
+            {q.page for q in printed if (q.metric, q.period) == (metric, period) and matches(base, q)}
+        )
+        facts.append({"metric": metric, "period": period, "value": float(base), "pages": pages})
+    facts.sort(key=lambda f: (list(PRIMARY).index(f["metric"]), f["period"]))
+    return facts
+
+
+def _pages(printed: Sequence[Printed], tid: str, keys: Sequence[str], period: str) -> list[int]:
+    return sorted({p.page for p in printed if p.tid == tid and p.key in keys and p.period == period})
+
+
+SUBTOTAL_OF: dict[str, tuple[str, tuple[str, ...]]] = {
+    "recv": ("tca", ("inv", "recv", "other_ca", "cash")),
+    "inv": ("tca", ("inv", "recv", "other_ca", "cash")),
+    "other_ca": ("tca", ("inv", "recv", "other_ca", "cash")),
+    "ppe": ("tnca", ("ppe", "intang", "other_nca")),
+    "pay": ("tcl", ("pay", "stb", "ctax")),
+    "cogs": ("gross", ("revenue", "cogs")),
+}
+TOTAL_LABELS = {
+    "tca": "Total current assets",
+    "tnca": "Total non-current assets",
+    "tcl": "Total current liabilities",
+    "gross": "Gross profit",
+}
+KEY_METRIC = {k: m for k, (_, _, m, _) in SUMMARY_ROWS.items() if m} | {"tax": "income_tax"}
+
+
+def _describe(cfg: DocConfig, r: Renderer, figs: Figures, inj: Injection) -> dict[str, Any]:
+    """Truth entry of one planted inconsistency, with the printed figures on both sides."""
+    printed = r.printed
+    dur, inst = f"FY{inj.year}", instant_key(cfg, inj.year)
+    f = figs[inj.year]
+
+    def num(units: int) -> str:
+        return fmt_amount(units, cfg.decimals, cfg.neg, cfg.nil)
+
+    metric: str | None
+    if inj.kind == "sum_mismatch":
+        total, parts = SUBTOTAL_OF[inj.key]
+        period = dur if inj.key == "cogs" else inst
+        pages = _pages(printed, "is" if inj.key == "cogs" else "bs", (total, *parts), period)
+        metric = "gross_profit" if total == "gross" else None
+        if inj.key == "cogs":
+            desc = (
+                f"Gross profit {num(f['gross'])} does not equal revenue {num(f['revenue'])} less cost of "
+                f"sales {num(f['cogs'])} in the {inj.year} column (cost of sales mis-keyed)"
+            )
+        else:
+            desc = (
+                f"{TOTAL_LABELS[total]} {num(f[total])} does not equal the sum of its components "
+                f"({num(sum(f[k] for k in parts))}); "
+                f"{_label(cfg, inj.key, inj.key)} mis-keyed as {num(f[inj.key])}"
+            )
+        return {"kind": inj.kind, "metric": metric, "period": period, "pages": pages, "description": desc}
+    if inj.kind == "balance_identity":
+        pages = _pages(printed, "bs", ("ta", "tl", "te", "tle"), inst)
+        desc = (
+            f"Total assets {num(f['ta'])} do not equal total liabilities {num(f['tl'])} plus total equity "
+            f"{num(f['te'])} ({num(f['tl'] + f['te'])}) at {inst}"
+        )
+        return {
+            "kind": inj.kind,
+            "metric": "total_assets",
+            "period": inst,
+            "pages": pages,
+            "description": desc,
+        }
+    if inj.kind == "cross_reference_mismatch":
+        _, key, metric, instant = SUMMARY_ROWS[inj.key]
+        period = inst if instant else dur
+        wanted = ("sum", PRIMARY[metric or ""])
+        pages = sorted(
+            {p.page for p in printed if p.metric == metric and p.period == period and p.tid in wanted}
+        )
+        shown = next(p.text for p in printed if p.tid == "sum" and p.key == key and p.period == period)
+        desc = f"Summary table shows {metric} {period} as {shown}; the statement prints {num(f[key])}"
+        return {"kind": inj.kind, "metric": metric, "period": period, "pages": pages, "description": desc}
+    metric = KEY_METRIC[inj.key]
+    stmt = {
+        p.page for p in printed if p.metric == metric and p.period == dur and p.tid == PRIMARY[metric or ""]
+    }
+    pages = sorted(r.tag_pages[inj.key] | stmt)
+    prev = figs[inj.year - 1][inj.key]
+    if inj.mode == "pct":
+        true = pct_change(f[inj.key], prev)
+        said = true + (10 if true >= 0 else -10)
+        desc = (
+            f"Narrative gives a {metric} change of {fmt_tenths(said)}%; "
+            f"the statements give {fmt_tenths(true)}%"
+        )
+    else:
+        desc = (
+            f"Narrative states {metric} of {fmt_units(transpose_digits(f[inj.key]), cfg.decimals)}; "
+            f"the statements print {num(f[inj.key])}"
+        )
+    return {"kind": inj.kind, "metric": metric, "period": dur, "pages": pages, "description": desc}
+
+
+def build_inconsistencies(cfg: DocConfig, r: Renderer, figs: Figures) -> list[dict[str, Any]]:
+    """Describe each planted inconsistency with every page involved."""
+    return [_describe(cfg, r, figs, inj) for inj in cfg.injections]
+
+
+def build_truth(cfg: DocConfig, r: Renderer, data: bytes, figs: Figures) -> dict[str, Any]:
+    """The truth entry of one document."""
+    facts = build_facts(r.printed)
+    for fact in facts:
+        fact["currency"] = cfg.currency
+    ordered = [{k: f[k] for k in ("metric", "period", "value", "currency", "pages")} for f in facts]
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        n_pages = int(doc.page_count)
+    return {
+        "file": cfg.file,
+        "clean": not cfg.injections,
+        "currency": cfg.currency,
+        "scale": cfg.scale,
+        "pages": n_pages,
+        "facts": ordered,
+        "inconsistencies": build_inconsistencies(cfg, r, figs),
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# The sample set
+# --------------------------------------------------------------------------------------------------
+
+UK_LABELS: dict[str, str] = {
+    "is_title": "Consolidated income statement",
+    "is_subtitle": "For the year ended 31 December 2025",
+    "bs_title": "Consolidated balance sheet",
+    "bs_subtitle": "As at 31 December 2025",
+    "cf_title": "Consolidated cash flow statement",
+    "cf_opinc": "Operating profit",
+    "cf_op_head": "Cash flows from operating activities",
+    "ocf": "Net cash generated from operating activities",
+    "tax": "Taxation",
+    "net_assets": "Net assets",
+    "te": "Total equity",
+    "eq_head": "Equity",
+    "sum_title": "Summary financial information",
+    "sum_opinc": "Operating profit(1)",
+    "sum_capex": "Capital expenditure",
+    "sum_net": "Profit for the year",
+    "seg_title": "Revenue and operating profit by segment",
+    "central": "Central costs",
+    "seg_op_total": "Group operating profit",
+    "seg_total": "Group revenue",
+    "mdna_title": "Chief Financial Officer's review",
+    "mdna_results": "Trading performance",
+    "d_recv": "Increase in trade and other receivables before the effect of acquisitions and "
+    "foreign exchange",
+}
+
+US_LABELS: dict[str, str] = {
+    "revenue": "Net sales",
+    "cogs": "Cost of sales",
+    "gross": "Gross profit",
+    "opex1": "Selling, general and administrative",
+    "opex3": "Research and development",
+    "opex2": "Amortization of acquired intangible assets",
+    "opinc": "Operating income",
+    "fin_inc": "Interest and other income, net",
+    "fin_cost": "Interest expense",
+    "pbt": "Income before income taxes",
+    "tax": "Provision for income taxes",
+    "net": "Net income",
+    "is_title": "HALVORSEN INDUSTRIES, INC.\nCONSOLIDATED STATEMENTS OF OPERATIONS",
+    "bs_title": "CONSOLIDATED BALANCE SHEETS",
+    "cf_title": "CONSOLIDATED STATEMENTS OF CASH FLOWS",
+    "assets_head": "ASSETS",
+    "ca_head": "Current assets:",
+    "cash": "Cash and cash equivalents",
+    "recv": "Accounts receivable, net of allowance for credit losses",
+    "inv": "Inventories",
+    "other_ca": "Prepaid expenses and other current assets",
+    "tca": "Total current assets",
+    "nca_head": "Non-current assets:",
+    "ppe": "Property, plant and equipment, net",
+    "intang": "Goodwill and intangible assets, net",
+    "other_nca": "Other assets",
+    "ta": "Total assets",
+    "le_head": "LIABILITIES AND STOCKHOLDERS' EQUITY",
+    "cl_head": "Current liabilities:",
+    "pay": "Accounts payable and accrued expenses",
+    "stb": "Current portion of long-term debt",
+    "ctax": "Income taxes payable",
+    "tcl": "Total current liabilities",
+    "ncl_head": "Non-current liabilities:",
+    "ltb": "Long-term debt, net of current portion",
+    "prov": "Other long-term liabilities",
+    "tncl": "Total non-current liabilities",
+    "tl": "Total liabilities",
+    "eq_head": "Stockholders' equity:",
+    "sc": "Common stock, $0.01 par value; 500,000 shares authorized",
+    "prem": "Additional paid-in capital",
+    "ret": "Retained earnings",
+    "te": "Total stockholders' equity",
+    "tle": "Total liabilities and stockholders' equity",
+    "cf_op_head": "Cash flows from operating activities:",
+    "cf_net": "Net income",
+    "dep": "Depreciation and amortization",
+    "other_adj": "Stock-based compensation and other, net",
+    "d_inv": "Inventories",
+    "d_recv": "Accounts receivable",
+    "d_pay": "Accounts payable and accrued expenses",
+    "ocf": "Net cash provided by operating activities",
+    "cf_inv_head": "Cash flows from investing activities:",
+    "capex": "Purchases of property, plant and equipment",
+    "disposals": "Proceeds from sale of property and equipment",
+    "acq": "Acquisitions, net of cash acquired",
+    "icf": "Net cash used in investing activities",
+    "cf_fin_head": "Cash flows from financing activities:",
+    "borrow": "Proceeds from issuance of long-term debt",
+    "repay": "Repayments of long-term debt",
+    "div": "Dividends paid",
+    "buyback": "Repurchases of common stock",
+    "fcf": "Net cash used in financing activities",
+    "net_change": "Net increase (decrease) in cash and cash equivalents",
+    "fx": "Effect of exchange rate changes on cash",
+    "cash_begin": "Cash and cash equivalents, beginning of year",
+    "cash_end": "Cash and cash equivalents, end of year",
+    "sum_title": "Financial Highlights",
+    "sum_caption": "(in millions)",
+    "sum_revenue": "Net sales",
+    "sum_opinc": "Operating income",
+    "sum_net": "Net income",
+    "sum_ocf": "Net cash provided by operating activities",
+    "sum_capex": "Purchases of property, plant and equipment",
+    "sum_ta": "Total assets",
+    "sum_cash": "Cash and cash equivalents",
+    "seg_title": "Net Sales by Segment",
+    "seg_total": "Total net sales",
+    "mdna_title": "Item 7. Management's Discussion and Analysis of Financial Condition and Results of "
+    "Operations",
+    "mdna_results": "Results of Operations",
+    "mdna_cash": "Liquidity and Capital Resources",
+    "nar_revenue": "Net sales",
+    "nar_opinc": "Operating income",
+    "nar_pbt": "Income before income taxes",
+    "nar_net": "Net income",
+    "nar_ocf": "Net cash provided by operating activities",
+    "notes_title": "Notes to Consolidated Financial Statements",
+    "is_footer": "See accompanying notes to consolidated financial statements.",
+}
+
+EU_LABELS: dict[str, str] = {
+    "is_title": "Consolidated statement of profit or loss",
+    "is_subtitle": "for the financial years ended 31 December 2025, 2024 and 2023",
+    "opex1": "Selling expenses",
+    "opex2": "General and administrative expenses",
+    "opex3": "Research and development expenses",
+    "other_op": "Other operating income and expenses, net",
+    "opinc": "Operating profit (EBIT)",
+    "pbt": "Earnings before taxes",
+    "tax": "Income taxes",
+    "net": "Net profit for the year",
+    "bs_title": "Consolidated statement of financial position",
+    "tle": "Total equity and liabilities",
+    "sc": "Subscribed capital",
+    "prem": "Capital reserves",
+    "ret": "Retained earnings and other reserves",
+    "cf_title": "Consolidated statement of cash flows",
+    "cf_net": "Net profit for the year",
+    "ocf": "Cash flow from operating activities",
+    "icf": "Cash flow from investing activities",
+    "fcf": "Cash flow from financing activities",
+    "capex": "Payments for investments in property, plant and equipment",
+    "net_change": "Change in cash and cash equivalents",
+    "cash_begin": "Cash and cash equivalents at the beginning of the period",
+    "cash_end": "Cash and cash equivalents at the end of the period",
+    "fx": "Effect of exchange rate fluctuations",
+    "sum_title": "Selected consolidated financial information",
+    "sum_opinc": "Operating profit (EBIT)",
+    "sum_net": "Net profit for the year",
+    "sum_ocf": "Cash flow from operating activities",
+    "sum_capex": "Payments for property, plant and equipment",
+    "seg_title": "Revenue by operating segment",
+    "seg_total": "Group revenue",
+    "mdna_title": "Management's discussion and analysis of net assets, financial position and results",
+    "mdna_results": "Results of operations",
+    "mdna_cash": "Earnings, taxes and liquidity",
+    "nar_pbt": "Earnings before taxes",
+    "nar_net": "Net profit for the year",
+    "nar_ocf": "Cash flow from operating activities",
+}
+
+JP_LABELS: dict[str, str] = {
+    "revenue": "Net sales",
+    "sga": "Selling, general and administrative expenses",
+    "opinc": "Operating profit",
+    "fin_inc": "Non-operating income",
+    "fin_cost": "Non-operating expenses",
+    "ordinary": "Ordinary profit",
+    "extra": "Extraordinary losses",
+    "pbt": "Profit before income taxes",
+    "tax": "Income taxes",
+    "net": "Profit attributable to owners of parent",
+    "is_title": "Consolidated Statements of Income",
+    "bs_title": "Consolidated Balance Sheets",
+    "cf_title": "Consolidated Statements of Cash Flows",
+    "assets_head": "Assets",
+    "ca_head": "Current assets",
+    "cash": "Cash and deposits",
+    "recv": "Notes and accounts receivable - trade",
+    "inv": "Merchandise and finished goods",
+    "other_ca": "Other",
+    "tca": "Total current assets",
+    "nca_head": "Non-current assets",
+    "ppe": "Property, plant and equipment",
+    "intang": "Intangible assets",
+    "other_nca": "Investments and other assets",
+    "tnca": "Total non-current assets",
+    "le_head": "Liabilities",
+    "cl_head": "Current liabilities",
+    "pay": "Notes and accounts payable - trade",
+    "stb": "Short-term borrowings",
+    "ctax": "Income taxes payable",
+    "ncl_head": "Non-current liabilities",
+    "ltb": "Long-term borrowings",
+    "prov": "Retirement benefit liability",
+    "tl": "Total liabilities",
+    "eq_head": "Net assets",
+    "sc": "Share capital",
+    "prem": "Capital surplus",
+    "ret": "Retained earnings",
+    "te": "Total net assets",
+    "tle": "Total liabilities and net assets",
+    "cf_op_head": "Cash flows from operating activities",
+    "cf_pbt": "Profit before income taxes",
+    "dep": "Depreciation",
+    "int_add": "Interest expenses",
+    "int_less": "Interest and dividend income",
+    "other_adj": "Other, net",
+    "d_recv": "Decrease (increase) in trade receivables",
+    "d_inv": "Decrease (increase) in inventories",
+    "d_pay": "Increase (decrease) in trade payables",
+    "cash_gen": "Subtotal",
+    "tax_paid": "Income taxes paid",
+    "ocf": "Net cash provided by (used in) operating activities",
+    "capex": "Purchase of property, plant and equipment",
+    "disposals": "Proceeds from sale of property, plant and equipment",
+    "acq": "Purchase of shares of subsidiaries resulting in change in scope of consolidation",
+    "icf": "Net cash provided by (used in) investing activities",
+    "borrow": "Proceeds from long-term borrowings",
+    "repay": "Repayments of long-term borrowings",
+    "div": "Dividends paid",
+    "buyback": "Purchase of treasury shares",
+    "fcf": "Net cash provided by (used in) financing activities",
+    "fx": "Effect of exchange rate change on cash and cash equivalents",
+    "net_change": "Net increase (decrease) in cash and cash equivalents",
+    "cash_begin": "Cash and cash equivalents at beginning of period",
+    "cash_end": "Cash and cash equivalents at end of period",
+    "sum_title": "Consolidated Financial Highlights",
+    "sum_revenue": "Net sales",
+    "sum_net": "Profit attributable to owners of parent",
+    "sum_te": "Net assets",
+    "sum_ocf": "Cash flows from operating activities",
+    "seg_title": "Segment Information",
+    "seg_rev_head": "Net sales",
+    "seg_op_head": "Segment profit",
+    "central": "Adjustments",
+    "seg_total": "Total",
+    "seg_op_total": "Operating profit",
+    "mdna_title": "Management's Analysis of Operating Results",
+    "mdna_results": "Overview of Operating Results",
+    "mdna_cash": "Financial Position and Cash Flows",
+    "nar_revenue": "Net sales",
+    "nar_pbt": "Profit before income taxes",
+    "nar_net": "Profit attributable to owners of parent",
+    "nar_ocf": "Net cash provided by operating activities",
+}
+
+CH_LABELS: dict[str, str] = {
+    "revenue": "Net sales",
+    "cogs": "Cost of goods sold",
+    "opex1": "Marketing and sales",
+    "opex3": "Research and development",
+    "opex2": "General and administration",
+    "other_op": "Other operating income/(expense), net",
+    "opinc": "Operating result (EBIT)",
+    "fin_inc": "Financial income",
+    "fin_cost": "Financial expenses",
+    "pbt": "Profit before taxes",
+    "tax": "Income taxes",
+    "net": "Net profit",
+    "is_title": "Consolidated income statement",
+    "bs_title": "Consolidated balance sheet",
+    "cf_title": "Consolidated cash flow statement",
+    "cf_net": "Net profit",
+    "ocf": "Cash flow from operating activities",
+    "capex": "Investments in property, plant and equipment",
+    "icf": "Cash flow from investing activities",
+    "fcf": "Cash flow from financing activities",
+    "tle": "Total liabilities and equity",
+    "le_head": "Liabilities and equity",
+    "sc": "Share capital",
+    "prem": "Capital reserves",
+    "ret": "Retained earnings",
+    "d_recv": "Change in trade receivables and other current assets not related to financing activities",
+    "sum_title": "Key figures",
+    "sum_revenue": "Net sales",
+    "sum_gross": "Gross profit",
+    "sum_opinc": "Operating result (EBIT)",
+    "sum_net": "Net profit",
+    "sum_ocf": "Cash flow from operating activities",
+    "sum_capex": "Capital expenditure",
+    "sum_te": "Equity",
+    "seg_title": "Net sales by business area",
+    "seg_total": "Group",
+    "mdna_title": "Financial review",
+    "mdna_results": "Sales and profitability",
+    "mdna_cash": "Net profit and cash flow",
+    "nar_revenue": "Net sales",
+    "nar_opinc": "The operating result (EBIT)",
+    "nar_pbt": "Profit before taxes",
+    "nar_net": "Net profit",
+    "nar_ocf": "Cash flow from operating activities",
+}
+
+IN_LABELS: dict[str, str] = {
+    "is_title": "Consolidated Statement of Profit and Loss",
+    "is_subtitle": "for the year ended 31 March 2025",
+    "bs_title": "Consolidated Balance Sheet",
+    "bs_subtitle": "as at 31 March 2025",
+    "cf_title": "Consolidated Statement of Cash Flows",
+    "nca_head": "Non-current assets",
+    "ppe": "Property, plant and equipment",
+    "intang": "Goodwill and other intangible assets",
+    "other_nca": "Other non-current assets",
+    "inv": "Inventories",
+    "recv": "Trade receivables",
+    "other_ca": "Other current assets",
+    "eq_head": "Equity",
+    "sc": "Equity share capital",
+    "prem": "Securities premium",
+    "ret": "Other equity",
+    "te": "Total equity",
+    "cl_head": "Current liabilities",
+    "pay": "Trade payables",
+    "stb": "Borrowings",
+    "ctax": "Current tax liabilities (net)",
+    "ltb": "Borrowings",
+    "prov": "Provisions",
+    "cf_op_head": "A. Cash flow from operating activities",
+    "cf_pbt": "Profit before tax",
+    "dep": "Depreciation and amortisation expense",
+    "int_add": "Finance costs",
+    "int_less": "Interest income",
+    "other_adj": "Other non-cash adjustments",
+    "d_recv": "(Increase)/decrease in trade receivables",
+    "d_inv": "(Increase)/decrease in inventories",
+    "d_pay": "Increase/(decrease) in trade payables",
+    "cash_gen": "Cash generated from operations",
+    "tax_paid": "Income taxes paid (net of refunds)",
+    "ocf": "Net cash flow from operating activities (A)",
+    "cf_inv_head": "B. Cash flow from investing activities",
+    "capex": "Purchase of property, plant and equipment and intangible assets",
+    "disposals": "Proceeds from sale of property, plant and equipment",
+    "acq": "Investment in subsidiaries",
+    "icf": "Net cash used in investing activities (B)",
+    "cf_fin_head": "C. Cash flow from financing activities",
+    "borrow": "Proceeds from long-term borrowings",
+    "repay": "Repayment of long-term borrowings",
+    "div": "Dividends paid",
+    "buyback": "Buy-back of equity shares",
+    "fcf": "Net cash used in financing activities (C)",
+    "net_change": "Net increase/(decrease) in cash and cash equivalents (A+B+C)",
+    "cash_begin": "Cash and cash equivalents at the beginning of the year",
+    "cash_end": "Cash and cash equivalents at the end of the year",
+    "sum_title": "Financial highlights",
+    "sum_revenue": "Revenue from operations",
+    "sum_pbt": "Profit before tax",
+    "sum_net": "Profit for the year",
+    "sum_te": "Net worth",
+    "sum_ocf": "Net cash flow from operating activities",
+    "seg_title": "Segment revenue",
+    "seg_total": "Revenue from operations",
+    "mdna_title": "Management Discussion and Analysis",
+    "mdna_results": "Financial performance",
+    "mdna_cash": "Profitability and cash flows",
+    "nar_revenue": "Revenue from operations",
+    "nar_ocf": "Net cash flow from operating activities",
+    "notes_title": "Notes forming part of the consolidated financial statements",
+}
+
+DOCS: tuple[DocConfig, ...] = (
+    DocConfig(
+        file="northwind_2025_annual_report.pdf",
+        seed=2025_01,
+        issuer="Northwind Holdings plc",
+        title="Annual Report 2025",
+        cover_lines=(
+            "Annual Report and Accounts for the year ended 31 December 2025",
+            "Published 12 March 2026",
+        ),
+        currency="GBP",
+        scale=6,
+        decimals=1,
+        unit_caption="",
+        unit_col="£m",
+        years=(2025, 2024),
+        fy_end=(12, 31),
+        revenue_base=12345,
+        growth=(0.06, 0.11),
+        labels=UK_LABELS,
+        notes_col="Notes",
+        liab_sign=-1,
+        bs_kind="uk",
+        bs_break_before="cl_head",
+        cf_start="opinc",
+        segments=("United Kingdom", "Continental Europe", "North America"),
+        segment_profit=True,
+        summary_rows=("revenue", "opinc", "pbt", "net", "ocf", "capex", "te"),
+        summary_change_col=True,
+        summary_capex_positive=True,
+        summary_footnotes=("(1) Operating profit is stated after restructuring costs, described in note 4.",),
+        footer="rule",
+        running_header="Northwind Holdings plc  Annual Report 2025",
+        narrative="uk",
+        intro=(
+            "Northwind designs and manufactures specialist packaging for food, healthcare and industrial "
+            "customers from 14 sites in the United Kingdom, continental Europe and North America.",
+        ),
+        injections=(
+            Injection("narrative_mismatch", "revenue", 2025, "pct"),
+            Injection("sum_mismatch", "recv", 2025),
+        ),
+    ),
+    DocConfig(
+        file="halvorsen_2025_form_10k.pdf",
+        seed=2025_02,
+        issuer="Halvorsen Industries, Inc.",
+        title="Form 10-K",
+        cover_lines=(
+            "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+            "Washington, D.C. 20549",
+            "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934",
+            "For the fiscal year ended December 31, 2025",
+            "Commission File Number 001-38211",
+        ),
+        currency="USD",
+        scale=3,
+        decimals=0,
+        unit_caption="(in thousands)",
+        unit_col="",
+        years=(2025, 2024),
+        fy_end=(12, 31),
+        revenue_base=1_238_412,
+        growth=(0.03, 0.09),
+        labels=US_LABELS,
+        font="tiro",
+        bold="tibo",
+        italic="tiit",
+        page_size=(612.0, 792.0),
+        nil="—",
+        expense_sign=1,
+        dollar_col=True,
+        label_width=300.0,
+        col_width=70.0,
+        bs_kind="us",
+        bs_break_before="le_head",
+        cf_start="net",
+        opex_rows=("opex1", "opex3", "opex2"),
+        duration_header="us_span",
+        instant_header="us_span",
+        segments=("Industrial Solutions", "Medical Technologies", "Aerospace Components"),
+        summary_rows=("revenue", "opinc", "net", "ocf", "capex", "ta", "cash"),
+        summary_scale=(6, 1),
+        footer="center",
+        footer_offset=30,
+        running_header="Table of Contents",
+        narrative="us",
+        injections=(
+            Injection("cross_reference_mismatch", "ocf", 2025),
+            Injection("balance_identity", "ppe", 2025),
+        ),
+    ),
+    DocConfig(
+        file="aurelia_2025_prospectus.pdf",
+        seed=2025_03,
+        issuer="Aurelia Logistik SE",
+        title="Prospectus",
+        cover_lines=(
+            "Prospectus dated 16 March 2026",
+            "for the public offering of 12,500,000 ordinary bearer shares with no par value",
+            "and the admission to trading on the regulated market of the Frankfurt Stock Exchange",
+        ),
+        currency="EUR",
+        scale=3,
+        decimals=0,
+        unit_caption="(in € thousand)",
+        unit_col="",
+        years=(2025, 2024, 2023),
+        fy_end=(12, 31),
+        revenue_base=386_214,
+        growth=(0.04, 0.13),
+        labels=EU_LABELS,
+        style="grid",
+        neg="minus",
+        nil="–",
+        notes_col="Note",
+        bs_kind="eu",
+        bs_break_before=None,
+        has_other_op=True,
+        duration_header="span",
+        instant_header="two_line_uk",
+        segments=("Contract Logistics", "Freight Forwarding", "E-commerce Fulfilment"),
+        summary_rows=("revenue", "gross", "opinc", "net", "ocf", "capex", "te", "cash"),
+        summary_years=3,
+        summary_markers={("gross", 2023): "(1)"},
+        summary_footnotes=(
+            "(1) Adjusted for the change in presentation of freight costs described in note 2.",
+        ),
+        footer="page",
+        narrative="eu",
+        intro=(
+            "The selected consolidated financial information below has been taken or derived from the "
+            "audited consolidated financial statements of the Company as of and for the financial years "
+            "ended 31 December 2025, 2024 and 2023, prepared in accordance with IFRS as adopted by the EU.",
+        ),
+    ),
+    DocConfig(
+        file="kaizen_fy2025_annual_report.pdf",
+        seed=2025_04,
+        issuer="Kaizen Precision Co., Ltd.",
+        title="Annual Report 2025",
+        cover_lines=("Integrated report for the fiscal year ended March 31, 2025", "Tokyo, June 20, 2025"),
+        currency="JPY",
+        scale=6,
+        decimals=0,
+        unit_caption="(Millions of yen)",
+        unit_col="",
+        years=(2025, 2024),
+        fy_end=(3, 31),
+        revenue_base=284_512,
+        growth=(0.02, 0.07),
+        labels=JP_LABELS,
+        style="whitespace",
+        neg="minus",
+        nil="—",
+        expense_sign=1,
+        prior_first=True,
+        label_width=230.0,
+        col_width=78.0,
+        is_kind="jp",
+        bs_kind="jp",
+        bs_break_before="le_head",
+        cf_start="pbt",
+        has_opex3=False,
+        opex_rows=("sga",),
+        duration_header="two_line_us",
+        instant_header="two_line_us",
+        segments=("Machine Tools", "Automotive Parts", "Semiconductor Equipment"),
+        segment_profit=True,
+        summary_rows=("revenue", "opinc", "net", "ocf", "ta", "te"),
+        footer="center",
+        narrative="jp",
+        injections=(
+            Injection("sum_mismatch", "cogs", 2024),
+            Injection("cross_reference_mismatch", "te", 2024),
+            Injection("narrative_mismatch", "opinc", 2025, "abs"),
+        ),
+    ),
+    DocConfig(
+        file="alpenglow_2025_annual_report.pdf",
+        seed=2025_05,
+        issuer="Alpenglow Instruments AG",
+        title="Annual Report 2025",
+        cover_lines=("Geschäftsbericht / Annual Report 2025", "Zug, 26 February 2026"),
+        currency="CHF",
+        scale=6,
+        decimals=1,
+        unit_caption="in CHF million",
+        unit_col="CHF m",
+        years=(2025, 2024),
+        fy_end=(12, 31),
+        revenue_base=21_453,
+        growth=(-0.06, -0.02),
+        labels=CH_LABELS,
+        font="tiro",
+        bold="tibo",
+        italic="tiit",
+        label_width=175.0,
+        col_width=58.0,
+        table_size=8.8,
+        has_other_op=True,
+        bs_kind="eu",
+        bs_break_before=None,
+        cf_start="net",
+        has_fx=True,
+        duration_header="plain",
+        instant_header="swiss",
+        segments=("Laboratory Instruments", "Process Analytics", "Service and Software"),
+        summary_rows=("revenue", "gross", "opinc", "net", "ocf", "capex", "te"),
+        summary_change_col=True,
+        summary_capex_positive=True,
+        summary_markers={("capex", 2024): "(2)"},
+        summary_footnotes=("(2) Including CHF 4.1 million for the new Baar site.",),
+        footer="page",
+        narrative="ch",
+    ),
+    DocConfig(
+        file="sundaram_fy2025_annual_report.pdf",
+        seed=2025_06,
+        issuer="Sundaram Textiles Limited",
+        title="Annual Report 2024-25",
+        cover_lines=(
+            "Annual Report for the financial year 2024-25",
+            "CIN: L17111TZ1962PLC000421",
+            "Coimbatore, 22 May 2025",
+        ),
+        currency="INR",
+        scale=7,
+        decimals=2,
+        unit_caption="(All amounts in Rs. crore, unless otherwise stated)",
+        unit_col="",
+        years=(2025, 2024),
+        fy_end=(3, 31),
+        revenue_base=412_367,
+        growth=(0.07, 0.15),
+        labels=IN_LABELS,
+        expense_sign=1,
+        nil="-",
+        notes_col="Note No.",
+        label_width=230.0,
+        col_width=66.0,
+        is_kind="in",
+        bs_kind="in",
+        bs_break_before="le_head",
+        cf_start="pbt",
+        has_fx=False,
+        duration_header="two_line_uk",
+        instant_header="two_line_uk",
+        segments=("Yarn", "Fabrics", "Home textiles"),
+        summary_rows=("revenue", "pbt", "net", "ocf", "ta", "te"),
+        footer="rule",
+        narrative="in",
+        injections=(Injection("balance_identity", "ppe", 2024),),
+    ),
+)
+
+
+def generate(out: Path) -> dict[str, Any]:
+    """Write every sample PDF and ``truth.json`` into ``out``; return the truth document."""
+    out.mkdir(parents=True, exist_ok=True)
+    documents = []
+    for cfg in DOCS:
+        data, truth = render_document(cfg)
+        (out / cfg.file).write_bytes(data)
+        documents.append(truth)
+    truth_doc: dict[str, Any] = {"schema": 1, "documents": documents}
+    (out / "truth.json").write_text(truth_json(truth_doc), encoding="utf-8")
+    return truth_doc
+
+
+def truth_json(truth: dict[str, Any]) -> str:
+    """Serialise the truth file: stable key order, one fact per line so that diffs stay readable."""
+    return json.dumps(truth, indent=1, ensure_ascii=False) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=SAMPLE_DIR, help="output folder (default: sample_docs/)")
+    args = parser.parse_args(argv)
+    truth = generate(args.out)
+    for doc in truth["documents"]:
+        kinds = ", ".join(i["kind"] for i in doc["inconsistencies"]) or "clean"
+        print(f"{doc['file']}: {doc['pages']} pages, {len(doc['facts'])} facts, {kinds}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,44 @@
+"""The checked-in JSON Schemas must match the models, and records must be strict."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from schemas.export import SCHEMA_DIR, all_records, render
+from schemas.models import SCHEMA_VERSION, ErrorRecord, Fact
+
+
+@pytest.mark.parametrize("name", sorted(all_records()))
+def test_checked_in_schema_matches_model(name: str) -> None:
+    path = SCHEMA_DIR / f"{name}.schema.json"
+    assert path.exists(), f"missing {path}; run `make schemas`"
+    assert path.read_text(encoding="utf-8") == render(all_records()[name]), (
+        f"{path} drifted from the model; run `make schemas` and review the diff"
+    )
+
+
+def test_records_are_frozen_and_reject_unknown_fields() -> None:
+    rec = ErrorRecord(doc_id="d", source="s.pdf", stage="open", category="corrupt", message="m", fatal=True)
+    assert rec.schema_version == SCHEMA_VERSION
+    with pytest.raises(ValidationError):
+        rec.message = "changed"  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        ErrorRecord.model_validate({**rec.model_dump(), "surprise": 1})
+
+
+def test_pages_are_one_based() -> None:
+    with pytest.raises(ValidationError):
+        Fact(
+            fact_id="f",
+            doc_id="d",
+            source="s",
+            metric="revenue",
+            label="Revenue",
+            period=None,
+            value=1.0,
+            printed="1",
+            decimals=0,
+            page=0,
+            origin="table_cell",
+        )
