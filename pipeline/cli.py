@@ -14,11 +14,17 @@ from rich.table import Table as RichTable
 
 from pipeline.config import EngineConfig
 from pipeline.isolation import Job, run_isolated
+from pipeline.obs import configure_logging
 from pipeline.output import JsonlOutputs
 from schemas.models import DocumentResult
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Tie out financial documents.")
 console = Console(stderr=True)
+
+
+@app.callback()
+def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False) -> None:
+    configure_logging("DEBUG" if verbose else None)
 
 
 def collect_inputs(paths: list[Path]) -> list[Path]:

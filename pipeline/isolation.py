@@ -18,6 +18,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 from pipeline.config import PIPELINE_VERSION, EngineConfig
+from pipeline.obs import configure_logging
 from schemas.models import DocumentResult, DocumentStats, ErrorCategory, ErrorRecord
 
 _GRACE_S = 15.0
@@ -44,6 +45,7 @@ def _resolve(target: str) -> Callable[..., DocumentResult]:
 def _worker_main(conn: Connection, config_json: str, target: str) -> None:
     """Worker loop: receive (path, source), send back the result as JSON."""
     # Imported in the child, so the parent never loads MuPDF and a crash in it cannot take the parent down.
+    configure_logging()
     process_path = _resolve(target)
     config = EngineConfig.model_validate_json(config_json)
     while True:

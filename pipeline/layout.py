@@ -179,11 +179,14 @@ def split_segments(line: Line) -> list[Segment]:
         wfig = is_figure(w.text)
         # Two figures side by side are two cells even when close ("48.11 40.45"); a figure inside a label
         # ("at 31 December") needs a real column gap before it splits.
+        # A currency sign after a figure opens the next cell ("1,321.2  $ 1,238.4").
         split = gap > big_gap or (
             gap > 0.3 * h
-            and wfig
             and fig
-            and not (texts[-1] in CURRENCY_TOKENS or w.text in CURRENCY_TOKENS or w.text.startswith("%"))
+            and (
+                (wfig and not (texts[-1] in CURRENCY_TOKENS or w.text.startswith("%")))
+                or (w.text in CURRENCY_TOKENS and w.text != "%")
+            )
         )
         if split:
             segs.append(Segment(sx0, sy0, sx1, sy1, " ".join(texts), fig))

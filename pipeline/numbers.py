@@ -294,7 +294,11 @@ _NIL_WORDS: Final = frozenset(["nil", "Nil", "NIL"])
 # "COVID-19" (the Japanese △/▲ are never hyphens, so they count anywhere). Parentheses make a number
 # negative only in the accounting form "$(12.3) million", because in prose they usually hold a
 # comparative ("(2024: £1.1bn)") or an enumerator ("(1)").
+# Python's engine tries the whole pattern at every position; a one-character look-ahead on what a
+# number can start with rejects most positions at once (about four times faster on filings).
+_PROSE_FIRST: Final = "".join(sorted({k[0] for k in _PREFIX_CURRENCIES} | set("-+△▲0123456789.")))
 _PROSE: Final = re.compile(
+    rf"(?=[{re.escape(_PROSE_FIRST)}])"
     r"(?P<sign>(?<![^\s(\[])[-+]|[△▲])?"
     rf"(?:(?P<cur>{_CUR_PRE})\s?(?P<open2>\()?)?"
     rf"(?P<body>{_BODY_PROSE})"
@@ -310,8 +314,8 @@ _HAS_DIGIT: Final = re.compile(r"[0-9０-９]").search
 # "10-K", "2013-14", "12/31/2017", "10:30", "3.5.1", "1,2".
 _GLUE: Final = frozenset("-‐‑–/.,:")
 _PHONE: Final = re.compile(
-    r"(?:\+?1[\s.-]?)?\(?[0-9]{3}\)?[\s.-][0-9]{3}[\s.-][0-9]{4}(?![0-9])"
-    r"|\+[0-9]{1,3}[\s.-]?(?:\(0\)[\s.-]?)?[0-9]{1,4}(?:[\s.-][0-9]{2,4}){2,4}(?![0-9])"
+    r"(?=[+(0-9])(?:(?:\+?1[\s.-]?)?\(?[0-9]{3}\)?[\s.-][0-9]{3}[\s.-][0-9]{4}(?![0-9])"
+    r"|\+[0-9]{1,3}[\s.-]?(?:\(0\)[\s.-]?)?[0-9]{1,4}(?:[\s.-][0-9]{2,4}){2,4}(?![0-9]))"
 )
 _RATIO_TAIL: Final = re.compile(r"[0-9)]\s*[x×]")
 _BARE_SYMBOL: Final = re.compile(r"(?<![A-Za-z.])[$¥]")
@@ -408,8 +412,8 @@ def is_numeric_token(token: str, *, decimal_comma: bool | None = None) -> bool:
     if token in _DASH_TOKENS:
         return True
     normalised = _normalise(token)
-    if _HAS_DIGIT(normalised) is None:
-        return _DASH_CELL.fullmatch(normalised) is not None
+    if (_HAS_DIGIT(normalised) is None or normalised[0] == "-") and _DASH_CELL.fullmatch(normalised):
+        return True
     return _cell_regex(decimal_comma).fullmatch(normalised) is not None
 
 
@@ -436,12 +440,11 @@ def parse_number(text: str, *, decimal_comma: bool | None = None) -> ParsedNumbe
     if not stripped:
         return None
     normalised = _normalise(stripped)
-    if _HAS_DIGIT(normalised) is None:
-        if stripped in _NIL_WORDS:
-            return ParsedNumber(stripped, 0.0, 0, False, False, None, 0, True, None)
-        dash = _DASH_CELL.fullmatch(normalised)
-        if dash is None:
-            return None
+    if stripped in _NIL_WORDS:
+        return ParsedNumber(stripped, 0.0, 0, False, False, None, 0, True, None)
+    # A leading dash followed only by a footnote ("— (1)") is a nil cell, not minus one.
+    dash = _DASH_CELL.fullmatch(normalised) if normalised[0] == "-" or not _HAS_DIGIT(normalised) else None
+    if dash is not None:
         cur = dash.group("cur")
         return ParsedNumber(
             text=stripped,
@@ -454,6 +457,8 @@ def parse_number(text: str, *, decimal_comma: bool | None = None) -> ParsedNumbe
             is_dash=True,
             footnote=_footnote_of(dash.group("foot")),
         )
+    if _HAS_DIGIT(normalised) is None:
+        return None
     m = _cell_regex(decimal_comma).fullmatch(normalised)
     return None if m is None else _from_match(m, stripped)
 
@@ -535,7 +540,7 @@ def to_typed(
         period: The period of the figure's column, if known.
 
     Returns:
-        The typed number. Percentages never take a scale or currency; ``base_value`` is
+        The typed number. Percentages and multiples ("2.5x") never take a scale or currency; ``base_value`` is
         ``value * 10**scale``; ``decimals`` is the printed precision in base units
         (``decimals_printed - scale``), as XBRL's ``decimals``.
     """
@@ -543,14 +548,15 @@ def to_typed(
     eff_currency: str | None
     if parsed.percent:
         eff_scale, eff_currency, unit = 0, None, "percent"
+    elif _RATIO_TAIL.search(parsed.text):
+        # A multiple ("2.5x") is a pure number: the table's money unit does not apply to it.
+        eff_scale, eff_currency, unit = 0, None, "ratio"
     else:
         eff_scale = parsed.scale or scale
         eff_currency = parsed.currency or currency
         if currency and parsed.currency and _ambiguous_symbol(parsed.text, parsed.currency):
             eff_currency = currency
         unit = "currency" if eff_currency else "number"
-        if _RATIO_TAIL.search(parsed.text):
-            unit, eff_currency = "ratio", None
     decimals = parsed.decimals_printed - eff_scale
     # Rounding to the printed precision removes binary noise such as 1.1 * 10**9 = 1100000000.0000002.
     base_value = round(parsed.value * 10**eff_scale, max(decimals, 0))

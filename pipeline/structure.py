@@ -7,6 +7,8 @@ column's period comes from the header text stacked above it, combined with the c
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 
 from pipeline.numbers import detect_scale, parse_number, to_typed
@@ -45,6 +47,31 @@ def column_periods(group: TableGroup) -> dict[int, Period]:
             p = combine_periods([phrase, *parts]) or p
         if p is not None:
             out[col] = p
+    return _share_period_context(out)
+
+
+def _share_period_context(periods: dict[int, Period]) -> dict[int, Period]:
+    """Give bare-year columns the month and day printed over a neighbour.
+
+    A head such as "December 31," is often printed over the first of two year columns only (it spans
+    both, with a rule under it); the other column then reads "2024" alone. When one column's period has
+    an end date and another's is a bare fiscal year, the bare one takes the same kind and month-day.
+    """
+    dated = [p for p in periods.values() if p.end_date and len(p.end_date) == 10]
+    if not dated:
+        return periods
+    ref = dated[0]
+    month_day = ref.end_date[4:] if ref.end_date else ""
+    out = dict(periods)
+    for col, p in periods.items():
+        if p.end_date or p.fiscal_year is None or p.quarter is not None:
+            continue
+        label = f"{ref.label.replace(str(ref.fiscal_year), '').strip()} {p.label}".strip()
+        end = f"{p.fiscal_year}{month_day}"
+        if ref.kind == "instant":
+            out[col] = p.model_copy(update={"kind": "instant", "key": end, "end_date": end, "label": label})
+        elif ref.months in (None, 12):
+            out[col] = p.model_copy(update={"end_date": end, "months": ref.months, "label": label})
     return out
 
 
@@ -62,18 +89,36 @@ def table_scale(group: TableGroup) -> tuple[int, str | None]:
     return 0, None
 
 
+_REF_HEAD = re.compile(r"^(?:notes?|note ref\.?|ref\.?|schedule|page)$", re.IGNORECASE)
+
+
+def reference_columns(group: TableGroup) -> set[int]:
+    """Columns of note or page references ("Note", "Notes"): their small integers are not amounts."""
+    first = group.first
+    return {
+        c.col for row in first.rows[: first.header_rows] for c in row if c.col_span == 1 and _REF_HEAD.match(c.text.strip())
+    }
+
+
 def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) -> Table:
     """Build the typed :class:`Table` of a logical table."""
     first = group.first
     scale, currency = table_scale(group)
+    if currency is None:
+        # 10-K tables print "$" only on the first and total rows: it names the whole table's currency.
+        signs = Counter(raw_currency(c.currency) for f in group.fragments for row in f.rows for c in row if c.currency)
+        signs.pop(None, None)
+        currency = signs.most_common(1)[0][0] if signs else None
     periods = column_periods(group)
     cells: list[Cell] = []
     row_pages: list[int] = []
     row_idx = 0
 
+    ref_cols = reference_columns(group)
+
     def emit(raw: RawCell, page: int, header: bool) -> None:
         number = None
-        if not header and raw.col > 0:
+        if not header and raw.col > 0 and raw.col not in ref_cols:
             parsed = parse_number(raw.text)
             if parsed is not None:
                 number = to_typed(

@@ -356,7 +356,8 @@ def _build_table(
         if gap > 2.6 * h:
             break
         ln = lines[k]
-        if is_prose(ln, x_right - x_left):
+        # Running text ends the search: a long line, or the last line of a sentence above the table.
+        if is_prose(ln, x_right - x_left) or (ln.text.rstrip().endswith(".") and len(ln.words) >= 4):
             break
         over_values = any(s.x1 > value_x0 - 2 for s in segs[k])
         # One phrase reaching from the label area across the value columns is a title, not a column head.
@@ -429,7 +430,7 @@ def _build_table(
             if not data[k]:
                 only_label = len(cells) == 1 and cells[0].col == 0
                 # A wrapped label continues on the next line: "Net cash provided by operating" / "activities".
-                if only_label and k + 1 <= end and data[k + 1] and _continues(ln, lines[k + 1], segs[k + 1]):
+                if only_label and k + 1 <= end and data[k + 1] and _continues(ln, lines[k + 1], segs[k + 1], bounds[0][1]):
                     pending_label.extend(segs[k])
                     continue
                 if (
@@ -462,7 +463,7 @@ def _build_table(
         max(b[3] for b in all_boxes),
     )
     caption = [lines[k].text for k in caption_idx]
-    title = caption[0] if caption else None
+    title = pick_title(caption)
     return RawTable(
         page=page,
         bbox=bbox,
@@ -486,6 +487,21 @@ def _is_year_line(segs: Sequence[Segment]) -> bool:
     if not figs:
         return False
     return all(_YEAR_RE.match(s.text) for s in figs)
+
+
+_NOT_TITLE = re.compile(
+    r"^\(?(?:in |amounts in |all amounts in |dollars in |\$ in |unaudited|\(?millions|thousands)|ended|^as (?:at|of)\b",
+    re.IGNORECASE,
+)
+
+
+def pick_title(caption: Sequence[str]) -> str | None:
+    """The caption line that names the table: the closest one that is not a scale or period phrase."""
+    for text in reversed(caption):
+        t = text.strip()
+        if t and not _NOT_TITLE.search(t) and not t.endswith("."):
+            return t
+    return caption[0] if caption else None
 
 
 def _rules_at(rules: Rules, line: Line) -> list[float]:
@@ -521,8 +537,13 @@ def _fully_ruled(body: Sequence[Line], h_rules: Sequence[float]) -> bool:
     return separated >= 0.5 * (len(body) - 1) and separated >= 2
 
 
-def _continues(line: Line, nxt: Line, nxt_segs: Sequence[Segment]) -> bool:
-    """Whether a label-only line wraps into the data line below it."""
+def _continues(line: Line, nxt: Line, nxt_segs: Sequence[Segment], label_right: float) -> bool:
+    """Whether a label-only line wraps into the data line below it.
+
+    A wrapped label either goes on in lower case ("Net cash provided by operating" / "activities") or
+    filled its column before breaking. A short phrase over indented items is a section heading
+    ("Current assets" over "Inventories").
+    """
     if line.text.rstrip().endswith(":"):
         return False
     first = nxt_segs[0] if nxt_segs else None
@@ -531,7 +552,10 @@ def _continues(line: Line, nxt: Line, nxt_segs: Sequence[Segment]) -> bool:
     gap = nxt.y0 - line.y1
     if gap > 0.6 * max(line.height, 1.0):
         return False
-    return first.text[:1].islower() or first.x0 > line.x0 + 2
+    if first.text[:1].islower():
+        return True
+    width = label_right - line.x0
+    return width > 0 and (line.x1 - line.x0) >= 0.8 * width and first.x0 > line.x0 + 2
 
 
 def _place(segs: Sequence[Segment], bounds: Sequence[tuple[float, float]]) -> list[RawCell]:

@@ -216,6 +216,7 @@ class DocConfig:
     summary_rows: tuple[str, ...] = ("revenue", "opinc", "net", "ocf", "ta")
     summary_scale: tuple[int, int] | None = None
     summary_change_col: bool = False
+    summary_header: str | None = None
     summary_capex_positive: bool = False
     summary_markers: dict[tuple[str, int], str] = field(default_factory=dict)
     summary_footnotes: tuple[str, ...] = ()
@@ -884,7 +885,8 @@ def build_summary(
         first = False
         rows.append(TRow(label, tuple(cells), "item", 0, "", dollar, False, key))
     years = [c.year for c in cols]
-    header = header_rows(replace(cfg, unit_col=""), years, instant=False)
+    style = cfg.summary_header or cfg.duration_header
+    header = header_rows(replace(cfg, unit_col="", duration_header=style), years, instant=False)
     if cfg.summary_change_col:
         header[-1].append(("Change %", len(cols), len(cols)))
     n = len(cols) + (1 if cfg.summary_change_col else 0)
@@ -1307,22 +1309,33 @@ def narrative_paragraphs(
         range(len(cfg.segments)), key=lambda i: pct_change(seg_cur[f"segrev{i}"], seg_prev[f"segrev{i}"])
     )
     seg_ch = pct_change(seg_cur[f"segrev{best}"], seg_prev[f"segrev{best}"])
-    seg_word = "grew" if seg_ch >= 0 else "declined"
-    paras: list[tuple[str, str]] = [
-        (
-            f"{n.change('revenue', rev_noun)}. The strongest performance came from {cfg.segments[best]}, "
-            f"where revenue {seg_word} by {fmt_tenths(seg_ch)}% to {n.money(seg_cur[f'segrev{best}'])}, "
-            "reflecting higher volumes, the full-year effect of contracts won in the prior year and "
-            "selective price increases to recover input cost inflation.",
-            "revenue",
+    # The explanations follow the direction of the figures so that the prose never contradicts them.
+    if seg_ch >= 0:
+        seg_text = (
+            f"The strongest performance came from {cfg.segments[best]}, where revenue grew by "
+            f"{fmt_tenths(seg_ch)}% to {n.money(seg_cur[f'segrev{best}'])}, reflecting higher volumes, the "
+            "full-year effect of contracts won in the prior year and selective price increases."
         )
-    ]
+    else:
+        seg_text = (
+            f"The most resilient business was {cfg.segments[best]}, where revenue declined by only "
+            f"{fmt_tenths(seg_ch)}% to {n.money(seg_cur[f'segrev{best}'])}, as lower volumes were partly "
+            "offset by price increases."
+        )
+    paras: list[tuple[str, str]] = [(f"{n.change('revenue', rev_noun)}. {seg_text}", "revenue")]
     etr = ratio_pct(figs[years[0]]["tax"], figs[years[0]]["pbt"])
+    cur_gm = ratio_pct(figs[years[0]]["gross"], figs[years[0]]["revenue"])
+    prev_gm = ratio_pct(figs[years[1]]["gross"], figs[years[1]]["revenue"])
+    why = (
+        "as procurement savings and a better mix more than offset higher freight and energy costs"
+        if cur_gm >= prev_gm
+        else "as higher freight and energy costs were only partly offset by procurement savings"
+    )
     if cfg.is_kind != "in":
         paras.append(
             (
-                f"Gross margin was {n.margin('gross')} as procurement savings and a better mix offset "
-                f"higher freight and energy costs. {n.change('opinc', lb('nar_opinc', 'Operating profit'))}, "
+                f"Gross margin was {n.margin('gross')} {why}. "
+                f"{n.change('opinc', lb('nar_opinc', 'Operating profit'))}, "
                 f"giving an operating margin of {n.margin('opinc')}.",
                 "opinc",
             )
@@ -1444,9 +1457,13 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
 
 
 def matches(fact_base: int, p: Printed) -> bool:
-    """True when a printed copy shows ``fact_base`` at its own precision (signs may differ)."""
-    unit = 10 ** (p.scale - p.decimals)
-    return abs(round_div(abs(fact_base), unit)) == abs(p.units)
+    """True when a printed copy shows exactly ``fact_base``, sign included.
+
+    A copy at a coarser scale (a key-figures table in millions over statements in thousands) or with the
+    opposite sign convention (capital expenditure shown positive) is a different printed figure: the
+    engine reads it as a different value, so it is not listed among the fact's pages.
+    """
+    return p.base == fact_base
 
 
 def build_facts(printed: Sequence[Printed]) -> list[dict[str, Any]]:
@@ -1521,10 +1538,15 @@ def _describe(cfg: DocConfig, r: Renderer, figs: Figures, inj: Injection) -> dic
         return {"kind": inj.kind, "metric": metric, "period": period, "pages": pages, "description": desc}
     if inj.kind == "balance_identity":
         pages = _pages(printed, "bs", ("ta", "tl", "te", "tle"), inst)
-        desc = (
-            f"Total assets {num(f['ta'])} do not equal total liabilities {num(f['tl'])} plus total equity "
-            f"{num(f['te'])} ({num(f['tl'] + f['te'])}) at {inst}"
-        )
+        if cfg.bs_kind == "in":
+            # Schedule III prints no total liabilities line; the check is against the grand total.
+            desc = f"Total assets {num(f['ta'])} do not equal total equity and liabilities {num(f['tle'])}"
+        else:
+            desc = (
+                f"Total assets {num(f['ta'])} do not equal total liabilities {num(f['tl'])} plus total "
+                f"equity {num(f['te'])} ({num(f['tl'] + f['te'])})"
+            )
+        desc += f" at {inst}"
         return {
             "kind": inj.kind,
             "metric": "total_assets",
@@ -1535,18 +1557,15 @@ def _describe(cfg: DocConfig, r: Renderer, figs: Figures, inj: Injection) -> dic
     if inj.kind == "cross_reference_mismatch":
         _, key, metric, instant = SUMMARY_ROWS[inj.key]
         period = inst if instant else dur
-        wanted = ("sum", PRIMARY[metric or ""])
-        pages = sorted(
-            {p.page for p in printed if p.metric == metric and p.period == period and p.tid in wanted}
-        )
+        # Every table copy of the figure is involved: an engine may cite any of them against the summary.
+        pages = sorted({p.page for p in printed if p.metric == metric and p.period == period})
         shown = next(p.text for p in printed if p.tid == "sum" and p.key == key and p.period == period)
         desc = f"Summary table shows {metric} {period} as {shown}; the statement prints {num(f[key])}"
         return {"kind": inj.kind, "metric": metric, "period": period, "pages": pages, "description": desc}
     metric = KEY_METRIC[inj.key]
-    stmt = {
-        p.page for p in printed if p.metric == metric and p.period == dur and p.tid == PRIMARY[metric or ""]
-    }
-    pages = sorted(r.tag_pages[inj.key] | stmt)
+    # The narrative page plus every table that prints the figure it contradicts.
+    tables = {p.page for p in printed if p.metric == metric and p.period == dur}
+    pages = sorted(r.tag_pages[inj.key] | tables)
     prev = figs[inj.year - 1][inj.key]
     if inj.mode == "pct":
         true = pct_change(f[inj.key], prev)
@@ -2033,6 +2052,7 @@ DOCS: tuple[DocConfig, ...] = (
         segments=("Industrial Solutions", "Medical Technologies", "Aerospace Components"),
         summary_rows=("revenue", "opinc", "net", "ocf", "capex", "ta", "cash"),
         summary_scale=(6, 1),
+        summary_header="fiscal",
         footer="center",
         footer_offset=30,
         running_header="Table of Contents",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -55,22 +55,24 @@ def page_texts(file: str) -> list[str]:
         return [str(page.get_text()) for page in doc]
 
 
-def renderings(value: float) -> set[str]:
-    """Every way the magnitude could be printed at a plausible scale and precision."""
-    out: set[str] = set()
-    magnitude = abs(Decimal(str(value)))
-    for scale in (3, 6, 7, 9):
-        for decimals in (0, 1, 2):
-            shown = (magnitude / Decimal(10) ** scale).quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP)
-            text = f"{shown:,.{decimals}f}"
-            if len(text.replace(",", "").replace(".", "").lstrip("0")) >= 3:
-                out.add(text)
-    return out
+def printed_forms(value: float, scale: int) -> list[str]:
+    """Regexes for the figure as a statement prints it at ``scale``: exact, with its sign."""
+    shown = Decimal(str(value)) / Decimal(10) ** scale
+    forms = []
+    for decimals in (0, 1, 2):
+        if shown == shown.quantize(Decimal(1).scaleb(-decimals)):
+            digits = re.escape(f"{abs(shown):,.{decimals}f}")
+            tail = r"(?![\d,]|\.\d)"
+            if shown < 0:
+                forms.append(rf"(?:\({digits}\)|(?<![\d,.])-{digits}{tail})")
+            else:
+                forms.append(rf"(?<![\d,.(\-]){digits}(?!\))" + tail)
+    return forms
 
 
-def printed_on(text: str, candidates: set[str]) -> bool:
-    """True when one candidate appears as a whole number (not part of a longer figure)."""
-    return any(re.search(rf"(?<![\d,.]){re.escape(c)}(?!\d|\.\d|,\d)", text) for c in candidates)
+def printed_on(text: str, forms: list[str]) -> bool:
+    """True when one form appears as a whole figure (not part of a longer number)."""
+    return any(re.search(form, text) for form in forms)
 
 
 # -- reproducibility --------------------------------------------------------------------------------
@@ -104,7 +106,7 @@ def test_every_fact_is_printed_on_each_of_its_pages(doc: dict[str, Any]) -> None
     for fact in doc["facts"]:
         assert fact["pages"], fact
         for page in fact["pages"]:
-            assert printed_on(texts[page - 1], renderings(fact["value"])), (fact, page)
+            assert printed_on(texts[page - 1], printed_forms(fact["value"], doc["scale"])), (fact, page)
 
 
 @pytest.mark.parametrize("doc", documents(), ids=lambda d: str(d["file"]))

@@ -71,7 +71,7 @@ def _message(lhs: Fact, rhs_text: str, c: Comparison) -> str:
     scale, places = lhs.scale, printed_decimals(lhs.decimals, lhs.scale)
     return (
         f"{lhs.label} {period_text(lhs.period)} printed {lhs.printed} but {rhs_text} is "
-        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(c.difference, scale, places)}, "
+        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(abs(c.difference), scale, places)}, "
         f"tolerance {fmt_small(c.tolerance, scale, places)})."
     )
 

@@ -128,7 +128,7 @@ def _flag(
     other_pages = ", ".join(str(p) for p in sorted({f.page for f in clusters[1]}))
     message = (
         f"{main.label} {period_text(main.period)} is {main.printed} on page {main_pages} but "
-        f"{other.printed} on page {other_pages} (difference {fmt_small(c.difference, scale, places)}, "
+        f"{other.printed} on page {other_pages} (difference {fmt_small(abs(c.difference), scale, places)}, "
         f"tolerance {fmt_small(c.tolerance, scale, places)}{scale_note(scale)})."
     )
     evidence = [

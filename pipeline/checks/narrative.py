@@ -107,10 +107,10 @@ def _value_flag(
     assert amount is not None and ref is not None  # callers only pass claims with this side
     f = fig.fact
     places = printed_decimals(f.decimals, f.scale)
+    diff, tol = fmt_small(abs(c.difference), f.scale, places), fmt_small(c.tolerance, f.scale, places)
     message = (
         f"Narrative on page {claim.block.page} states {claim.subject} {ref.label} as {amount.text} but the "
-        f"table on page {f.page} shows {f.printed} (difference {fmt_small(c.difference, f.scale, places)}, "
-        f"tolerance {fmt_small(c.tolerance, f.scale, places)}{scale_note(f.scale)})."
+        f"table on page {f.page} shows {f.printed} (difference {diff}, tolerance {tol}{scale_note(f.scale)})."
     )
     return make_flag(
         rule=RULE,

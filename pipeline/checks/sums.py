@@ -191,6 +191,22 @@ def _resolve_total(
     return chosen[2], findings
 
 
+def _explained_by_components(finding: _Finding, misprints: Mapping[tuple[int, int], float]) -> bool:
+    """True when a total only fails because a subtotal among its components was already flagged.
+
+    If "Total current assets" is misprinted, "Total assets" built from it fails by the same amount;
+    one misprint should give one flag, on the subtotal.
+    """
+    col = finding.result.col
+    shift = sum(
+        sign * misprints[(r, col)] for r, sign in finding.structure.components if (r, col) in misprints
+    )
+    if shift == 0.0:
+        return False
+    c = finding.result.comparison
+    return abs(c.actual - (c.expected - shift)) <= c.tolerance + 1e-9 * max(abs(c.actual), 1.0)
+
+
 def _numeric_columns(grid: Mapping[int, Mapping[int, _Value]]) -> list[int]:
     counts: dict[int, int] = {}
     for values in grid.values():
@@ -223,7 +239,7 @@ def _sum_flag(
     c = res.comparison
     message = (
         f"{label} {period_text(period)} printed {fmt_amount(c.actual, scale, places)} but {how} to "
-        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(c.difference, scale, places)}, "
+        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(abs(c.difference), scale, places)}, "
         f"tolerance {fmt_small(c.tolerance, scale, places)}); components: {', '.join(comp_labels)}."
     )
     evidence = [
@@ -282,6 +298,7 @@ def check_table_sums(table: Table, taxonomy: Taxonomy) -> tuple[list[Flag], set[
     previous: RowView | None = None
     flags: list[Flag] = []
     flagged: set[tuple[int, int]] = set()
+    misprints: dict[tuple[int, int], float] = {}  # flagged (row, col) → printed minus expected
     for row in rows:
         if row.index not in grid:
             continue
@@ -291,8 +308,11 @@ def check_table_sums(table: Table, taxonomy: Taxonomy) -> tuple[list[Flag], set[
                 folded = {r for r, _ in structure.components}
                 visible = [r for r in visible if r not in folded]
             for finding in findings:
+                if _explained_by_components(finding, misprints):
+                    continue
                 flags.append(_sum_flag(table, finding, grid, by_index, taxonomy))
                 flagged.add((row.index, finding.result.col))
+                misprints[(row.index, finding.result.col)] = finding.result.comparison.difference
         visible.append(row.index)
         previous = row
     return flags, flagged
@@ -419,7 +439,7 @@ def _identity_flag(
     label = _label(result_row)
     message = (
         f"{label} {period_text(period)} printed {fmt_amount(c.actual, scale, places)} but {formula} gives "
-        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(c.difference, scale, places)}, "
+        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(abs(c.difference), scale, places)}, "
         f"tolerance {fmt_small(c.tolerance, scale, places)})."
     )
     evidence = [

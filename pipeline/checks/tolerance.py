@@ -253,11 +253,14 @@ def scale_note(scale: int) -> str:
 
 
 def fmt_small(base_value: float, scale: int = 0, places: int = 0) -> str:
-    """Format a difference or tolerance: two more places than the figures, trailing zeros trimmed."""
-    text = f"{base_value / 10.0**scale:,.{max(0, places) + 2}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
+    """Format a difference or tolerance: up to two more places than the figures, never fewer."""
+    places = max(0, places)
+    text = f"{base_value / 10.0**scale:,.{places + 2}f}"
+    # Trim only the two extra places, so "9.00" reads "9.0" next to figures printed as "1,234.5".
+    for _ in range(2):
+        if text.endswith("0") and "." in text and len(text.split(".")[1]) > places:
+            text = text[:-1]
+    return text.rstrip(".")
 
 
 def period_text(period: Period | None) -> str:

@@ -1,0 +1,31 @@
+"""Logging set-up shared by the CLI, the worker processes and the services."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import structlog
+
+_ENV = "TIEOUT_LOG_LEVEL"
+
+
+def configure_logging(level: str | None = None) -> None:
+    """Send structlog output to stderr at ``level`` (default: ``$TIEOUT_LOG_LEVEL`` or WARNING).
+
+    The level is also exported in the environment so that worker processes started afterwards log alike.
+    """
+    name = (level or os.environ.get(_ENV) or "WARNING").upper()
+    os.environ[_ENV] = name
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            structlog.dev.ConsoleRenderer() if sys.stderr.isatty() else structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, name, logging.WARNING)),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )

@@ -1,0 +1,421 @@
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pytest
+
+from pipeline.checks import run_checks
+from pipeline.checks.balance import check_balance
+from pipeline.checks.crossref import check_crossref
+from pipeline.checks.narrative import check_narrative
+from pipeline.checks.sums import check_identities, check_sums
+from pipeline.checks.tolerance import (
+    compare_pct_change,
+    compare_sum,
+    compare_values,
+    digit_slip,
+    half_unit,
+    plausible_discrepancy,
+)
+from pipeline.facts import extract_facts
+from pipeline.taxonomy import load_taxonomy
+from schemas.models import Block, Cell, Flag, Period, Table, TypedNumber
+
+TAX = load_taxonomy()
+
+# --- builders (same shapes the table extractor produces) -------------------------------------------
+
+
+def period(key: str) -> Period:
+    if key.startswith("FY"):
+        return Period(kind="duration", key=key, label=key[2:], fiscal_year=int(key[2:]), months=12)
+    return Period(kind="instant", key=key, label=key, fiscal_year=int(key[:4]), end_date=key)
+
+
+def number(text: str, *, scale: int, per: Period | None) -> TypedNumber:
+    t = text.strip()
+    dash = t in {"—", "-", "–"}
+    negative = t.startswith("(")
+    pct = t.endswith("%")
+    digits = t.strip("()%$ ").replace(",", "")
+    value = 0.0 if dash else float(digits) * (-1 if negative else 1)
+    places = len(digits.split(".")[1]) if "." in digits else 0
+    sc = 0 if pct else scale
+    return TypedNumber(
+        text=t,
+        value=value,
+        scale=sc,
+        base_value=round(value * 10**sc, 6),
+        decimals=places - sc,
+        unit="percent" if pct else "currency",
+        currency=None if pct else "USD",
+        negative=negative,
+        is_dash=dash,
+        period=per,
+    )
+
+
+def make_table(
+    rows: Sequence[tuple[str, Sequence[str | None]]],
+    *,
+    periods: Sequence[str] = ("FY2025", "FY2024"),
+    scale: int = 6,
+    table_id: str = "t1",
+    page: int = 1,
+    indents: Sequence[float] | None = None,
+) -> Table:
+    pers = [period(p) for p in periods]
+    cells = [Cell(row=0, col=0, text="", page=page, is_header=True)]
+    cells += [Cell(row=0, col=i + 1, text=p.label, page=page, is_header=True) for i, p in enumerate(pers)]
+    for r, (label, values) in enumerate(rows, start=1):
+        y = 100.0 + 12 * r
+        x0 = indents[r - 1] if indents else 50.0
+        if label:
+            cells.append(Cell(row=r, col=0, text=label, page=page, bbox=(x0, y, 250.0, y + 10)))
+        for i, v in enumerate(values):
+            if v is not None:
+                n = number(v, scale=scale, per=pers[i])
+                cells.append(
+                    Cell(
+                        row=r,
+                        col=i + 1,
+                        text=v,
+                        page=page,
+                        number=n,
+                        bbox=(300.0 + 80 * i, y, 360.0 + 80 * i, y + 10),
+                    )
+                )
+    n_rows = len(rows) + 1
+    return Table(
+        table_id=table_id,
+        doc_id="doc",
+        source="doc.pdf",
+        page=page,
+        pages=[page],
+        bbox=(40, 80, 560, 100 + 12 * n_rows),
+        n_rows=n_rows,
+        n_cols=len(pers) + 1,
+        header_rows=1,
+        row_pages=[page] * n_rows,
+        cells=cells,
+        method="whitespace",
+        scale=scale,
+        currency="USD",
+    )
+
+
+def block(text: str, page: int = 2) -> Block:
+    return Block(page=page, bbox=(50, 100, 550, 140), text=text, font_size=10)
+
+
+def run(tables: Sequence[Table], blocks: Sequence[Block] = ()) -> list[Flag]:
+    facts = extract_facts(tables, TAX)
+    return run_checks(tables, facts, blocks, doc_id="doc", source="doc.pdf")
+
+
+BALANCE_SHEET = [
+    ("Current assets", []),
+    ("Cash and cash equivalents", ["500.0", "400.0"]),
+    ("Trade receivables", ["300.5", "250.0"]),
+    ("Inventories", ["200.0", "180.0"]),
+    ("Total current assets", ["1,000.5", "830.0"]),
+    ("Property, plant and equipment", ["1,500.0", "1,400.0"]),
+    ("Goodwill", ["250.0", "250.0"]),
+    ("Total assets", ["2,750.5", "2,480.0"]),
+    ("Current liabilities", []),
+    ("Trade payables", ["400.0", "380.0"]),
+    ("Short-term borrowings", ["100.0", "120.0"]),
+    ("Total current liabilities", ["500.0", "500.0"]),
+    ("Long-term debt", ["700.0", "680.0"]),
+    ("Total liabilities", ["1,200.0", "1,180.0"]),
+    ("Share capital", ["100.0", "100.0"]),
+    ("Retained earnings", ["1,450.5", "1,200.0"]),
+    ("Total equity", ["1,550.5", "1,300.0"]),
+    ("Total liabilities and equity", ["2,750.5", "2,480.0"]),
+]
+
+
+def with_value(
+    rows: list[tuple[str, list[str]]], label: str, col: int, text: str
+) -> list[tuple[str, list[str]]]:
+    out = []
+    for lab, vals in rows:
+        if lab == label:
+            vals = list(vals)
+            vals[col] = text
+        out.append((lab, vals))
+    return out
+
+
+# --- tolerance ---------------------------------------------------------------------------------------
+
+
+def test_half_unit_and_sum_tolerance() -> None:
+    assert half_unit(-5) == pytest.approx(50_000)
+    assert half_unit(1) == pytest.approx(0.05)
+    c = compare_sum(6.7, 1, [(1.1, 1), (2.2, 1), (3.3, 1)])
+    assert c.ok and c.tolerance == pytest.approx(0.2)
+    c = compare_sum(6.9, 1, [(1.1, 1), (2.2, 1), (3.3, 1)])
+    assert not c.ok and c.difference == pytest.approx(0.3)
+    assert compare_sum(0.3, 1, [(0.1, 1), (0.2, 1)]).ok
+
+
+def test_compare_values_rounding() -> None:
+    assert compare_values(1_300_000_000, -8, 1_338_200_000, -5).ok  # "$1.3 billion" vs 1,338.2m
+    assert not compare_values(1_400_000_000, -8, 1_338_200_000, -5).ok
+    assert compare_values(1_338_000_000, -6, 1_338_200_000, -5).ok
+
+
+def test_pct_change() -> None:
+    c = compare_pct_change(8.4, 1, 1338.2, 1, 1234.5, 1)
+    assert c is not None and c.ok
+    c = compare_pct_change(9.4, 1, 1338.2, 1, 1234.5, 1)
+    assert c is not None and not c.ok and c.expected == pytest.approx(8.4, abs=0.01)
+    assert compare_pct_change(3.0, 0, 10.0, 0, 0.0, 0) is None
+    c = compare_pct_change(-3.0, 0, 97.0, 0, 100.0, 0)
+    assert c is not None and c.ok
+
+
+def test_plausibility() -> None:
+    assert digit_slip(1338.2, 1383.2, 1)
+    assert digit_slip(1338.2, 1358.2, 1)
+    assert not digit_slip(1338.2, 2883.1, 1)
+    assert plausible_discrepancy(1338.2, 1, 1234.5, 1)
+    assert not plausible_discrepancy(300.0, 1, 1338.2, 1)  # a segment's figure, not a misprint
+    assert not plausible_discrepancy(-100.0, 1, 100.0, 1)
+    assert not plausible_discrepancy(1_338_200.0, 0, 1338.2, 1)  # scale inference, not the filer
+
+
+# --- TOT001 ------------------------------------------------------------------------------------------
+
+
+def test_clean_balance_sheet_has_no_flags() -> None:
+    assert run([make_table(BALANCE_SHEET)]) == []
+
+
+def test_subtotal_misprint_gives_one_flag() -> None:
+    rows = with_value(BALANCE_SHEET, "Total current assets", 0, "1,009.5")
+    flags = [f for f in run([make_table(rows)]) if f.rule == "TOT001"]
+    assert len(flags) == 1, [f.message for f in flags]
+    f = flags[0]
+    assert f.kind == "sum_mismatch" and f.severity == "error"
+    assert f.metric == "total_current_assets" and f.period is not None and f.period.key == "FY2025"
+    assert f.actual == pytest.approx(1_009.5e6) and f.expected == pytest.approx(1_000.5e6)
+    assert f.difference == pytest.approx(9e6) and f.tolerance == pytest.approx(0.2e6)
+    assert f.message.startswith("Total current assets 2025 printed 1,009.5 but components sum to 1,000.5")
+    assert "(difference 9.0, tolerance 0.2)" in f.message
+    assert [e.role for e in f.evidence] == ["total", "component", "component", "component"]
+    assert f.pages == [1]
+
+
+def test_component_misprint_flags_the_subtotal_only() -> None:
+    rows = with_value(BALANCE_SHEET, "Inventories", 0, "210.0")
+    flags = run([make_table(rows)])
+    assert [(f.rule, f.metric) for f in flags] == [("TOT001", "total_current_assets")]
+
+
+def test_costs_printed_positive_and_subtracted() -> None:
+    rows = [
+        ("Revenue", ["1,000.0", "900.0"]),
+        ("Cost of sales", ["600.0", "540.0"]),
+        ("Gross profit", ["400.0", "360.0"]),
+        ("Selling, general and administrative", ["100.0", "90.0"]),
+        ("Research and development", ["50.0", "45.0"]),
+        ("Operating income", ["260.0", "225.0"]),
+    ]
+    flags = run([make_table(rows)])
+    assert len(flags) == 1
+    assert flags[0].metric == "operating_income" and flags[0].expected == pytest.approx(250e6)
+
+
+def test_single_column_never_flags() -> None:
+    rows = [("Cash", ["1.0"]), ("Receivables", ["2.0"]), ("Total current assets", ["4.0"])]
+    assert run([make_table(rows, periods=("FY2025",))]) == []
+
+
+def test_rounding_within_tolerance() -> None:
+    rows = [("A", ["1.1", "1.0"]), ("B", ["2.2", "2.0"]), ("C", ["3.3", "3.0"]), ("Total", ["6.7", "6.0"])]
+    assert run([make_table(rows)]) == []
+
+
+def test_unrelated_total_rows_are_silent() -> None:
+    rows = [
+        ("Revenue", ["1,000.0", "900.0"]),
+        ("Headcount related costs", ["17.0", "13.0"]),
+        ("Total return to shareholders", ["123.0", "456.0"]),
+    ]
+    assert run([make_table(rows)]) == []
+
+
+def test_outdented_unlabelled_total() -> None:
+    rows = [("Product", ["60.0", "50.0"]), ("Services", ["40.0", "30.0"]), ("", ["101.0", "80.0"])]
+    flags = run([make_table(rows, indents=[60, 60, 50])])
+    assert len(flags) == 1 and flags[0].expected == pytest.approx(100e6)
+
+
+def test_identity_net_income() -> None:
+    rows = [
+        ("Profit before tax", ["500.0", "400.0"]),
+        ("Share of profit of associates", ["—", "—"]),
+        ("Income tax expense", ["(100.0)", "(80.0)"]),
+        ("Dividends declared per share", ["—", "—"]),
+        ("Profit for the year", ["410.0", "320.0"]),
+    ]
+    table = make_table(rows)
+    flags = check_identities(table, TAX, set())
+    assert len(flags) == 1 and flags[0].metric == "net_income"
+    assert flags[0].expected == pytest.approx(400e6)
+    assert len([f for f in check_sums([table], TAX) if f.metric == "net_income"]) == 1
+
+
+def test_identity_gross_profit_with_cost_negative() -> None:
+    rows = [
+        ("Revenue", ["1,000.0", "900.0"]),
+        ("Cost of sales", ["(600.0)", "(540.0)"]),
+        ("Gross profit", ["400.0", "360.0"]),
+    ]
+    assert check_identities(make_table(rows), TAX, set()) == []
+    bad = with_value(rows, "Gross profit", 1, "370.0")
+    flags = check_identities(make_table(bad), TAX, set())
+    assert len(flags) == 1 and flags[0].period is not None and flags[0].period.key == "FY2024"
+
+
+# --- BAL001 ------------------------------------------------------------------------------------------
+
+
+def test_balance_identity() -> None:
+    rows = [
+        ("Total assets", ["2,750.5", "2,480.0"]),
+        ("Total liabilities", ["1,200.0", "1,180.0"]),
+        ("Total equity", ["1,550.5", "1,300.0"]),
+    ]
+    t = make_table(rows, periods=("2025-12-31", "2024-12-31"))
+    assert check_balance(extract_facts([t], TAX), doc_id="doc", source="doc.pdf") == []
+    bad = make_table(with_value(rows, "Total assets", 0, "2,705.5"), periods=("2025-12-31", "2024-12-31"))
+    flags = check_balance(extract_facts([bad], TAX), doc_id="doc", source="doc.pdf")
+    assert len(flags) == 1
+    f = flags[0]
+    assert f.rule == "BAL001" and f.kind == "balance_identity" and f.period is not None
+    assert f.period.key == "2025-12-31" and f.expected == pytest.approx(2_750.5e6)
+    assert {e.role for e in f.evidence} == {"assets", "liabilities", "equity"}
+
+
+def test_balance_grand_totals() -> None:
+    rows = [
+        ("Total assets", ["2,750.5", "2,480.0"]),
+        ("Total liabilities and equity", ["2,750.5", "2,490.0"]),
+    ]
+    flags = check_balance(extract_facts([make_table(rows)], TAX), doc_id="doc", source="doc.pdf")
+    assert len(flags) == 1 and flags[0].period is not None and flags[0].period.key == "FY2024"
+
+
+def test_balance_mezzanine_is_not_flagged() -> None:
+    # Temporary equity sits between liabilities and equity in both years: the identity never holds,
+    # so it is not trusted.
+    rows = [
+        ("Total assets", ["1,000.0", "900.0"]),
+        ("Total liabilities", ["500.0", "450.0"]),
+        ("Redeemable noncontrolling interest", ["50.0", "50.0"]),
+        ("Total equity", ["450.0", "400.0"]),
+    ]
+    flags = check_balance(extract_facts([make_table(rows)], TAX), doc_id="doc", source="doc.pdf")
+    assert flags == []
+
+
+# --- XREF001 -----------------------------------------------------------------------------------------
+
+INCOME = [("Revenue", ["1,338.2", "1,234.5"]), ("Operating income", ["245.6", "219.3"])]
+
+
+def test_crossref_mismatch() -> None:
+    a = make_table(INCOME, table_id="is", page=5)
+    b = make_table([("Revenue", ["1,383.2", "1,234.5"])], table_id="mdna", page=12)
+    flags = check_crossref(extract_facts([a, b], TAX), TAX, doc_id="doc", source="doc.pdf")
+    assert len(flags) == 1
+    f = flags[0]
+    assert f.rule == "XREF001" and f.kind == "cross_reference_mismatch" and f.metric == "revenue"
+    assert f.pages == [5, 12] and len(f.evidence) == 2
+    assert abs(f.difference or 0) == pytest.approx(45e6)
+    assert "1,338.2" in f.message and "1,383.2" in f.message
+
+
+def test_crossref_scale_and_rounding_agree() -> None:
+    a = make_table(INCOME, table_id="is", page=5)
+    b = make_table([("Revenue", ["1,338,200", "1,234,500"])], table_id="k", page=7, scale=3)
+    c = make_table([("Revenue", ["1,338", "1,235"])], table_id="r", page=9)
+    assert check_crossref(extract_facts([a, b, c], TAX), TAX, doc_id="doc", source="doc.pdf") == []
+
+
+def test_crossref_ignores_segments_and_big_gaps() -> None:
+    a = make_table(INCOME, table_id="is", page=5)
+    seg = make_table([("Europe", []), ("Revenue", ["1,383.2", "1,234.5"])], table_id="seg", page=20)
+    other = make_table([("Revenue", ["300.0", "280.0"])], table_id="x", page=30)
+    assert check_crossref(extract_facts([a, seg, other], TAX), TAX, doc_id="doc", source="doc.pdf") == []
+
+
+def test_crossref_costs_by_magnitude() -> None:
+    a = make_table([("Capital expenditures", ["120.0", "100.0"])], table_id="a", page=3)
+    b = make_table(
+        [("Purchases of property, plant and equipment", ["(120.0)", "(100.0)"])], table_id="b", page=8
+    )
+    assert check_crossref(extract_facts([a, b], TAX), TAX, doc_id="doc", source="doc.pdf") == []
+
+
+# --- NAR001 ------------------------------------------------------------------------------------------
+
+
+def narrative(text: str) -> list[Flag]:
+    facts = extract_facts([make_table(INCOME, page=5)], TAX)
+    return check_narrative([block(text)], facts, TAX, doc_id="doc", source="doc.pdf")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Revenue increased by 8.4% from $1,234.5 million in 2024 to $1,338.2 million in 2025.",
+        "Operating income rose 12.0% to $245.6 million (2024: $219.3 million).",
+        "Revenue was $1.3 billion, compared with $1.2 billion in the prior year.",
+        "Revenue increased 8% year over year.",
+        "Revenue in the Americas segment increased 25% to $300 million.",
+        "We expect revenue to increase 15% to $1.6 billion.",
+    ],
+)
+def test_narrative_consistent(text: str) -> None:
+    assert narrative(text) == []
+
+
+def test_narrative_value_mismatch() -> None:
+    flags = narrative("Revenue increased by 12.0% from $1,234.5 million in 2024 to $1,383.2 million in 2025.")
+    assert len(flags) == 1
+    f = flags[0]
+    assert f.rule == "NAR001" and f.kind == "narrative_mismatch" and f.metric == "revenue"
+    assert f.pages == [2, 5] and [e.role for e in f.evidence] == ["narrative", "table"]
+    assert f.period is not None and f.period.key == "FY2025"
+    assert abs(f.difference or 0) == pytest.approx(45e6)
+
+
+def test_narrative_pct_mismatch() -> None:
+    flags = narrative("Operating income rose 21.0% to $245.6 million (2024: $219.3 million).")
+    assert len(flags) == 1
+    assert flags[0].expected == pytest.approx((245.6 - 219.3) / 219.3 * 100)
+    flags = narrative("Revenue decreased 8.4% compared with the prior year.")
+    assert len(flags) == 1 and flags[0].actual == pytest.approx(-8.4)
+
+
+# --- run_checks ---------------------------------------------------------------------------------------
+
+
+def test_run_checks_is_idempotent_and_sorted() -> None:
+    rows = with_value(BALANCE_SHEET, "Total current assets", 0, "1,009.5")
+    t = make_table(rows, page=3)
+    b = make_table([("Total assets", ["2,750.5", "2,480.0"])], table_id="t2", page=9)
+    blocks = [block("Total assets were $2,705.5 million at the end of 2025.", page=1)]
+    first = run([t, b], blocks)
+    second = run([t, b], blocks)
+    assert [f.flag_id for f in first] == [f.flag_id for f in second]
+    assert len({f.flag_id for f in first}) == len(first)
+    assert [f.pages[0] for f in first] == sorted(f.pages[0] for f in first)
+    for f in first:
+        assert f.pages == sorted(set(f.pages)) and f.evidence
+        assert f.tolerance is None or math.isfinite(f.tolerance)

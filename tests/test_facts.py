@@ -1,0 +1,307 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pipeline.facts import (
+    extract_facts,
+    extract_text_facts,
+    header_dimension,
+    heading_is_generic,
+    latest_fiscal_year,
+    parse_claims,
+    table_rows,
+)
+from pipeline.taxonomy import load_taxonomy
+from schemas.models import Block, Cell, Period, Table, TypedNumber
+
+TAX = load_taxonomy()
+
+
+def period(key: str) -> Period:
+    if key.startswith("FY"):
+        return Period(kind="duration", key=key, label=key[2:], fiscal_year=int(key[2:]), months=12)
+    if key.startswith("Q"):
+        return Period(
+            kind="duration", key=key, label=key, fiscal_year=int(key[3:]), quarter=int(key[1]), months=3
+        )
+    return Period(kind="instant", key=key, label=key, fiscal_year=int(key[:4]), end_date=key)
+
+
+def number(
+    text: str, *, scale: int = 6, per: Period | None = None, currency: str | None = "USD"
+) -> TypedNumber:
+    t = text.strip()
+    dash = t in {"—", "-", "–"}
+    negative = t.startswith("(")
+    pct = t.endswith("%")
+    digits = t.strip("()%$ ").replace(",", "")
+    value = 0.0 if dash else float(digits) * (-1 if negative else 1)
+    places = len(digits.split(".")[1]) if "." in digits else 0
+    sc = 0 if pct else scale
+    return TypedNumber(
+        text=t,
+        value=value,
+        scale=sc,
+        base_value=round(value * 10**sc, 6),
+        decimals=places - sc,
+        unit="percent" if pct else "currency",
+        currency=None if pct else currency,
+        negative=negative,
+        is_dash=dash,
+        period=per,
+    )
+
+
+def make_table(
+    rows: Sequence[tuple[str, Sequence[str | None]]],
+    *,
+    periods: Sequence[str | None] = ("FY2025", "FY2024"),
+    headers: Sequence[str] | None = None,
+    scale: int = 6,
+    table_id: str = "t1",
+    page: int = 1,
+    title: str | None = None,
+    indents: Sequence[float] | None = None,
+    currency: str | None = "USD",
+) -> Table:
+    pers = [period(p) if p else None for p in periods]
+    heads = list(headers) if headers is not None else [p.label if p else "" for p in pers]
+    cells = [Cell(row=0, col=0, text="", page=page, is_header=True)]
+    cells += [
+        Cell(
+            row=0,
+            col=i + 1,
+            text=h,
+            page=page,
+            is_header=True,
+            bbox=(300.0 + 80 * i, 90, 360.0 + 80 * i, 100),
+        )
+        for i, h in enumerate(heads)
+    ]
+    for r, (label, values) in enumerate(rows, start=1):
+        y = 100.0 + 12 * r
+        x0 = indents[r - 1] if indents else 50.0
+        if label:
+            cells.append(Cell(row=r, col=0, text=label, page=page, bbox=(x0, y, 250.0, y + 10)))
+        for i, v in enumerate(values):
+            if v is None:
+                continue
+            if v == "$":
+                cells.append(Cell(row=r, col=i + 1, text="$", page=page))
+                continue
+            n = number(v, scale=scale, per=pers[i] if i < len(pers) else None, currency=currency)
+            cells.append(
+                Cell(
+                    row=r,
+                    col=i + 1,
+                    text=v,
+                    page=page,
+                    number=n,
+                    bbox=(300.0 + 80 * i, y, 360.0 + 80 * i, y + 10),
+                )
+            )
+    n_rows = len(rows) + 1
+    return Table(
+        table_id=table_id,
+        doc_id="doc",
+        source="doc.pdf",
+        page=page,
+        pages=[page],
+        bbox=(40, 80, 560, 100 + 12 * n_rows),
+        title=title,
+        n_rows=n_rows,
+        n_cols=len(heads) + 1,
+        header_rows=1,
+        row_pages=[page] * n_rows,
+        cells=cells,
+        method="whitespace",
+        scale=scale,
+        currency=currency,
+    )
+
+
+def block(text: str, page: int = 2) -> Block:
+    return Block(page=page, bbox=(50, 100, 550, 140), text=text, font_size=10)
+
+
+INCOME = [
+    ("Revenue", ["1,338.2", "1,234.5"]),
+    ("Cost of sales", ["(800.0)", "(750.0)"]),
+    ("Gross profit", ["538.2", "484.5"]),
+    ("Basic earnings per share", ["2.15", "1.98"]),
+]
+
+
+def test_table_facts_basic() -> None:
+    facts = extract_facts([make_table(INCOME)], TAX)
+    by = {(f.metric, f.period.key if f.period else None): f for f in facts}
+    rev = by[("revenue", "FY2025")]
+    assert rev.value == 1_338_200_000
+    assert rev.decimals == -5 and rev.scale == 6 and rev.currency == "USD"
+    assert rev.origin == "table_cell" and rev.table_id == "t1" and rev.row == 1 and rev.col == 1
+    assert rev.concept_us_gaap == "us-gaap:Revenues" and rev.label == "Revenue" and rev.context is None
+    assert by[("cost_of_sales", "FY2024")].value == -750_000_000
+    # Per-share figures are never scaled, whatever the table's "in millions".
+    eps = by[("eps_basic", "FY2025")]
+    assert eps.value == 2.15 and eps.scale == 0 and eps.decimals == 2 and eps.unit == "per_share"
+    assert len(facts) == 8
+    assert latest_fiscal_year(facts) == 2025
+
+
+def test_fact_ids_are_stable_and_distinct() -> None:
+    a = extract_facts([make_table(INCOME)], TAX)
+    b = extract_facts([make_table(INCOME)], TAX)
+    assert [f.fact_id for f in a] == [f.fact_id for f in b]
+    assert len({f.fact_id for f in a}) == len(a)
+
+
+def test_currency_cells_and_unmapped_rows_are_ignored() -> None:
+    t = make_table(
+        [("Revenue", ["$", "100.0", "$", "90.0"]), ("Deferred revenue", ["5.0", "4.0"])],
+        periods=(None, "FY2025", None, "FY2024"),
+        headers=("", "2025", "", "2024"),
+    )
+    facts = extract_facts([t], TAX)
+    assert [(f.metric, f.value) for f in facts] == [("revenue", 100e6), ("revenue", 90e6)]
+    rows = table_rows(t)
+    assert rows[0].label == "Revenue"
+
+
+def test_segment_heading_sets_context() -> None:
+    t = make_table(
+        [
+            ("Segment A", []),
+            ("Revenue", ["100.0", "90.0"]),
+            ("Current assets", []),
+            ("Revenue", ["300.0", "280.0"]),
+        ]
+    )
+    facts = extract_facts([t], TAX)
+    contexts = {f.value: f.context for f in facts}
+    assert contexts[100e6] == "Segment A"
+    assert contexts[300e6] is None
+
+
+def test_column_dimension_and_change_columns() -> None:
+    t = make_table(
+        [("Revenue", ["100.0", "200.0", "300.0", "50.0"])],
+        periods=("FY2025", "FY2025", "FY2025", "FY2025"),
+        headers=("Americas 2025", "EMEA 2025", "Total 2025", "Change"),
+    )
+    facts = extract_facts([t], TAX)
+    ctx = {f.value: f.context for f in facts}
+    assert ctx == {100e6: "americas", 200e6: "emea", 300e6: None}
+
+
+def test_title_context() -> None:
+    t = make_table(INCOME, title="Note 4 Segment information")
+    assert all(f.context for f in extract_facts([t], TAX))
+    t2 = make_table(INCOME, title="Consolidated statement of profit or loss")
+    assert not any(f.context for f in extract_facts([t2], TAX))
+
+
+def test_columns_without_periods_give_no_facts() -> None:
+    t = make_table(
+        [("Revenue", ["100.0", "200.0"])], periods=(None, None), headers=("Segment A", "Segment B")
+    )
+    assert extract_facts([t], TAX) == []
+
+
+def test_heading_generic() -> None:
+    assert heading_is_generic("Current assets:", TAX)
+    assert heading_is_generic("Cash flows from operating activities", TAX)
+    assert heading_is_generic(
+        "Adjustments to reconcile net income to net cash provided by operating activities", TAX
+    )
+    assert heading_is_generic("Revenue", TAX)
+    assert not heading_is_generic("Americas", TAX)
+    assert not heading_is_generic("Discontinued operations", TAX)
+    assert header_dimension("Year ended 31 December 2025") is None
+    assert header_dimension("As previously reported 2024") == "previously"
+
+
+# --- narrative ---------------------------------------------------------------------------------
+
+
+def claims(
+    text: str, year: int | None = 2025
+) -> list[tuple[str, str | None, str | None, str | None, str | None, float | None]]:
+    out = []
+    for c in parse_claims(block(text), TAX, default_year=year):
+        out.append(
+            (
+                c.metric.id,
+                c.current.text if c.current else None,
+                c.current_period.key if c.current_period and c.current else None,
+                c.prior.text if c.prior else None,
+                c.prior_period.key if c.prior_period and c.prior else None,
+                c.signed_change,
+            )
+        )
+    return out
+
+
+def test_parse_from_to_sentence() -> None:
+    assert claims("Revenue increased by 8.4% from $1,234.5 million in 2024 to $1,338.2 million in 2025.") == [
+        ("revenue", "$1,338.2 million", "FY2025", "$1,234.5 million", "FY2024", 8.4)
+    ]
+
+
+def test_parse_uk_comparative() -> None:
+    assert claims("Operating profit rose 12.0% to £245.6m (2024: £219.3m).") == [
+        ("operating_income", "£245.6m", "FY2025", "£219.3m", "FY2024", 12.0)
+    ]
+
+
+def test_parse_prior_year_wording() -> None:
+    assert claims("Net income was $312.4 million, compared with $287.1 million in the prior year.") == [
+        ("net_income", "$312.4 million", "FY2025", "$287.1 million", "FY2024", None)
+    ]
+
+
+def test_parse_change_only_and_decrease() -> None:
+    assert claims("Revenue decreased 3% year over year.") == [("revenue", None, None, None, None, -3.0)]
+    assert claims("Total revenue for 2025 was $1.3 billion, an increase of 8.4% over 2024.") == [
+        ("revenue", "$1.3 billion", "FY2025", None, None, 8.4)
+    ]
+
+
+def test_parse_quarter_and_two_clauses() -> None:
+    got = claims(
+        "In the fourth quarter, revenue rose 5% to $400.1 million, while operating income was $50.2 million."
+    )
+    assert got == [
+        ("revenue", "$400.1 million", "Q4-2025", None, None, 5.0),
+        ("operating_income", "$50.2 million", "Q4-2025", None, None, None),
+    ]
+
+
+def test_parse_refuses_qualified_or_forward_looking() -> None:
+    assert claims("Revenue in the Americas segment increased 5% to $300 million.") == []
+    assert claims("We expect revenue to increase 5% in 2026.") == []
+    assert claims("Adjusted operating profit rose 12% to £250m.") == []
+    assert claims("Organic revenue growth was 4%.") == []
+    assert claims("Deferred revenue increased 4% to $200 million.") == []
+    assert claims("Revenue increased approximately 5% to about $1.3 billion.") == []
+    assert claims("Revenue increased 5% to about $1.3 billion.") == [("revenue", None, None, None, None, 5.0)]
+    assert claims("Revenue increased in the quarter to $1.3 billion.") == []
+
+
+def test_parse_ignores_cause_figures() -> None:
+    got = claims("Net sales increased 10.5 per cent to €1,234m, driven by a €50m increase in product sales.")
+    assert got == [("revenue", "€1,234m", "FY2025", None, None, 10.5)]
+
+
+def test_text_facts() -> None:
+    facts = extract_text_facts(
+        [block("Revenue increased by 8.4% from $1,234.5 million in 2024 to $1,338.2 million in 2025.")],
+        TAX,
+        doc_id="doc",
+        source="doc.pdf",
+        default_year=2025,
+    )
+    assert [(f.metric, f.period.key if f.period else None, f.value, f.decimals, f.origin) for f in facts] == [
+        ("revenue", "FY2025", 1_338_200_000.0, -5, "text_span"),
+        ("revenue", "FY2024", 1_234_500_000.0, -5, "text_span"),
+    ]
+    assert facts[0].page == 2 and facts[0].fact_id != facts[1].fact_id
