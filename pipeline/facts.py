@@ -48,6 +48,8 @@ class RowView:
         indent: Left edge of the label (x0), a proxy for the indentation level.
         page: Page the row is printed on.
         numbers: Column → cell, for cells holding a typed figure.
+        subheader: True when a row without figures has text under the figure columns (a repeated
+            column header such as "£m £m"), which is not a section heading.
     """
 
     index: int
@@ -56,11 +58,12 @@ class RowView:
     indent: float | None
     page: int
     numbers: Mapping[int, Cell]
+    subheader: bool = False
 
     @property
     def is_heading(self) -> bool:
         """A label-only row: a section heading such as "Current assets" or "Segment A"."""
-        return bool(self.label.strip()) and not self.numbers
+        return bool(self.label.strip()) and not self.numbers and not self.subheader
 
 
 def _header_row_indices(table: Table) -> set[int]:
@@ -87,21 +90,18 @@ def table_rows(table: Table) -> list[RowView]:
     for r in sorted(by_row):
         cells = sorted(by_row[r], key=lambda c: c.col)
         numbers = {c.col: c for c in cells if c.number is not None}
-        first_num = min(numbers) if numbers else None
-        label_cells = [
-            c
-            for c in cells
-            if c.number is None
-            and c.text.strip()
-            and not _CURRENCY_ONLY.match(c.text)
-            and (first_num is None or c.col < first_num)
-        ]
+        texts = [c for c in cells if c.number is None and c.text.strip() and not _CURRENCY_ONLY.match(c.text)]
+        # The label is the text left of the first figure; in a row without figures, the first column's.
+        limit = min(numbers) if numbers else 1
+        label_cells = [c for c in texts if c.col < limit]
         label = " ".join(c.text.strip() for c in label_cells)
         bbox = label_cells[0].bbox if label_cells else None
         page = table.row_pages[r] if r < len(table.row_pages) else cells[0].page
         if not label and not numbers:
             continue
-        views.append(RowView(r, label, bbox, bbox[0] if bbox else None, page, numbers))
+        # Text under the figure columns ("£m", "Notes", "2025") makes a row a sub-header, not a heading.
+        subheader = any(c.col >= limit for c in texts)
+        views.append(RowView(r, label, bbox, bbox[0] if bbox else None, page, numbers, subheader))
     return views
 
 
@@ -174,6 +174,7 @@ _GENERIC_HEADING_WORDS = _words(
     note notes unaudited audited amounts millions thousands except data basic diluted
     common ordinary preferred dividends dividend weighted average number outstanding
     property plant equipment intangible goodwill receivables payables inventories
+    m bn mn k 000 000s thousand million billion usd gbp eur jpy chf inr cny yen rs crore crores lakhs
     """
 )
 
@@ -505,9 +506,12 @@ _CUT = re.compile(
     re.IGNORECASE,
 )
 _QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
-_QUARTER = re.compile(r"\b(first|second|third|fourth)[- ]quarter\b|\bQ([1-4])\b|\b([1-4])Q\b", re.IGNORECASE)
-_HALF = re.compile(r"\b(?:first[- ]half|half[- ]year|six[- ]months|H1|interim\s+period)\b", re.IGNORECASE)
-_NINE = re.compile(r"\b(?:nine[- ]months|9M)\b", re.IGNORECASE)
+_QUARTER = re.compile(
+    r"\b(first|second|third|fourth)[- ]quarter\b|\bQ([1-4])\b|(?<![\d.,])\b([1-4])Q\b", re.IGNORECASE
+)
+# "(?<![\d.,])" keeps "£1,368.9m" from reading as "9M" (nine months).
+_HALF = re.compile(r"\b(?:first[- ]half|half[- ]year|six[- ]months|interim\s+period)\b|(?<![\d.,])\bH1\b", re.I)
+_NINE = re.compile(r"\bnine[- ]months\b|(?<![\d.,])\b9M\b", re.IGNORECASE)
 _OTHER_SPAN = re.compile(
     r"\b(?:year[- ]to[- ]date|ytd|second[- ]half|H2|\d+\s+weeks|three[- ]months)\b", re.I
 )
@@ -737,8 +741,12 @@ def _region_end(sentence: str, verb: _Verb, later: Sequence[_Verb], amounts: Seq
     return end
 
 
-def _pct_role(sentence: str, a: Amount, region_start: int) -> int | None:
-    """Direction hint of a percentage that states a change (0 = no hint), or None when it is a ratio."""
+def _pct_role(sentence: str, a: Amount, region_start: int, verb_direction: int) -> int | None:
+    """Direction hint of a percentage that states a change (0 = no hint), or None when it is a level.
+
+    After a neutral verb ("Gross margin was 38.5%") a bare percentage is a level, not a change; only a
+    change word ("up 5%", "an increase of 5%", "5% higher") makes it one.
+    """
     after = sentence[a.end : a.end + 40]
     before = sentence[max(region_start, a.start - 40) : a.start]
     if _RATIO_PCT_AFTER.match(after):
@@ -747,7 +755,9 @@ def _pct_role(sentence: str, a: Amount, region_start: int) -> int | None:
         return 1
     if _PCT_DOWN_AFTER.match(after) or _PCT_DOWN_BEFORE.search(before):
         return -1
-    if _CHANGE_PCT_AFTER.match(after) or not before.strip() or re.fullmatch(r"\s*by\s*", before):
+    if _CHANGE_PCT_AFTER.match(after):
+        return 0
+    if verb_direction and (not before.strip() or re.fullmatch(r"\s*by\s*", before)):
         return 0
     return None
 
@@ -806,7 +816,7 @@ def _build_claim(
     changes: list[tuple[Amount, int]] = []
     for a in inside:
         if a.percent:
-            hint = _pct_role(sentence, a, region[0])
+            hint = _pct_role(sentence, a, region[0], verb.direction)
             if hint is not None:
                 changes.append((a, hint or verb.direction))
     money = [a for a in inside if not a.percent and (a.currency is not None or a.scale != 0)]

@@ -364,7 +364,10 @@ FIND_CASES: list[tuple[str, list[tuple[str, float, int, str | None, bool]]]] = [
             ("1,100,000", 1100000.0, 0, None, False),
         ],
     ),
-    ("Dividends declared ($4.44 per share, Note 8)", [("$4.44", 4.44, 0, "USD", False), ("8", 8.0, 0, None, False)]),
+    (
+        "Dividends declared ($4.44 per share, Note 8)",
+        [("$4.44", 4.44, 0, "USD", False), ("8", 8.0, 0, None, False)],
+    ),
     ("approximately 1.2 million customers", [("1.2 million", 1.2, 6, None, False)]),
     ("売上高は1,234百万円", [("1,234百万円", 1234.0, 6, "JPY", False)]),
     # Identifiers, compounds, phone numbers and times are not figures.
