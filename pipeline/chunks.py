@@ -36,7 +36,9 @@ def body_font_size(blocks: Sequence[Block]) -> float:
 
 
 _NUMBERED = re.compile(r"^(?:item|note|part|section|schedule|appendix)\s+\w+|^\d+(?:\.\d+)*\.?\s+[A-Z]", re.I)
-_SMALL_WORDS = frozenset({"and", "of", "the", "in", "for", "to", "on", "a", "an", "or", "by", "with", "at", "from"})
+_SMALL_WORDS = frozenset(
+    {"and", "of", "the", "in", "for", "to", "on", "a", "an", "or", "by", "with", "at", "from"}
+)
 
 
 def is_heading(block: Block, body: float) -> bool:

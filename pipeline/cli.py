@@ -104,7 +104,11 @@ def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: d
         fatal = [e for e in r.errors if e.fatal]
         if fatal:
             failed += 1
-        status = f"[red]failed: {fatal[0].category}[/]" if fatal else ("[yellow]flags[/]" if r.flags else "[green]ok[/]")
+        status = (
+            f"[red]failed: {fatal[0].category}[/]"
+            if fatal
+            else ("[yellow]flags[/]" if r.flags else "[green]ok[/]")
+        )
         pages += r.stats.pages_parsed
         table.add_row(
             r.source,
@@ -129,7 +133,9 @@ def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: d
 
 @app.command()
 def schemas(
-    out: Annotated[Path, typer.Option("--out", help="Folder for the JSON Schema files.")] = Path("schemas/json"),
+    out: Annotated[Path, typer.Option("--out", help="Folder for the JSON Schema files.")] = Path(
+        "schemas/json"
+    ),
 ) -> None:
     """Write the JSON Schema of every record."""
     from schemas.export import write_json_schemas

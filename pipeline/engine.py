@@ -10,6 +10,7 @@ walked, so memory stays flat in the page count.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -83,7 +84,9 @@ class _Ctx:
     config: EngineConfig
     errors: list[ErrorRecord] = field(default_factory=list)
 
-    def error(self, stage: str, category: ErrorCategory, message: str, page: int | None = None) -> ErrorRecord:
+    def error(
+        self, stage: str, category: ErrorCategory, message: str, page: int | None = None
+    ) -> ErrorRecord:
         rec = ErrorRecord(
             doc_id=self.doc_id, source=self.source, stage=stage, category=category, message=message, page=page
         )
@@ -181,14 +184,16 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
         has_content = bool(page.get_images()) or bool(page.get_cdrawings())
         err = None
         if has_content:
-            err = ctx.error("parse", "no_text_layer", "page has content but no text layer (OCR is not run)", pno)
+            err = ctx.error(
+                "parse", "no_text_layer", "page has content but no text layer (OCR is not run)", pno
+            )
         return PageResult(PageInfo(**info_kw, has_text_layer=False), [], [], 0, err)
     lines = build_lines(words)
     blocks = _blocks(raw, pno, matrix)
     rules: Rules | None = None
     # Rules only matter where the text already looks tabular; most prose pages skip the drawing walk.
     tables = find_tables(lines, pno, rect.width, None)
-    if tables:
+    if tables and _may_have_rules(page):
         drawings = page.get_cdrawings()
         if drawings:
             rules = rules_from_drawings(drawings, rect.height)
@@ -197,6 +202,23 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
             tables = find_tables(lines, pno, rect.width, rules)
     info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(tables))
     return PageResult(info, blocks, tables, len(words))
+
+
+_PATH_OPS = re.compile(rb"\s(?:re|l)\s")
+
+
+def _may_have_rules(page: pymupdf.Page) -> bool:
+    """Cheap look at the content stream: are there enough paths (or forms) to hold table rules?
+
+    Walking the drawings costs ~1 ms a page; reading the raw stream ~0.1 ms.
+    """
+    try:
+        content = page.read_contents()
+    except Exception:
+        return True
+    if b"Do" in content:  # drawings inside form XObjects are not in this stream
+        return True
+    return len(_PATH_OPS.findall(content, 0, 200_000)) >= 4
 
 
 def _rotate_rules(rules: Rules, m: tuple[float, float, float, float, float, float]) -> Rules:
@@ -228,7 +250,9 @@ def iter_pages(doc: pymupdf.Document, ctx: _Ctx, deadline: float) -> Iterator[Pa
     for i in range(n):
         pno = i + 1
         if time.monotonic() > deadline:
-            ctx.error("parse", "timeout", f"time budget of {ctx.config.timeout_s:.0f}s spent; stopped at page {pno}")
+            ctx.error(
+                "parse", "timeout", f"time budget of {ctx.config.timeout_s:.0f}s spent; stopped at page {pno}"
+            )
             return
         try:
             page = doc.load_page(i)
@@ -305,7 +329,9 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
     for i, g in enumerate(groups):
         try:
             tables.append(
-                type_group(g, doc_id=ctx.doc_id, source=ctx.source, table_id=stable_id(ctx.doc_id, "table", i))
+                type_group(
+                    g, doc_id=ctx.doc_id, source=ctx.source, table_id=stable_id(ctx.doc_id, "table", i)
+                )
             )
         except Exception as exc:  # a table that cannot be typed is reported, the rest go on
             ctx.error("tables", "table_error", f"{type(exc).__name__}: {exc}", g.first.page)
@@ -313,13 +339,19 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
         tables = second_opinion(data, tables, max_pages=cfg.plumber_max_pages)
 
     blocks = classify_blocks(blocks)
-    chunks = build_chunks(blocks, tables, doc_id=ctx.doc_id, source=ctx.source, max_tokens=cfg.chunk_max_tokens)
+    chunks = build_chunks(
+        blocks, tables, doc_id=ctx.doc_id, source=ctx.source, max_tokens=cfg.chunk_max_tokens
+    )
     taxonomy = load_taxonomy()
     facts = extract_facts(tables, taxonomy)
     text_blocks = [b for b in blocks if b.kind == "text"]
     years = [f.period.fiscal_year for f in facts if f.period is not None and f.period.fiscal_year]
     facts += extract_text_facts(
-        text_blocks, taxonomy, doc_id=ctx.doc_id, source=ctx.source, default_year=max(years) if years else None
+        text_blocks,
+        taxonomy,
+        doc_id=ctx.doc_id,
+        source=ctx.source,
+        default_year=max(years) if years else None,
     )
     flags = run_checks(tables, facts, text_blocks, doc_id=ctx.doc_id, source=ctx.source)
 
@@ -349,6 +381,8 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
     )
 
 
-def process_path(path: Path, config: EngineConfig | None = None, *, source: str | None = None) -> DocumentResult:
+def process_path(
+    path: Path, config: EngineConfig | None = None, *, source: str | None = None
+) -> DocumentResult:
     """Run the engine on a file; ``source`` defaults to the file name."""
     return process_bytes(path.read_bytes(), source=source or path.name, config=config)

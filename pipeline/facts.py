@@ -275,10 +275,97 @@ def _fact_number(metric: MetricDef, number: TypedNumber) -> tuple[float, int, in
     return number.base_value, number.decimals, number.scale
 
 
+def instant_period(period: Period) -> Period:
+    """A balance in a "Year ended 31 March 2024" column is at that year's end: the instant 2024-03-31.
+
+    Args:
+        period: The column's period.
+
+    Returns:
+        The instant at the period's end when the end date is printed; otherwise ``period`` unchanged.
+    """
+    if period.kind != "duration" or not period.end_date:
+        return period
+    return Period(
+        kind="instant",
+        key=period.end_date,
+        label=period.end_date,
+        fiscal_year=period.fiscal_year,
+        end_date=period.end_date,
+    )
+
+
+def opening_period(period: Period) -> Period | None:
+    """The instant an opening balance is at: the end of the period before the column's fiscal year.
+
+    Args:
+        period: The column's period (a fiscal year).
+
+    Returns:
+        The previous year-end instant when the end date is printed; otherwise the previous fiscal year
+        (a duration that :func:`align_instants` turns into the document's year-end instant); None for
+        quarters and other durations, whose opening date is not the previous year end.
+    """
+    if period.kind != "duration" or not period.key.startswith("FY") or period.fiscal_year is None:
+        return None
+    year = period.fiscal_year - 1
+    if period.end_date and (period.months in (None, 12)):
+        end = f"{int(period.end_date[:4]) - 1}{period.end_date[4:]}"
+        end = end.replace("-02-29", "-02-28")
+        return Period(kind="instant", key=end, label=end, fiscal_year=year, end_date=end)
+    return Period(kind="duration", key=f"FY{year}", label=str(year), fiscal_year=year, months=12)
+
+
+def align_instants(facts: Sequence[Fact], taxonomy: Taxonomy) -> list[Fact]:
+    """Give balances printed under a bare fiscal-year column ("2025") the document's year-end instant.
+
+    A key-figures table headed "2025" states total assets at the 2025 year end; when the balance sheet
+    of the same document has exactly one instant in fiscal year 2025, that is the instant meant. For a
+    year it does not show (the opening balance of the earliest year), the document's single year-end
+    day is used.
+
+    Args:
+        facts: Table facts of one document.
+        taxonomy: To tell balances (instant metrics) from flows.
+
+    Returns:
+        The facts, with those periods replaced; any ambiguity leaves a fact unchanged.
+    """
+    instants: dict[int, set[str]] = {}
+    year_ends: set[tuple[int, str]] = set()  # (date year − fiscal year, "-MM-DD")
+    for f in facts:
+        p = f.period
+        if p is not None and p.kind == "instant" and p.fiscal_year is not None and p.end_date:
+            instants.setdefault(p.fiscal_year, set()).add(p.key)
+            year_ends.add((int(p.end_date[:4]) - p.fiscal_year, p.end_date[4:]))
+    out: list[Fact] = []
+    for f in facts:
+        metric = taxonomy.get(f.metric)
+        p = f.period
+        if metric is not None and metric.period_type == "instant" and p is not None and p.kind == "duration":
+            keys = instants.get(p.fiscal_year or -1, set())
+            if not keys and len(year_ends) == 1 and p.fiscal_year is not None:
+                # A year the balance sheet does not show (an opening balance): the document's one
+                # year-end date, in that year.
+                offset, month_day = next(iter(year_ends))
+                keys = {f"{p.fiscal_year + offset}{month_day}"}
+            if len(keys) == 1:
+                key = next(iter(keys))
+                moved = Period(kind="instant", key=key, label=key, fiscal_year=p.fiscal_year, end_date=key)
+                f = f.model_copy(update={"period": moved})
+        out.append(f)
+    return out
+
+
 def _cell_fact(
-    table: Table, row: RowView, cell: Cell, number: TypedNumber, metric: MetricDef, context: str | None
+    table: Table,
+    row: RowView,
+    cell: Cell,
+    number: TypedNumber,
+    metric: MetricDef,
+    context: str | None,
+    period: Period,
 ) -> Fact:
-    period = number.period
     value, decimals, scale = _fact_number(metric, number)
     key = period.key if period else None
     return Fact(
@@ -313,12 +400,20 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
     contexts = row_contexts(rows, taxonomy)
     title_ctx = table_context(table)
     facts: list[Fact] = []
+    heading_metric: MetricDef | None = None
     for row in rows:
+        if row.is_heading:
+            heading_metric = taxonomy.match(row.label)
+            continue
         if not row.numbers:
             continue
-        metric = taxonomy.match(row.label)
-        if metric is None:
+        found = taxonomy.lookup(row.label)
+        if found is None and heading_metric is not None and normalise_label(row.label) in _SECTION_TOTALS:
+            # "Net sales" / Machine Tools / Automotive / "Total": the total of a section named after a metric.
+            found = (heading_metric, False)
+        if found is None:
             continue
+        metric, opening = found
         for col, cell in sorted(row.numbers.items()):
             number = cell.number
             if number is None or number.period is None:
@@ -328,9 +423,34 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
             header = headers.get(col, "")
             if is_change_column(header):
                 continue
+            period = _fact_period(number.period, metric, opening)
+            if period is None:
+                continue
             context = _join_context(title_ctx, contexts.get(row.index), header_dimension(header))
-            facts.append(_cell_fact(table, row, cell, number, metric, context))
+            facts.append(_cell_fact(table, row, cell, number, metric, context, period))
     return facts
+
+
+# Row labels that, under a heading naming a metric, are that metric's total.
+_SECTION_TOTALS = frozenset(
+    {
+        "total",
+        "group",
+        "group total",
+        "total group",
+        "consolidated",
+        "total consolidated",
+        "consolidated total",
+    }
+)
+
+
+def _fact_period(period: Period, metric: MetricDef, opening: bool) -> Period | None:
+    if opening:
+        return opening_period(period)
+    if metric.period_type == "instant":
+        return instant_period(period)
+    return period
 
 
 def extract_facts(tables: Sequence[Table], taxonomy: Taxonomy) -> list[Fact]:
@@ -340,7 +460,8 @@ def extract_facts(tables: Sequence[Table], taxonomy: Taxonomy) -> list[Fact]:
     whose column header is a period (not a change or % column), and its unit fits the metric. Facts
     under a segment/geography heading, in a column naming a dimension ("Americas"), or in a table whose
     title names one (segment note, parent company only, pro forma) carry a ``context`` so that
-    cross-reference checks leave them alone.
+    cross-reference checks leave them alone. Balances (instant metrics) printed under a fiscal-year
+    column take the year-end instant, so they compare with the balance sheet's figures.
 
     Args:
         tables: Logical tables of one document.
@@ -352,7 +473,7 @@ def extract_facts(tables: Sequence[Table], taxonomy: Taxonomy) -> list[Fact]:
     facts: list[Fact] = []
     for table in tables:
         facts.extend(table_facts(table, taxonomy))
-    return facts
+    return align_instants(facts, taxonomy)
 
 
 def latest_fiscal_year(facts: Sequence[Fact]) -> int | None:
@@ -510,7 +631,9 @@ _QUARTER = re.compile(
     r"\b(first|second|third|fourth)[- ]quarter\b|\bQ([1-4])\b|(?<![\d.,])\b([1-4])Q\b", re.IGNORECASE
 )
 # "(?<![\d.,])" keeps "£1,368.9m" from reading as "9M" (nine months).
-_HALF = re.compile(r"\b(?:first[- ]half|half[- ]year|six[- ]months|interim\s+period)\b|(?<![\d.,])\bH1\b", re.I)
+_HALF = re.compile(
+    r"\b(?:first[- ]half|half[- ]year|six[- ]months|interim\s+period)\b|(?<![\d.,])\bH1\b", re.I
+)
 _NINE = re.compile(r"\bnine[- ]months\b|(?<![\d.,])\b9M\b", re.IGNORECASE)
 _OTHER_SPAN = re.compile(
     r"\b(?:year[- ]to[- ]date|ytd|second[- ]half|H2|\d+\s+weeks|three[- ]months)\b", re.I

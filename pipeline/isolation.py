@@ -63,7 +63,9 @@ def _worker_main(conn: Connection, config_json: str, target: str) -> None:
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
-def failure_result(job: Job, category: ErrorCategory, message: str, data: bytes | None = None) -> DocumentResult:
+def failure_result(
+    job: Job, category: ErrorCategory, message: str, data: bytes | None = None
+) -> DocumentResult:
     """A result for a document whose worker timed out or died."""
     try:
         raw = data if data is not None else job.path.read_bytes()
@@ -74,7 +76,11 @@ def failure_result(job: Job, category: ErrorCategory, message: str, data: bytes 
         doc_id=doc_id, source=job.source, stage="engine", category=category, message=message, fatal=True
     )
     return DocumentResult(
-        doc_id=doc_id, source=job.source, pipeline_version=PIPELINE_VERSION, errors=[err], stats=DocumentStats(errors=1)
+        doc_id=doc_id,
+        source=job.source,
+        pipeline_version=PIPELINE_VERSION,
+        errors=[err],
+        stats=DocumentStats(errors=1),
     )
 
 
@@ -90,7 +96,9 @@ class _Slot:
     def _spawn(self) -> None:
         parent, child = self._ctx.Pipe()
         self.conn: Connection = parent
-        self.proc = self._ctx.Process(target=_worker_main, args=(child, self._config_json, self._target), daemon=True)  # type: ignore[attr-defined]
+        self.proc = self._ctx.Process(
+            target=_worker_main, args=(child, self._config_json, self._target), daemon=True
+        )  # type: ignore[attr-defined]
         self.proc.start()
         child.close()
 
@@ -166,10 +174,14 @@ def run_isolated(
                         result = failure_result(job, "internal", f"{payload} (exit code {s.proc.exitcode})")
                         s.restart()
                 elif s.proc.sentinel in ready or not s.proc.is_alive():
-                    result = failure_result(job, "internal", f"worker process died (exit code {s.proc.exitcode})")
+                    result = failure_result(
+                        job, "internal", f"worker process died (exit code {s.proc.exitcode})"
+                    )
                     s.restart()
                 elif time.monotonic() - s.started > hard_limit:
-                    result = failure_result(job, "timeout", f"no result within {hard_limit:.0f}s; worker killed")
+                    result = failure_result(
+                        job, "timeout", f"no result within {hard_limit:.0f}s; worker killed"
+                    )
                     s.restart()
                 if result is None:
                     continue

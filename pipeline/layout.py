@@ -9,6 +9,7 @@ the dominant text direction already undone, so that a table printed sideways rea
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -20,11 +21,31 @@ NUMERIC_RE = re.compile(
     re.VERBOSE,
 )
 DASH_TOKENS = frozenset(
-    {"-", "—", "–", "−", "―", "‐", "－", "--", "---", "‒", "nil", "Nil", "n/a", "N/A", "n.m.", "NM", "nm", "*"}
+    {
+        "-",
+        "—",
+        "–",
+        "−",
+        "―",
+        "‐",
+        "－",
+        "--",
+        "---",
+        "‒",
+        "nil",
+        "Nil",
+        "n/a",
+        "N/A",
+        "n.m.",
+        "NM",
+        "nm",
+        "*",
+    }
 )
 CURRENCY_TOKENS = frozenset({"$", "€", "£", "¥", "₹", "US$", "HK$", "A$", "C$", "R$", "Rs", "Rs.", "%"})
 
 
+@lru_cache(maxsize=1 << 16)
 def is_figure(text: str) -> bool:
     """Cheap test used for layout decisions: does this word look like a table figure?"""
     if text in DASH_TOKENS:
@@ -136,28 +157,40 @@ def build_lines(words: Sequence[Word]) -> list[Line]:
     """
     if not words:
         return []
-    ordered = sorted(words, key=lambda w: (w.y0 + w.y1) / 2)
+    ordered = sorted(words, key=lambda w: w.y0 + w.y1)
     lines: list[Line] = []
-    cur = Line(ordered[0].y0, ordered[0].y1, [ordered[0]])
+    first = ordered[0]
+    group = [first]
+    cy0, cy1 = first.y0, first.y1
     for w in ordered[1:]:
-        h = w.y1 - w.y0
-        overlap = min(cur.y1, w.y1) - max(cur.y0, w.y0)
+        wy0, wy1 = w.y0, w.y1
+        h = wy1 - wy0
+        ch = cy1 - cy0
+        overlap = (cy1 if cy1 < wy1 else wy1) - (cy0 if cy0 > wy0 else wy0)
         # Join when the word overlaps the line's band by half the smaller height. Stacked header lines
         # ("Total" over "Revenue") overlap little and stay apart; superscript footnote markers are small
         # and overlap mostly, so they join without stretching the band.
-        if overlap >= 0.5 * min(h, cur.height):
-            cur.words.append(w)
-            if h >= 0.7 * cur.height and h <= 1.5 * cur.height:
-                cur.y0 = min(cur.y0, w.y0)
-                cur.y1 = max(cur.y1, w.y1)
+        if overlap >= 0.5 * (h if h < ch else ch):
+            group.append(w)
+            if 0.7 * ch <= h <= 1.5 * ch:
+                if wy0 < cy0:
+                    cy0 = wy0
+                if wy1 > cy1:
+                    cy1 = wy1
         else:
-            lines.append(cur)
-            cur = Line(w.y0, w.y1, [w])
-    lines.append(cur)
+            lines.append(Line(cy0, cy1, group))
+            group = [w]
+            cy0, cy1 = wy0, wy1
+    lines.append(Line(cy0, cy1, group))
     for line in lines:
-        line.words.sort(key=lambda w: w.x0)
+        if len(line.words) > 1:
+            line.words.sort(key=_x0)
         line.segments = split_segments(line)
     return lines
+
+
+def _x0(w: Word) -> float:
+    return w.x0
 
 
 def split_segments(line: Line) -> list[Segment]:

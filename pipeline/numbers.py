@@ -379,6 +379,37 @@ def _from_match(m: re.Match[str], text: str) -> ParsedNumber:
     )
 
 
+# The shapes that make up most cells of a filing ("1,234", "(1,234)", "$ 1,234", "12.5%", "(2.1)%", "2025")
+# in US/UK grouping. Everything it accepts the full grammar accepts with the same reading (a test checks
+# this); it exists because building a result from the full grammar's twenty groups costs several times more.
+_SIMPLE: Final = re.compile(
+    r"(?P<open>\()?(?P<cur>\$)?\s*(?P<open2>\()?"
+    r"(?P<body>[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.(?P<dec>[0-9]+))?|[0-9]+(?:\.(?P<dec2>[0-9]+))?)"
+    r"\s*(?P<pct>%)?(?P<close>\))?(?P<pct2>%)?"
+)
+# No figure ends in these; a word that does ("31,", "2017.", "2016-02,") is prose punctuation.
+_NEVER_LAST: Final = frozenset(",.;:/")
+
+
+def _simple(m: re.Match[str], text: str) -> ParsedNumber:
+    open_, cur, open2, body, dec, dec2, pct, close, pct2 = m.group(
+        "open", "cur", "open2", "body", "dec", "dec2", "pct", "close", "pct2"
+    )
+    magnitude = float(body.replace(",", "")) if "," in body else float(body)
+    negative = bool(open_ or open2 or close)
+    return ParsedNumber(
+        text=text,
+        value=-magnitude if negative and magnitude else magnitude,
+        decimals_printed=len(dec or dec2 or ""),
+        negative=negative,
+        percent=bool(pct or pct2),
+        currency="USD" if cur else None,
+        scale=0,
+        is_dash=False,
+        footnote=None,
+    )
+
+
 def _cell_regex(decimal_comma: bool | None) -> re.Pattern[str]:
     if decimal_comma is None:
         return _CELL_AUTO
@@ -411,7 +442,11 @@ def is_numeric_token(token: str, *, decimal_comma: bool | None = None) -> bool:
         return token in _NIL_WORDS
     if token in _DASH_TOKENS:
         return True
+    if token[-1] in _NEVER_LAST:
+        return False
     normalised = _normalise(token)
+    if decimal_comma is not True and _SIMPLE.fullmatch(normalised):
+        return True
     if (_HAS_DIGIT(normalised) is None or normalised[0] == "-") and _DASH_CELL.fullmatch(normalised):
         return True
     return _cell_regex(decimal_comma).fullmatch(normalised) is not None
@@ -440,6 +475,17 @@ def parse_number(text: str, *, decimal_comma: bool | None = None) -> ParsedNumbe
     if not stripped:
         return None
     normalised = _normalise(stripped)
+    if decimal_comma is not True:
+        simple = _SIMPLE.fullmatch(normalised)
+        if simple is not None:
+            return _simple(simple, stripped)
+    return _parse_general(stripped, normalised, decimal_comma)
+
+
+def _parse_general(stripped: str, normalised: str, decimal_comma: bool | None) -> ParsedNumber | None:
+    """The full cell grammar: dashes, currencies, scales, footnotes, every grouping convention."""
+    if stripped[-1] in _NEVER_LAST and stripped not in _DASH_TOKENS:
+        return None
     if stripped in _NIL_WORDS:
         return ParsedNumber(stripped, 0.0, 0, False, False, None, 0, True, None)
     # A leading dash followed only by a footnote ("— (1)") is a nil cell, not minus one.
@@ -473,7 +519,9 @@ def _glued(original: str, start: int, end: int) -> bool:
             before = original[start - 2]
             if before.isascii() and before.isalnum():
                 return True
-    if end < len(original):
+    # Only a number that ends in a digit can be glued on its right: after "50%" or "$5 million" a hyphen
+    # makes a compound adjective ("50%-owned"), not an identifier.
+    if end < len(original) and original[end - 1].isdigit():
         nxt = original[end]
         if nxt.isascii() and (nxt.isalnum() or nxt == "_"):
             return True

@@ -171,6 +171,8 @@ _DATE_PATTERNS: Final[list[re.Pattern[str]]] = [
         r"(?<![0-9.])(?P<a>[0-9]{1,2})(?P<sep>[./-])(?P<b>[0-9]{1,2})(?P=sep)(?P<y>(?:19|20)[0-9]{2})(?![0-9])",
         # December 2025, end-March 1997.
         rf"\b{_MON}\s*,?\s*{_YEAR4}",
+        # Mar-25, Dec'24 (column heads in Indian and UK decks); never "Dec-31-2025".
+        rf"\b{_MON}[-'](?P<y>[0-9]{{2}})(?![0-9-])",
     ]
 ]
 

@@ -17,7 +17,18 @@ from pipeline.stitch import TableGroup
 from pipeline.tables import RawCell
 from schemas.models import Cell, Period, Table
 
-_PERIOD_HINTS = ("ended", "as at", "as of", "year", "months", "quarter", "period", "fiscal", "december", "june")
+_PERIOD_HINTS = (
+    "ended",
+    "as at",
+    "as of",
+    "year",
+    "months",
+    "quarter",
+    "period",
+    "fiscal",
+    "december",
+    "june",
+)
 
 
 def _caption_period_phrase(caption: Sequence[str]) -> str | None:
@@ -96,7 +107,10 @@ def reference_columns(group: TableGroup) -> set[int]:
     """Columns of note or page references ("Note", "Notes"): their small integers are not amounts."""
     first = group.first
     return {
-        c.col for row in first.rows[: first.header_rows] for c in row if c.col_span == 1 and _REF_HEAD.match(c.text.strip())
+        c.col
+        for row in first.rows[: first.header_rows]
+        for c in row
+        if c.col_span == 1 and _REF_HEAD.match(c.text.strip())
     }
 
 
@@ -106,7 +120,9 @@ def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) ->
     scale, currency = table_scale(group)
     if currency is None:
         # 10-K tables print "$" only on the first and total rows: it names the whole table's currency.
-        signs = Counter(raw_currency(c.currency) for f in group.fragments for row in f.rows for c in row if c.currency)
+        signs = Counter(
+            raw_currency(c.currency) for f in group.fragments for row in f.rows for c in row if c.currency
+        )
         signs.pop(None, None)
         currency = signs.most_common(1)[0][0] if signs else None
     periods = column_periods(group)
@@ -171,7 +187,16 @@ def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) ->
     )
 
 
-_SIGN_TO_ISO = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "Rs": "INR", "Rs.": "INR"}
+_SIGN_TO_ISO = {
+    "$": "USD",
+    "US$": "USD",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "JPY",
+    "₹": "INR",
+    "Rs": "INR",
+    "Rs.": "INR",
+}
 
 
 def raw_currency(sign: str | None) -> str | None:

@@ -120,7 +120,9 @@ def attach_currency(line: Line) -> list[Segment]:
             continue
         if pending is not None:
             if s.figure:
-                s = Segment(s.x0, min(s.y0, pending.y0), s.x1, max(s.y1, pending.y1), s.text, True, pending.text)
+                s = Segment(
+                    s.x0, min(s.y0, pending.y0), s.x1, max(s.y1, pending.y1), s.text, True, pending.text
+                )
             else:
                 out.append(pending)
             pending = None
@@ -260,7 +262,9 @@ def _median_height(lines: Sequence[Line]) -> float:
     return statistics.median(hs) if hs else 10.0
 
 
-def find_tables(lines: Sequence[Line], page: int, page_width: float, rules: Rules | None = None) -> list[RawTable]:
+def find_tables(
+    lines: Sequence[Line], page: int, page_width: float, rules: Rules | None = None
+) -> list[RawTable]:
     """Find the tables on one page.
 
     Args:
@@ -335,10 +339,20 @@ def _build_table(
     h_rules: list[float] = []
     full_width: list[float] = []
     if rules is not None:
-        v_rules = [x for x, a, b in rules.vertical if a <= y_bot + 2 and b >= y_top - 2 and x_left - 30 <= x <= x_right + 30]
-        h_rules = [y for y, a, b in rules.horizontal if a <= x_right and b >= x_left and y_top - 120 <= y <= y_bot + 4]
+        v_rules = [
+            x
+            for x, a, b in rules.vertical
+            if a <= y_bot + 2 and b >= y_top - 2 and x_left - 30 <= x <= x_right + 30
+        ]
+        h_rules = [
+            y
+            for y, a, b in rules.horizontal
+            if a <= x_right and b >= x_left and y_top - 120 <= y <= y_bot + 4
+        ]
         full_width = [
-            y for y, a, b in rules.horizontal if a <= x_left + 5 and b >= x_right - 5 and y_top - 120 <= y < y_top
+            y
+            for y, a, b in rules.horizontal
+            if a <= x_left + 5 and b >= x_right - 5 and y_top - 120 <= y < y_top
         ]
 
     fully_ruled = _fully_ruled([lines[k] for k in body_idx], h_rules)
@@ -430,7 +444,12 @@ def _build_table(
             if not data[k]:
                 only_label = len(cells) == 1 and cells[0].col == 0
                 # A wrapped label continues on the next line: "Net cash provided by operating" / "activities".
-                if only_label and k + 1 <= end and data[k + 1] and _continues(ln, lines[k + 1], segs[k + 1], bounds[0][1]):
+                if (
+                    only_label
+                    and k + 1 <= end
+                    and data[k + 1]
+                    and _continues(ln, lines[k + 1], segs[k + 1], bounds[0][1])
+                ):
                     pending_label.extend(segs[k])
                     continue
                 if (

@@ -41,6 +41,9 @@ class MetricDef:
         period_type: Whether the figure is for a duration or at an instant.
         is_total: True when the row is normally a computed total or subtotal.
         synonyms: Labels as printed (un-normalised, for documentation and text search).
+        patterns: Anchored regular expressions over normalised labels (labels naming the company).
+        opening_synonyms: Labels of the balance at the start of a column's period ("Cash and cash
+            equivalents at beginning of year").
     """
 
     id: str
@@ -53,6 +56,7 @@ class MetricDef:
     is_total: bool = False
     synonyms: tuple[str, ...] = ()
     patterns: tuple[str, ...] = field(default=(), repr=False)
+    opening_synonyms: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def magnitude_only(self) -> bool:
@@ -83,6 +87,8 @@ _SLASH_LOSS = re.compile(r"\s*/\s*(?:loss|losses)\b")
 _DOT_LEADERS = re.compile(r"(?:\.\s*){2,}|…+")
 _LEADING_OPERATOR = re.compile(r"^(?:less|add|plus|deduct)\s*:?\s+")
 _TRAILING_DIGITS = re.compile(r"(?<=[a-z])\d{1,2}$")
+# "Revenue 3", "Income taxes 7": a note number printed in the label column.
+_TRAILING_NOTE = re.compile(r"(?<=[a-z]) \d{1,2}[a-z]?$")
 _PUNCT = re.compile(r"[^\w%]+")
 
 
@@ -114,6 +120,7 @@ def normalise_label(label: str) -> str:
     text = text.replace("&", " and ").replace("'", "")
     text = _PUNCT.sub(" ", text).strip()
     text = _TRAILING_DIGITS.sub("", text).strip()
+    text = _TRAILING_NOTE.sub("", " ".join(text.split())).strip()
     text = _LEADING_OPERATOR.sub("", text)
     return " ".join(text.replace("_", " ").split())
 
@@ -139,18 +146,19 @@ class Taxonomy:
             TaxonomyError: On duplicate ids or colliding synonyms.
         """
         self._metrics: dict[str, MetricDef] = {}
-        self._index: dict[str, MetricDef] = {}
+        self._index: dict[str, tuple[MetricDef, bool]] = {}
         patterns: list[tuple[re.Pattern[str], MetricDef]] = []
         for metric in metrics:
             if metric.id in self._metrics:
                 raise TaxonomyError(f"duplicate metric id {metric.id!r}")
             self._metrics[metric.id] = metric
-            for synonym in metric.synonyms:
+            labels = [(s, False) for s in metric.synonyms] + [(s, True) for s in metric.opening_synonyms]
+            for synonym, opening in labels:
                 key = normalise_label(synonym)
                 other = self._index.get(key)
-                if other is not None and other.id != metric.id:
-                    raise TaxonomyError(f"synonym {synonym!r} maps to both {other.id} and {metric.id}")
-                self._index[key] = metric
+                if other is not None and other != (metric, opening):
+                    raise TaxonomyError(f"synonym {synonym!r} maps to both {other[0].id} and {metric.id}")
+                self._index[key] = (metric, opening)
             patterns.extend((re.compile(p), metric) for p in metric.patterns)
         self._patterns = tuple(patterns)
         # Longest synonyms first so a text search prefers "total net sales" over "sales".
@@ -181,6 +189,19 @@ class Taxonomy:
             The metric, or None when the normalised label is not a known synonym (substrings never
             match).
         """
+        found = self.lookup(label)
+        return found[0] if found is not None and not found[1] else None
+
+    def lookup(self, label: str) -> tuple[MetricDef, bool] | None:
+        """Like :meth:`match`, but also finds opening-balance labels.
+
+        Args:
+            label: A row label as printed.
+
+        Returns:
+            ``(metric, opening)`` where ``opening`` is True for a balance at the start of the column's
+            period ("Cash and cash equivalents at beginning of year"), or None.
+        """
         key = normalise_label(label)
         if not key:
             return None
@@ -189,7 +210,7 @@ class Taxonomy:
             return found
         for pattern, metric in self._patterns:
             if pattern.fullmatch(key):
-                return metric
+                return metric, False
         return None
 
     def normalised_synonyms(self) -> tuple[str, ...]:
@@ -224,6 +245,7 @@ def _metric_from_yaml(raw: Mapping[str, Any]) -> MetricDef:
         is_total=bool(raw.get("total", False)),
         synonyms=tuple(str(s) for s in raw.get("synonyms") or ()),
         patterns=tuple(str(p) for p in raw.get("patterns") or ()),
+        opening_synonyms=tuple(str(p) for p in raw.get("opening_synonyms") or ()),
     )
 
 

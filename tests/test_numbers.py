@@ -401,6 +401,15 @@ def test_find_numbers_does_not_split_grouped_numbers() -> None:
     assert [h.number.value for h in hits] == [1234.5, 12345678.9]
 
 
+def test_find_numbers_compound_adjectives_keep_their_number() -> None:
+    # A hyphen after "%" or a scale word builds an adjective; after a digit it builds an identifier.
+    assert [h.number.text for h in find_numbers("a 50%-owned subsidiary and a $5 million-plus deal")] == [
+        "50%",
+        "$5 million",
+    ]
+    assert find_numbers("3M-branded 10-K filings") == []
+
+
 def test_find_numbers_em_dash_is_punctuation() -> None:
     hits = find_numbers("revenue—$12 million—rose")
     assert [(h.number.text, h.number.negative) for h in hits] == [("$12 million", False)]

@@ -57,6 +57,7 @@ from pipeline.taxonomy import TaxonomyError, load_taxonomy, normalise_label, par
         ("Total shareholders' funds", "total_equity"),
         ("Total liabilities and stockholders’ equity", "total_liabilities_and_equity"),
         ("Total equity and liabilities", "total_liabilities_and_equity"),
+        ("Net assets", "total_equity"),
         ("Cash and cash equivalents", "cash_and_cash_equivalents"),
         ("Net cash provided by operating activities", "operating_cash_flow"),
         ("Net cash from operating activities", "operating_cash_flow"),

@@ -1,9 +1,9 @@
 """BAL001: the balance sheet balances.
 
 Per table and period column: total assets = total liabilities and equity (both printed), or total
-assets = total liabilities + total equity, and net assets = total equity (UK format). The two printed
-grand totals must always agree; the three-term identity is only trusted when it holds in another period
-of the same table, because temporary (mezzanine) equity or a "Total equity" that excludes
+assets = |total liabilities| + total equity (UK balance sheets print liabilities in parentheses). The two
+printed grand totals must always agree; the three-term identity is only trusted when it holds in another
+period of the same table, because temporary (mezzanine) equity or a "Total equity" that excludes
 non-controlling interests can legitimately sit between the two.
 """
 
@@ -25,9 +25,7 @@ from pipeline.checks.tolerance import (
 from schemas.models import Evidence, Fact, Flag
 
 RULE = "BAL001"
-_METRICS = frozenset(
-    {"total_assets", "total_liabilities", "total_equity", "total_liabilities_and_equity", "net_assets"}
-)
+_METRICS = frozenset({"total_assets", "total_liabilities", "total_equity", "total_liabilities_and_equity"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +84,7 @@ def _pair_flag(doc_id: str, source: str, lhs: Fact, lhs_role: str, rhs: Fact, rh
         severity="error",
         doc_id=doc_id,
         source=source,
-        message=_message(lhs, f"{rhs.label} ({rhs.printed})", c),
+        message=_message(lhs, rhs.label, c),
         evidence=[_evidence(lhs, lhs_role), _evidence(rhs, rhs_role)],
         metric=lhs.metric,
         period=lhs.period,
@@ -97,21 +95,23 @@ def _pair_flag(doc_id: str, source: str, lhs: Fact, lhs_role: str, rhs: Fact, rh
 def _three_term(col: _Column) -> tuple[Fact, Fact, list[tuple[Fact, Comparison]]] | None:
     """Total assets vs total liabilities + each printed total-equity row of a column."""
     assets, liabilities = col.one("total_assets"), col.one("total_liabilities")
-    equities = col.all("total_equity")
+    equities = _distinct(col.all("total_equity"))
     if assets is None or liabilities is None or not equities:
         return None
+    owed = (abs(liabilities.value), liabilities.decimals)
     results = [
-        (
-            e,
-            compare_sum(
-                assets.value,
-                assets.decimals,
-                [(liabilities.value, liabilities.decimals), (e.value, e.decimals)],
-            ),
-        )
-        for e in equities
+        (e, compare_sum(assets.value, assets.decimals, [owed, (e.value, e.decimals)])) for e in equities
     ]
     return assets, liabilities, results
+
+
+def _distinct(facts: Sequence[Fact]) -> list[Fact]:
+    """Drop facts that repeat an earlier one's figure ("Net assets" and "Total equity" in a UK sheet)."""
+    kept: list[Fact] = []
+    for f in facts:
+        if not any(compare_values(f.value, f.decimals, k.value, k.decimals).ok for k in kept):
+            kept.append(f)
+    return kept
 
 
 def check_balance(facts: Sequence[Fact], *, doc_id: str, source: str) -> list[Flag]:
@@ -136,11 +136,6 @@ def check_balance(facts: Sequence[Fact], *, doc_id: str, source: str) -> list[Fl
                 if flag is not None:
                     flags.append(flag)
                 continue  # the printed grand totals settle it; the three-term sum adds nothing
-            net_assets, equity = col.one("net_assets"), col.one("total_equity")
-            if net_assets is not None and equity is not None:
-                flag = _pair_flag(doc_id, source, net_assets, "net assets", equity, "equity")
-                if flag is not None:
-                    flags.append(flag)
             t = three.get(col.period)
             if t is None or col.period in holds_somewhere or not (holds_somewhere - {col.period}):
                 continue

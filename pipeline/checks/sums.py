@@ -208,11 +208,18 @@ def _explained_by_components(finding: _Finding, misprints: Mapping[tuple[int, in
 
 
 def _numeric_columns(grid: Mapping[int, Mapping[int, _Value]]) -> list[int]:
+    """Figure columns to test; when some columns are periods, only those.
+
+    A "Notes" column of small integers must never lend support to a structure that fails in the figures.
+    """
     counts: dict[int, int] = {}
+    dated: set[int] = set()
     for values in grid.values():
-        for col in values:
+        for col, v in values.items():
             counts[col] = counts.get(col, 0) + 1
-    return sorted(c for c, n in counts.items() if n >= 2)
+            if v.cell.number is not None and v.cell.number.period is not None:
+                dated.add(col)
+    return sorted(c for c, n in counts.items() if n >= 2 and (not dated or c in dated))
 
 
 def _label(row: RowView | None) -> str:
