@@ -42,6 +42,9 @@ DASH_TOKENS = frozenset(
         "*",
     }
 )
+# Dot leaders and unmapped glyphs drawn as leaders ("........", "…", "\ufffd\ufffd\ufffd") carry no text and would
+# otherwise bridge the gap between a label and its figures.
+_LEADER = re.compile(r"^[.\u2026\ufffd·_\-]{3,}$|^\ufffd+$")
 CURRENCY_TOKENS = frozenset({"$", "€", "£", "¥", "₹", "US$", "HK$", "A$", "C$", "R$", "Rs", "Rs.", "%"})
 
 
@@ -136,12 +139,12 @@ def transform_words(
     out: list[Word] = []
     if matrix is None:
         for x0, y0, x1, y1, text, *_ in raw:
-            if text.strip():
+            if text.strip() and not _LEADER.match(text):
                 out.append(Word(x0, y0, x1, y1, text))
         return out
     a, b, c, d, e, f = matrix
     for x0, y0, x1, y1, text, *_ in raw:
-        if not text.strip():
+        if not text.strip() or _LEADER.match(text):
             continue
         ax, ay = a * x0 + c * y0 + e, b * x0 + d * y0 + f
         bx, by = a * x1 + c * y1 + e, b * x1 + d * y1 + f

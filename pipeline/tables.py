@@ -327,6 +327,12 @@ def _build_table(
     rules: Rules | None,
 ) -> RawTable | None:
     # Column heads printed as bare years ("2018  2017") look like figures: they are header, not body.
+    # A title line with a page number may sit above them; it goes with the header search too.
+    for k in range(start, min(start + 4, end)):
+        if _is_year_line(segs[k]):
+            if all(sum(1 for s in segs[j] if s.figure) <= 1 for j in range(start, k)):
+                start = k
+            break
     while start < end and _is_year_line(segs[start]):
         start += 1
     body_idx = list(range(start, end + 1))
@@ -497,7 +503,7 @@ def _build_table(
     )
 
 
-_YEAR_RE = re.compile(r"^(?:FY|Fiscal |Q[1-4] |H[12] )?(?:19|20)\d\d(?:[/-]\d{2,4})?[A-Za-z*]?$")
+_YEAR_RE = re.compile(r"^(?:FY|Fiscal |Q[1-4] |H[12] )?(?:19|20)\d\d(?:[/–—-](?:\d{2,4})?)?[A-Za-z*]?$")
 
 
 def _is_year_line(segs: Sequence[Segment]) -> bool:
@@ -556,6 +562,9 @@ def _fully_ruled(body: Sequence[Line], h_rules: Sequence[float]) -> bool:
     return separated >= 0.5 * (len(body) - 1) and separated >= 2
 
 
+_FOOTNOTE_TAIL = re.compile(r"\s*(?:\(\w\)|\d{1,2}|\*+)$")
+
+
 def _continues(line: Line, nxt: Line, nxt_segs: Sequence[Segment], label_right: float) -> bool:
     """Whether a label-only line wraps into the data line below it.
 
@@ -563,7 +572,7 @@ def _continues(line: Line, nxt: Line, nxt_segs: Sequence[Segment], label_right: 
     filled its column before breaking. A short phrase over indented items is a section heading
     ("Current assets" over "Inventories").
     """
-    if line.text.rstrip().endswith(":"):
+    if _FOOTNOTE_TAIL.sub("", line.text.rstrip()).endswith(":"):
         return False
     first = nxt_segs[0] if nxt_segs else None
     if first is None or first.figure:

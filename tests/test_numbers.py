@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from pipeline import numbers
 from pipeline.numbers import (
     ParsedNumber,
     ScaleHint,
@@ -205,6 +206,37 @@ NOT_NUMBERS = [
 @pytest.mark.parametrize("text", NOT_NUMBERS)
 def test_parse_number_rejects(text: str) -> None:
     assert parse_number(text) is None
+
+
+SIMPLE_SHAPES = [
+    "1,234",
+    "(1,234)",
+    "(1,234",
+    "1,234)",
+    "$1,234",
+    "$ 1,234",
+    "$ (23,308)",
+    "$(1,234)",
+    "(1,234 )",
+    "1,234.56",
+    "0.25",
+    "0",
+    "2025",
+    "12.5%",
+    "(2.1)%",
+    "(2.1%)",
+    "8.4 %",
+    "1.234",
+    "007",
+    "(0)",
+]
+
+
+@pytest.mark.parametrize("text", SIMPLE_SHAPES)
+def test_fast_path_agrees_with_full_grammar(text: str) -> None:
+    # parse_number reads the commonest shapes with a small regex; it must read them as the full grammar does.
+    assert numbers._SIMPLE.fullmatch(text) is not None
+    assert parse_number(text) == numbers._parse_general(text, text, None)
 
 
 def test_parse_number_strips_surrounding_whitespace() -> None:

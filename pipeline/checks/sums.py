@@ -1,13 +1,18 @@
 """TOT001: totals and subtotals equal their components within a table.
 
-The arithmetic structure of a table is not printed, so it is inferred: for each row that looks like a
-total ("Total …", "Net …", a known total metric, an unlabelled line, or a row outdented after indented
-items), every run of rows directly above it is a candidate set of components, under two sign
-conventions (as printed, or first row less the others, for costs printed positive). A structure is only
-trusted when it holds in at least one other figure column of the same table with at least two non-zero
-components; a column is flagged only when that trusted structure fails there and no other candidate
-explains it. Rows already explained as components of a subtotal are folded into that subtotal, so a
-grand total is found from its subtotals. Ambiguity means silence: precision matters more than recall.
+The arithmetic structure of a table is not printed, so it is inferred. A row may be a total when its
+label says so ("Total …", "Subtotal", "Net increase in cash"), when it is a known total metric ("Gross
+profit", "Operating income"), or - weakly - when it is unlabelled or outdented after indented items.
+Its candidate components are runs of rows directly above it that start at a natural boundary (the table
+start, just after a section heading, or at an earlier total, whose own components are folded into it),
+under two sign conventions (as printed, or first row less the others, for costs printed positive).
+
+A structure is trusted only when it holds in another *period* column of the same table, with a non-zero
+total, at least two non-zero components, and figures large enough that agreement is no coincidence;
+weak candidates need two such columns. A column is flagged only when the trusted structure fails there
+and no other candidate explains it, and a total that fails only because a flagged subtotal feeds it is
+not flagged again. Tables without period columns (share repurchases, roll-forwards by category) are not
+checked. Ambiguity means silence: precision matters more than recall.
 """
 
 from __future__ import annotations
@@ -32,11 +37,16 @@ from schemas.models import Cell, Evidence, Flag, Table
 RULE = "TOT001"
 IDENTITY_RULE = "TOT001"
 
-_TOTAL_LABEL = re.compile(r"^(?:total|subtotal|sub total|net)\b")
+_TOTAL_LABEL = re.compile(
+    r"^(?:total|subtotal|sub total|net (?:increase|decrease|change)|net cash)\b|\btotal$"
+)
 _OUTDENT_POINTS = 2.0
 """A label this many points left of the previous row's label is outdented (a total under items)."""
 _MAX_COMPONENTS = 40
-"""Longest run of rows tried as components: bounds the search and the chance of a coincidence."""
+"""Longest run of rows tried as components."""
+_MIN_SIGNAL = 50.0
+"""A supporting column's total must be at least this many tolerances away from zero: with figures of
+two or three digits, a sum holding by coincidence is too likely to prove a structure."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +95,8 @@ def _grid(rows: Sequence[RowView]) -> dict[int, dict[int, _Value]]:
     return grid
 
 
-def is_total_candidate(row: RowView, previous: RowView | None, taxonomy: Taxonomy) -> bool:
-    """Whether a row may be a total of the rows above it.
+def total_strength(row: RowView, previous: RowView | None, taxonomy: Taxonomy) -> int:
+    """How strongly a row looks like a total of the rows above it.
 
     Args:
         row: The row.
@@ -94,37 +104,43 @@ def is_total_candidate(row: RowView, previous: RowView | None, taxonomy: Taxonom
         taxonomy: To recognise total metrics ("Gross profit", "Operating income").
 
     Returns:
-        True for "Total …"/"Net …"/"Subtotal", total metrics, unlabelled figure rows, and rows
-        outdented relative to the row above.
+        2 for "Total …"/"Subtotal"/"Net increase in cash …" and total metrics; 1 (weak) for unlabelled
+        rows and rows outdented relative to the row above; 0 otherwise.
     """
     label = normalise_label(row.label)
-    if not label or _TOTAL_LABEL.match(label):
-        return True
-    metric = taxonomy.match(row.label)
+    if label and _TOTAL_LABEL.search(label):
+        return 2
+    metric = taxonomy.match(row.label) if label else None
     if metric is not None and metric.is_total:
-        return True
-    return (
+        return 2
+    if not label:
+        return 1
+    outdented = (
         previous is not None
         and row.indent is not None
         and previous.indent is not None
         and row.indent < previous.indent - _OUTDENT_POINTS
     )
+    return 1 if outdented else 0
 
 
-def candidate_structures(total: int, visible: Sequence[int]) -> list[Structure]:
-    """Every run of visible rows ending just above the total, under both sign conventions.
+def candidate_structures(total: int, visible: Sequence[int], starts: Sequence[int]) -> list[Structure]:
+    """Runs of visible rows from each natural start to just above the total, under both conventions.
 
     Args:
         total: Row index of the candidate total.
         visible: Row indices above it still visible (not folded into a subtotal), top to bottom.
+        starts: Positions in ``visible`` where a run may start (boundaries).
 
     Returns:
-        Structures from the shortest run (two rows) to the longest allowed.
+        Structures from the shortest run to the longest.
     """
     out: list[Structure] = []
     n = len(visible)
-    for k in range(2, min(n, _MAX_COMPONENTS) + 1):
-        run = visible[n - k :]
+    for i in sorted(set(starts), reverse=True):
+        run = visible[i:]
+        if not 2 <= len(run) <= _MAX_COMPONENTS or i >= n:
+            continue
         out.append(Structure(total, tuple((r, 1) for r in run), "sum"))
         out.append(Structure(total, ((run[0], 1), *((r, -1) for r in run[1:])), "first_less_rest"))
     return out
@@ -151,8 +167,23 @@ class _Finding:
     result: ColumnResult
 
 
+def _supports(result: ColumnResult) -> bool:
+    """A column proves a structure: it holds, with a real total and real components."""
+    c = result.comparison
+    return (
+        c.ok
+        and result.nonzero_components >= 2
+        and c.actual != 0.0
+        and abs(c.actual) >= _MIN_SIGNAL * max(c.tolerance, 1e-12)
+    )
+
+
 def _resolve_total(
-    total: int, visible: Sequence[int], grid: Mapping[int, Mapping[int, _Value]], columns: Sequence[int]
+    total: int,
+    candidates: Sequence[Structure],
+    grid: Mapping[int, Mapping[int, _Value]],
+    columns: Sequence[int],
+    min_support: int,
 ) -> tuple[Structure | None, list[_Finding]]:
     """Pick the structure of one total and the columns where it fails.
 
@@ -161,11 +192,11 @@ def _resolve_total(
     """
     explained: set[int] = set()  # columns some candidate holds in
     scored: list[tuple[int, int, Structure, list[ColumnResult]]] = []
-    for order, structure in enumerate(candidate_structures(total, visible)):
+    for order, structure in enumerate(candidates):
         results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
         holds = [r for r in results if r.comparison.ok]
         explained.update(r.col for r in holds)
-        support = sum(1 for r in holds if r.nonzero_components >= 2)
+        support = sum(1 for r in holds if _supports(r))
         if support == 0:
             continue
         fails = [r for r in results if not r.comparison.ok]
@@ -177,8 +208,10 @@ def _resolve_total(
         return None, []
     best_support = max(s for s, _, _, _ in scored)
     best = [item for item in scored if item[0] == best_support]
-    findings: list[_Finding] = []
     chosen = min(best, key=lambda item: item[1])
+    if best_support < min_support:
+        return chosen[2], []
+    findings: list[_Finding] = []
     for fail in chosen[3]:
         if fail.col in explained:
             continue
@@ -208,18 +241,17 @@ def _explained_by_components(finding: _Finding, misprints: Mapping[tuple[int, in
 
 
 def _numeric_columns(grid: Mapping[int, Mapping[int, _Value]]) -> list[int]:
-    """Figure columns to test; when some columns are periods, only those.
+    """Period columns with figures in at least two rows.
 
-    A "Notes" column of small integers must never lend support to a structure that fails in the figures.
+    Only period columns are compared: columns of different kinds (shares and average price, a "Notes"
+    column, categories of a roll-forward) do not share one arithmetic structure.
     """
     counts: dict[int, int] = {}
-    dated: set[int] = set()
     for values in grid.values():
         for col, v in values.items():
-            counts[col] = counts.get(col, 0) + 1
             if v.cell.number is not None and v.cell.number.period is not None:
-                dated.add(col)
-    return sorted(c for c, n in counts.items() if n >= 2 and (not dated or c in dated))
+                counts[col] = counts.get(col, 0) + 1
+    return sorted(c for c, n in counts.items() if n >= 2)
 
 
 def _label(row: RowView | None) -> str:
@@ -284,6 +316,18 @@ def _sum_flag(
     )
 
 
+def _fold(visible: list[int], starts: list[int], structure: Structure) -> tuple[list[int], list[int]]:
+    """Remove a recognised total's components from the visible rows, keeping the run starts aligned."""
+    folded = {r for r, _ in structure.components}
+    kept = [r for r in visible if r not in folded]
+    # A start pointing at a folded row moves to the next kept row; positions are recomputed.
+    new_starts = {0}
+    for pos in starts:
+        following = [r for r in visible[pos:] if r not in folded]
+        new_starts.add(kept.index(following[0]) if following else len(kept))
+    return kept, sorted(new_starts)
+
+
 def check_table_sums(table: Table, taxonomy: Taxonomy) -> tuple[list[Flag], set[tuple[int, int]]]:
     """Infer the totals of one table and flag the columns where a trusted structure fails.
 
@@ -302,24 +346,33 @@ def check_table_sums(table: Table, taxonomy: Taxonomy) -> tuple[list[Flag], set[
         return [], set()  # a structure must hold in another column before a failure is believed
     by_index = {r.index: r for r in rows}
     visible: list[int] = []
+    starts: list[int] = [0]  # positions in ``visible`` where a run of components may begin
     previous: RowView | None = None
     flags: list[Flag] = []
     flagged: set[tuple[int, int]] = set()
     misprints: dict[tuple[int, int], float] = {}  # flagged (row, col) → printed minus expected
     for row in rows:
+        if row.is_heading:
+            starts.append(len(visible))
+            continue
         if row.index not in grid:
             continue
-        if is_total_candidate(row, previous, taxonomy) and len(visible) >= 2:
-            structure, findings = _resolve_total(row.index, visible, grid, columns)
+        strength = total_strength(row, previous, taxonomy)
+        if strength and len(visible) >= 2:
+            candidates = candidate_structures(row.index, visible, starts)
+            structure, findings = _resolve_total(
+                row.index, candidates, grid, columns, 1 if strength == 2 else 2
+            )
             if structure is not None:
-                folded = {r for r, _ in structure.components}
-                visible = [r for r in visible if r not in folded]
+                visible, starts = _fold(visible, starts, structure)
             for finding in findings:
                 if _explained_by_components(finding, misprints):
                     continue
                 flags.append(_sum_flag(table, finding, grid, by_index, taxonomy))
                 flagged.add((row.index, finding.result.col))
                 misprints[(row.index, finding.result.col)] = finding.result.comparison.difference
+        if strength == 2 or (visible and visible[-1] != row.index and strength):
+            starts.append(len(visible))  # a total starts the next run (it may itself be a component)
         visible.append(row.index)
         previous = row
     return flags, flagged
