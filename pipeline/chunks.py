@@ -64,10 +64,43 @@ def is_heading(block: Block, body: float) -> bool:
     return len(content) >= 2 and all(w[:1].isupper() for w in content)
 
 
+def merge_paragraphs(blocks: Sequence[Block]) -> list[Block]:
+    """Join blocks that are lines of one paragraph: same page and size, aligned, line spacing apart.
+
+    Some producers write every line as its own block; without this each line of a large-type paragraph
+    would look like a heading.
+    """
+    out: list[Block] = []
+    for b in blocks:
+        if out:
+            a = out[-1]
+            h = max(a.bbox[3] - a.bbox[1], 1.0) / max(a.n_lines, 1)
+            gap = b.bbox[1] - a.bbox[3]
+            if (
+                a.page == b.page
+                and abs(a.font_size - b.font_size) <= 0.5
+                and abs(a.bbox[0] - b.bbox[0]) <= 3
+                and -0.5 * h <= gap <= 0.6 * h
+                and a.text[-1:] not in ".:;"
+                and not _NUMBERED.match(b.text)
+            ):
+                out[-1] = a.model_copy(
+                    update={
+                        "text": f"{a.text} {b.text}",
+                        "bbox": (min(a.bbox[0], b.bbox[0]), a.bbox[1], max(a.bbox[2], b.bbox[2]), b.bbox[3]),
+                        "n_lines": a.n_lines + b.n_lines,
+                    }
+                )
+                continue
+        out.append(b)
+    return out
+
+
 def classify_blocks(blocks: Sequence[Block]) -> list[Block]:
-    """Mark headings (``kind="heading"``) using the document's body font size."""
-    body = body_font_size([b for b in blocks if b.kind == "text"])
-    return [b.model_copy(update={"kind": "heading"}) if is_heading(b, body) else b for b in blocks]
+    """Merge paragraph lines, then mark headings (``kind="heading"``) using the body font size."""
+    merged = merge_paragraphs(blocks)
+    body = body_font_size([b for b in merged if b.kind == "text"])
+    return [b.model_copy(update={"kind": "heading"}) if is_heading(b, body) else b for b in merged]
 
 
 @dataclass(slots=True)
@@ -75,6 +108,7 @@ class _Open:
     texts: list[str] = field(default_factory=list)
     boxes: list[PageBox] = field(default_factory=list)
     tokens: int = 0
+    has_body: bool = False
 
 
 def table_lines(table: Table) -> tuple[list[str], list[str]]:
@@ -146,27 +180,38 @@ def build_chunks(
             emit(cur.texts, cur.boxes)
         cur = _Open()
 
+    # Heading lines open the chunk that follows them, so a chunk's text is self-contained and no printed
+    # text is lost when headings follow each other without body text in between.
     for _, _, _, item in items:
         if isinstance(item, Table):
-            flush()
+            lead = [] if cur.has_body else cur.texts
+            lead_boxes = [] if cur.has_body else cur.boxes
+            if cur.has_body:
+                flush()
+            cur = _Open()
             boxes = [PageBox(page=p, bbox=item.bbox) for p in item.pages]
-            for part in table_parts(item, max_tokens):
-                emit(part, boxes, "table", item.table_id)
+            for i, part in enumerate(table_parts(item, max_tokens)):
+                emit(lead + part if i == 0 else part, lead_boxes + boxes if i == 0 else boxes, "table", item.table_id)
             continue
         b = item
         if b.kind == "heading":
-            flush()
+            if cur.has_body:
+                flush()
             while path and path[-1][0] <= b.font_size + 0.1:
                 path.pop()
             path.append((b.font_size, b.text.strip()))
+            cur.texts.append(b.text.strip())
+            cur.boxes.append(PageBox(page=b.page, bbox=b.bbox))
+            cur.tokens += count_tokens(b.text)
             continue
         for piece in _split_long(b.text, max_tokens):
             n = count_tokens(piece)
-            if cur.tokens + n > max_tokens and cur.texts:
+            if cur.tokens + n > max_tokens and cur.has_body:
                 flush()
             cur.texts.append(piece)
             cur.boxes.append(PageBox(page=b.page, bbox=b.bbox))
             cur.tokens += n
+            cur.has_body = True
     flush()
     return chunks
 

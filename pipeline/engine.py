@@ -181,7 +181,8 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
         "rotation": page.rotation,
     }
     if not words:
-        has_content = bool(page.get_images()) or bool(page.get_cdrawings())
+        # Scans are often inline images, which get_images() does not list; any drawing content counts.
+        has_content = bool(page.get_image_info()) or len(page.read_contents().strip()) > 32
         err = None
         if has_content:
             err = ctx.error(

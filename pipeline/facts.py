@@ -154,7 +154,8 @@ _CONTEXT_TITLE = re.compile(
     r"\bsegment|\bdiscontinued\b|\bparent company\b|\bcompany (?:only|balance sheet|statement)|"
     r"\bpro forma\b|\bquarterly\b|\bsubsidiar|\bguarantor|\bjoint venture|\bassociate|\bheld for sale\b|"
     r"\bacqui(?:red|sition)|\brestat|\bpreviously reported\b|\bnon-?gaap\b|\badjusted\b|\bunderlying\b|"
-    r"\borganic\b|\bconstant currency\b|\bby (?:region|geograph|business|product|division)",
+    r"\borganic\b|\bconstant currency\b|\bby (?:region|geograph|business|product|division)|"
+    r"\bcross guarantee|\bclosed group\b|\bobligor|\bissuer\b|\bregistrant\b|\bcombined\b",
     re.IGNORECASE,
 )
 

@@ -248,10 +248,39 @@ def test_unrelated_total_rows_are_silent() -> None:
     assert run([make_table(rows)]) == []
 
 
-def test_outdented_unlabelled_total() -> None:
-    rows = [("Product", ["60.0", "50.0"]), ("Services", ["40.0", "30.0"]), ("", ["101.0", "80.0"])]
-    flags = run([make_table(rows, indents=[60, 60, 50])])
+def test_unlabelled_total_needs_two_supporting_columns() -> None:
+    rows = [
+        ("Product", ["60.0", "50.0", "45.0"]),
+        ("Services", ["40.0", "30.0", "25.0"]),
+        ("", ["101.0", "80.0", "70.0"]),
+    ]
+    flags = run([make_table(rows, periods=("FY2025", "FY2024", "FY2023"), indents=[60, 60, 50])])
     assert len(flags) == 1 and flags[0].expected == pytest.approx(100e6)
+    # With one other column only, a weak candidate is not trusted enough to flag.
+    two = [(label, values[:2]) for label, values in rows]
+    assert run([make_table(two, indents=[60, 60, 50])]) == []
+
+
+def test_no_flags_without_period_columns() -> None:
+    rows = [("May", ["100", "10.08"]), ("June", ["200", "10.02"]), ("Total", ["300", "10.08"])]
+    t = make_table(rows)
+    stripped = t.model_copy(
+        update={
+            "cells": [
+                c.model_copy(update={"number": c.number.model_copy(update={"period": None})})
+                if c.number
+                else c
+                for c in t.cells
+            ]
+        }
+    )
+    assert run([stripped]) == []
+
+
+def test_small_coincidences_do_not_prove_a_structure() -> None:
+    # 7 + 12 = 19 in one column is too likely to be chance to call the other column wrong.
+    rows = [("Item A", ["7", "50"]), ("Item B", ["12", "31"]), ("Total before tax effect", ["19", "78"])]
+    assert run([make_table(rows)]) == []
 
 
 def test_identity_net_income() -> None:
@@ -419,3 +448,26 @@ def test_run_checks_is_idempotent_and_sorted() -> None:
     for f in first:
         assert f.pages == sorted(set(f.pages)) and f.evidence
         assert f.tolerance is None or math.isfinite(f.tolerance)
+
+
+def test_crossref_other_entity_statements_are_not_compared() -> None:
+    group = make_table(
+        [
+            ("Revenue", ["1,338.2", "1,234.5"]),
+            ("Operating income", ["245.6", "219.3"]),
+            ("Net income", ["150.0", "140.0"]),
+        ],
+        table_id="group",
+        page=5,
+    )
+    # A guarantor group's statements: every figure differs a little.
+    obligors = make_table(
+        [
+            ("Revenue", ["1,200.1", "1,100.0"]),
+            ("Operating income", ["230.0", "200.0"]),
+            ("Net income", ["140.0", "130.0"]),
+        ],
+        table_id="obligors",
+        page=90,
+    )
+    assert check_crossref(extract_facts([group, obligors], TAX), TAX, doc_id="doc", source="doc.pdf") == []

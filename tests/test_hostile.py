@@ -59,7 +59,8 @@ def test_fuzzed_scan_reports_pages_without_text_layer(corpus: Path) -> None:
 def test_bad_colour_space_still_yields_text(corpus: Path) -> None:
     r = process_path(corpus / "hostile/unstructured__pdf-bad-color-space.pdf")
     assert not r.failed
-    assert any("Environmental Report" in c.text for c in r.chunks)
+    text = " ".join(c.text + " " + " ".join(c.heading_path) for c in r.chunks)
+    assert "Environmental Report" in text and "Net-zero" in text
 
 
 def test_limits_are_typed_errors(corpus: Path) -> None:

@@ -4,7 +4,9 @@ Facts are grouped by metric, period key, unit and currency (whole-entity figures
 ``context`` is a segment's or a dimension's). Within a group, figures that agree within rounding form a
 cluster; a group with exactly two clusters printed in different places is flagged, when the
 disagreement looks like a misstatement (a near miss or a digit slip) rather than two concepts that share
-a label. Three or more distinct values mean the label is used for different things: no flag.
+a label. Three or more distinct values mean the label is used for different things: no flag. Two
+tables that disagree on several metrics and agree on fewer are statements of different entities (a
+guarantor group, the parent company alone): nothing between them is flagged.
 """
 
 from __future__ import annotations
@@ -156,6 +158,42 @@ def _flag(
     )
 
 
+def _table_value(facts: Sequence[Fact]) -> dict[str, Fact]:
+    by_table: dict[str, Fact] = {}
+    for f in facts:
+        if f.table_id is not None:
+            by_table.setdefault(f.table_id, f)
+    return by_table
+
+
+def unrelated_tables(groups: dict[GroupKey, list[Fact]], taxonomy: Taxonomy) -> set[frozenset[str]]:
+    """Pairs of tables that look like statements of different entities.
+
+    A misprint changes one figure; a different entity (the parent company, a guarantor group) changes
+    them all. Two tables that disagree on at least two metric-periods and agree on fewer are the latter.
+
+    Args:
+        groups: Facts grouped by metric, period and unit.
+        taxonomy: For each metric's sign convention.
+
+    Returns:
+        Unordered pairs of table ids.
+    """
+    agree: dict[frozenset[str], int] = {}
+    disagree: dict[frozenset[str], int] = {}
+    for key, facts in groups.items():
+        metric = taxonomy.get(key.metric)
+        magnitude_only = metric.magnitude_only if metric else False
+        per_table = sorted(_table_value(facts).items())
+        for i, (ta, fa) in enumerate(per_table):
+            for tb, fb in per_table[i + 1 :]:
+                pair = frozenset((ta, tb))
+                va, vb = _comparable_value(fa, magnitude_only), _comparable_value(fb, magnitude_only)
+                tally = agree if compare_values(va, fa.decimals, vb, fb.decimals).ok else disagree
+                tally[pair] = tally.get(pair, 0) + 1
+    return {pair for pair, n in disagree.items() if n >= 2 and agree.get(pair, 0) < n}
+
+
 def check_crossref(facts: Sequence[Fact], taxonomy: Taxonomy, *, doc_id: str, source: str) -> list[Flag]:
     """Flag metrics whose figure for one period differs between places in the document.
 
@@ -169,7 +207,9 @@ def check_crossref(facts: Sequence[Fact], taxonomy: Taxonomy, *, doc_id: str, so
         One flag per disagreeing group.
     """
     flags: list[Flag] = []
-    for key, group in sorted(group_facts(facts).items(), key=lambda kv: (kv[0].metric, kv[0].period)):
+    groups = group_facts(facts)
+    unrelated = unrelated_tables(groups, taxonomy)
+    for key, group in sorted(groups.items(), key=lambda kv: (kv[0].metric, kv[0].period)):
         metric = taxonomy.get(key.metric)
         magnitude_only = metric.magnitude_only if metric else False
         for part in split_currencies(group):
@@ -180,6 +220,8 @@ def check_crossref(facts: Sequence[Fact], taxonomy: Taxonomy, *, doc_id: str, so
             if tables[0] & tables[1]:
                 # One table prints both values under labels of this metric (e.g. parent's and total
                 # equity): the label covers two concepts here, so the other place proves nothing.
+                continue
+            if all(frozenset((x, y)) in unrelated for x in tables[0] for y in tables[1]):
                 continue
             a, b = _representative(clusters[0]), _representative(clusters[1])
             va, vb = _comparable_value(a, magnitude_only), _comparable_value(b, magnitude_only)

@@ -9,7 +9,8 @@ under two sign conventions (as printed, or first row less the others, for costs 
 
 A structure is trusted only when it holds in another *period* column of the same table, with a non-zero
 total, at least two non-zero components, and figures large enough that agreement is no coincidence;
-weak candidates need two such columns. A column is flagged only when the trusted structure fails there
+weak candidates need two such columns, and a structure must hold in at least as many columns as it
+fails in. A column is flagged only when the trusted structure fails there
 and no other candidate explains it, and a total that fails only because a flagged subtotal feeds it is
 not flagged again. Tables without period columns (share repurchases, roll-forwards by category) are not
 checked. Ambiguity means silence: precision matters more than recall.
@@ -113,7 +114,8 @@ def total_strength(row: RowView, previous: RowView | None, taxonomy: Taxonomy) -
     metric = taxonomy.match(row.label) if label else None
     if metric is not None and metric.is_total:
         return 2
-    if not label:
+    if not label or label.startswith("net "):
+        # "Net unrealized gains" is often a subtotal, but "Net sales" or "Net interest" are not.
         return 1
     outdented = (
         previous is not None
@@ -196,12 +198,15 @@ def _resolve_total(
         results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
         holds = [r for r in results if r.comparison.ok]
         explained.update(r.col for r in holds)
+        fails = [r for r in results if not r.comparison.ok]
+        if not fails and len(holds) >= 2 and any(r.nonzero_components >= 2 for r in holds):
+            # Holds in every column it can be evaluated in: the total is explained. Small figures are
+            # fine here, because agreement in several columns at once is no coincidence.
+            return structure, []
         support = sum(1 for r in holds if _supports(r))
         if support == 0:
             continue
-        fails = [r for r in results if not r.comparison.ok]
         if not fails:
-            # Holds wherever it can be evaluated: the total is explained; no need to look further.
             return structure, []
         scored.append((support, order, structure, fails))
     if not scored:
@@ -209,7 +214,8 @@ def _resolve_total(
     best_support = max(s for s, _, _, _ in scored)
     best = [item for item in scored if item[0] == best_support]
     chosen = min(best, key=lambda item: item[1])
-    if best_support < min_support:
+    if best_support < max(min_support, len(chosen[3])):
+        # A structure failing in as many columns as it holds in is more likely wrong than the figures.
         return chosen[2], []
     findings: list[_Finding] = []
     for fail in chosen[3]:
@@ -365,13 +371,14 @@ def check_table_sums(table: Table, taxonomy: Taxonomy) -> tuple[list[Flag], set[
             )
             if structure is not None:
                 visible, starts = _fold(visible, starts, structure)
+                strength = max(strength, 2)  # a recognised total starts the next run
             for finding in findings:
                 if _explained_by_components(finding, misprints):
                     continue
                 flags.append(_sum_flag(table, finding, grid, by_index, taxonomy))
                 flagged.add((row.index, finding.result.col))
                 misprints[(row.index, finding.result.col)] = finding.result.comparison.difference
-        if strength == 2 or (visible and visible[-1] != row.index and strength):
+        if strength:
             starts.append(len(visible))  # a total starts the next run (it may itself be a component)
         visible.append(row.index)
         previous = row
