@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,9 @@ from pipeline.ids import stable_id
 from pipeline.layout import build_lines, transform_words
 from pipeline.plumber import second_opinion
 from pipeline.stitch import stitch_pages
-from pipeline.structure import type_group
+from pipeline.structure import infer_missing_scales, type_group
 from pipeline.tables import RawTable, Rules, find_tables, rules_from_drawings
-from pipeline.taxonomy import load_taxonomy
+from pipeline.taxonomy import Taxonomy, load_taxonomy, normalise_label
 from schemas.models import (
     Block,
     DocumentResult,
@@ -269,6 +269,16 @@ def _inside(b: Block, boxes: list[tuple[float, float, float, float]]) -> bool:
     return any(x0 - 1 <= cx <= x1 + 1 and y0 - 1 <= cy <= y1 + 1 for x0, y0, x1, y1 in boxes)
 
 
+def _label_key(taxonomy: Taxonomy) -> Callable[[str], str]:
+    """Compare row labels by metric where the taxonomy knows them, else by their normalised text."""
+
+    def key(label: str) -> str:
+        m = taxonomy.match(label)
+        return m.id if m is not None else normalise_label(label)
+
+    return key
+
+
 def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = None) -> DocumentResult:
     """Run the whole engine on one PDF held in memory.
 
@@ -336,6 +346,8 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
             )
         except Exception as exc:  # a table that cannot be typed is reported, the rest go on
             ctx.error("tables", "table_error", f"{type(exc).__name__}: {exc}", g.first.page)
+    taxonomy = load_taxonomy()
+    tables = infer_missing_scales(tables, _label_key(taxonomy))
     if cfg.plumber_second_opinion:
         tables = second_opinion(data, tables, max_pages=cfg.plumber_max_pages)
 
@@ -343,7 +355,6 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
     chunks = build_chunks(
         blocks, tables, doc_id=ctx.doc_id, source=ctx.source, max_tokens=cfg.chunk_max_tokens
     )
-    taxonomy = load_taxonomy()
     facts = extract_facts(tables, taxonomy)
     text_blocks = [b for b in blocks if b.kind == "text"]
     years = [f.period.fiscal_year for f in facts if f.period is not None and f.period.fiscal_year]

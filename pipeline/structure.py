@@ -8,8 +8,9 @@ column's period comes from the header text stacked above it, combined with the c
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pipeline.numbers import detect_scale, parse_number, to_typed
 from pipeline.periods import combine_periods, parse_period
@@ -114,6 +115,17 @@ def reference_columns(group: TableGroup) -> set[int]:
     }
 
 
+def percent_columns(group: TableGroup) -> set[int]:
+    """Columns whose head says they hold percentages ("Change %", "% of total", "Margin (%)")."""
+    first = group.first
+    return {
+        c.col
+        for row in first.rows[: first.header_rows]
+        for c in row
+        if c.col_span == 1 and ("%" in c.text or "percent" in c.text.casefold())
+    }
+
+
 def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) -> Table:
     """Build the typed :class:`Table` of a logical table."""
     first = group.first
@@ -131,11 +143,14 @@ def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) ->
     row_idx = 0
 
     ref_cols = reference_columns(group)
+    pct_cols = percent_columns(group)
 
     def emit(raw: RawCell, page: int, header: bool) -> None:
         number = None
         if not header and raw.col > 0 and raw.col not in ref_cols:
             parsed = parse_number(raw.text)
+            if parsed is not None and raw.col in pct_cols and not parsed.percent:
+                parsed = replace(parsed, percent=True)
             if parsed is not None:
                 number = to_typed(
                     parsed,
@@ -204,3 +219,62 @@ def raw_currency(sign: str | None) -> str | None:
     if sign is None:
         return None
     return _SIGN_TO_ISO.get(sign)
+
+
+def _row_labels(table: Table) -> dict[int, str]:
+    return {c.row: c.text for c in table.cells if c.col == 0 and not c.is_header}
+
+
+def infer_missing_scales(tables: Sequence[Table], normalise: Callable[[str], str]) -> list[Table]:
+    """Give tables that print no scale the scale of the tables they repeat.
+
+    A summary table often prints "1,368.9" with no "£m" anywhere near it, while the statements it
+    summarises say "£m". When a figure of the unscaled table, scaled by 10^s, equals the figure with the
+    same label and period in a scaled table, and no figure contradicts that, the table takes scale s and
+    that table's currency. Tables that match nothing keep scale 0.
+    """
+    known: dict[tuple[str, str], list[tuple[float, int, str | None]]] = {}
+    for t in tables:
+        if t.scale == 0:
+            continue
+        labels = _row_labels(t)
+        for c in t.cells:
+            if c.number is not None and c.number.period is not None and c.row in labels:
+                key = (normalise(labels[c.row]), c.number.period.key)
+                known.setdefault(key, []).append((c.number.base_value, t.scale, t.currency))
+    out: list[Table] = []
+    for t in tables:
+        if t.scale != 0 or not known:
+            out.append(t)
+            continue
+        labels = _row_labels(t)
+        votes: Counter[tuple[int, str | None]] = Counter()
+        against = 0
+        for c in t.cells:
+            n = c.number
+            if n is None or n.period is None or n.unit == "percent" or c.row not in labels:
+                continue
+            for base, scale, currency in known.get((normalise(labels[c.row]), n.period.key), []):
+                if abs(n.value * 10**scale - base) <= 0.5 * 10 ** (scale - max(n.decimals, 0)) + 1e-9:
+                    votes[(scale, currency)] += 1
+                else:
+                    against += 1
+        if not votes or against > sum(votes.values()):
+            out.append(t)
+            continue
+        (scale, currency), _ = votes.most_common(1)[0]
+        out.append(_rescale(t, scale, currency))
+    return out
+
+
+def _rescale(t: Table, scale: int, currency: str | None) -> Table:
+    cells = []
+    for c in t.cells:
+        n = c.number
+        if n is not None and n.unit != "percent" and n.scale == 0:
+            parsed = parse_number(c.text)
+            if parsed is not None:
+                n = to_typed(parsed, scale=scale, currency=n.currency or currency, period=n.period)
+            c = c.model_copy(update={"number": n})
+        cells.append(c)
+    return t.model_copy(update={"cells": cells, "scale": scale, "currency": t.currency or currency})

@@ -335,6 +335,10 @@ def _build_table(
             break
     while start < end and _is_year_line(segs[start]):
         start += 1
+    # Unit lines under the year heads ("£m  £m", "Notes  $000  %") belong to the header as well.
+    value_left = min((s.x0 for k in range(start, end + 1) if data[k] for s in segs[k] if s.figure), default=0.0)
+    while start < end and not data[start] and _is_unit_line(segs[start], value_left):
+        start += 1
     body_idx = list(range(start, end + 1))
     data_body = [segs[k] for k in body_idx if data[k]]
     x_left = min(lines[k].x0 for k in body_idx)
@@ -546,6 +550,21 @@ def _ruled_span(s: Segment, bounds: Sequence[tuple[float, float]], cuts: Sequenc
     if not inside:
         return column_span(s, bounds)
     return inside[0], inside[-1] - inside[0] + 1
+
+
+_UNIT_TOKEN = re.compile(
+    r"^(?:notes?|ref\.?|[$€£¥₹]|us\$|rs\.?|%|[$€£¥]?\s?(?:m|bn|k|mn|million|billion|thousands?|'?000s?)|"
+    r"\(?[$€£¥]?\s?'?000\)?|\([$€£¥]?m\)|[A-Z]{3}\s?(?:m|bn|'?000)?|unaudited|audited|restated)$",
+    re.IGNORECASE,
+)
+
+
+def _is_unit_line(segs: Sequence[Segment], value_left: float) -> bool:
+    """A line of unit or note markers over the value columns ("£m  £m", "Notes  $'000")."""
+    if not segs:
+        return False
+    over = [s for s in segs if s.x1 > value_left - 2]
+    return bool(over) and all(_UNIT_TOKEN.match(s.text.strip()) for s in segs)
 
 
 def _fully_ruled(body: Sequence[Line], h_rules: Sequence[float]) -> bool:

@@ -264,11 +264,15 @@ def fmt_small(base_value: float, scale: int = 0, places: int = 0) -> str:
 
 
 def period_text(period: Period | None) -> str:
-    """A short period for messages: the printed label when short, else the key ('' when unknown)."""
+    """A short, uniform period for messages: "2025" for FY2025, the ISO date of an instant, else the key.
+
+    The printed header ("As at 31 December 2025 £m") is in the flag's ``period.label`` already.
+    """
     if period is None:
         return ""
-    label = " ".join(period.label.split())
-    return label if label and len(label) <= 40 else period.key
+    if period.key.startswith("FY") and period.key[2:].isdigit():
+        return period.key[2:]
+    return period.key
 
 
 def make_flag(
