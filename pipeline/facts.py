@@ -401,7 +401,7 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
     contexts = row_contexts(rows, taxonomy)
     title_ctx = table_context(table)
     facts: list[Fact] = []
-    heading_metric: MetricDef | None = None
+    heading_metric = title_metric(table.title, taxonomy)
     for row in rows:
         if row.is_heading:
             heading_metric = taxonomy.match(row.label)
@@ -409,9 +409,10 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
         if not row.numbers:
             continue
         found = taxonomy.lookup(row.label)
+        section_total = False
         if found is None and heading_metric is not None and normalise_label(row.label) in _SECTION_TOTALS:
             # "Net sales" / Machine Tools / Automotive / "Total": the total of a section named after a metric.
-            found = (heading_metric, False)
+            found, section_total = (heading_metric, False), True
         if found is None:
             continue
         metric, opening = found
@@ -427,7 +428,11 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
             period = _fact_period(number.period, metric, opening)
             if period is None:
                 continue
-            context = _join_context(title_ctx, contexts.get(row.index), header_dimension(header))
+            if section_total:
+                # The total over all segments is the whole entity's figure, whatever the title says.
+                context = header_dimension(header)
+            else:
+                context = _join_context(title_ctx, contexts.get(row.index), header_dimension(header))
             facts.append(_cell_fact(table, row, cell, number, metric, context, period))
     return facts
 
@@ -444,6 +449,22 @@ _SECTION_TOTALS = frozenset(
         "consolidated total",
     }
 )
+
+
+def title_metric(title: str | None, taxonomy: Taxonomy) -> MetricDef | None:
+    """The metric a breakdown table is about, from a title like "Net sales by business area".
+
+    Args:
+        title: Table title.
+        taxonomy: The metric taxonomy.
+
+    Returns:
+        The metric named before " by " / " per ", when the title has that shape; else None.
+    """
+    if not title:
+        return None
+    m = re.match(r"^(.*?)\s+(?:by|per)\s+\S", " ".join(title.split()), re.IGNORECASE)
+    return taxonomy.match(m.group(1)) if m else None
 
 
 def _fact_period(period: Period, metric: MetricDef, opening: bool) -> Period | None:

@@ -305,3 +305,47 @@ def test_text_facts() -> None:
         ("revenue", "FY2024", 1_234_500_000.0, -5, "text_span"),
     ]
     assert facts[0].page == 2 and facts[0].fact_id != facts[1].fact_id
+
+
+def test_breakdown_total_rows() -> None:
+    t = make_table(
+        [
+            ("Laboratory", ["773.5", "840.5"]),
+            ("Service", ["898.8", "908.9"]),
+            ("Group", ["1,672.3", "1,749.4"]),
+        ],
+        title="Net sales by business area",
+    )
+    facts = extract_facts([t], TAX)
+    assert [(f.metric, f.value, f.context) for f in facts] == [
+        ("revenue", 1_672_300_000.0, None),
+        ("revenue", 1_749_400_000.0, None),
+    ]
+    headed = make_table(
+        [("Net sales", []), ("Machine Tools", ["73.6", "79.2"]), ("Total", ["284.5", "290.5"])]
+    )
+    assert [f.value for f in extract_facts([headed], TAX)] == [284_500_000.0, 290_500_000.0]
+
+
+def test_opening_and_closing_cash() -> None:
+    cf = make_table(
+        [
+            ("Cash and cash equivalents at beginning of year", ["126.6", "156.1"]),
+            ("Cash and cash equivalents at end of year", ["143.3", "126.6"]),
+        ]
+    )
+    bs = make_table(
+        [("Cash and cash equivalents", ["143.3", "126.6"])],
+        periods=("2025-12-31", "2024-12-31"),
+        table_id="bs",
+    )
+    facts = extract_facts([cf, bs], TAX)
+    keys = sorted((f.period.key if f.period else "", f.value) for f in facts)
+    assert keys == [
+        ("2023-12-31", 156_100_000.0),
+        ("2024-12-31", 126_600_000.0),
+        ("2024-12-31", 126_600_000.0),
+        ("2024-12-31", 126_600_000.0),
+        ("2025-12-31", 143_300_000.0),
+        ("2025-12-31", 143_300_000.0),
+    ]
