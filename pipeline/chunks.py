@@ -191,7 +191,12 @@ def build_chunks(
             cur = _Open()
             boxes = [PageBox(page=p, bbox=item.bbox) for p in item.pages]
             for i, part in enumerate(table_parts(item, max_tokens)):
-                emit(lead + part if i == 0 else part, lead_boxes + boxes if i == 0 else boxes, "table", item.table_id)
+                emit(
+                    lead + part if i == 0 else part,
+                    lead_boxes + boxes if i == 0 else boxes,
+                    "table",
+                    item.table_id,
+                )
             continue
         b = item
         if b.kind == "heading":

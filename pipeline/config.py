@@ -25,7 +25,7 @@ class EngineConfig(BaseModel):
     )
     plumber_second_opinion: bool = Field(
         default=False,
-        description="Re-read ruled tables with pdfplumber (about 0.3 s a page) and record agreement as confidence.",
+        description="Re-read ruled tables with pdfplumber (~0.3 s a page); agreement becomes confidence.",
     )
     plumber_max_pages: int = Field(
         default=4, ge=0, description="Cap on pages given to pdfplumber per document."

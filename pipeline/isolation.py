@@ -8,6 +8,7 @@ typed fatal :class:`~schemas.models.ErrorRecord` while the others carry on.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import multiprocessing as mp
@@ -15,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkServerContext
 from pathlib import Path
 
 from pipeline.config import PIPELINE_VERSION, EngineConfig
@@ -85,7 +87,7 @@ def failure_result(
 
 
 class _Slot:
-    def __init__(self, ctx: mp.context.BaseContext, config_json: str, target: str) -> None:
+    def __init__(self, ctx: ForkServerContext, config_json: str, target: str) -> None:
         self._ctx = ctx
         self._config_json = config_json
         self._target = target
@@ -98,7 +100,7 @@ class _Slot:
         self.conn: Connection = parent
         self.proc = self._ctx.Process(
             target=_worker_main, args=(child, self._config_json, self._target), daemon=True
-        )  # type: ignore[attr-defined]
+        )
         self.proc.start()
         child.close()
 
@@ -114,10 +116,8 @@ class _Slot:
         self._spawn()
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(BrokenPipeError, OSError):
             self.conn.send(None)
-        except (BrokenPipeError, OSError):
-            pass
         self.proc.join(timeout=5)
         if self.proc.is_alive():
             self.proc.kill()

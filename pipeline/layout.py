@@ -9,9 +9,9 @@ the dominant text direction already undone, so that a table printed sideways rea
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # A word that is, or starts a figure: 1,234 (1,234) -12.5 12% $1,234 £12m — –  .5
 NUMERIC_RE = re.compile(
@@ -42,7 +42,7 @@ DASH_TOKENS = frozenset(
         "*",
     }
 )
-# Dot leaders and unmapped glyphs drawn as leaders ("........", "…", "\ufffd\ufffd\ufffd") carry no text and would
+# Dot leaders and unmapped glyphs drawn as leaders ("........", "…", "\ufffd\ufffd") carry no text and would
 # otherwise bridge the gap between a label and its figures.
 _LEADER = re.compile(r"^[.\u2026\ufffd·_\-]{3,}$|^\ufffd+$")
 CURRENCY_TOKENS = frozenset({"$", "€", "£", "¥", "₹", "US$", "HK$", "A$", "C$", "R$", "Rs", "Rs.", "%"})

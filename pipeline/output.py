@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from schemas.models import OUTPUT_RECORDS, DocumentResult
+from schemas.models import OUTPUT_RECORDS, DocumentResult, Record
 
 
 class JsonlOutputs:
@@ -27,7 +28,7 @@ class JsonlOutputs:
 
     def write(self, result: DocumentResult) -> None:
         """Append one document's records."""
-        groups = {
+        groups: dict[str, Sequence[Record]] = {
             "facts": result.facts,
             "flags": result.flags,
             "chunks": result.chunks,

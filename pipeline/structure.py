@@ -8,9 +8,9 @@ column's period comes from the header text stacked above it, combined with the c
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from pipeline.numbers import detect_scale, parse_number, to_typed
 from pipeline.periods import combine_periods, parse_period

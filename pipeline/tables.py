@@ -17,6 +17,7 @@ The output is a :class:`RawTable` grid of strings with boxes; typing of numbers 
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from collections.abc import Sequence
@@ -222,13 +223,11 @@ def _columns_from_rules(cols: list[tuple[float, float]], xs: Sequence[float]) ->
     grid, content between two rules is one column even when whitespace would split it ("$" and figure).
     """
     edges = sorted({round(x, 1) for x in xs})
-    separated = sum(
-        1 for a, b in zip(cols, cols[1:], strict=False) if any(a[1] - 1 <= x <= b[0] + 1 for x in edges)
-    )
+    separated = sum(1 for a, b in itertools.pairwise(cols) if any(a[1] - 1 <= x <= b[0] + 1 for x in edges))
     if len(cols) < 2 or separated < max(1, (len(cols) - 1) / 2):
         return cols
     out: list[tuple[float, float]] = []
-    for a, b in zip(edges, edges[1:], strict=False):
+    for a, b in itertools.pairwise(edges):
         inside = [c for c in cols if a - 1 <= (c[0] + c[1]) / 2 <= b + 1]
         if inside:
             out.append((a, b))
@@ -336,7 +335,9 @@ def _build_table(
     while start < end and _is_year_line(segs[start]):
         start += 1
     # Unit lines under the year heads ("£m  £m", "Notes  $000  %") belong to the header as well.
-    value_left = min((s.x0 for k in range(start, end + 1) if data[k] for s in segs[k] if s.figure), default=0.0)
+    value_left = min(
+        (s.x0 for k in range(start, end + 1) if data[k] for s in segs[k] if s.figure), default=0.0
+    )
     while start < end and not data[start] and _is_unit_line(segs[start], value_left):
         start += 1
     body_idx = list(range(start, end + 1))
@@ -481,9 +482,9 @@ def _build_table(
         rows.append(cells)
         row_tops.append(ln.y0)
 
-    for r, row in enumerate(rows):
-        for c in row:
-            c.row = r
+    for ri, row in enumerate(rows):
+        for cell in row:
+            cell.row = ri
     all_boxes = [c.bbox for row in rows for c in row]
     bbox = (
         min(b[0] for b in all_boxes),
@@ -519,7 +520,8 @@ def _is_year_line(segs: Sequence[Segment]) -> bool:
 
 
 _NOT_TITLE = re.compile(
-    r"^\(?(?:in |amounts in |all amounts in |dollars in |\$ in |unaudited|\(?millions|thousands)|ended|^as (?:at|of)\b",
+    r"^\(?(?:in |amounts in |all amounts in |dollars in |\$ in |unaudited|\(?millions|thousands)"
+    r"|ended|^as (?:at|of)\b",
     re.IGNORECASE,
 )
 
@@ -534,7 +536,7 @@ def pick_title(caption: Sequence[str]) -> str | None:
 
 
 def _rules_at(rules: Rules, line: Line) -> list[float]:
-    """x of the vertical rules crossing a line: the cell walls of that row in a grid."""
+    """X of the vertical rules crossing a line: the cell walls of that row in a grid."""
     mid = (line.y0 + line.y1) / 2
     return sorted(x for x, a, b in rules.vertical if a - 1 <= mid <= b + 1)
 
@@ -573,7 +575,7 @@ def _fully_ruled(body: Sequence[Line], h_rules: Sequence[float]) -> bool:
         return False
     ys = sorted(h_rules)
     separated = 0
-    for a, b in zip(body, body[1:], strict=False):
+    for a, b in itertools.pairwise(body):
         lo, hi = (a.y0 + a.y1) / 2, (b.y0 + b.y1) / 2
         if any(lo < y < hi for y in ys):
             separated += 1

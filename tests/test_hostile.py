@@ -8,11 +8,12 @@ import pytest
 
 from pipeline.config import EngineConfig
 from pipeline.engine import process_bytes, process_path
+from schemas.models import ErrorCategory
 
 pytestmark = pytest.mark.corpus
 
 
-def _cats(path: Path, **cfg: object) -> tuple[list[str], list[str], int]:
+def _cats(path: Path, **cfg: object) -> tuple[list[ErrorCategory], list[ErrorCategory], int]:
     r = process_path(path, EngineConfig(**cfg))  # type: ignore[arg-type]
     fatal = [e.category for e in r.errors if e.fatal]
     per_page = [e.category for e in r.errors if not e.fatal]
@@ -80,6 +81,8 @@ def test_not_a_pdf_and_empty_bytes() -> None:
 def test_400_pages_stay_under_400_mb(corpus: Path) -> None:
     from bench.peak_rss import measure_engine_peak_rss
 
-    peak_mb, pages = measure_engine_peak_rss(corpus / "hostile/unstructured__pdf2image-memory-error-test-400p.pdf")
+    peak_mb, pages = measure_engine_peak_rss(
+        corpus / "hostile/unstructured__pdf2image-memory-error-test-400p.pdf"
+    )
     assert pages == 400
     assert peak_mb <= 400, f"peak RSS {peak_mb:.0f} MB"

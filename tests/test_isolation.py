@@ -31,7 +31,9 @@ def test_hanging_document_is_killed_and_others_complete(tmp_path: Path, monkeypa
     iso_grace = iso._GRACE_S
     iso._GRACE_S = 0.5
     try:
-        out = _run(tmp_path, ["a.pdf", "hang.pdf", "b.pdf", "c.pdf"], "tests.support.workers:hang", timeout_s=1.0)
+        out = _run(
+            tmp_path, ["a.pdf", "hang.pdf", "b.pdf", "c.pdf"], "tests.support.workers:hang", timeout_s=1.0
+        )
     finally:
         iso._GRACE_S = iso_grace
     assert out["hang.pdf"] == ["timeout:True"]

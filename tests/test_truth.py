@@ -64,7 +64,9 @@ def test_injected_inconsistencies_flagged_and_nothing_else(name: str) -> None:
         if not hits:
             unmatched_truth.append(inc)
         matched_flags.update(f.flag_id for f in hits)
-    spurious = [f"{f.rule} {f.kind} p{f.pages}: {f.message}" for f in r.flags if f.flag_id not in matched_flags]
+    spurious = [
+        f"{f.rule} {f.kind} p{f.pages}: {f.message}" for f in r.flags if f.flag_id not in matched_flags
+    ]
     assert not unmatched_truth, f"not flagged: {unmatched_truth}"
     assert not spurious, f"flags not in the truth file: {spurious}"
 
