@@ -11,6 +11,10 @@ import structlog
 _ENV = "TIEOUT_LOG_LEVEL"
 
 
+def _stderr_logger(*_args: object) -> structlog.PrintLogger:
+    return structlog.PrintLogger(file=sys.stderr)
+
+
 def configure_logging(level: str | None = None) -> None:
     """Send structlog output to stderr at ``level`` (default: ``$TIEOUT_LOG_LEVEL`` or WARNING).
 
@@ -26,6 +30,7 @@ def configure_logging(level: str | None = None) -> None:
             structlog.dev.ConsoleRenderer() if sys.stderr.isatty() else structlog.processors.JSONRenderer(),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, name, logging.WARNING)),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        # Resolve sys.stderr at each use: tests and CLIs swap it, and a stale handle would be closed.
+        logger_factory=_stderr_logger,
         cache_logger_on_first_use=False,
     )
