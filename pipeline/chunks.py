@@ -155,7 +155,13 @@ def build_chunks(
     def heading_path() -> list[str]:
         return [h for _, h in path]
 
-    def emit(texts: list[str], boxes: list[PageBox], kind: str = "text", table_id: str | None = None) -> None:
+    def emit(
+        texts: list[str],
+        boxes: list[PageBox],
+        kind: str = "text",
+        table_id: str | None = None,
+        tokens: int | None = None,
+    ) -> None:
         text = "\n".join(texts)
         pages = sorted({b.page for b in boxes})
         chunks.append(
@@ -167,7 +173,7 @@ def build_chunks(
                 pages=pages,
                 heading_path=heading_path(),
                 text=text,
-                token_count=count_tokens(text),
+                token_count=count_tokens(text) if tokens is None else tokens,
                 kind="table" if kind == "table" else "text",
                 table_id=table_id,
                 boxes=boxes,
@@ -177,7 +183,7 @@ def build_chunks(
     def flush() -> None:
         nonlocal cur
         if cur.texts:
-            emit(cur.texts, cur.boxes)
+            emit(cur.texts, cur.boxes, tokens=cur.tokens)
         cur = _Open()
 
     # Heading lines open the chunk that follows them, so a chunk's text is self-contained and no printed

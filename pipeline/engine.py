@@ -10,9 +10,8 @@ walked, so memory stays flat in the page count.
 from __future__ import annotations
 
 import hashlib
-import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,15 +22,16 @@ import structlog
 from pipeline.checks import run_checks
 from pipeline.chunks import build_chunks, classify_blocks
 from pipeline.config import PIPELINE_VERSION, EngineConfig
-from pipeline.facts import extract_facts, extract_text_facts
+from pipeline.facts import claims_cache, extract_facts, extract_text_facts
 from pipeline.ids import stable_id
-from pipeline.layout import build_lines, transform_words
+from pipeline.layout import Word, build_lines, transform_words
 from pipeline.plumber import second_opinion
 from pipeline.stitch import stitch_pages
 from pipeline.structure import infer_missing_scales, type_group
 from pipeline.tables import RawTable, Rules, find_tables, rules_from_drawings
 from pipeline.taxonomy import Taxonomy, load_taxonomy, normalise_label
 from schemas.models import (
+    BBox,
     Block,
     DocumentResult,
     DocumentStats,
@@ -127,39 +127,31 @@ def _matrix(page: pymupdf.Page) -> tuple[float, float, float, float, float, floa
     return (m.a, m.b, m.c, m.d, m.e, m.f)
 
 
-def _blocks(
-    raw: list[tuple[float, float, float, float, str, int, int, int]],
-    pno: int,
-    matrix: tuple[float, float, float, float, float, float] | None,
-) -> list[Block]:
+def _blocks(words: list[Word], pno: int, skip: Sequence[BBox]) -> list[Block]:
     """Text blocks rebuilt from MuPDF's words (block and line numbers ride along with each word).
 
-    The font size is estimated from the glyph boxes' height: walking MuPDF's span dictionaries to read
-    real font sizes and weights costs more than the rest of the page's parsing together, and headings are
-    told apart by relative size and layout, for which the estimate suffices.
+    Blocks whose centre lies inside a table (``skip``) are left out: the table carries that text. The
+    font size is estimated from the glyph boxes' height: walking MuPDF's span dictionaries for real sizes
+    and weights costs more than the rest of the page's parsing together, and headings are told apart by
+    relative size and layout, for which the estimate suffices.
     """
-    by_block: dict[int, list[tuple[float, float, float, float, str, int, int, int]]] = {}
-    for w in raw:
-        if w[4].strip():
-            by_block.setdefault(w[5], []).append(w)
+    by_block: dict[int, list[Word]] = {}
+    for w in words:
+        by_block.setdefault(w[5], []).append(w)
     out: list[Block] = []
     for ws in by_block.values():
-        lines: dict[int, list[str]] = {}
-        for w in ws:
-            lines.setdefault(w[6], []).append(w[4])
-        text = " ".join(" ".join(t) for _, t in sorted(lines.items()))
         x0 = min(w[0] for w in ws)
         y0 = min(w[1] for w in ws)
         x1 = max(w[2] for w in ws)
         y1 = max(w[3] for w in ws)
-        if matrix is not None:
-            a, bb, c, d, e, f = matrix
-            px0, py0 = a * x0 + c * y0 + e, bb * x0 + d * y0 + f
-            px1, py1 = a * x1 + c * y1 + e, bb * x1 + d * y1 + f
-            x0, y0, x1, y1 = min(px0, px1), min(py0, py1), max(px0, px1), max(py0, py1)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        if any(a - 1 <= cx <= c + 1 and b - 1 <= cy <= d + 1 for a, b, c, d in skip):
+            continue
+        lines: dict[int, list[str]] = {}
+        for w in ws:
+            lines.setdefault(w[6], []).append(w[4])
+        text = " ".join(" ".join(t) for _, t in sorted(lines.items()))
         heights = sorted(w[3] - w[1] for w in ws)
-        if matrix is not None and matrix[0] == 0:
-            heights = sorted(w[2] - w[0] for w in ws)
         size = round(heights[len(heights) // 2] / 1.15, 1)
         out.append(Block(page=pno, bbox=(x0, y0, x1, y1), text=text, font_size=size, n_lines=len(lines)))
     return out
@@ -190,7 +182,6 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
             )
         return PageResult(PageInfo(**info_kw, has_text_layer=False), [], [], 0, err)
     lines = build_lines(words)
-    blocks = _blocks(raw, pno, matrix)
     rules: Rules | None = None
     # Rules only matter where the text already looks tabular; most prose pages skip the drawing walk.
     tables = find_tables(lines, pno, rect.width, None)
@@ -201,11 +192,9 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
             if matrix is not None:
                 rules = _rotate_rules(rules, matrix)
             tables = find_tables(lines, pno, rect.width, rules)
+    blocks = _blocks(words, pno, [t.bbox for t in tables])
     info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(tables))
     return PageResult(info, blocks, tables, len(words))
-
-
-_PATH_OPS = re.compile(rb"\s(?:re|l)\s")
 
 
 def _may_have_rules(page: pymupdf.Page) -> bool:
@@ -214,12 +203,13 @@ def _may_have_rules(page: pymupdf.Page) -> bool:
     Walking the drawings costs ~1 ms a page; reading the raw stream ~0.1 ms.
     """
     try:
-        content = page.read_contents()
+        content: bytes = page.read_contents()
     except Exception:
         return True
     if b"Do" in content:  # drawings inside form XObjects are not in this stream
         return True
-    return len(_PATH_OPS.findall(content, 0, 200_000)) >= 4
+    head = content[:200_000]
+    return head.count(b" re") + head.count(b" l\n") + head.count(b" l ") >= 4
 
 
 def _rotate_rules(rules: Rules, m: tuple[float, float, float, float, float, float]) -> Rules:
@@ -262,11 +252,6 @@ def iter_pages(doc: pymupdf.Document, ctx: _Ctx, deadline: float) -> Iterator[Pa
             ctx.error("parse", "page_error", f"{type(exc).__name__}: {exc}", pno)
         if pno % ctx.config.store_shrink_every == 0:
             pymupdf.TOOLS.store_shrink(100)
-
-
-def _inside(b: Block, boxes: list[tuple[float, float, float, float]]) -> bool:
-    cx, cy = (b.bbox[0] + b.bbox[2]) / 2, (b.bbox[1] + b.bbox[3]) / 2
-    return any(x0 - 1 <= cx <= x1 + 1 and y0 - 1 <= cy <= y1 + 1 for x0, y0, x1, y1 in boxes)
 
 
 def _label_key(taxonomy: Taxonomy) -> Callable[[str], str]:
@@ -312,7 +297,8 @@ def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = Non
             stats=DocumentStats(errors=1, seconds=time.monotonic() - t0),
         )
     try:
-        return _process_open(doc, data, ctx, t0)
+        with claims_cache():
+            return _process_open(doc, data, ctx, t0)
     finally:
         doc.close()
         pymupdf.TOOLS.store_shrink(100)
@@ -327,8 +313,7 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
     for pr in iter_pages(doc, ctx, t0 + cfg.timeout_s):
         page_info.append(pr.info)
         words += pr.words
-        boxes = [t.bbox for t in pr.tables]
-        blocks.extend(b for b in pr.blocks if not _inside(b, boxes))
+        blocks.extend(pr.blocks)
         per_page_tables.append((pr.tables, pr.info.height))
     n_pages = doc.page_count
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
@@ -996,9 +998,15 @@ def _build_claim(
     )
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def _sentence_claims(
     block: Block, sentence: str, offset: int, taxonomy: Taxonomy, default_year: int | None
 ) -> list[NarrativeClaim]:
+    # Most sentences state no figure at all; skip them before the costlier number scan.
+    if _DIGIT.search(sentence) is None:
+        return []
     amounts = _amounts(sentence)
     if not any(not _is_year(a) for a in amounts):
         return []
@@ -1063,11 +1071,37 @@ def parse_claims(block: Block, taxonomy: Taxonomy, *, default_year: int | None) 
     Returns:
         Claims in reading order.
     """
+    # Facts and the narrative check both read the same blocks: within one document's run (see
+    # claims_cache) each block is parsed once.
+    if _DIGIT.search(block.text) is None:
+        return []
+    cache = _CLAIMS_CACHE.get()
+    key = (block, default_year, id(taxonomy))
+    if cache is not None and key in cache:
+        return list(cache[key])
     text = " ".join(block.text.split())
     claims: list[NarrativeClaim] = []
     for offset, sentence in _sentences(text):
         claims.extend(_sentence_claims(block, sentence, offset, taxonomy, default_year))
+    if cache is not None:
+        cache[key] = tuple(claims)
     return claims
+
+
+_ClaimsKey = tuple[Block, int | None, int]
+_CLAIMS_CACHE: ContextVar[dict[_ClaimsKey, tuple[NarrativeClaim, ...]] | None] = ContextVar(
+    "tieout_claims_cache", default=None
+)
+
+
+@contextmanager
+def claims_cache() -> Iterator[None]:
+    """Share parsed narrative claims between the stages of one document's run."""
+    token = _CLAIMS_CACHE.set({})
+    try:
+        yield
+    finally:
+        _CLAIMS_CACHE.reset(token)
 
 
 # --- narrative facts ---------------------------------------------------------------------------

@@ -45,6 +45,7 @@ DASH_TOKENS = frozenset(
 # Dot leaders and unmapped glyphs drawn as leaders ("........", "…", "\ufffd\ufffd") carry no text and would
 # otherwise bridge the gap between a label and its figures.
 _LEADER = re.compile(r"^[.\u2026\ufffd·_\-]{3,}$|^\ufffd+$")
+_LEADER_START = frozenset(".\u2026\ufffd·_-")
 CURRENCY_TOKENS = frozenset({"$", "€", "£", "¥", "₹", "US$", "HK$", "A$", "C$", "R$", "Rs", "Rs.", "%"})
 
 
@@ -59,15 +60,10 @@ def is_figure(text: str) -> bool:
     return NUMERIC_RE.match(text) is not None
 
 
-@dataclass(slots=True)
-class Word:
-    """One word in visual page space."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    text: str
+Word = tuple[float, float, float, float, str, int, int, int]
+"""One word in visual page space: ``(x0, y0, x1, y1, text, block, line, word)`` as MuPDF's
+``extractWORDS`` gives it. Plain tuples, because building an object per word costs more than the rest of
+the line grouping."""
 
 
 @dataclass(slots=True)
@@ -100,12 +96,12 @@ class Line:
     @property
     def x0(self) -> float:
         """Left edge."""
-        return self.words[0].x0
+        return self.words[0][0]
 
     @property
     def x1(self) -> float:
         """Right edge."""
-        return max(w.x1 for w in self.words)
+        return max(w[2] for w in self.words)
 
     @property
     def height(self) -> float:
@@ -115,7 +111,7 @@ class Line:
     @property
     def text(self) -> str:
         """The line's words joined by single spaces."""
-        return " ".join(w.text for w in self.words)
+        return " ".join(w[4] for w in self.words)
 
     @property
     def n_figures(self) -> int:
@@ -124,31 +120,28 @@ class Line:
 
 
 def transform_words(
-    raw: Iterable[tuple[float, float, float, float, str, int, int, int]],
-    matrix: tuple[float, float, float, float, float, float] | None,
+    raw: Iterable[Word], matrix: tuple[float, float, float, float, float, float] | None
 ) -> list[Word]:
-    """Turn PyMuPDF ``words`` tuples into :class:`Word` objects in visual space.
+    """Words from PyMuPDF's ``extractWORDS`` in visual space, dot leaders dropped.
 
     Args:
         raw: Tuples from ``TextPage.extractWORDS()``.
-        matrix: An affine ``(a, b, c, d, e, f)`` to apply, or None for identity.
+        matrix: An affine ``(a, b, c, d, e, f)`` to apply (page rotation), or None for identity.
 
     Returns:
-        Words with normalised bboxes (x0 < x1, y0 < y1); empty words dropped.
+        Words with normalised bboxes (x0 < x1, y0 < y1).
     """
-    out: list[Word] = []
     if matrix is None:
-        for x0, y0, x1, y1, text, *_ in raw:
-            if text.strip() and not _LEADER.match(text):
-                out.append(Word(x0, y0, x1, y1, text))
-        return out
+        # Blank "words" (an ideographic space U+3000 is not a separator to MuPDF) and leaders are dropped.
+        return [w for w in raw if (w[4][:1] not in _LEADER_START or not _LEADER.match(w[4])) and w[4].strip()]
     a, b, c, d, e, f = matrix
-    for x0, y0, x1, y1, text, *_ in raw:
+    out: list[Word] = []
+    for x0, y0, x1, y1, text, blk, ln, wn in raw:
         if not text.strip() or _LEADER.match(text):
             continue
         ax, ay = a * x0 + c * y0 + e, b * x0 + d * y0 + f
         bx, by = a * x1 + c * y1 + e, b * x1 + d * y1 + f
-        out.append(Word(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), text))
+        out.append((min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), text, blk, ln, wn))
     return out
 
 
@@ -160,13 +153,13 @@ def build_lines(words: Sequence[Word]) -> list[Line]:
     """
     if not words:
         return []
-    ordered = sorted(words, key=lambda w: w.y0 + w.y1)
+    ordered = sorted(words, key=_ymid2)
     lines: list[Line] = []
     first = ordered[0]
     group = [first]
-    cy0, cy1 = first.y0, first.y1
+    cy0, cy1 = first[1], first[3]
     for w in ordered[1:]:
-        wy0, wy1 = w.y0, w.y1
+        wy0, wy1 = w[1], w[3]
         h = wy1 - wy0
         ch = cy1 - cy0
         overlap = (cy1 if cy1 < wy1 else wy1) - (cy0 if cy0 > wy0 else wy0)
@@ -193,7 +186,11 @@ def build_lines(words: Sequence[Word]) -> list[Line]:
 
 
 def _x0(w: Word) -> float:
-    return w.x0
+    return w[0]
+
+
+def _ymid2(w: Word) -> float:
+    return w[1] + w[3]
 
 
 def split_segments(line: Line) -> list[Segment]:
@@ -207,12 +204,13 @@ def split_segments(line: Line) -> list[Segment]:
     big_gap = 0.85 * h
     segs: list[Segment] = []
     first = words[0]
-    sx0, sy0, sx1, sy1 = first.x0, first.y0, first.x1, first.y1
-    texts = [first.text]
-    fig = is_figure(first.text)
+    sx0, sy0, sx1, sy1, text0 = first[:5]
+    texts = [text0]
+    fig = is_figure(text0)
     for w in words[1:]:
-        gap = w.x0 - sx1
-        wfig = is_figure(w.text)
+        wx0, wy0, wx1, wy1, wtext = w[:5]
+        gap = wx0 - sx1
+        wfig = is_figure(wtext)
         # Two figures side by side are two cells even when close ("48.11 40.45"); a figure inside a label
         # ("at 31 December") needs a real column gap before it splits.
         # A currency sign after a figure opens the next cell ("1,321.2  $ 1,238.4").
@@ -220,20 +218,23 @@ def split_segments(line: Line) -> list[Segment]:
             gap > 0.3 * h
             and fig
             and (
-                (wfig and not (texts[-1] in CURRENCY_TOKENS or w.text.startswith("%")))
-                or (w.text in CURRENCY_TOKENS and w.text != "%")
+                (wfig and not (texts[-1] in CURRENCY_TOKENS or wtext.startswith("%")))
+                or (wtext in CURRENCY_TOKENS and wtext != "%")
             )
         )
         if split:
             segs.append(Segment(sx0, sy0, sx1, sy1, " ".join(texts), fig))
-            sx0, sy0, sx1, sy1 = w.x0, w.y0, w.x1, w.y1
-            texts = [w.text]
+            sx0, sy0, sx1, sy1 = wx0, wy0, wx1, wy1
+            texts = [wtext]
             fig = wfig
         else:
-            texts.append(w.text)
-            sx1 = max(sx1, w.x1)
-            sy0 = min(sy0, w.y0)
-            sy1 = max(sy1, w.y1)
+            texts.append(wtext)
+            if wx1 > sx1:
+                sx1 = wx1
+            if wy0 < sy0:
+                sy0 = wy0
+            if wy1 > sy1:
+                sy1 = wy1
             # A currency sign followed by a number is a figure ("$ 1,234"); words then numbers are a label.
             fig = wfig and (fig or (len(texts) == 2 and texts[0] in CURRENCY_TOKENS))
     segs.append(Segment(sx0, sy0, sx1, sy1, " ".join(texts), fig))

@@ -92,6 +92,7 @@ _TRAILING_NOTE = re.compile(r"(?<=[a-z]) \d{1,2}[a-z]?$")
 _PUNCT = re.compile(r"[^\w%]+")
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def normalise_label(label: str) -> str:
     """Normalise a printed row label for exact lookup.
 
