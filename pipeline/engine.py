@@ -182,16 +182,18 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
             )
         return PageResult(PageInfo(**info_kw, has_text_layer=False), [], [], 0, err)
     lines = build_lines(words)
-    rules: Rules | None = None
-    # Rules only matter where the text already looks tabular; most prose pages skip the drawing walk.
-    tables = find_tables(lines, pno, rect.width, None)
-    if tables and _may_have_rules(page):
+
+    def collect_rules() -> Rules | None:
+        # Rules only matter where the text already looks tabular; most pages never walk their drawings.
+        if not _may_have_rules(page):
+            return None
         drawings = page.get_cdrawings()
-        if drawings:
-            rules = rules_from_drawings(drawings, rect.height)
-            if matrix is not None:
-                rules = _rotate_rules(rules, matrix)
-            tables = find_tables(lines, pno, rect.width, rules)
+        if not drawings:
+            return None
+        rules = rules_from_drawings(drawings, rect.height)
+        return _rotate_rules(rules, matrix) if matrix is not None else rules
+
+    tables = find_tables(lines, pno, rect.width, collect_rules)
     blocks = _blocks(words, pno, [t.bbox for t in tables])
     info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(tables))
     return PageResult(info, blocks, tables, len(words))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from pipeline.layout import CURRENCY_TOKENS, Line, Segment
@@ -262,7 +262,10 @@ def _median_height(lines: Sequence[Line]) -> float:
 
 
 def find_tables(
-    lines: Sequence[Line], page: int, page_width: float, rules: Rules | None = None
+    lines: Sequence[Line],
+    page: int,
+    page_width: float,
+    rules: Rules | Callable[[], Rules | None] | None = None,
 ) -> list[RawTable]:
     """Find the tables on one page.
 
@@ -270,7 +273,8 @@ def find_tables(
         lines: The page's lines from :func:`pipeline.layout.build_lines`, top to bottom.
         page: 1-based page number, recorded on the result.
         page_width: Page width in points.
-        rules: Rules drawn on the page, if collected.
+        rules: Rules drawn on the page, or a function that collects them; it is called only when the
+            page has a table region, since walking a page's drawings costs more than finding regions.
 
     Returns:
         Tables top to bottom.
@@ -282,6 +286,7 @@ def find_tables(
     strength = [data_strength(segs_per_line[i], max(lines[i].height, 1.0)) for i in range(len(lines))]
     data = [x == 2 for x in strength]
     tables: list[RawTable] = []
+    regions: list[tuple[int, int, int]] = []
     used_until = -1
     i = 0
     n = len(lines)
@@ -306,11 +311,16 @@ def find_tables(
             j += 1
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
         if n_data >= 2:
-            t = _build_table(lines, segs_per_line, data, start, last_data, used_until, page, h, rules)
-            if t is not None:
-                tables.append(t)
+            regions.append((start, last_data, used_until))
         used_until = last_data
         i = last_data + 1
+    resolved: Rules | None = None
+    if regions:
+        resolved = rules() if callable(rules) else rules
+    for start, last_data, floor in regions:
+        t = _build_table(lines, segs_per_line, data, start, last_data, floor, page, h, resolved)
+        if t is not None:
+            tables.append(t)
     return tables
 
 
