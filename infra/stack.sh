@@ -141,6 +141,26 @@ stop_service() { # NAME PATTERN
   log "$name: stopped"
 }
 
+# `up` stops what it started itself if it fails half-way (TIEOUT_KEEP_ON_FAILURE=1 keeps it).
+STARTED=()
+cleanup_on_failure() {
+  local rc=$?
+  ((rc != 0)) || return 0
+  ((${#STARTED[@]})) || return 0
+  [[ "${TIEOUT_KEEP_ON_FAILURE:-0}" == 1 ]] && { log "leaving ${STARTED[*]} running (TIEOUT_KEEP_ON_FAILURE=1)"; return 0; }
+  local i name pid
+  for ((i = ${#STARTED[@]} - 1; i >= 0; i--)); do
+    name=${STARTED[i]}
+    pid=$(<"$RUN/$name.pid") || continue
+    log "up failed: stopping $name (pid $pid) that this run started; logs stay in $LOGS"
+    kill -TERM "$pid" 2>/dev/null || continue
+    local deadline=$((SECONDS + STOP_TIMEOUT))
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.5; done
+    kill -KILL "$pid" 2>/dev/null || true
+    rm -f "$RUN/$name.pid"
+  done
+}
+
 fail_with_log() { # LOGFILE MESSAGE
   log "---- last 40 lines of $1 ----"
   tail -n 40 "$1" >&2 || true
@@ -232,6 +252,7 @@ start_kafka() {
     "-Dlog4j2.configurationFile=$INFRA/kafka/log4j2.properties" "-Dkafka.logs.dir=$LOGS" \
     -cp "$KAFKA_LIBS/*" kafka.Kafka "$props" </dev/null >"$klog" 2>&1 &
   echo $! >"$RUN/kafka.pid"
+  STARTED+=(kafka)
 
   local t0=$SECONDS deadline=$((SECONDS + START_TIMEOUT)) started=0
   while :; do
@@ -296,6 +317,7 @@ start_versitygw() {
     --event-filter "$filter" \
     posix "$S3_DATA" </dev/null >"$vlog" 2>&1 &
   echo $! >"$RUN/versitygw.pid"
+  STARTED+=(versitygw)
 
   local t0=$SECONDS deadline=$((SECONDS + START_TIMEOUT))
   until "${PROBE[@]}" s3-health "$S3_ENDPOINT/health"; do
@@ -343,6 +365,7 @@ cmd_up() {
   command -v java >/dev/null || die "java not found (Kafka 4.x needs Java 17+)"
   cmd_fetch
   mkdir -p "$LOGS" "$RUN" "$KAFKA_STATE" "$S3_DATA"
+  trap cleanup_on_failure EXIT
   resolve_ports
   start_kafka
   create_landing_topic        # before versitygw: it sends a test event at start-up

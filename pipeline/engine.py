@@ -13,6 +13,7 @@ import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,14 @@ def _matrix(page: pymupdf.Page) -> tuple[float, float, float, float, float, floa
     return (m.a, m.b, m.c, m.d, m.e, m.f)
 
 
+def _block_no(w: Word) -> int:
+    return w[5]
+
+
+def _line_no(w: Word) -> int:
+    return w[6]
+
+
 def _blocks(words: list[Word], pno: int, skip: Sequence[BBox]) -> list[Block]:
     """Text blocks rebuilt from MuPDF's words (block and line numbers ride along with each word).
 
@@ -135,11 +144,10 @@ def _blocks(words: list[Word], pno: int, skip: Sequence[BBox]) -> list[Block]:
     and weights costs more than the rest of the page's parsing together, and headings are told apart by
     relative size and layout, for which the estimate suffices.
     """
-    by_block: dict[int, list[Word]] = {}
-    for w in words:
-        by_block.setdefault(w[5], []).append(w)
     out: list[Block] = []
-    for ws in by_block.values():
+    # extractWORDS lists words block by block and line by line, so grouping is a single pass.
+    for _, group in groupby(words, key=_block_no):
+        ws = list(group)
         x0 = min(w[0] for w in ws)
         y0 = min(w[1] for w in ws)
         x1 = max(w[2] for w in ws)
@@ -147,13 +155,12 @@ def _blocks(words: list[Word], pno: int, skip: Sequence[BBox]) -> list[Block]:
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         if any(a - 1 <= cx <= c + 1 and b - 1 <= cy <= d + 1 for a, b, c, d in skip):
             continue
-        lines: dict[int, list[str]] = {}
-        for w in ws:
-            lines.setdefault(w[6], []).append(w[4])
-        text = " ".join(" ".join(t) for _, t in sorted(lines.items()))
+        lines = [" ".join(w[4] for w in line) for _, line in groupby(ws, key=_line_no)]
         heights = sorted(w[3] - w[1] for w in ws)
         size = round(heights[len(heights) // 2] / 1.15, 1)
-        out.append(Block(page=pno, bbox=(x0, y0, x1, y1), text=text, font_size=size, n_lines=len(lines)))
+        out.append(
+            Block(page=pno, bbox=(x0, y0, x1, y1), text=" ".join(lines), font_size=size, n_lines=len(lines))
+        )
     return out
 
 

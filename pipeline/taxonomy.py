@@ -148,6 +148,7 @@ class Taxonomy:
         """
         self._metrics: dict[str, MetricDef] = {}
         self._index: dict[str, tuple[MetricDef, bool]] = {}
+        self._memo: dict[str, tuple[MetricDef, bool] | None] = {}
         patterns: list[tuple[re.Pattern[str], MetricDef]] = []
         for metric in metrics:
             if metric.id in self._metrics:
@@ -203,6 +204,15 @@ class Taxonomy:
             ``(metric, opening)`` where ``opening`` is True for a balance at the start of the column's
             period ("Cash and cash equivalents at beginning of year"), or None.
         """
+        # Labels repeat across tables and pages; the pattern scan for unknown labels is the costly part.
+        if label in self._memo:
+            return self._memo[label]
+        result = self._lookup(label)
+        if len(self._memo) < 50_000:
+            self._memo[label] = result
+        return result
+
+    def _lookup(self, label: str) -> tuple[MetricDef, bool] | None:
         key = normalise_label(label)
         if not key:
             return None
