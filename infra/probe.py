@@ -29,13 +29,16 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+from typing import Any
 
 TIMEOUT = float(os.environ.get("PROBE_TIMEOUT", "5"))
 
 
 # --------------------------------------------------------------------------- ports
 def free_ports(n: int) -> list[int]:
-    socks, ports = [], []
+    """Return n distinct ports that were free on 127.0.0.1 a moment ago."""
+    socks: list[socket.socket] = []
+    ports: list[int] = []
     try:
         while len(ports) < n:
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -49,6 +52,7 @@ def free_ports(n: int) -> list[int]:
 
 
 def port_free(port: int) -> bool:
+    """Whether 127.0.0.1:port can be bound right now."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -65,7 +69,7 @@ class _Reader:
     def __init__(self, buf: bytes) -> None:
         self.buf, self.pos = buf, 0
 
-    def take(self, fmt: str):
+    def take(self, fmt: str) -> Any:
         size = struct.calcsize(fmt)
         val = struct.unpack_from(fmt, self.buf, self.pos)
         self.pos += size
@@ -94,7 +98,7 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def kafka_metadata(bootstrap: str) -> dict:
+def kafka_metadata(bootstrap: str) -> dict[str, Any]:
     """Metadata request v4 (non-flexible; Kafka 4.x dropped v0-v3, KIP-896)."""
     host, _, port = bootstrap.rpartition(":")
     client_id = b"tieout-probe"
@@ -160,7 +164,7 @@ def s3_request(method: str, bucket: str, key: str = "", body: bytes = b"") -> tu
     path = "/" + urllib.parse.quote(bucket, safe="")
     if key:
         path += "/" + urllib.parse.quote(key, safe="/~")
-    now = _dt.datetime.now(_dt.timezone.utc)
+    now = _dt.datetime.now(_dt.UTC)
     amz_date, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
     payload_hash = hashlib.sha256(body).hexdigest()
     headers = {"host": parsed.netloc, "x-amz-content-sha256": payload_hash, "x-amz-date": amz_date}
@@ -169,9 +173,7 @@ def s3_request(method: str, bucket: str, key: str = "", body: bytes = b"") -> tu
         [method, path, "", *(f"{k}:{headers[k]}" for k in sorted(headers)), "", signed, payload_hash]
     )
     scope = f"{day}/{region}/s3/aws4_request"
-    to_sign = "\n".join(
-        ["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical.encode()).hexdigest()]
-    )
+    to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical.encode()).hexdigest()])
     k = _sign(("AWS4" + secret).encode(), day)
     for part in (region, "s3", "aws4_request"):
         k = _sign(k, part)
@@ -180,8 +182,9 @@ def s3_request(method: str, bucket: str, key: str = "", body: bytes = b"") -> tu
         f"AWS4-HMAC-SHA256 Credential={access}/{scope}, SignedHeaders={signed}, Signature={signature}"
     )
     del headers["host"]  # urllib sets it from the URL
-    req = urllib.request.Request(endpoint + path, data=body if method == "PUT" else None,
-                                 method=method, headers=headers)
+    req = urllib.request.Request(
+        endpoint + path, data=body if method == "PUT" else None, method=method, headers=headers
+    )
     try:
         with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
             return resp.status, resp.read()
@@ -190,15 +193,17 @@ def s3_request(method: str, bucket: str, key: str = "", body: bytes = b"") -> tu
 
 
 def s3_health(url: str) -> bool:
+    """Whether a GET of url answers HTTP 200."""
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as resp:
-            return resp.status == 200
+            return bool(resp.status == 200)
     except (urllib.error.URLError, OSError):
         return False
 
 
 # --------------------------------------------------------------------------- main
 def main(argv: list[str]) -> int:
+    """Run one subcommand; return the process exit code."""
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2

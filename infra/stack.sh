@@ -75,7 +75,7 @@ fetch_kafka() {
   rm -rf "$KAFKA_LIBS"
   mv "$tmp" "$KAFKA_LIBS"
   touch "$KAFKA_LIBS/.complete"
-  log "kafka jars: $(ls "$KAFKA_LIBS" | wc -l) files in $((SECONDS - t0)) s"
+  log "kafka jars: $(find "$KAFKA_LIBS" -name "*.jar" | wc -l) jars in $((SECONDS - t0)) s"
 }
 
 fetch_versitygw() {

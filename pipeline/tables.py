@@ -119,6 +119,11 @@ def attach_currency(line: Line) -> list[Segment]:
                 out.append(pending)
             pending = s
             continue
+        if s.figure and s.currency is None and " " in s.text:
+            # "$ 1,238.4": a sign set apart by a space is the cell's currency, not part of its figure.
+            head, _, rest = s.text.partition(" ")
+            if head in CURRENCY_TOKENS and head != "%":
+                s = Segment(s.x0, s.y0, s.x1, s.y1, rest, True, head)
         if pending is not None:
             if s.figure:
                 s = Segment(

@@ -1,0 +1,171 @@
+"""Stage tests for layout and table finding on synthetic pages: one regression test per bug found."""
+
+from __future__ import annotations
+
+from pipeline.layout import Word, build_lines, is_figure, transform_words
+from pipeline.tables import RawTable, Rules, find_tables
+
+H = 9.0  # line height of the synthetic pages
+
+
+def words(rows: list[list[tuple[float, str]]], top: float = 100.0, step: float = 14.0) -> list[Word]:
+    """Rows of (x0, text); each character is 5 pt wide."""
+    out: list[Word] = []
+    for r, row in enumerate(rows):
+        y0 = top + r * step
+        for i, (x0, text) in enumerate(row):
+            out.append((x0, y0, x0 + 5.0 * len(text), y0 + H, text, r, 0, i))
+    return out
+
+
+def grid(t: RawTable) -> list[list[str]]:
+    out = []
+    for row in t.rows:
+        cells = [""] * t.n_cols
+        for c in row:
+            cells[c.col] = c.text
+        out.append(cells)
+    return out
+
+
+def one_table(rows: list[list[tuple[float, str]]], rules: Rules | None = None) -> RawTable:
+    tables = find_tables(build_lines(transform_words(words(rows), None)), 1, 600.0, rules)
+    assert len(tables) == 1, [grid(t) for t in tables]
+    return tables[0]
+
+
+def test_figures() -> None:
+    for t in ["1,234", "(1,234)", "-12.5", "12%", "$1,234", "△747", "—", "―", "2025", "(12)%"]:
+        assert is_figure(t), t
+    for t in ["Revenue", "Note", "10-K", "Q1"]:
+        assert not is_figure(t), t
+
+
+def test_statement_with_dollar_columns_and_year_heads() -> None:
+    t = one_table(
+        [
+            [(60, "(Millions)"), (370, "2018"), (440, "2017")],
+            [(60, "Net"), (80, "sales"), (345, "$"), (380, "5,363"), (414, "$"), (450, "4,869")],
+            [(60, "Cost"), (85, "of"), (98, "sales"), (385, "(467)"), (455, "373")],
+            [(60, "Gross"), (92, "profit"), (345, "$"), (380, "4,896"), (414, "$"), (450, "5,242")],
+        ]
+    )
+    assert grid(t) == [
+        ["(Millions)", "2018", "2017"],
+        ["Net sales", "5,363", "4,869"],
+        ["Cost of sales", "(467)", "373"],
+        ["Gross profit", "4,896", "5,242"],
+    ]
+    assert t.header_rows == 1
+    assert t.rows[1][1].currency == "$"
+
+
+def test_currency_sign_after_a_figure_opens_the_next_cell() -> None:
+    # Regression: "1,321.2 $" was read as one cell when the next column's "$" sat close to the figure.
+    t = one_table(
+        [
+            [(60, "Net"), (80, "sales"), (290, "$"), (310, "1,321.2"), (352, "$"), (362, "1,238.4")],
+            [(60, "Operating"), (110, "income"), (315, "199.6"), (367, "190.0")],
+        ]
+    )
+    assert [r[1:] for r in grid(t)] == [["1,321.2", "1,238.4"], ["199.6", "190.0"]]
+
+
+def test_section_heading_is_not_merged_into_the_indented_row_below() -> None:
+    # Regression: "Net sales" over indented segment names became "Net sales Machine Tools".
+    t = one_table(
+        [
+            [(380, "2025"), (450, "2024")],
+            [(60, "Net"), (80, "sales")],
+            [(70, "Machine"), (110, "Tools"), (380, "73,628"), (450, "79,217")],
+            [(70, "Automotive"), (125, "Parts"), (375, "102,498"), (450, "99,995")],
+            [(60, "Total"), (380, "176,126"), (445, "179,212")],
+        ]
+    )
+    assert [r[0] for r in grid(t)][t.header_rows :] == [
+        "Net sales",
+        "Machine Tools",
+        "Automotive Parts",
+        "Total",
+    ]
+
+
+def test_wrapped_label_joins_the_row_with_the_figures() -> None:
+    rows = [
+        [(60, "Revenue"), (380, "1,000"), (450, "900")],
+        [(60, "Net"), (80, "cash"), (105, "provided"), (150, "by"), (165, "operating")],
+        [(70, "activities"), (385, "120"), (455, "110")],
+    ]
+    tables = find_tables(build_lines(transform_words(words(rows, step=11.0), None)), 1, 600.0)
+    assert [r[0] for r in grid(tables[0])] == ["Revenue", "Net cash provided by operating activities"]
+
+
+def test_dot_leaders_and_ideographic_spaces_are_not_words() -> None:
+    raw = words([[(60, "Defense"), (100, "........"), (300, "699"), (350, "709")]])
+    raw.append((200, 100, 205, 109, "\u3000", 0, 0, 9))
+    lines = build_lines(transform_words(raw, None))
+    assert [s.text for s in lines[0].segments] == ["Defense", "699", "709"]
+
+
+def test_unit_line_under_year_heads_belongs_to_the_header() -> None:
+    t = one_table(
+        [
+            [(380, "2025"), (450, "2024")],
+            [(385, "£m"), (455, "£m")],
+            [(60, "Revenue"), (375, "1,368.9"), (445, "1,234.5")],
+            [(60, "Operating"), (110, "profit"), (385, "192.5"), (455, "161.4")],
+        ]
+    )
+    assert t.header_rows == 1
+    assert grid(t)[0][1:] == ["2025 £m", "2024 £m"]
+
+
+def test_prose_with_numbers_is_not_a_table() -> None:
+    rows = [
+        [
+            (60, "Revenue"),
+            (102, "increased"),
+            (150, "by"),
+            (165, "8.4%"),
+            (190, "from"),
+            (215, "$1,234.5"),
+            (260, "million"),
+            (300, "in"),
+            (312, "2024"),
+            (335, "to"),
+            (348, "$1,338.2"),
+            (392, "million."),
+        ],
+        [
+            (60, "Operating"),
+            (110, "income"),
+            (145, "rose"),
+            (170, "12%"),
+            (190, "to"),
+            (203, "$245.6"),
+            (240, "million"),
+            (280, "in"),
+            (292, "2025"),
+            (315, "on"),
+            (328, "higher"),
+            (362, "volumes."),
+        ],
+    ]
+    assert find_tables(build_lines(transform_words(words(rows), None)), 1, 600.0) == []
+
+
+def test_grid_rules_merge_multi_line_cells() -> None:
+    rows = [
+        [(60, "Item"), (380, "2025"), (450, "2024")],
+        [(60, "Long"), (85, "label")],
+        [(60, "continues"), (380, "10"), (450, "20")],
+        [(60, "Other"), (380, "30"), (450, "40")],
+    ]
+    ys = [98.0, 112.0, 140.0, 154.0]
+    rules = Rules(
+        horizontal=[(y, 50.0, 520.0) for y in ys],
+        vertical=[(x, 98.0, 154.0) for x in (50.0, 360.0, 430.0, 520.0)],
+    )
+    t = one_table(rows, rules)
+    assert t.method == "ruled"
+    assert [r[0] for r in grid(t)][-2:] == ["Long label continues", "Other"]
