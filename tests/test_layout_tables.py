@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pipeline.layout import Word, build_lines, is_figure, transform_words
 from pipeline.tables import RawTable, Rules, find_tables
 
 H = 9.0  # line height of the synthetic pages
 
 
-def words(rows: list[list[tuple[float, str]]], top: float = 100.0, step: float = 14.0) -> list[Word]:
+def words(rows: Sequence[Sequence[tuple[float, str]]], top: float = 100.0, step: float = 14.0) -> list[Word]:
     """Rows of (x0, text); each character is 5 pt wide."""
     out: list[Word] = []
     for r, row in enumerate(rows):
@@ -28,7 +30,7 @@ def grid(t: RawTable) -> list[list[str]]:
     return out
 
 
-def one_table(rows: list[list[tuple[float, str]]], rules: Rules | None = None) -> RawTable:
+def one_table(rows: Sequence[Sequence[tuple[float, str]]], rules: Rules | None = None) -> RawTable:
     tables = find_tables(build_lines(transform_words(words(rows), None)), 1, 600.0, rules)
     assert len(tables) == 1, [grid(t) for t in tables]
     return tables[0]
