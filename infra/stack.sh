@@ -66,10 +66,13 @@ fetch_kafka() {
   local tmp="$KAFKA_HOME/libs.partial" t0=$SECONDS
   rm -rf "$tmp"
   log "kafka $KAFKA_VERSION jars: resolving from Maven Central into $KAFKA_LIBS ..."
+  mkdir -p "$KAFKA_HOME"
   if ! timeout "$FETCH_TIMEOUT" mvn -q -B -Dstyle.color=never -f "$INFRA/kafka/pom.xml" \
       dependency:copy-dependencies \
-      -Dkafka.version="$KAFKA_VERSION" -Dkafka.libs.dir="$tmp" -Dmdep.includeScope=runtime; then
-    die "mvn dependency:copy-dependencies failed for kafka $KAFKA_VERSION"
+      -Dkafka.version="$KAFKA_VERSION" -Dkafka.libs.dir="$tmp" -Dmdep.includeScope=runtime \
+      >"$KAFKA_HOME/mvn.log" 2>&1; then
+    tail -n 30 "$KAFKA_HOME/mvn.log" >&2
+    die "mvn dependency:copy-dependencies failed for kafka $KAFKA_VERSION (log: $KAFKA_HOME/mvn.log)"
   fi
   [[ -f "$tmp/kafka_2.13-$KAFKA_VERSION.jar" ]] || die "kafka_2.13-$KAFKA_VERSION.jar missing from $tmp"
   rm -rf "$KAFKA_LIBS"
