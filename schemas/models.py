@@ -130,7 +130,12 @@ class Table(Record):
     continued: bool = Field(default=False, description="True when stitched across a page break.")
     scale: int = 0
     currency: str | None = None
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    confidence: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Agreement with pdfplumber's own reading (0.5 + 0.5 x cell F1); None if not re-read.",
+    )
 
 
 class PageBox(Record):
