@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pydantic import BaseModel
+
+from schemas.events import TOPIC_PAYLOADS
 from schemas.models import OUTPUT_RECORDS, DocumentResult, Record
 
 SCHEMA_DIR = Path(__file__).parent / "json"
+TOPIC_DIR = SCHEMA_DIR / "topics"
 
 
 def all_records() -> dict[str, type[Record]]:
@@ -17,7 +21,7 @@ def all_records() -> dict[str, type[Record]]:
     return records
 
 
-def render(model: type[Record]) -> str:
+def render(model: type[BaseModel]) -> str:
     """A model's JSON Schema as stable, pretty-printed text."""
     schema = model.model_json_schema(mode="serialization")
     schema["$id"] = f"https://tieout.dev/schemas/{model.__name__}.json"
@@ -25,11 +29,16 @@ def render(model: type[Record]) -> str:
 
 
 def write_json_schemas(out_dir: Path = SCHEMA_DIR) -> list[Path]:
-    """Write ``<name>.schema.json`` for every record into ``out_dir``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """Write ``<name>.schema.json`` for every record, and ``topics/<topic>.schema.json`` for every topic."""
     written = []
-    for name, model in all_records().items():
-        path = out_dir / f"{name}.schema.json"
+    targets: list[tuple[Path, type[BaseModel]]] = [
+        (out_dir / f"{name}.schema.json", model) for name, model in all_records().items()
+    ]
+    targets += [
+        (out_dir / "topics" / f"{topic}.schema.json", model) for topic, model in TOPIC_PAYLOADS.items()
+    ]
+    for path, model in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(model), encoding="utf-8")
         written.append(path)
     return written

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from schemas.export import SCHEMA_DIR, all_records, render
+from schemas.events import TOPIC_PAYLOADS
+from schemas.export import SCHEMA_DIR, TOPIC_DIR, all_records, render
 from schemas.models import SCHEMA_VERSION, ErrorRecord, Fact
 
 
@@ -15,6 +16,15 @@ def test_checked_in_schema_matches_model(name: str) -> None:
     assert path.exists(), f"missing {path}; run `make schemas`"
     assert path.read_text(encoding="utf-8") == render(all_records()[name]), (
         f"{path} drifted from the model; run `make schemas` and review the diff"
+    )
+
+
+@pytest.mark.parametrize("topic", sorted(TOPIC_PAYLOADS))
+def test_checked_in_topic_schema_matches_model(topic: str) -> None:
+    path = TOPIC_DIR / f"{topic}.schema.json"
+    assert path.exists(), f"missing {path}; run `make schemas`"
+    assert path.read_text(encoding="utf-8") == render(TOPIC_PAYLOADS[topic]), (
+        f"{path} drifted; run `make schemas`"
     )
 
 
