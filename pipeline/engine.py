@@ -42,7 +42,7 @@ from schemas.models import (
     Table,
 )
 
-__all__ = ["EngineConfig", "process_bytes", "process_path"]
+__all__ = ["EngineConfig", "parse_bytes", "process_bytes", "process_path", "verify"]
 
 log = structlog.get_logger(__name__)
 
@@ -273,8 +273,8 @@ def _label_key(taxonomy: Taxonomy) -> Callable[[str], str]:
     return key
 
 
-def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = None) -> DocumentResult:
-    """Run the whole engine on one PDF held in memory.
+def parse_bytes(data: bytes, *, source: str, config: EngineConfig | None = None) -> DocumentResult:
+    """Stage: parse one PDF held in memory into tables, chunks and facts (no checks yet).
 
     Args:
         data: The PDF's bytes.
@@ -311,6 +311,21 @@ def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = Non
     finally:
         doc.close()
         pymupdf.TOOLS.store_shrink(100)
+
+
+def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = None) -> DocumentResult:
+    """Run the whole engine on one PDF held in memory: :func:`parse_bytes`, then :func:`verify`.
+
+    Args:
+        data: The PDF's bytes.
+        source: File name or object key, carried on every record.
+        config: Limits and tuning; defaults when None.
+
+    Returns:
+        The document's tables, chunks, facts, flags and errors. ``result.failed`` tells whether the
+        document could not be processed at all.
+    """
+    return verify(parse_bytes(data, source=source, config=config))
 
 
 def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> DocumentResult:
@@ -359,15 +374,12 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
         source=ctx.source,
         default_year=max(years) if years else None,
     )
-    flags = run_checks(tables, facts, text_blocks, doc_id=ctx.doc_id, source=ctx.source)
-
     stats = DocumentStats(
         pages=n_pages,
         pages_parsed=sum(1 for p in page_info if p.has_text_layer),
         words=words,
         tables=len(tables),
         facts=len(facts),
-        flags=len(flags),
         chunks=len(chunks),
         errors=len(ctx.errors),
         seconds=round(time.monotonic() - t0, 4),
@@ -381,10 +393,25 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
         tables=tables,
         chunks=chunks,
         facts=facts,
-        flags=flags,
+        blocks=text_blocks,
         errors=ctx.errors,
         stats=stats,
     )
+
+
+def verify(result: DocumentResult) -> DocumentResult:
+    """Stage: run the deterministic checks over a parsed document and attach their flags.
+
+    Pure in its input, so a verify service can run it on a parsed document loaded from storage.
+    """
+    if result.failed:
+        return result
+    with claims_cache():
+        flags = run_checks(
+            result.tables, result.facts, result.blocks, doc_id=result.doc_id, source=result.source
+        )
+    stats = result.stats.model_copy(update={"flags": len(flags)})
+    return result.model_copy(update={"flags": flags, "stats": stats})
 
 
 def process_path(

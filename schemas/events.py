@@ -72,7 +72,12 @@ class S3EventNotification(_Lenient):
 
 
 class ObjectRef(Record):
-    """An object in the store, as the pipeline refers to it (key decoded)."""
+    """An object in the store as the notification named it.
+
+    AWS URL-encodes keys in notifications ("Annual+Report.pdf"); versitygw and others send them as is
+    ("Annual Report +final.pdf"), and nothing in the record says which. ``key_candidates`` lists both
+    readings; the reader of the object tries them in turn.
+    """
 
     bucket: str
     key: str
@@ -86,6 +91,11 @@ class ObjectRef(Record):
         """``s3://bucket/key``."""
         return f"s3://{self.bucket}/{self.key}"
 
+    def key_candidates(self) -> list[str]:
+        """The key as sent, then its URL-decoded reading when that differs."""
+        decoded = unquote_plus(self.key)
+        return [self.key] if decoded == self.key else [self.key, decoded]
+
 
 class LandingError(ValueError):
     """A landing message that is not an S3 event notification (a permanent error: dead-lettered)."""
@@ -95,7 +105,7 @@ def parse_landing(raw: bytes) -> list[ObjectRef]:
     """The created objects an S3 event notification announces.
 
     Test events (versitygw and AWS send one when notifications are set up), deletions and other event
-    types yield nothing. Keys are URL-decoded (S3 encodes them with ``+`` for spaces).
+    types yield nothing. Keys are kept as sent (see :meth:`ObjectRef.key_candidates`).
 
     Raises:
         LandingError: When the payload is not JSON or not an S3 event notification.
@@ -123,7 +133,7 @@ def parse_landing(raw: bytes) -> list[ObjectRef]:
         out.append(
             ObjectRef(
                 bucket=r.s3.bucket.name,
-                key=unquote_plus(o.key),
+                key=o.key,
                 size=o.size,
                 etag=o.etag.strip('"') if o.etag else None,
                 version_id=o.version_id,

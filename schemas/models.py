@@ -285,6 +285,9 @@ class DocumentResult(Record):
     facts: list[Fact] = Field(default_factory=list)
     flags: list[Flag] = Field(default_factory=list)
     errors: list[ErrorRecord] = Field(default_factory=list)
+    blocks: list[Block] = Field(
+        default_factory=list, description="Narrative text blocks (outside tables), kept for the checks."
+    )
     stats: DocumentStats = Field(default_factory=DocumentStats)
 
     @property
