@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,6 +18,7 @@ from pipeline.config import EngineConfig
 from pipeline.isolation import Job, run_isolated
 from pipeline.obs import configure_logging
 from pipeline.output import JsonlOutputs
+from pipeline.settings import Settings
 from schemas.models import DocumentResult
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Tie out financial documents.")
@@ -142,6 +145,105 @@ def schemas(
 
     for p in write_json_schemas(out):
         console.print(f"wrote {p}")
+
+
+stack_app = typer.Typer(no_args_is_help=True, help="The local stack: Kafka and an S3 store (no Docker).")
+app.add_typer(stack_app, name="stack")
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _stack(cmd: str) -> None:
+    script = REPO / "infra" / "stack.sh"
+    if not script.exists():
+        console.print(f"[red]{script} not found: the stack scripts ship with the repository checkout[/]")
+        raise typer.Exit(2)
+    raise typer.Exit(subprocess.call(["bash", str(script), cmd], cwd=REPO))
+
+
+@stack_app.command("up")
+def stack_up() -> None:
+    """Fetch (once) and start Kafka and the S3 store; writes .tieout/stack.env."""
+    _stack("up")
+
+
+@stack_app.command("down")
+def stack_down() -> None:
+    """Stop the local stack (data is kept)."""
+    _stack("down")
+
+
+@stack_app.command("status")
+def stack_status() -> None:
+    """Health of each service of the local stack."""
+    _stack("status")
+
+
+@stack_app.command("env")
+def stack_env() -> None:
+    """Print the connection settings of the local stack."""
+    _stack("env")
+
+
+@app.command()
+def consume(
+    stage: Annotated[str, typer.Argument(help="parse | verify | sink")],
+    worker_id: Annotated[
+        str | None, typer.Option(help="Stable id of this worker (distinct per concurrent worker).")
+    ] = None,
+    env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds allowed per document.")] = 300.0,
+) -> None:
+    """Run a Kafka service until SIGTERM: parse (landing -> parsed), verify (-> facts, flags), sink."""
+    from consumers.app import INPUT_TOPIC, run_service
+
+    if stage not in INPUT_TOPIC:
+        raise typer.BadParameter("choose parse, verify or sink", param_hint="STAGE")
+    settings = Settings.load(env_file)
+    if worker_id:
+        settings = settings.model_copy(update={"worker_id": worker_id})
+    asyncio.run(run_service(stage, settings, config=EngineConfig(timeout_s=timeout)))
+
+
+@app.command()
+def submit(
+    files: Annotated[list[Path], typer.Argument(help="PDF files or folders to upload.")],
+    prefix: Annotated[str, typer.Option(help="Key prefix in the landing bucket.")] = "",
+    env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
+) -> None:
+    """Upload PDFs to the landing bucket (and announce them when the store sends no notifications)."""
+    from consumers.ingest import publish_events, s3_event, upload
+    from pipeline.storage import ObjectStore
+
+    settings = Settings.load(env_file)
+    paths = collect_inputs(files)
+    store = ObjectStore(settings)
+    done = upload(settings, store, paths, prefix)
+    if not settings.notifications:
+        asyncio.run(publish_events(settings, [s3_event(d.bucket, d.key, d.size, d.etag) for d in done]))
+    for d in done:
+        console.print(f"uploaded s3://{d.bucket}/{d.key} ({d.size} bytes)")
+    console.print(f"{len(done)} file(s) submitted")
+
+
+@app.command()
+def backfill(
+    uri: Annotated[str, typer.Argument(help="s3://bucket/prefix to reconcile.")],
+    dry_run: Annotated[bool, typer.Option(help="List what would be re-announced.")] = False,
+    env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
+) -> None:
+    """Re-announce PDFs under a prefix that have no results yet (after lost notifications)."""
+    from consumers.ingest import publish_events, s3_event, unprocessed
+    from pipeline.storage import ObjectStore
+
+    settings = Settings.load(env_file)
+    store = ObjectStore(settings)
+    with console.status("checking objects...") as status:
+        todo = unprocessed(settings, store, uri, progress=lambda k: status.update(f"checking {k}"))
+    for bucket, key, _, _ in todo:
+        console.print(f"{'would announce' if dry_run else 'announcing'} s3://{bucket}/{key}")
+    if todo and not dry_run:
+        asyncio.run(publish_events(settings, [s3_event(b, k, n, e) for b, k, n, e in todo]))
+    console.print(f"{len(todo)} object(s) without results")
 
 
 def main() -> None:

@@ -42,7 +42,7 @@ from schemas.models import (
     Table,
 )
 
-__all__ = ["EngineConfig", "parse_bytes", "process_bytes", "process_path", "verify"]
+__all__ = ["EngineConfig", "parse_bytes", "parse_path", "process_bytes", "process_path", "verify"]
 
 log = structlog.get_logger(__name__)
 
@@ -412,6 +412,13 @@ def verify(result: DocumentResult) -> DocumentResult:
         )
     stats = result.stats.model_copy(update={"flags": len(flags)})
     return result.model_copy(update={"flags": flags, "stats": stats})
+
+
+def parse_path(
+    path: Path, config: EngineConfig | None = None, *, source: str | None = None
+) -> DocumentResult:
+    """Parse a file (no checks); ``source`` defaults to the file name."""
+    return parse_bytes(path.read_bytes(), source=source or path.name, config=config)
 
 
 def process_path(

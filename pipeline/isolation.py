@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import importlib
 import multiprocessing as mp
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -109,6 +110,33 @@ class _Slot:
         self.started = time.monotonic()
         self.conn.send((str(job.path), job.source))
 
+    def collect(self, ready: Sequence[object], hard_limit: float) -> DocumentResult | None:
+        """The running job's result if it is done, died or overran; None while it is still working.
+
+        A worker that died or overran is replaced, so the slot is ready for the next job.
+        """
+        job = self.job
+        assert job is not None
+        if self.conn in ready:
+            try:
+                status, payload = self.conn.recv()
+            except (EOFError, OSError):
+                status, payload = "died", "worker process died"
+            if status == "ok":
+                return DocumentResult.model_validate_json(payload)
+            if status == "error":
+                return failure_result(job, "internal", payload)
+            self.restart()
+            return failure_result(job, "internal", f"{payload} (exit code {self.proc.exitcode})")
+        if self.proc.sentinel in ready or not self.proc.is_alive():
+            code = self.proc.exitcode
+            self.restart()
+            return failure_result(job, "internal", f"worker process died (exit code {code})")
+        if time.monotonic() - self.started > hard_limit:
+            self.restart()
+            return failure_result(job, "timeout", f"no result within {hard_limit:.0f}s; worker killed")
+        return None
+
     def restart(self) -> None:
         self.proc.kill()
         self.proc.join(timeout=5)
@@ -160,29 +188,7 @@ def run_isolated(
             for s in busy:
                 job = s.job
                 assert job is not None
-                result: DocumentResult | None = None
-                if s.conn in ready:
-                    try:
-                        status, payload = s.conn.recv()
-                    except (EOFError, OSError):
-                        status, payload = "died", "worker process died"
-                    if status == "ok":
-                        result = DocumentResult.model_validate_json(payload)
-                    elif status == "error":
-                        result = failure_result(job, "internal", payload)
-                    else:
-                        result = failure_result(job, "internal", f"{payload} (exit code {s.proc.exitcode})")
-                        s.restart()
-                elif s.proc.sentinel in ready or not s.proc.is_alive():
-                    result = failure_result(
-                        job, "internal", f"worker process died (exit code {s.proc.exitcode})"
-                    )
-                    s.restart()
-                elif time.monotonic() - s.started > hard_limit:
-                    result = failure_result(
-                        job, "timeout", f"no result within {hard_limit:.0f}s; worker killed"
-                    )
-                    s.restart()
+                result = s.collect(ready, hard_limit)
                 if result is None:
                     continue
                 s.job = None
@@ -194,3 +200,41 @@ def run_isolated(
     finally:
         for s in slots:
             s.close()
+
+
+class IsolatedEngine:
+    """One killable worker process for services: ``run`` blocks until the document is done.
+
+    Thread-safe; meant to be called from ``asyncio.to_thread`` so the event loop (and the Kafka
+    heartbeats it drives) keeps running while MuPDF works in the other process.
+    """
+
+    def __init__(self, config: EngineConfig, *, target: str = "pipeline.engine:parse_path") -> None:
+        """Prepare a worker for ``target`` (started on first use)."""
+        self.config = config
+        self._target = target
+        self._slot: _Slot | None = None
+        self._lock = threading.Lock()
+
+    def run(self, path: Path, source: str) -> DocumentResult:
+        """Process one document; a hang or crash becomes a fatal error record, and the worker is replaced."""
+        hard_limit = self.config.timeout_s + _GRACE_S
+        with self._lock:
+            if self._slot is None:
+                self._slot = _Slot(mp.get_context("forkserver"), self.config.model_dump_json(), self._target)
+            slot = self._slot
+            slot.submit(Job(0, path, source))
+            while True:
+                remaining = max(0.05, slot.started + hard_limit - time.monotonic())
+                ready = wait([slot.conn, slot.proc.sentinel], timeout=remaining)
+                result = slot.collect(ready, hard_limit)
+                if result is not None:
+                    slot.job = None
+                    return result
+
+    def close(self) -> None:
+        """Stop the worker process."""
+        with self._lock:
+            if self._slot is not None:
+                self._slot.close()
+                self._slot = None

@@ -1,0 +1,280 @@
+"""The three services: thin handlers around the engine's stages.
+
+* ``parse``: landing (S3 event) → fetch the PDF → parse in a killable worker process → parsed document
+  to object storage → ``parsed`` event (the pointer). A document that cannot be processed at all goes to
+  the dead-letter topic with its typed error record.
+* ``verify``: ``parsed`` → load the parsed document → deterministic checks → ``facts`` and ``flags``
+  records (the embedded run's records) and a ``verified`` event, all in one transaction.
+* ``sink``: ``verified`` → the document's results as JSON Lines in object storage under
+  ``results/ingest_date=YYYY-MM-DD/``, keyed by document id (replays overwrite, never add).
+
+Every output is keyed by document id and pipeline version, so a redelivered message or a re-uploaded
+identical file yields no second set of results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+import structlog
+from pydantic import ValidationError
+
+from consumers.runner import Incoming, Outgoing, PermanentError, TransientError, dead_letter, utc_now
+from pipeline.config import PIPELINE_VERSION, EngineConfig
+from pipeline.engine import verify
+from pipeline.isolation import IsolatedEngine
+from pipeline.settings import Settings
+from pipeline.storage import ObjectStore, StorageError, artifact_key, marker_key
+from schemas.events import LandingError, ParsedEvent, VerifiedEvent, parse_landing
+from schemas.models import DocumentResult
+
+log = structlog.get_logger(__name__)
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _headers(trace_id: str, doc_id: str, worker_id: str) -> tuple[tuple[str, bytes], ...]:
+    return (
+        ("trace_id", trace_id.encode()),
+        ("doc_id", doc_id.encode()),
+        ("pipeline_version", PIPELINE_VERSION.encode()),
+        ("producer", worker_id.encode()),
+    )
+
+
+async def _storage(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run a blocking storage call in a thread, mapping its errors to the runner's."""
+    try:
+        return await asyncio.to_thread(call, *args, **kwargs)
+    except StorageError as exc:
+        if exc.transient:
+            raise TransientError(str(exc)) from exc
+        raise PermanentError(str(exc), category="storage") from exc
+
+
+class ParseHandler:
+    """landing → parsed."""
+
+    stage = "parse"
+
+    def __init__(self, settings: Settings, store: ObjectStore, engine: IsolatedEngine) -> None:
+        """Wire the store and the isolated engine."""
+        self.settings = settings
+        self.store = store
+        self.engine = engine
+        self.config: EngineConfig = engine.config
+
+    async def handle(self, msg: Incoming) -> list[Outgoing]:
+        """Parse every object the event announces."""
+        try:
+            refs = parse_landing(msg.value or b"")
+        except LandingError as exc:
+            raise PermanentError(f"landing message is not an S3 event: {exc}", category="schema") from exc
+        out: list[Outgoing] = []
+        trace_id = msg.trace_id
+        # Gateways such as versitygw announce writes to every bucket, the pipeline's own artifacts included.
+        for ref in (r for r in refs if r.bucket == self.settings.landing_bucket):
+            fetched = await _storage(
+                self.store.get_bytes, ref.bucket, ref.key_candidates(), max_bytes=self.config.max_bytes
+            )
+            key, data = fetched
+            doc_id = hashlib.sha256(data).hexdigest()
+            with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=key):
+                done = await _storage(
+                    self.store.exists,
+                    self.settings.artifact_bucket,
+                    marker_key("parsed", PIPELINE_VERSION, doc_id),
+                )
+                if done:
+                    log.info("already parsed by this pipeline version: skipping")
+                    continue
+                result = await asyncio.to_thread(self._parse, data, key)
+                if result.failed:
+                    err = next(e for e in result.errors if e.fatal)
+                    log.warning("document rejected", category=err.category, reason=err.message)
+                    out.append(
+                        dead_letter(
+                            msg,
+                            stage=self.stage,
+                            error_class="DocumentError",
+                            category=err.category,
+                            message=err.message,
+                            attempts=1,
+                            dlq_topic=self.settings.topic("dlq"),
+                            doc_id=doc_id,
+                            source=key,
+                            error=err,
+                        )
+                    )
+                    continue
+                uri = await _storage(
+                    self.store.put_bytes,
+                    self.settings.artifact_bucket,
+                    artifact_key("parsed", PIPELINE_VERSION, doc_id),
+                    result.model_dump_json().encode(),
+                )
+                event = ParsedEvent(
+                    doc_id=doc_id,
+                    trace_id=trace_id,
+                    source=key,
+                    pipeline_version=PIPELINE_VERSION,
+                    produced_at=utc_now(),
+                    object=ref.model_copy(update={"key": key}),
+                    artifact=str(uri),
+                    stats=result.stats,
+                    errors=result.errors,
+                )
+                out.append(
+                    Outgoing(
+                        self.settings.topic("parsed"),
+                        doc_id.encode(),
+                        event.model_dump_json().encode(),
+                        _headers(trace_id, doc_id, self.settings.worker_id),
+                    )
+                )
+        return out
+
+    def _parse(self, data: bytes, key: str) -> DocumentResult:
+        # The worker reads a file: spool the bytes to a private temporary file for the duration.
+        with tempfile.NamedTemporaryFile(suffix=".pdf") as f:
+            f.write(data)
+            f.flush()
+            return self.engine.run(Path(f.name), key)
+
+    async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
+        """Mark the documents whose parse is committed, so re-uploads of the same bytes are skipped."""
+        await _mark(self.store, self.settings, "parsed", published, self.settings.topic("parsed"))
+
+
+class VerifyHandler:
+    """parsed → facts, flags, verified."""
+
+    stage = "verify"
+
+    def __init__(self, settings: Settings, store: ObjectStore) -> None:
+        """Wire the store."""
+        self.settings = settings
+        self.store = store
+
+    async def handle(self, msg: Incoming) -> list[Outgoing]:
+        """Check one parsed document and publish its facts and flags."""
+        try:
+            event = ParsedEvent.model_validate_json(msg.value or b"")
+        except ValidationError as exc:
+            raise PermanentError(
+                f"parsed event breaks its schema: {exc.errors()[0]['msg']}", category="schema"
+            ) from exc
+        doc_id, trace_id = event.doc_id, event.trace_id
+        with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=event.source):
+            done = await _storage(
+                self.store.exists,
+                self.settings.artifact_bucket,
+                marker_key("verified", PIPELINE_VERSION, doc_id),
+            )
+            if done:
+                log.info("already verified by this pipeline version: skipping")
+                return []
+            raw = await _storage(self.store.read_uri, event.artifact)
+            try:
+                parsed = DocumentResult.model_validate_json(raw)
+            except ValidationError as exc:
+                raise PermanentError(
+                    f"parsed artifact breaks its schema: {exc.errors()[0]['msg']}",
+                    category="schema",
+                    doc_id=doc_id,
+                ) from exc
+            result = await asyncio.to_thread(verify, parsed)
+            uri = await _storage(
+                self.store.put_bytes,
+                self.settings.artifact_bucket,
+                artifact_key("verified", PIPELINE_VERSION, doc_id),
+                result.model_dump_json().encode(),
+            )
+            headers = _headers(trace_id, doc_id, self.settings.worker_id)
+            key = doc_id.encode()
+            out = [
+                Outgoing(self.settings.topic("facts"), key, f.model_dump_json().encode(), headers)
+                for f in result.facts
+            ]
+            out += [
+                Outgoing(self.settings.topic("flags"), key, f.model_dump_json().encode(), headers)
+                for f in result.flags
+            ]
+            verified = VerifiedEvent(
+                doc_id=doc_id,
+                trace_id=trace_id,
+                source=event.source,
+                pipeline_version=PIPELINE_VERSION,
+                produced_at=utc_now(),
+                artifact=str(uri),
+                facts=len(result.facts),
+                flags=len(result.flags),
+                model_stage="skipped",
+            )
+            out.append(
+                Outgoing(self.settings.topic("verified"), key, verified.model_dump_json().encode(), headers)
+            )
+            log.info("verified", facts=len(result.facts), flags=len(result.flags))
+            return out
+
+    async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
+        """Mark the document verified."""
+        await _mark(self.store, self.settings, "verified", published, self.settings.topic("verified"))
+
+
+class SinkHandler:
+    """verified → results/ingest_date=…/<doc_id>/{facts,flags}.jsonl in object storage."""
+
+    stage = "sink"
+
+    def __init__(self, settings: Settings, store: ObjectStore) -> None:
+        """Wire the store."""
+        self.settings = settings
+        self.store = store
+
+    async def handle(self, msg: Incoming) -> list[Outgoing]:
+        """Write one document's facts and flags; keys depend only on the document: replays overwrite."""
+        try:
+            event = VerifiedEvent.model_validate_json(msg.value or b"")
+        except ValidationError as exc:
+            raise PermanentError(
+                f"verified event breaks its schema: {exc.errors()[0]['msg']}", category="schema"
+            ) from exc
+        raw = await _storage(self.store.read_uri, event.artifact)
+        result = DocumentResult.model_validate_json(raw)
+        day = event.produced_at[:10]
+        base = f"results/v{PIPELINE_VERSION}/ingest_date={day}/{event.doc_id}"
+        for name, records in (("facts", result.facts), ("flags", result.flags)):
+            body = "".join(r.model_dump_json() + "\n" for r in records).encode()
+            await _storage(
+                self.store.put_bytes,
+                self.settings.artifact_bucket,
+                f"{base}/{name}.jsonl",
+                body,
+                "application/x-ndjson",
+            )
+        return []
+
+    async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
+        """Nothing: the sink's writes are idempotent by key."""
+        return None
+
+
+async def _mark(
+    store: ObjectStore, settings: Settings, stage: str, published: Sequence[Outgoing], topic: str
+) -> None:
+    for o in published:
+        if o.topic == topic and o.key:
+            doc_id = o.key.decode()
+            await asyncio.to_thread(
+                store.put_bytes,
+                settings.artifact_bucket,
+                marker_key(stage, PIPELINE_VERSION, doc_id),
+                b"",
+                "text/plain",
+            )

@@ -1,0 +1,81 @@
+"""Connection settings of the event-driven services.
+
+Read from ``.tieout/stack.env`` (written by ``tieout stack up``) with environment variables overriding
+it, so that ``tieout consume …`` started after the local stack needs no flags, and a deployment sets plain
+environment variables.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_ENV_FILE = Path(".tieout") / "stack.env"
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines; blank lines and ``#`` comments ignored; surrounding quotes stripped."""
+    out: dict[str, str] = {}
+    if not path.is_file():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        out[key.strip()] = value.strip().strip("'\"")
+    return out
+
+
+class Settings(BaseModel):
+    """Where Kafka and the object store are, and how the services name things there."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kafka_bootstrap: str = "127.0.0.1:9092"
+    s3_endpoint: str | None = None
+    s3_access_key: str | None = None
+    s3_secret_key: str | None = None
+    s3_region: str = "us-east-1"
+    landing_bucket: str = "tieout-landing"
+    artifact_bucket: str = "tieout-artifacts"
+    topic_prefix: str = "tieout."
+    landing_topic: str | None = Field(
+        default=None, description="Where the store publishes its notifications (default <prefix>landing)."
+    )
+    worker_id: str = Field(default_factory=socket.gethostname)
+    notifications: bool = Field(
+        default=True, description="Whether the store publishes bucket notifications to the landing topic."
+    )
+
+    def topic(self, name: str) -> str:
+        """A topic's full name."""
+        if name == "landing" and self.landing_topic:
+            return self.landing_topic
+        return f"{self.topic_prefix}{name}"
+
+    @classmethod
+    def load(cls, env_file: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+        """Settings from the env file, then the environment (which wins)."""
+        values = read_env_file(env_file or Path(os.environ.get("TIEOUT_ENV_FILE", DEFAULT_ENV_FILE)))
+        values.update(environ if environ is not None else os.environ)
+        fields = {
+            "kafka_bootstrap": "KAFKA_BOOTSTRAP",
+            "s3_endpoint": "S3_ENDPOINT",
+            "s3_access_key": "S3_ACCESS_KEY",
+            "s3_secret_key": "S3_SECRET_KEY",
+            "s3_region": "S3_REGION",
+            "landing_bucket": "LANDING_BUCKET",
+            "artifact_bucket": "ARTIFACT_BUCKET",
+            "topic_prefix": "TOPIC_PREFIX",
+            "landing_topic": "LANDING_TOPIC",
+            "worker_id": "WORKER_ID",
+        }
+        kwargs: dict[str, object] = {f: values[k] for f, k in fields.items() if values.get(k)}
+        if "S3_NOTIFICATIONS" in values:
+            kwargs["notifications"] = values["S3_NOTIFICATIONS"].lower() not in ("0", "false", "no", "off")
+        return cls.model_validate(kwargs)

@@ -1,0 +1,182 @@
+"""Object storage adapter (S3 API via boto3): fetch documents, write artifacts, list for reconciliation.
+
+Every call has connect and read timeouts; botocore's own retries are limited so that the services'
+bounded retry policy (:mod:`consumers.runner`) is the one in charge. Errors are sorted into transient
+(5xx, throttling, timeouts, connection failures: retry) and permanent (missing object, access denied:
+dead-letter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError, ConnectionError, ReadTimeoutError
+
+from pipeline.settings import Settings
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3 import S3Client
+
+
+class StorageError(Exception):
+    """A storage call failed; ``transient`` says whether retrying may help."""
+
+    def __init__(self, message: str, *, transient: bool) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+_TRANSIENT_CODES = {"SlowDown", "Throttling", "ThrottlingException", "RequestTimeout", "ServiceUnavailable"}
+
+
+def _classify(exc: Exception, what: str) -> StorageError:
+    if isinstance(exc, ClientError):
+        code = str(exc.response.get("Error", {}).get("Code", ""))
+        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
+        transient = status >= 500 or code in _TRANSIENT_CODES
+        return StorageError(f"{what}: {code or status} {exc}", transient=transient)
+    if isinstance(exc, ConnectionError | ReadTimeoutError | BotoCoreError):
+        return StorageError(f"{what}: {type(exc).__name__}: {exc}", transient=True)
+    return StorageError(f"{what}: {type(exc).__name__}: {exc}", transient=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ListedObject:
+    """An object found by listing a prefix."""
+
+    key: str
+    size: int
+    etag: str
+
+
+class ObjectStore:
+    """A thin, synchronous S3 client; services call it through ``asyncio.to_thread``."""
+
+    def __init__(self, settings: Settings, *, timeout_s: float = 30.0) -> None:
+        """Create the client for the endpoint and credentials in ``settings``."""
+        self.settings = settings
+        config = Config(
+            connect_timeout=min(10.0, timeout_s),
+            read_timeout=timeout_s,
+            retries={"max_attempts": 2, "mode": "standard"},
+            s3={"addressing_style": "path"},  # the local gateway routes by path
+            request_checksum_calculation="when_required",
+            response_checksum_validation="when_required",
+        )
+        self.client: S3Client = boto3.client(
+            "s3",
+            endpoint_url=settings.s3_endpoint,
+            aws_access_key_id=settings.s3_access_key,
+            aws_secret_access_key=settings.s3_secret_key,
+            region_name=settings.s3_region,
+            config=config,
+        )
+
+    def ensure_bucket(self, bucket: str) -> None:
+        """Create ``bucket`` unless it exists."""
+        try:
+            self.client.head_bucket(Bucket=bucket)
+            return
+        except ClientError as exc:
+            status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
+            if status not in (403, 404):
+                raise _classify(exc, f"head bucket {bucket}") from exc
+        except Exception as exc:
+            raise _classify(exc, f"head bucket {bucket}") from exc
+        try:
+            self.client.create_bucket(Bucket=bucket)
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            if code not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
+                raise _classify(exc, f"create bucket {bucket}") from exc
+
+    def get_bytes(self, bucket: str, keys: list[str], *, max_bytes: int) -> tuple[str, bytes]:
+        """Read the first of ``keys`` that exists; refuse objects larger than ``max_bytes``.
+
+        Returns:
+            The key that was found and the object's bytes.
+
+        Raises:
+            StorageError: Permanent when no candidate exists or the object is too large.
+        """
+        last: Exception | None = None
+        for key in keys:
+            try:
+                obj = self.client.get_object(Bucket=bucket, Key=key)
+            except ClientError as exc:
+                code = exc.response.get("Error", {}).get("Code", "")
+                if code in ("NoSuchKey", "404", "NotFound"):
+                    last = exc
+                    continue
+                raise _classify(exc, f"get s3://{bucket}/{key}") from exc
+            except Exception as exc:
+                raise _classify(exc, f"get s3://{bucket}/{key}") from exc
+            size = int(obj.get("ContentLength", 0) or 0)
+            if size > max_bytes:
+                obj["Body"].close()
+                raise StorageError(f"s3://{bucket}/{key} is {size} bytes, over {max_bytes}", transient=False)
+            try:
+                return key, obj["Body"].read(max_bytes + 1)
+            except Exception as exc:
+                raise _classify(exc, f"read s3://{bucket}/{key}") from exc
+        raise StorageError(f"no object s3://{bucket}/{keys[0]} ({last})", transient=False)
+
+    def put_bytes(self, bucket: str, key: str, data: bytes, content_type: str = "application/json") -> str:
+        """Write an object (idempotent for a given key and content); return its ``s3://`` URI."""
+        try:
+            self.client.put_object(Bucket=bucket, Key=key, Body=data, ContentType=content_type)
+        except Exception as exc:
+            raise _classify(exc, f"put s3://{bucket}/{key}") from exc
+        return f"s3://{bucket}/{key}"
+
+    def exists(self, bucket: str, key: str) -> bool:
+        """Whether an object exists."""
+        try:
+            self.client.head_object(Bucket=bucket, Key=key)
+            return True
+        except ClientError as exc:
+            status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
+            if status == 404 or exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+                return False
+            raise _classify(exc, f"head s3://{bucket}/{key}") from exc
+        except Exception as exc:
+            raise _classify(exc, f"head s3://{bucket}/{key}") from exc
+
+    def read_uri(self, uri: str, *, max_bytes: int = 1 << 30) -> bytes:
+        """Read an ``s3://bucket/key`` URI."""
+        bucket, key = split_uri(uri)
+        return self.get_bytes(bucket, [key], max_bytes=max_bytes)[1]
+
+    def list_objects(self, bucket: str, prefix: str = "") -> Iterator[ListedObject]:
+        """Every object under ``prefix``, page by page."""
+        paginator = self.client.get_paginator("list_objects_v2")
+        try:
+            for page in paginator.paginate(Bucket=bucket, Prefix=prefix):
+                for o in page.get("Contents", []):
+                    yield ListedObject(
+                        key=o["Key"], size=int(o.get("Size", 0)), etag=str(o.get("ETag", "")).strip('"')
+                    )
+        except Exception as exc:
+            raise _classify(exc, f"list s3://{bucket}/{prefix}") from exc
+
+
+def split_uri(uri: str) -> tuple[str, str]:
+    """``s3://bucket/key`` into bucket and key."""
+    if not uri.startswith("s3://"):
+        raise ValueError(f"not an s3:// URI: {uri}")
+    bucket, _, key = uri[5:].partition("/")
+    return bucket, key
+
+
+def artifact_key(stage: str, pipeline_version: str, doc_id: str) -> str:
+    """Where a stage keeps a document's artifact: one key per document and pipeline version (idempotent)."""
+    return f"{stage}/v{pipeline_version}/{doc_id[:2]}/{doc_id}.json"
+
+
+def marker_key(stage: str, pipeline_version: str, doc_id: str) -> str:
+    """The key of the marker written once a stage's results for a document are committed."""
+    return f"{stage}/v{pipeline_version}/{doc_id[:2]}/{doc_id}.done"
