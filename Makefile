@@ -9,7 +9,7 @@ export UV_CACHE_DIR ?= $(TIEOUT_CACHE)/uv
 UV_VERSION := 0.13.9
 OUT ?= out/demo
 
-.PHONY: venv demo test lint typecheck unit schemas samples bench clean
+.PHONY: venv demo test lint typecheck unit schemas samples bench clean stack-up stack-down
 
 venv: $(VENV)/.installed
 
@@ -25,9 +25,16 @@ demo: venv
 	$(BIN)/tieout run sample_docs --out $(OUT)
 	@echo "Results are in $(OUT)/ (facts.jsonl, flags.jsonl, chunks.jsonl, tables.jsonl, errors.jsonl)"
 
-## test: lint, type-check and every test tier
+## test: lint, type-check, start the local stack (Kafka + S3 gateway), every test tier, stop the stack
 test: venv lint typecheck
-	$(BIN)/python -m pytest -q
+	bash infra/stack.sh up
+	@set +e; $(BIN)/python -m pytest -q; rc=$$?; bash infra/stack.sh down; exit $$rc
+
+stack-up:
+	bash infra/stack.sh up
+
+stack-down:
+	bash infra/stack.sh down
 
 lint: venv
 	$(BIN)/ruff check .
@@ -38,6 +45,10 @@ typecheck: venv
 
 unit: venv
 	$(BIN)/python -m pytest -q -m "not integration and not corpus"
+
+integration: venv
+	bash infra/stack.sh up
+	$(BIN)/python -m pytest -q -m integration
 
 schemas: venv
 	$(BIN)/tieout schemas --out schemas/json

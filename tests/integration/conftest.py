@@ -1,0 +1,177 @@
+"""Fixtures for tests against the real local stack (Kafka broker + S3 gateway) started by infra/stack.sh.
+
+Each test gets its own buckets and topic prefix, so tests never see each other's documents; the landing
+topic is the one the gateway publishes to (``LANDING_TOPIC`` in ``.tieout/stack.env``) and the parse
+service ignores notifications for other buckets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Consumer, Message
+
+from pipeline.settings import Settings, read_env_file
+
+REPO = Path(__file__).resolve().parents[2]
+ENV_FILE = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
+TIEOUT = REPO / ".venv" / "bin" / "tieout"
+
+
+@pytest.fixture(scope="session")
+def stack_env() -> dict[str, str]:
+    env = read_env_file(ENV_FILE)
+    if not env.get("KAFKA_BOOTSTRAP"):
+        msg = f"local stack not running ({ENV_FILE} missing): run `bash infra/stack.sh up`"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return env
+
+
+@dataclass
+class Services:
+    """tieout consume … processes with their logs; stopped with SIGTERM at the end of the test."""
+
+    env: dict[str, str]
+    log_dir: Path
+    procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def start(self, stage: str, worker: str) -> subprocess.Popen[bytes]:
+        name = f"{stage}-{worker}"
+        log = (self.log_dir / f"{name}.log").open("ab")
+        p = subprocess.Popen(
+            [str(TIEOUT), "consume", stage, "--worker-id", worker],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
+        )
+        self.procs[name] = p
+        return p
+
+    def kill(self, stage: str, worker: str) -> None:
+        p = self.procs.pop(f"{stage}-{worker}")
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=10)
+
+    def stop_all(self) -> None:
+        for p in self.procs.values():
+            p.send_signal(signal.SIGTERM)
+        for p in self.procs.values():
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=10)
+        self.procs.clear()
+
+    def logs(self) -> str:
+        return "\n".join(f.read_text(errors="replace") for f in sorted(self.log_dir.glob("*.log")))
+
+
+@dataclass
+class Isolated:
+    """One test's slice of the stack."""
+
+    settings: Settings
+    env: dict[str, str]
+    services: Services
+
+    def topic(self, name: str) -> str:
+        return self.settings.topic(name)
+
+    def read(
+        self,
+        topic: str,
+        *,
+        until: Callable[[list[dict[str, object]]], bool],
+        timeout_s: float = 120.0,
+        committed: bool = True,
+    ) -> list[dict[str, object]]:
+        """Read ``topic`` from the start with confluent-kafka until ``until(records)`` or the deadline."""
+        c = Consumer(
+            {
+                "bootstrap.servers": self.settings.kafka_bootstrap,
+                "group.id": f"reader-{uuid.uuid4().hex}",
+                "auto.offset.reset": "earliest",
+                "enable.auto.commit": False,
+                "isolation.level": "read_committed" if committed else "read_uncommitted",
+            }
+        )
+        c.subscribe([topic])
+        out: list[dict[str, object]] = []
+        deadline = time.monotonic() + timeout_s
+        try:
+            while time.monotonic() < deadline:
+                m = c.poll(0.5)
+                if m is None:
+                    if until(out):
+                        return out
+                    continue
+                if m.error():
+                    continue
+                out.append(_record(m))
+                if until(out):
+                    # drain what is already there, so duplicates would show
+                    end = time.monotonic() + 2.0
+                    while time.monotonic() < end:
+                        m = c.poll(0.2)
+                        if m is not None and not m.error():
+                            out.append(_record(m))
+                    return out
+        finally:
+            c.close()
+        raise AssertionError(
+            f"timed out reading {topic}: got {len(out)} records\n{self.services.logs()[-4000:]}"
+        )
+
+
+def _record(m: Message) -> dict[str, object]:
+    """A consumed message as its JSON value plus ``_key``, ``_headers`` and ``_partition``."""
+    value = m.value()
+    key = m.key()
+    rec: dict[str, object] = json.loads(value if isinstance(value, bytes) else b"null")
+    rec["_key"] = key.decode() if isinstance(key, bytes) else key
+    headers: dict[str, str] = {}
+    for item in m.headers() or []:
+        k, v = item[0], item[1]
+        headers[str(k)] = v.decode() if isinstance(v, bytes) else str(v)
+    rec["_headers"] = headers
+    rec["_partition"] = m.partition()
+    return rec
+
+
+@pytest.fixture
+def isolated(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Isolated]:
+    tag = uuid.uuid4().hex[:8]
+    env = {
+        **os.environ,
+        **stack_env,
+        "TOPIC_PREFIX": f"it{tag}.",
+        "LANDING_TOPIC": stack_env.get("LANDING_TOPIC", "tieout.landing"),
+        "LANDING_BUCKET": f"it-{tag}-landing",
+        "ARTIFACT_BUCKET": f"it-{tag}-artifacts",
+        "TIEOUT_ENV_FILE": str(tmp_path / "none.env"),
+        "TIEOUT_LOG_LEVEL": "INFO",
+    }
+    settings = Settings.load(tmp_path / "none.env", env)
+    from pipeline.storage import ObjectStore
+
+    store = ObjectStore(settings)
+    store.ensure_bucket(settings.landing_bucket)
+    store.ensure_bucket(settings.artifact_bucket)
+    services = Services(env, tmp_path)
+    try:
+        yield Isolated(settings, env, services)
+    finally:
+        services.stop_all()
