@@ -102,6 +102,7 @@ def main() -> int:
         "LANDING_BUCKET": f"bench-{tag}-landing",
         "ARTIFACT_BUCKET": f"bench-{tag}-artifacts",
         "TIEOUT_ENV_FILE": "/nonexistent",
+        "TIEOUT_LOG_LEVEL": os.environ.get("TIEOUT_LOG_LEVEL", "INFO"),
     }
     settings = Settings.load(Path("/nonexistent"), env)
     store = ObjectStore(settings)
@@ -181,7 +182,10 @@ def main() -> int:
     print(f"  ratio Kafka / embedded = {ratio:.2f}  target >= 0.8: {'met' if ratio >= 0.8 else 'NOT met'}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
-    shutil.rmtree(work, ignore_errors=True)
+    if os.environ.get("TIEOUT_BENCH_KEEP"):
+        print(f"service logs kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -76,6 +76,9 @@ class KafkaTransport:
             request_timeout_ms=int(request_timeout_s * 1000),
             transaction_timeout_ms=int((max_processing_s + 60) * 1000),
             max_request_size=8 * 1024 * 1024,
+            # After a commit the broker answers CONCURRENT_TRANSACTIONS until its markers are written;
+            # the default 100 ms backoff would add that to every document.
+            retry_backoff_ms=10,
         )
         self._listener = _WaitForIdle(idle, max_processing_s)
         self._started = False
@@ -119,15 +122,17 @@ class KafkaTransport:
         """Whether the partition is still assigned to this worker."""
         return TopicPartition(msg.topic, msg.partition) in self.consumer.assignment()
 
-    async def commit(self, outgoing: Sequence[Outgoing], consumed: Incoming) -> None:
-        """Publish ``outgoing`` and commit ``consumed.offset + 1`` in one transaction."""
+    async def commit(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
+        """Publish ``outgoing`` and commit each consumed partition's next offset in one transaction."""
+        offsets: dict[TopicPartition, int] = {}
+        for m in consumed:
+            tp = TopicPartition(m.topic, m.partition)
+            offsets[tp] = max(offsets.get(tp, 0), m.offset + 1)
         try:
             async with self.producer.transaction():
                 for o in outgoing:
                     await self.producer.send(o.topic, value=o.value, key=o.key, headers=list(o.headers))
-                await self.producer.send_offsets_to_transaction(
-                    {TopicPartition(consumed.topic, consumed.partition): consumed.offset + 1}, self.group_id
-                )
+                await self.producer.send_offsets_to_transaction(offsets, self.group_id)
         except KafkaTimeoutError as exc:
             raise TransientError(f"transaction timed out: {exc}") from exc
 

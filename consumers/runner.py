@@ -130,8 +130,8 @@ class Transport(Protocol):
         """Whether this worker still owns the message's partition (it may have been revoked)."""
         ...
 
-    async def commit(self, outgoing: Sequence[Outgoing], consumed: Incoming) -> None:
-        """Atomically publish ``outgoing`` and mark ``consumed`` (and everything before it) done."""
+    async def commit(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
+        """Atomically publish ``outgoing`` and mark each ``consumed`` message (and all before it) done."""
         ...
 
 
@@ -230,6 +230,7 @@ class Runner:
         self.stats = RunnerStats()
         self.idle = idle or asyncio.Event()
         self.idle.set()
+        self._pending: dict[tuple[str, int], Incoming] = {}
 
     async def run(self, stop: asyncio.Event) -> None:
         """Process messages until ``stop`` is set; the message in hand is always finished first."""
@@ -245,8 +246,19 @@ class Runner:
                         self.stats.skipped_revoked += 1
                         continue
                     await self.process(msg)
+                await self._flush_pending()
         finally:
-            await self.transport.stop()
+            try:
+                await self._flush_pending()
+            finally:
+                await self.transport.stop()
+
+    async def _flush_pending(self) -> None:
+        """Commit the offsets of messages that published nothing, in one transaction."""
+        pending = [m for m in self._pending.values() if self.transport.owns(m)]
+        self._pending.clear()
+        if pending:
+            await self._commit_with_retries([], pending)
 
     async def process(self, msg: Incoming) -> None:
         """Handle one message with bounded retries, then publish its results and commit it atomically."""
@@ -259,10 +271,26 @@ class Runner:
                 offset=msg.offset,
                 trace_id=msg.trace_id,
             ):
+                t0 = time.monotonic()
                 outgoing = await self._handle_with_retries(msg)
-                await self._commit_with_retries(outgoing, msg)
+                t1 = time.monotonic()
+                if not outgoing:
+                    # Nothing to publish (an event for another bucket, a document already done): its offset
+                    # rides along with the next commit instead of costing a transaction of its own.
+                    self._pending[(msg.topic, msg.partition)] = msg
+                    self.stats.processed += 1
+                    return
+                consumed = [msg, *(m for k, m in self._pending.items() if k != (msg.topic, msg.partition))]
+                self._pending.clear()
+                await self._commit_with_retries(outgoing, consumed)
                 self.stats.processed += 1
                 self.stats.published += len(outgoing)
+                log.info(
+                    "message done",
+                    published=len(outgoing),
+                    handle_ms=round((t1 - t0) * 1000, 1),
+                    commit_ms=round((time.monotonic() - t1) * 1000, 1),
+                )
                 try:
                     await self.handler.after_commit(msg, outgoing)
                 except Exception as exc:  # markers are an optimisation: never fail a committed message
@@ -320,12 +348,12 @@ class Runner:
                 )
                 await asyncio.sleep(delay)
 
-    async def _commit_with_retries(self, outgoing: Sequence[Outgoing], msg: Incoming) -> None:
+    async def _commit_with_retries(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
         attempt = 0
         while True:
             attempt += 1
             try:
-                await self.transport.commit(outgoing, msg)
+                await self.transport.commit(outgoing, consumed)
                 return
             except (TransientError, TimeoutError, ConnectionError) as exc:
                 if attempt >= self.retry.attempts:

@@ -36,12 +36,13 @@ class FakeTransport:
     def owns(self, msg: Incoming) -> bool:
         return msg.partition not in self.revoked
 
-    async def commit(self, outgoing: Sequence[Outgoing], consumed: Incoming) -> None:
+    async def commit(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
         if self.fail_commits:
             self.fail_commits -= 1
             raise TransientError("broker timeout")
-        self.log.append(f"commit {consumed.offset} ({len(outgoing)} out)")
-        self.committed.append((list(outgoing), consumed.offset))
+        offsets = ",".join(f"{m.partition}:{m.offset}" for m in consumed)
+        self.log.append(f"commit {offsets} ({len(outgoing)} out)")
+        self.committed.append((list(outgoing), max(m.offset for m in consumed)))
 
 
 class FakeHandler:
@@ -71,8 +72,8 @@ def msg(offset: int, partition: int = 0) -> Incoming:
     return Incoming("in", partition, offset, b"key", b"value", (("trace_id", b"t-1"),))
 
 
-def run(transport: FakeTransport, handler: FakeHandler) -> Runner:
-    runner = Runner(handler, transport, dlq_topic="dlq", retry=FAST, batch=2)
+def run(transport: FakeTransport, handler: FakeHandler, batch: int = 2) -> Runner:
+    runner = Runner(handler, transport, dlq_topic="dlq", retry=FAST, batch=batch)
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -95,8 +96,8 @@ def test_artifacts_then_atomic_commit_then_marker() -> None:
     r = run(t, FakeHandler(log, {}))
     assert log == [
         "start",
-        "handle 0 ok", "artifact 0", "commit 0 (1 out)", "marker 0",
-        "handle 1 ok", "artifact 1", "commit 1 (1 out)", "marker 1",
+        "handle 0 ok", "artifact 0", "commit 0:0 (1 out)", "marker 0",
+        "handle 1 ok", "artifact 1", "commit 0:1 (1 out)", "marker 1",
         "stop",
     ]  # fmt: skip
     assert r.stats.processed == 2 and r.stats.published == 2
@@ -151,4 +152,20 @@ def test_commit_failures_are_retried_without_handling_twice() -> None:
     log: list[str] = []
     t = FakeTransport([msg(0)], log, fail_commits=2)
     run(t, FakeHandler(log, {}))
-    assert log.count("handle 0 ok") == 1 and log.count("commit 0 (1 out)") == 1
+    assert log.count("handle 0 ok") == 1 and log.count("commit 0:0 (1 out)") == 1
+
+
+class SilentHandler(FakeHandler):
+    async def handle(self, msg: Incoming) -> list[Outgoing]:
+        self.log.append(f"handle {msg.offset}")
+        return [] if msg.offset % 3 else [Outgoing("out", b"k", b"v")]
+
+
+def test_messages_without_results_ride_along_with_the_next_commit() -> None:
+    log: list[str] = []
+    t = FakeTransport([msg(1), msg(2, partition=1), msg(3), msg(4), msg(5)], log)
+    run(t, SilentHandler(log, {}), batch=10)
+    commits = [x for x in log if x.startswith("commit")]
+    # 1 and 2 published nothing: their offsets go with 3's transaction (3 supersedes 1 on partition 0);
+    # 4 and 5 are flushed together at the end of the batch.
+    assert commits == ["commit 0:3,1:2 (1 out)", "commit 0:5 (0 out)"]
