@@ -10,6 +10,7 @@ it lists a prefix and re-announces every PDF whose bytes have no parse marker fo
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -39,11 +40,11 @@ async def publish_events(settings: Settings, events: Sequence[bytes], *, timeout
     producer = AIOKafkaProducer(
         bootstrap_servers=settings.kafka_bootstrap, acks="all", request_timeout_ms=int(timeout_s * 1000)
     )
-    await producer.start()
+    await asyncio.wait_for(producer.start(), timeout_s)
     try:
         for e in events:
-            await producer.send(settings.topic("landing"), value=e)
-        await producer.flush()
+            await asyncio.wait_for(producer.send(settings.topic("landing"), value=e), timeout_s)
+        await asyncio.wait_for(producer.flush(), timeout_s)
     finally:
         await producer.stop()
 

@@ -83,11 +83,11 @@ class KafkaTransport:
         self._listener = _WaitForIdle(idle, max_processing_s)
         self._started = False
 
-    async def start(self) -> None:
+    async def start(self, timeout_s: float = 60.0) -> None:
         """Connect the producer (initialising its transactions) and join the consumer group."""
-        await self.producer.start()
+        await asyncio.wait_for(self.producer.start(), timeout_s)
         self.consumer.subscribe(self.topics, listener=self._listener)
-        await self.consumer.start()
+        await asyncio.wait_for(self.consumer.start(), timeout_s)
         self._started = True
 
     async def stop(self) -> None:
