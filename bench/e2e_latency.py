@@ -173,11 +173,9 @@ def main() -> int:
     print(f"  p50 {figures['latency_p50_s'] * 1000:.0f} ms   p95 {figures['latency_p95_s'] * 1000:.0f} ms")
     print("  each (ms): " + " ".join(f"{x * 1000:.0f}" for x in latencies))
     print(f"throughput, {len(batch)} documents ({pages} pages):")
-    for name in ("kafka", "embedded"):
+    for name, title in (("kafka", "through Kafka"), ("embedded", "embedded run")):
         docs, pgs = figures[f"{name}_docs_per_s"], figures[f"{name}_pages_per_s"]
-        print(
-            f"  {'through Kafka' if name == 'kafka' else 'embedded run':14s} {docs:.2f} docs/s  {pgs:.1f} pages/s"
-        )
+        print(f"  {title:14s} {docs:.2f} docs/s  {pgs:.1f} pages/s")
     ratio = figures["ratio_kafka_to_embedded"]
     print(f"  ratio Kafka / embedded = {ratio:.2f}  target >= 0.8: {'met' if ratio >= 0.8 else 'NOT met'}")
     if args.json:
