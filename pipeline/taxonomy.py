@@ -177,6 +177,10 @@ class Taxonomy:
     def __len__(self) -> int:
         return len(self._metrics)
 
+    def ids(self) -> list[str]:
+        """Every metric id, in file order."""
+        return list(self._metrics)
+
     def get(self, metric_id: str) -> MetricDef | None:
         """Return the metric with this id, or None."""
         return self._metrics.get(metric_id)

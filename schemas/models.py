@@ -259,6 +259,42 @@ class ErrorRecord(Record):
     fatal: bool = False
 
 
+class ModelCall(Record):
+    """One request to a model server, for cost and latency accounting."""
+
+    task: str = Field(description="e.g. 'cross_page_links', 'label_mapping', 'narrative_claims'.")
+    prompt_version: str
+    model: str
+    tier: Literal["standard", "deep"]
+    mode: Literal["whole", "ledger"] = "whole"
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached_tokens: int | None = None
+    latency_ms: float = 0.0
+    ok: bool = True
+    error: str | None = None
+
+
+class ProposalOutcome(Record):
+    """What verification decided about one thing the model proposed."""
+
+    task: str
+    accepted: bool
+    reason: str = Field(description="'verified' or why it was rejected: schema, page_out_of_range, …")
+    proposal: dict[str, object] = Field(description="The proposal as the model gave it.")
+    pages: list[PageNo] = Field(default_factory=list)
+    flag_id: str | None = None
+
+
+class ModelReport(Record):
+    """The model stage's account of a document: status, calls, proposals and their verification."""
+
+    status: Literal["done", "skipped", "pending"]
+    reason: str | None = None
+    calls: list[ModelCall] = Field(default_factory=list)
+    outcomes: list[ProposalOutcome] = Field(default_factory=list)
+
+
 class DocumentStats(Record):
     """Counters and timings of one document's run."""
 
@@ -288,6 +324,7 @@ class DocumentResult(Record):
     blocks: list[Block] = Field(
         default_factory=list, description="Narrative text blocks (outside tables), kept for the checks."
     )
+    model: ModelReport | None = Field(default=None, description="The model stage's report, once it ran.")
     stats: DocumentStats = Field(default_factory=DocumentStats)
 
     @property

@@ -1,0 +1,92 @@
+"""What the model may propose: the structured-output contracts of each task.
+
+The JSON Schema the server constrains generation with is generated from these models, and every answer is
+validated against them on return. String fields are bounded because small models ramble inside strings.
+Nothing proposed here is trusted: :mod:`pipeline.model.verify` checks each item against the numbers that
+really are printed on the cited pages.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Short = Annotated[str, Field(max_length=120)]
+Rationale = Annotated[str, Field(max_length=240)]
+PageRef = Annotated[int, Field(ge=1, le=100_000)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FigureLink(_Strict):
+    """The same quantity (metric and period) printed on two pages, with the value read on each."""
+
+    metric: Short = Field(description="What the figure measures, e.g. 'revenue' or the label as printed.")
+    period: Annotated[str, Field(max_length=40)] = Field(description="Period as printed, e.g. 'FY2025'.")
+    page_a: PageRef
+    value_a: float = Field(description="The figure on page_a as printed (no scale applied).")
+    page_b: PageRef
+    value_b: float = Field(description="The figure on page_b as printed (no scale applied).")
+    rationale: Rationale
+
+
+class CrossPageLinks(_Strict):
+    """Answer of the ``cross_page_links`` task."""
+
+    links: list[FigureLink] = Field(max_length=12)
+
+
+class LabelMapping(_Strict):
+    """A printed row label the taxonomy does not know, mapped to one of its metric ids."""
+
+    label: Short
+    metric: Annotated[str, Field(max_length=60)]
+    rationale: Rationale
+
+
+class LabelMappings(_Strict):
+    """Answer of the ``label_mapping`` task."""
+
+    mappings: list[LabelMapping] = Field(max_length=20)
+
+
+class NarrativeClaim(_Strict):
+    """A figure stated in running text, with the metric and period it is about."""
+
+    page: PageRef
+    quote: Short = Field(description="The words of the sentence around the figure, copied exactly.")
+    metric: Annotated[str, Field(max_length=60)]
+    period: Annotated[str, Field(max_length=40)]
+    value: float = Field(description="The figure as printed in the sentence (no scale applied).")
+    rationale: Rationale
+
+
+class NarrativeClaims(_Strict):
+    """Answer of the ``narrative_claims`` task."""
+
+    claims: list[NarrativeClaim] = Field(max_length=12)
+
+
+class PageSummary(_Strict):
+    """Ledger entry carried between windows of a long document."""
+
+    page: PageRef
+    summary: Annotated[str, Field(max_length=200)]
+
+
+class LedgerUpdate(_Strict):
+    """Answer of a ledger step: links found in this window and summaries of its pages."""
+
+    links: list[FigureLink] = Field(max_length=8)
+    pages: list[PageSummary] = Field(max_length=12)
+
+
+TASK_SCHEMAS: dict[str, type[BaseModel]] = {
+    "cross_page_links": CrossPageLinks,
+    "label_mapping": LabelMappings,
+    "narrative_claims": NarrativeClaims,
+    "ledger_step": LedgerUpdate,
+}
