@@ -8,12 +8,14 @@ import signal
 from typing import Literal
 
 import structlog
+from aiokafka import AIOKafkaProducer
 
 from consumers.kafka import KafkaTransport, ensure_topics
-from consumers.runner import Handler, RetryPolicy, Runner
-from consumers.services import ParseHandler, SinkHandler, VerifyHandler
+from consumers.runner import Handler, Outgoing, RetryPolicy, Runner
+from consumers.services import ParseHandler, SinkHandler, VerifyHandler, model_client, resume_pending
 from pipeline.config import EngineConfig
 from pipeline.isolation import IsolatedEngine
+from pipeline.model.strategy import ModelStage
 from pipeline.settings import Settings
 from pipeline.storage import ObjectStore
 from schemas.events import TOPICS
@@ -47,12 +49,16 @@ async def run_service(
     await asyncio.to_thread(store.ensure_bucket, settings.artifact_bucket)
     await ensure_topics(settings.kafka_bootstrap, sorted({settings.topic(t) for t in TOPICS}))
     engine: IsolatedEngine | None = None
+    background: list[asyncio.Task[None]] = []
     handler: Handler
     if stage == "parse":
         engine = IsolatedEngine(cfg)
         handler = ParseHandler(settings, store, engine)
     elif stage == "verify":
-        handler = VerifyHandler(settings, store)
+        model = ModelStage(model_client(settings))
+        handler = VerifyHandler(settings, store, model)
+        if model.client is not None:
+            background.append(asyncio.create_task(_resume_loop(settings, store, model, stop)))
     else:
         handler = SinkHandler(settings, store)
     idle = asyncio.Event()
@@ -70,9 +76,44 @@ async def run_service(
     try:
         await runner.run(stop)
     finally:
+        stop.set()
+        for task in background:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(task, 30)
         if engine is not None:
             await asyncio.to_thread(engine.close)
         log.warning(
             "service stopped", processed=runner.stats.processed, dead_lettered=runner.stats.dead_lettered
         )
     return runner
+
+
+async def _resume_loop(
+    settings: Settings, store: ObjectStore, model: ModelStage, stop: asyncio.Event, interval_s: float = 10.0
+) -> None:
+    """Every ``interval_s``: when the model server answers, complete documents left pending."""
+    producer = AIOKafkaProducer(
+        bootstrap_servers=settings.kafka_bootstrap,
+        transactional_id=f"{settings.topic_prefix}verify-resume-{settings.worker_id}",
+        enable_idempotence=True,
+        acks="all",
+        request_timeout_ms=30_000,
+        retry_backoff_ms=10,
+    )
+    await asyncio.wait_for(producer.start(), 60)
+
+    async def publish(out: list[Outgoing]) -> None:
+        async with producer.transaction():
+            for o in out:
+                await producer.send(o.topic, value=o.value, key=o.key, headers=list(o.headers))
+
+    try:
+        while not stop.is_set():
+            try:
+                await resume_pending(settings, store, model, publish)
+            except Exception as exc:  # the loop must outlive a bad round; the next one retries
+                log.warning("resuming pending documents failed", error=f"{type(exc).__name__}: {exc}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), interval_s)
+    finally:
+        await producer.stop()

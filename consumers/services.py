@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -28,6 +29,8 @@ from consumers.runner import Incoming, Outgoing, PermanentError, TransientError,
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.engine import verify
 from pipeline.isolation import IsolatedEngine
+from pipeline.model.client import Endpoint, ModelClient, Tier
+from pipeline.model.strategy import ModelStage
 from pipeline.settings import Settings
 from pipeline.storage import ObjectStore, StorageError, artifact_key, marker_key
 from schemas.events import LandingError, ParsedEvent, VerifiedEvent, parse_landing
@@ -151,15 +154,35 @@ class ParseHandler:
         await _mark(self.store, self.settings, "parsed", published, self.settings.topic("parsed"))
 
 
+def model_client(settings: Settings) -> ModelClient | None:
+    """A client for the configured model tiers, or None when no model is configured."""
+    eps = settings.model_endpoints()
+    if not eps:
+        return None
+    endpoints: dict[Tier, Endpoint] = {}
+    tiers: tuple[Tier, ...] = ("standard", "deep")
+    for tier in tiers:
+        if tier in eps:
+            url, name = eps[tier]
+            endpoints[tier] = Endpoint(url, name, api_key=settings.model_api_key)
+    return ModelClient(endpoints)
+
+
+def pending_key(doc_id: str) -> str:
+    """Marker of a document whose model stage is waiting for the model server."""
+    return f"pending/v{PIPELINE_VERSION}/{doc_id}.json"
+
+
 class VerifyHandler:
-    """parsed → facts, flags, verified."""
+    """parsed → facts, flags, verified (deterministic checks, then the model stage when configured)."""
 
     stage = "verify"
 
-    def __init__(self, settings: Settings, store: ObjectStore) -> None:
-        """Wire the store."""
+    def __init__(self, settings: Settings, store: ObjectStore, model: ModelStage | None = None) -> None:
+        """Wire the store and the model stage (None: skipped)."""
         self.settings = settings
         self.store = store
+        self.model = model or ModelStage(None)
 
     async def handle(self, msg: Incoming) -> list[Outgoing]:
         """Check one parsed document and publish its facts and flags."""
@@ -189,6 +212,17 @@ class VerifyHandler:
                     doc_id=doc_id,
                 ) from exc
             result = await asyncio.to_thread(verify, parsed)
+            result = await self.model.run(result)
+            assert result.model is not None
+            if result.model.status == "pending":
+                # The model server is down: publish the deterministic results now, finish the rest later.
+                await _storage(
+                    self.store.put_bytes,
+                    self.settings.artifact_bucket,
+                    pending_key(doc_id),
+                    json.dumps({"doc_id": doc_id, "trace_id": trace_id, "source": event.source}).encode(),
+                )
+                log.warning("model stage pending", reason=result.model.reason)
             uri = await _storage(
                 self.store.put_bytes,
                 self.settings.artifact_bucket,
@@ -214,7 +248,7 @@ class VerifyHandler:
                 artifact=str(uri),
                 facts=len(result.facts),
                 flags=len(result.flags),
-                model_stage="skipped",
+                model_stage=result.model.status,
             )
             out.append(
                 Outgoing(self.settings.topic("verified"), key, verified.model_dump_json().encode(), headers)
@@ -278,3 +312,66 @@ async def _mark(
                 b"",
                 "text/plain",
             )
+
+
+async def resume_pending(
+    settings: Settings,
+    store: ObjectStore,
+    model: ModelStage,
+    publish: Callable[[list[Outgoing]], Awaitable[None]],
+) -> int:
+    """Complete the model stage of pending documents once the model server answers again.
+
+    For each pending document: run the model stage on its verified artifact; when it is done, publish the
+    new findings (facts and flags the first pass did not have) and an updated ``verified`` event in one
+    transaction (``publish``), rewrite the artifact, and drop the pending marker. Returns how many were
+    completed.
+    """
+    if model.client is None or not await model.client.healthy("deep"):
+        return 0
+    keys = [
+        o.key
+        for o in await asyncio.to_thread(
+            lambda: list(store.list_objects(settings.artifact_bucket, f"pending/v{PIPELINE_VERSION}/"))
+        )
+    ]
+    done = 0
+    for key in keys:
+        meta = json.loads(await _storage(store.read_uri, f"s3://{settings.artifact_bucket}/{key}"))
+        doc_id, trace_id = str(meta["doc_id"]), str(meta["trace_id"])
+        art = f"s3://{settings.artifact_bucket}/{artifact_key('verified', PIPELINE_VERSION, doc_id)}"
+        before = DocumentResult.model_validate_json(await _storage(store.read_uri, art))
+        after = await model.run(before.model_copy(update={"model": None}))
+        if after.model is None or after.model.status != "done":
+            break  # still down: try again later
+        new_flags = [f for f in after.flags if f.flag_id not in {g.flag_id for g in before.flags}]
+        new_facts = [f for f in after.facts if f.fact_id not in {g.fact_id for g in before.facts}]
+        await _storage(
+            store.put_bytes,
+            settings.artifact_bucket,
+            artifact_key("verified", PIPELINE_VERSION, doc_id),
+            after.model_dump_json().encode(),
+        )
+        headers = _headers(trace_id, doc_id, settings.worker_id)
+        k = doc_id.encode()
+        out = [Outgoing(settings.topic("facts"), k, f.model_dump_json().encode(), headers) for f in new_facts]
+        out += [
+            Outgoing(settings.topic("flags"), k, f.model_dump_json().encode(), headers) for f in new_flags
+        ]
+        event = VerifiedEvent(
+            doc_id=doc_id,
+            trace_id=trace_id,
+            source=after.source,
+            pipeline_version=PIPELINE_VERSION,
+            produced_at=utc_now(),
+            artifact=art,
+            facts=len(after.facts),
+            flags=len(after.flags),
+            model_stage="done",
+        )
+        out.append(Outgoing(settings.topic("verified"), k, event.model_dump_json().encode(), headers))
+        await publish(out)
+        await asyncio.to_thread(store.client.delete_object, Bucket=settings.artifact_bucket, Key=key)
+        log.warning("pending model stage completed", doc_id=doc_id[:12], new_flags=len(new_flags))
+        done += 1
+    return done

@@ -48,9 +48,24 @@ class Settings(BaseModel):
         default=None, description="Where the store publishes its notifications (default <prefix>landing)."
     )
     worker_id: str = Field(default_factory=socket.gethostname)
+    model_standard_url: str | None = Field(default=None, description="OpenAI-compatible base URL (…/v1).")
+    model_deep_url: str | None = Field(default=None, description="Defaults to the standard endpoint.")
+    model_standard_name: str | None = None
+    model_deep_name: str | None = None
+    model_api_key: str | None = None
     notifications: bool = Field(
         default=True, description="Whether the store publishes bucket notifications to the landing topic."
     )
+
+    def model_endpoints(self) -> dict[str, tuple[str, str]]:
+        """``{tier: (base_url, model)}`` for the configured tiers; the deep tier falls back to standard."""
+        out: dict[str, tuple[str, str]] = {}
+        if self.model_standard_url:
+            out["standard"] = (self.model_standard_url, self.model_standard_name or "default")
+        deep_url = self.model_deep_url or self.model_standard_url
+        if deep_url:
+            out["deep"] = (deep_url, self.model_deep_name or self.model_standard_name or "default")
+        return out
 
     def topic(self, name: str) -> str:
         """A topic's full name."""
@@ -61,7 +76,13 @@ class Settings(BaseModel):
     @classmethod
     def load(cls, env_file: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from the env file, then the environment (which wins)."""
-        values = read_env_file(env_file or Path(os.environ.get("TIEOUT_ENV_FILE", DEFAULT_ENV_FILE)))
+        path = env_file or Path(os.environ.get("TIEOUT_ENV_FILE", DEFAULT_ENV_FILE))
+        values = read_env_file(path)
+        # The local model server (infra/model.sh) writes its own file next to the stack's.
+        model = read_env_file(path.with_name("model.env"))
+        if model.get("MODEL_BASE_URL"):
+            values.setdefault("MODEL_STANDARD_URL", model["MODEL_BASE_URL"])
+            values.setdefault("MODEL_NAME", model.get("MODEL_NAME", ""))
         values.update(environ if environ is not None else os.environ)
         fields = {
             "kafka_bootstrap": "KAFKA_BOOTSTRAP",
@@ -74,8 +95,16 @@ class Settings(BaseModel):
             "topic_prefix": "TOPIC_PREFIX",
             "landing_topic": "LANDING_TOPIC",
             "worker_id": "WORKER_ID",
+            "model_standard_url": "MODEL_STANDARD_URL",
+            "model_deep_url": "MODEL_DEEP_URL",
+            "model_standard_name": "MODEL_STANDARD_NAME",
+            "model_deep_name": "MODEL_DEEP_NAME",
+            "model_api_key": "MODEL_API_KEY",
         }
         kwargs: dict[str, object] = {f: values[k] for f, k in fields.items() if values.get(k)}
+        if values.get("MODEL_NAME"):
+            kwargs.setdefault("model_standard_name", values["MODEL_NAME"])
+            kwargs.setdefault("model_deep_name", values["MODEL_NAME"])
         if "S3_NOTIFICATIONS" in values:
             kwargs["notifications"] = values["S3_NOTIFICATIONS"].lower() not in ("0", "false", "no", "off")
         return cls.model_validate(kwargs)
