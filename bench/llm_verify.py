@@ -1,0 +1,137 @@
+"""The model stage on the sample documents, whole-document mode against ledger mode, in one run.
+
+Needs a model server (``bash infra/model.sh up`` writes ``.tieout/model.env``). For each sample document
+and each mode: requests, prompt and completion tokens, wall time, and the share of prompt tokens served
+from vLLM's prefix cache — read from the server's Prometheus counters (``/metrics``) before and after,
+and from ``usage.prompt_tokens_details.cached_tokens`` when the server reports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from pipeline.engine import process_path  # noqa: E402
+from pipeline.model.client import Endpoint, ModelClient  # noqa: E402
+from pipeline.model.strategy import ModelStage, ModelStageConfig  # noqa: E402
+from pipeline.settings import read_env_file  # noqa: E402
+
+_COUNTER = re.compile(r"^(vllm:prefix_cache_(?:hits|queries))(?:_total)?(?:\{[^}]*\})?\s+([0-9.eE+]+)$")
+
+
+def prefix_counters(base_url: str) -> dict[str, float]:
+    """The server's prefix-cache counters (tokens queried and hit), summed over label sets."""
+    root = base_url.rstrip("/").removesuffix("/v1")
+    text = httpx.get(f"{root}/metrics", timeout=10).text
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        m = _COUNTER.match(line.strip())
+        if m:
+            out[m.group(1)] = out.get(m.group(1), 0.0) + float(m.group(2))
+    return out
+
+
+async def run_one(
+    client: ModelClient, doc_path: Path, config: ModelStageConfig, base_url: str
+) -> dict[str, object]:
+    doc = process_path(doc_path)
+    before = prefix_counters(base_url)
+    t0 = time.monotonic()
+    result = await ModelStage(client, config).run(doc)
+    wall = time.monotonic() - t0
+    after = prefix_counters(base_url)
+    assert result.model is not None
+    calls = result.model.calls
+    queries = after.get("vllm:prefix_cache_queries", 0) - before.get("vllm:prefix_cache_queries", 0)
+    hits = after.get("vllm:prefix_cache_hits", 0) - before.get("vllm:prefix_cache_hits", 0)
+    cached = sum(c.cached_tokens or 0 for c in calls)
+    tokens_in = sum(c.tokens_in for c in calls)
+    return {
+        "doc": doc_path.name,
+        "status": result.model.status,
+        "requests": len(calls),
+        "ok": sum(1 for c in calls if c.ok),
+        "tokens_in": tokens_in,
+        "tokens_out": sum(c.tokens_out for c in calls),
+        "wall_s": round(wall, 2),
+        "prefix_cache_share": round(hits / queries, 3) if queries else None,
+        "usage_cached_share": round(cached / tokens_in, 3) if tokens_in else None,
+        "accepted": sum(1 for o in result.model.outcomes if o.accepted),
+        "rejected": sum(1 for o in result.model.outcomes if not o.accepted),
+    }
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    env = read_env_file(Path(os.environ.get("TIEOUT_MODEL_ENV", REPO / ".tieout" / "model.env")))
+    base = os.environ.get("MODEL_BASE_URL") or env.get("MODEL_BASE_URL")
+    if not base:
+        print("no model server: run `bash infra/model.sh up`", file=sys.stderr)
+        return 2
+    name = os.environ.get("MODEL_NAME") or env.get("MODEL_NAME", "smollm2")
+    ep = Endpoint(base, name, timeout_s=600)
+    client = ModelClient({"standard": ep, "deep": ep})
+    docs = sorted((REPO / "sample_docs").glob("*.pdf"))[: args.docs]
+    modes = {
+        "whole": ModelStageConfig(context_tokens=args.context_tokens, max_output_tokens=args.max_tokens),
+        "ledger": ModelStageConfig(
+            context_tokens=0, window_pages=args.window, max_output_tokens=args.max_tokens
+        ),
+    }
+    rows = []
+    try:
+        for d in docs:
+            for mode, cfg in modes.items():
+                row = await run_one(client, d, cfg, base)
+                row["mode"] = mode
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    finally:
+        await client.aclose()
+    print()
+    header = f"{'document':38s} {'mode':6s} {'req':>4s} {'tok in':>7s} {'tok out':>7s} {'wall s':>7s} {'cache':>6s}"
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        share = r["prefix_cache_share"]
+        print(
+            f"{str(r['doc'])[:38]:38s} {r['mode']!s:6s} {r['requests']!s:>4s} {r['tokens_in']!s:>7s} "
+            f"{r['tokens_out']!s:>7s} {r['wall_s']!s:>7s} {'-' if share is None else f'{share:.0%}':>6s}"
+        )
+    for mode in modes:
+        sel = [r for r in rows if r["mode"] == mode]
+        n = len(sel) or 1
+        print(
+            f"mean {mode:6s}: {sum(int(str(r['requests'])) for r in sel) / n:.1f} requests, "
+            f"{sum(int(str(r['tokens_in'])) for r in sel) / n:.0f} prompt tokens, "
+            f"{sum(float(str(r['wall_s'])) for r in sel) / n:.1f} s per document"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", type=int, default=6, help="how many sample documents")
+    ap.add_argument(
+        "--context-tokens", type=int, default=3000, help="whole-document budget (estimated tokens)"
+    )
+    ap.add_argument("--window", type=int, default=3, help="pages per ledger step")
+    ap.add_argument("--max-tokens", type=int, default=200, help="completion budget per request")
+    ap.add_argument("--json", type=Path)
+    return asyncio.run(main_async(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
