@@ -99,14 +99,15 @@ async def main_async(args: argparse.Namespace) -> int:
     finally:
         await client.aclose()
     print()
-    header = f"{'document':38s} {'mode':6s} {'req':>4s} {'tok in':>7s} {'tok out':>7s} {'wall s':>7s} {'cache':>6s}"
+    cols = ("req", "tok in", "tok out", "wall s", "cache")
+    header = f"{'document':38s} {'mode':6s} " + " ".join(f"{c:>7s}" for c in cols)
     print(header)
     print("-" * len(header))
     for r in rows:
         share = r["prefix_cache_share"]
         print(
             f"{str(r['doc'])[:38]:38s} {r['mode']!s:6s} {r['requests']!s:>4s} {r['tokens_in']!s:>7s} "
-            f"{r['tokens_out']!s:>7s} {r['wall_s']!s:>7s} {'-' if share is None else f'{share:.0%}':>6s}"
+            f"{r['tokens_out']!s:>7s} {r['wall_s']!s:>7s} {'-' if share is None else f'{share:.0%}':>7s}"
         )
     for mode in modes:
         sel = [r for r in rows if r["mode"] == mode]
