@@ -25,10 +25,11 @@ demo: venv
 	$(BIN)/tieout run sample_docs --out $(OUT)
 	@echo "Results are in $(OUT)/ (facts.jsonl, flags.jsonl, chunks.jsonl, tables.jsonl, errors.jsonl)"
 
-## test: lint, type-check, start the local stack (Kafka + S3 gateway), every test tier, stop the stack
+## test: lint, type-check, start the local stack (Kafka + S3 gateway + CPU vLLM server), every test tier, stop
 test: venv lint typecheck
 	bash infra/stack.sh up
-	@set +e; $(BIN)/python -m pytest -q; rc=$$?; bash infra/stack.sh down; exit $$rc
+	bash infra/model.sh up
+	@set +e; $(BIN)/python -m pytest -q; rc=$$?; bash infra/model.sh down; bash infra/stack.sh down; exit $$rc
 
 stack-up:
 	bash infra/stack.sh up
