@@ -178,28 +178,71 @@ healthy() { # PORT: /health answers 200 and /v1/models lists our model
   http_ok "http://127.0.0.1:$1/health" && http_ok "http://127.0.0.1:$1/v1/models" "\"id\":\"$MODEL_NAME\""
 }
 
-rss_of() { # PID: RSS of the process group led by PID (API server + engine core), in MiB
-  local pgid=$1 total=0 p kb
+rss_of() { # PID: memory of the process group led by PID (API server, engine core, worker), in MiB
+  # RSS summed over the processes counts shared pages more than once; PSS shares them out.
+  local pgid=$1 rss=0 pss=0 n=0 p r s
   for p in $(pgrep -g "$pgid" 2>/dev/null); do
-    kb=$(awk '/^VmRSS/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
-    total=$((total + ${kb:-0}))
+    read -r r s < <(awk '/^Rss:/ {r=$2} /^Pss:/ {s=$2} END {print r+0, s+0}' "/proc/$p/smaps_rollup" 2>/dev/null || echo "0 0")
+    rss=$((rss + r)); pss=$((pss + s)); n=$((n + 1))
   done
-  echo "$((total / 1024)) MiB"
+  echo "$((rss / 1024)) MiB (pss $((pss / 1024)) MiB, $n processes)"
+}
+
+engine_alive() { # PGID: an engine-core or worker process of that group still runs (zombies excluded)
+  local p
+  for p in $(pgrep -g "$1" 2>/dev/null); do
+    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q '^VLLM::' && return 0
+  done
+  return 1
 }
 
 stop_group() { # PID: SIGTERM the server, wait (bounded), then SIGKILL whatever is left of its process group
-  local pid=$1 deadline=$((SECONDS + STOP_TIMEOUT))
+  local pid=$1 deadline=$((SECONDS + STOP_TIMEOUT)) soft=$((SECONDS + 5))
   kill -TERM "$pid" 2>/dev/null || true
-  while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.5; done
-  if kill -0 "$pid" 2>/dev/null; then
+  while kill -0 "$pid" 2>/dev/null && ((SECONDS < soft)); do sleep 0.5; done
+  # vLLM aborts the engine at once (engine core and worker exit), but uvicorn's graceful shutdown then
+  # waits without limit for open client connections, which can no longer finish; vLLM ignores a second
+  # signal. Once the engine processes are gone there is nothing left to flush.
+  while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do
+    if ! engine_alive "$pid"; then
+      log "vllm: engine stopped; API server still waits for open client connections: SIGKILL"
+      break
+    fi
+    sleep 0.5
+  done
+  if kill -0 "$pid" 2>/dev/null && ((SECONDS >= deadline)); then
     log "vllm: still running after ${STOP_TIMEOUT}s, SIGKILL"
   fi
-  # the engine-core child shares the group (setsid made the server its leader): leave nothing behind
+  # the whole group (setsid made the server its leader): API server, engine core, worker, resource tracker
   if pgrep -g "$pid" >/dev/null 2>&1; then
     kill -KILL -- "-$pid" 2>/dev/null || true
     deadline=$((SECONDS + 10))
     while pgrep -g "$pid" >/dev/null 2>&1 && ((SECONDS < deadline)); do sleep 0.2; done
   fi
+}
+
+# ours_in_group PGID: pids of that process group that are this server's (engine core, worker, resource
+# tracker): after a SIGKILL of the API server alone they live on, holding GBs of memory.
+ours_in_group() {
+  local p
+  for p in $(pgrep -g "$1" 2>/dev/null); do
+    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qE -- "^VLLM::|^$VENV/bin/python" && echo "$p"
+  done
+  return 0
+}
+
+kill_leftovers() { # stale pid file: SIGKILL what is left of that server's process group
+  [[ -f "$PID_FILE" ]] || return 0
+  local pgid left
+  pgid=$(<"$PID_FILE")
+  [[ -n "$pgid" ]] || return 0
+  left=$(ours_in_group "$pgid")
+  [[ -n "$left" ]] || return 0
+  log "vllm: killing leftover processes of the previous server: ${left//$'\n'/ }"
+  # shellcheck disable=SC2086
+  kill -KILL $left 2>/dev/null || true
+  local deadline=$((SECONDS + 10))
+  while [[ -n "$(ours_in_group "$pgid")" ]] && ((SECONDS < deadline)); do sleep 0.2; done
 }
 
 STARTED=0
@@ -270,6 +313,7 @@ cmd_up() {
     cat "$ENV_FILE"
     return
   fi
+  kill_leftovers
   rm -f "$PID_FILE" "$ENV_FILE"
   trap cleanup_on_failure EXIT
   resolve_port
@@ -286,6 +330,7 @@ cmd_up() {
     --max-model-len "$MODEL_MAX_LEN" \
     --kv-cache-memory-bytes "$MODEL_KV_CACHE_BYTES" \
     --enforce-eager \
+    --enable-prompt-tokens-details \
     $MODEL_EXTRA_ARGS </dev/null >"$LOG" 2>&1 &
   echo $! >"$PID_FILE"
   STARTED=1
@@ -305,6 +350,7 @@ cmd_up() {
 
 cmd_down() {
   if ! pid_alive; then
+    kill_leftovers
     rm -f "$PID_FILE" "$ENV_FILE"
     log "vllm: not running"
     return

