@@ -129,7 +129,7 @@ def main() -> int:
         "--context-tokens", type=int, default=3000, help="whole-document budget (estimated tokens)"
     )
     ap.add_argument("--window", type=int, default=3, help="pages per ledger step")
-    ap.add_argument("--max-tokens", type=int, default=200, help="completion budget per request")
+    ap.add_argument("--max-tokens", type=int, default=800, help="completion budget per request")
     ap.add_argument("--json", type=Path)
     return asyncio.run(main_async(ap.parse_args()))
 

@@ -12,8 +12,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Short = Annotated[str, Field(max_length=120)]
-Rationale = Annotated[str, Field(max_length=240)]
+Short = Annotated[str, Field(max_length=80)]
+Rationale = Annotated[str, Field(max_length=100)]
 PageRef = Annotated[int, Field(ge=1, le=100_000)]
 
 
@@ -36,7 +36,7 @@ class FigureLink(_Strict):
 class CrossPageLinks(_Strict):
     """Answer of the ``cross_page_links`` task."""
 
-    links: list[FigureLink] = Field(max_length=12)
+    links: list[FigureLink] = Field(max_length=6)
 
 
 class LabelMapping(_Strict):
@@ -50,7 +50,7 @@ class LabelMapping(_Strict):
 class LabelMappings(_Strict):
     """Answer of the ``label_mapping`` task."""
 
-    mappings: list[LabelMapping] = Field(max_length=20)
+    mappings: list[LabelMapping] = Field(max_length=10)
 
 
 class NarrativeClaim(_Strict):
@@ -67,21 +67,21 @@ class NarrativeClaim(_Strict):
 class NarrativeClaims(_Strict):
     """Answer of the ``narrative_claims`` task."""
 
-    claims: list[NarrativeClaim] = Field(max_length=12)
+    claims: list[NarrativeClaim] = Field(max_length=6)
 
 
 class PageSummary(_Strict):
     """Ledger entry carried between windows of a long document."""
 
     page: PageRef
-    summary: Annotated[str, Field(max_length=200)]
+    summary: Annotated[str, Field(max_length=100)]
 
 
 class LedgerUpdate(_Strict):
     """Answer of a ledger step: links found in this window and summaries of its pages."""
 
-    links: list[FigureLink] = Field(max_length=8)
-    pages: list[PageSummary] = Field(max_length=12)
+    links: list[FigureLink] = Field(max_length=4)
+    pages: list[PageSummary] = Field(max_length=6)
 
 
 TASK_SCHEMAS: dict[str, type[BaseModel]] = {

@@ -78,8 +78,8 @@ class ModelStageConfig:
 
     context_tokens: int = 6000
     window_pages: int = 4
-    max_output_tokens: int = 400
-    max_labels: int = 20
+    max_output_tokens: int = 800
+    max_labels: int = 10
     claim_pages_per_call: int = 3
 
 
@@ -226,7 +226,7 @@ class ModelStage:
         if count_tokens(whole) <= self.config.context_tokens:
             prompt = load_prompt("cross_page_links")
             answer = await self._ask(
-                "cross_page_links", prompt.messages(document=whole, max_items="12"), CrossPageLinks, "whole"
+                "cross_page_links", prompt.messages(document=whole, max_items="6"), CrossPageLinks, "whole"
             )
             return list(answer.links) if isinstance(answer, CrossPageLinks) else []
         # Ledger mode: windows of pages, the ledger carried from step to step.

@@ -44,7 +44,7 @@ def test_schema_valid_answers_are_verified_and_merged(model_env: dict[str, str])
         ep = Endpoint(model_env["MODEL_BASE_URL"], model_env.get("MODEL_NAME", "smollm2"), timeout_s=300)
         client = ModelClient({"standard": ep, "deep": ep})
         try:
-            return await ModelStage(client, ModelStageConfig(context_tokens=3000, max_output_tokens=200)).run(
+            return await ModelStage(client, ModelStageConfig(context_tokens=3000, max_output_tokens=800)).run(
                 doc
             )
         finally:

@@ -51,7 +51,14 @@ class Switch:
         asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(10)
         self.up.clear()
 
+    async def _cancel_all(self) -> None:
+        tasks = [t for t in asyncio.all_tasks(self.loop) if t is not asyncio.current_task()]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     def close(self) -> None:
         self.turn_off()
+        asyncio.run_coroutine_threadsafe(self._cancel_all(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=5)
