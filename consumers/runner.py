@@ -299,7 +299,6 @@ class Runner:
             self.idle.set()
 
     async def _handle_with_retries(self, msg: Incoming) -> list[Outgoing]:
-        stage = self.handler.stage
         attempt = 0
         while True:
             attempt += 1
@@ -307,21 +306,7 @@ class Runner:
                 return await self.handler.handle(msg)
             except PermanentError as exc:
                 log.warning("permanent error: dead-lettering", error=str(exc), category=exc.category)
-                self.stats.dead_lettered += 1
-                return [
-                    dead_letter(
-                        msg,
-                        stage=stage,
-                        error_class=type(exc).__name__,
-                        category=exc.category,
-                        message=str(exc),
-                        attempts=attempt,
-                        dlq_topic=self.dlq_topic,
-                        doc_id=exc.doc_id,
-                        source=exc.source,
-                        error=exc.error,
-                    )
-                ]
+                return self._dead(msg, exc, attempt, exc.category, exc)
             except Exception as exc:
                 transient = isinstance(exc, TransientError | TimeoutError | ConnectionError)
                 if not transient or attempt >= self.retry.attempts:
@@ -329,24 +314,32 @@ class Runner:
                     log.error(
                         f"{why}: dead-lettering", error=f"{type(exc).__name__}: {exc}", attempts=attempt
                     )
-                    self.stats.dead_lettered += 1
-                    return [
-                        dead_letter(
-                            msg,
-                            stage=stage,
-                            error_class=type(exc).__name__,
-                            category="transient_exhausted" if transient else "internal",
-                            message=str(exc),
-                            attempts=attempt,
-                            dlq_topic=self.dlq_topic,
-                        )
-                    ]
+                    return self._dead(msg, exc, attempt, "transient_exhausted" if transient else "internal")
                 self.stats.retries += 1
                 delay = self.retry.delay(attempt)
                 log.info(
                     "transient error: retrying", error=str(exc), attempt=attempt, delay_s=round(delay, 2)
                 )
                 await asyncio.sleep(delay)
+
+    def _dead(
+        self, msg: Incoming, exc: Exception, attempts: int, category: str, perm: PermanentError | None = None
+    ) -> list[Outgoing]:
+        self.stats.dead_lettered += 1
+        return [
+            dead_letter(
+                msg,
+                stage=self.handler.stage,
+                error_class=type(exc).__name__,
+                category=category,
+                message=str(exc),
+                attempts=attempts,
+                dlq_topic=self.dlq_topic,
+                doc_id=perm.doc_id if perm else None,
+                source=perm.source if perm else None,
+                error=perm.error if perm else None,
+            )
+        ]
 
     async def _commit_with_retries(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
         attempt = 0

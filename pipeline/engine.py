@@ -274,16 +274,10 @@ def _label_key(taxonomy: Taxonomy) -> Callable[[str], str]:
 
 
 def parse_bytes(data: bytes, *, source: str, config: EngineConfig | None = None) -> DocumentResult:
-    """Stage: parse one PDF held in memory into tables, chunks and facts (no checks yet).
+    """Stage: parse one PDF held in memory into tables, chunks and facts; :func:`verify` adds the flags.
 
-    Args:
-        data: The PDF's bytes.
-        source: File name or object key, carried on every record.
-        config: Limits and tuning; defaults when None.
-
-    Returns:
-        The document's tables, chunks, facts, flags and errors. ``result.failed`` tells whether the
-        document could not be processed at all.
+    Arguments are those of :func:`process_bytes`; ``result.failed`` tells whether the document could not
+    be processed at all.
     """
     cfg = config or EngineConfig()
     t0 = time.monotonic()

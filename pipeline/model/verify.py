@@ -96,6 +96,23 @@ def _reject(task: str, reason: str, proposal: object, pages: Sequence[int] = ())
     return ProposalOutcome(task=task, accepted=False, reason=reason, proposal=dump, pages=sorted(set(pages)))
 
 
+def _accept(
+    task: str,
+    reason: str,
+    proposal: FigureLink | LabelMapping | NarrativeClaim,
+    pages: Sequence[int],
+    flag: Flag | None = None,
+) -> ProposalOutcome:
+    return ProposalOutcome(
+        task=task,
+        accepted=True,
+        reason=reason,
+        proposal=proposal.model_dump(),
+        pages=sorted(set(pages)),
+        flag_id=flag.flag_id if flag else None,
+    )
+
+
 def _period(text: str) -> Period | None:
     return parse_period(text)
 
@@ -132,24 +149,12 @@ def verify_link(
     a, b = sides
     cmp = compare_values(a.base, a.decimals, b.base, b.decimals)
     if cmp.ok:
-        return ProposalOutcome(
-            task=task,
-            accepted=True,
-            reason="verified_consistent",
-            proposal=link.model_dump(),
-            pages=sorted(pages),
-        ), None
+        return _accept(task, "verified_consistent", link, sorted(pages)), None
     if any(
         f.metric == metric.id and f.period and f.period.key == period.key and set(pages) <= set(f.pages)
         for f in flags
     ):
-        return ProposalOutcome(
-            task=task,
-            accepted=True,
-            reason="already_flagged",
-            proposal=link.model_dump(),
-            pages=sorted(pages),
-        ), None
+        return _accept(task, "already_flagged", link, sorted(pages)), None
     evidence = [
         Evidence(page=p.page, bbox=p.bbox, text=p.text, role=role, value=p.base)
         for p, role in ((a, "model_link_a"), (b, "model_link_b"))
@@ -170,10 +175,7 @@ def verify_link(
         period=period,
         comparison=cmp,
     )
-    outcome = ProposalOutcome(
-        task=task, accepted=True, reason="verified_mismatch", proposal=link.model_dump(), pages=sorted(pages),
-        flag_id=flag.flag_id,
-    )  # fmt: skip
+    outcome = _accept(task, "verified_mismatch", link, sorted(pages), flag)
     return outcome, flag
 
 
@@ -239,14 +241,7 @@ def verify_mapping(
         return _reject(task, "no_figures", m), []
     # Figures that agree with facts already read corroborate the mapping; a metric with no facts yet
     # cannot refute it, and the outcome says so.
-    outcome = ProposalOutcome(
-        task=task,
-        accepted=True,
-        reason="verified" if corroborated else "unrefuted",
-        proposal=m.model_dump(),
-        pages=sorted({f.page for f in facts}),
-    )
-    return outcome, facts
+    return _accept(task, "verified" if corroborated else "unrefuted", m, [f.page for f in facts]), facts
 
 
 def _norm(text: str) -> str:
@@ -297,13 +292,9 @@ def verify_claim(
     cmp = compare_values(n.value * 10**scale, n.decimals_printed - scale, ref.value, ref.decimals)
     pages = sorted({claim.page, ref.page})
     if cmp.ok:
-        return ProposalOutcome(
-            task=task, accepted=True, reason="verified_consistent", proposal=claim.model_dump(), pages=pages
-        ), None
+        return _accept(task, "verified_consistent", claim, pages), None
     if any(f.metric == metric.id and set(pages) <= set(f.pages) for f in flags):
-        return ProposalOutcome(
-            task=task, accepted=True, reason="already_flagged", proposal=claim.model_dump(), pages=pages
-        ), None
+        return _accept(task, "already_flagged", claim, pages), None
     bbox = blocks[0][1]
     flag = make_flag(
         rule=RULE,
@@ -331,8 +322,5 @@ def verify_claim(
         period=period,
         comparison=cmp,
     )
-    outcome = ProposalOutcome(
-        task=task, accepted=True, reason="verified_mismatch", proposal=claim.model_dump(), pages=pages,
-        flag_id=flag.flag_id,
-    )  # fmt: skip
+    outcome = _accept(task, "verified_mismatch", claim, pages, flag)
     return outcome, flag
