@@ -19,6 +19,7 @@ from pipeline.model.strategy import ModelStage
 from pipeline.settings import Settings
 from pipeline.storage import ObjectStore
 from schemas.events import TOPICS
+from schemas.models import DocumentResult
 
 log = structlog.get_logger(__name__)
 
@@ -60,7 +61,17 @@ async def run_service(
         if model.client is not None:
             background.append(asyncio.create_task(_resume_loop(settings, store, model, stop)))
     else:
-        handler = SinkHandler(settings, store)
+        postgres = None
+        if settings.pg_dsn:
+            from pipeline.sinks.postgres import PostgresSink
+
+            db = PostgresSink(settings.pg_dsn)
+            await asyncio.to_thread(db.migrate)
+
+            def postgres(result: DocumentResult, day: str, model_stage: str) -> None:
+                db.write(result, ingest_date=day, model_stage=model_stage)
+
+        handler = SinkHandler(settings, store, postgres=postgres)
     idle = asyncio.Event()
     transport = KafkaTransport(
         bootstrap=settings.kafka_bootstrap,

@@ -32,8 +32,10 @@ from pipeline.isolation import IsolatedEngine
 from pipeline.model.client import Endpoint, ModelClient, Tier
 from pipeline.model.strategy import ModelStage
 from pipeline.settings import Settings
+from pipeline.sinks.parquet import write_parquet
+from pipeline.sinks.quality import GateResult
 from pipeline.storage import ObjectStore, StorageError, artifact_key, marker_key
-from schemas.events import LandingError, ParsedEvent, VerifiedEvent, parse_landing
+from schemas.events import DocumentSummary, LandingError, ParsedEvent, VerifiedEvent, parse_landing
 from schemas.models import DocumentResult
 
 log = structlog.get_logger(__name__)
@@ -231,14 +233,8 @@ class VerifyHandler:
             )
             headers = _headers(trace_id, doc_id, self.settings.worker_id)
             key = doc_id.encode()
-            out = [
-                Outgoing(self.settings.topic("facts"), key, f.model_dump_json().encode(), headers)
-                for f in result.facts
-            ]
-            out += [
-                Outgoing(self.settings.topic("flags"), key, f.model_dump_json().encode(), headers)
-                for f in result.flags
-            ]
+            # Facts and flags reach the result topics through the sink, behind the quality gate.
+            out: list[Outgoing] = []
             verified = VerifiedEvent(
                 doc_id=doc_id,
                 trace_id=trace_id,
@@ -262,41 +258,116 @@ class VerifyHandler:
 
 
 class SinkHandler:
-    """verified → results/ingest_date=…/<doc_id>/{facts,flags}.jsonl in object storage."""
+    """verified → quality gate → Parquet datasets, PostgreSQL, and the result topics for data teams.
+
+    Nothing reaches any sink unless the document's batch passes the gate; a failing batch becomes a
+    dead-letter record naming the failed expectations. Every sink is idempotent: Parquet files and rows are
+    keyed by document id, and records already published for a document (kept in a manifest written after
+    the commit) are not published again, so replaying the topic adds nothing anywhere.
+    """
 
     stage = "sink"
 
-    def __init__(self, settings: Settings, store: ObjectStore) -> None:
-        """Wire the store."""
+    def __init__(
+        self,
+        settings: Settings,
+        store: ObjectStore,
+        *,
+        gate: Callable[[DocumentResult], GateResult] | None = None,
+        postgres: Callable[[DocumentResult, str, str], None] | None = None,
+    ) -> None:
+        """Wire the store, the gate (default: the repository's GX suites) and a PostgreSQL writer."""
         self.settings = settings
         self.store = store
+        self.gate = gate
+        self.postgres = postgres
+        self._manifests: dict[str, set[str]] = {}
+
+    def _gate(self, result: DocumentResult) -> GateResult:
+        if self.gate is None:
+            from pipeline.sinks.quality import default_gate
+
+            self.gate = default_gate().check
+        return self.gate(result)
 
     async def handle(self, msg: Incoming) -> list[Outgoing]:
-        """Write one document's facts and flags; keys depend only on the document: replays overwrite."""
+        """Gate one verified document, write it to every sink, and publish what is new."""
         try:
             event = VerifiedEvent.model_validate_json(msg.value or b"")
         except ValidationError as exc:
             raise PermanentError(
                 f"verified event breaks its schema: {exc.errors()[0]['msg']}", category="schema"
             ) from exc
-        raw = await _storage(self.store.read_uri, event.artifact)
-        result = DocumentResult.model_validate_json(raw)
-        day = event.produced_at[:10]
-        base = f"results/v{PIPELINE_VERSION}/ingest_date={day}/{event.doc_id}"
-        for name, records in (("facts", result.facts), ("flags", result.flags)):
-            body = "".join(r.model_dump_json() + "\n" for r in records).encode()
-            await _storage(
-                self.store.put_bytes,
-                self.settings.artifact_bucket,
-                f"{base}/{name}.jsonl",
-                body,
-                "application/x-ndjson",
+        doc_id = event.doc_id
+        result = DocumentResult.model_validate_json(await _storage(self.store.read_uri, event.artifact))
+        gate = await asyncio.to_thread(self._gate, result)
+        if not gate.success:
+            raise PermanentError(
+                "quality gate failed: " + ", ".join(gate.failed),
+                category="quality_gate",
+                doc_id=doc_id,
+                source=event.source,
             )
-        return []
+        day = event.produced_at[:10]
+        datasets = await _storage(write_parquet, self.store, self.settings.artifact_bucket, result, day)
+        if self.postgres is not None:
+            try:
+                await asyncio.to_thread(self.postgres, result, day, event.model_stage)
+            except Exception as exc:  # database down or timing out: retry the whole message
+                raise TransientError(f"postgres: {type(exc).__name__}: {exc}") from exc
+        done = await _storage(self._published, doc_id)
+        headers = _headers(event.trace_id, doc_id, self.settings.worker_id)
+        key = doc_id.encode()
+        out = [
+            Outgoing(self.settings.topic("facts"), key, f.model_dump_json().encode(), headers)
+            for f in result.facts
+            if f.fact_id not in done
+        ]
+        out += [
+            Outgoing(self.settings.topic("flags"), key, f.model_dump_json().encode(), headers)
+            for f in result.flags
+            if f.flag_id not in done
+        ]
+        summary = DocumentSummary(
+            doc_id=doc_id,
+            trace_id=event.trace_id,
+            source=event.source,
+            pipeline_version=PIPELINE_VERSION,
+            produced_at=utc_now(),
+            pages=result.stats.pages,
+            tables=len(result.tables),
+            facts=len(result.facts),
+            flags=len(result.flags),
+            errors=len(result.errors),
+            model_stage=event.model_stage,
+            datasets=datasets,
+        )
+        summary_id = f"summary:{event.model_stage}:{len(result.facts)}:{len(result.flags)}"
+        if summary_id not in done:
+            out.append(
+                Outgoing(self.settings.topic("summaries"), key, summary.model_dump_json().encode(), headers)
+            )
+        self._manifests[doc_id] = (
+            done | {f.fact_id for f in result.facts} | {f.flag_id for f in result.flags} | {summary_id}
+        )
+        return out
+
+    def _published(self, doc_id: str) -> set[str]:
+        key = f"sink/published/v{PIPELINE_VERSION}/{doc_id}.json"
+        if not self.store.exists(self.settings.artifact_bucket, key):
+            return set()
+        return set(json.loads(self.store.read_uri(f"s3://{self.settings.artifact_bucket}/{key}")))
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
-        """Nothing: the sink's writes are idempotent by key."""
-        return None
+        """Record what is now published for the document (a replay then publishes nothing new)."""
+        for doc_id, ids in list(self._manifests.items()):
+            await asyncio.to_thread(
+                self.store.put_bytes,
+                self.settings.artifact_bucket,
+                f"sink/published/v{PIPELINE_VERSION}/{doc_id}.json",
+                json.dumps(sorted(ids)).encode(),
+            )
+            del self._manifests[doc_id]
 
 
 async def _mark(
@@ -322,10 +393,9 @@ async def resume_pending(
 ) -> int:
     """Complete the model stage of pending documents once the model server answers again.
 
-    For each pending document: run the model stage on its verified artifact; when it is done, publish the
-    new findings (facts and flags the first pass did not have) and an updated ``verified`` event in one
-    transaction (``publish``), rewrite the artifact, and drop the pending marker. Returns how many were
-    completed.
+    For each pending document: run the model stage on its verified artifact; when it is done, rewrite the
+    artifact and publish an updated ``verified`` event (``publish``; the sink then gates and publishes the
+    new findings), and drop the pending marker. Returns how many were completed.
     """
     if model.client is None or not await model.client.healthy("deep"):
         return 0
@@ -345,7 +415,6 @@ async def resume_pending(
         if after.model is None or after.model.status != "done":
             break  # still down: try again later
         new_flags = [f for f in after.flags if f.flag_id not in {g.flag_id for g in before.flags}]
-        new_facts = [f for f in after.facts if f.fact_id not in {g.fact_id for g in before.facts}]
         await _storage(
             store.put_bytes,
             settings.artifact_bucket,
@@ -354,10 +423,8 @@ async def resume_pending(
         )
         headers = _headers(trace_id, doc_id, settings.worker_id)
         k = doc_id.encode()
-        out = [Outgoing(settings.topic("facts"), k, f.model_dump_json().encode(), headers) for f in new_facts]
-        out += [
-            Outgoing(settings.topic("flags"), k, f.model_dump_json().encode(), headers) for f in new_flags
-        ]
+        # The sink gates and publishes what is new (model findings) when it sees the updated event.
+        out: list[Outgoing] = []
         event = VerifiedEvent(
             doc_id=doc_id,
             trace_id=trace_id,

@@ -53,6 +53,7 @@ class Settings(BaseModel):
     model_standard_name: str | None = None
     model_deep_name: str | None = None
     model_api_key: str | None = None
+    pg_dsn: str | None = Field(default=None, description="PostgreSQL sink DSN; none: no database sink.")
     notifications: bool = Field(
         default=True, description="Whether the store publishes bucket notifications to the landing topic."
     )
@@ -83,6 +84,9 @@ class Settings(BaseModel):
         if model.get("MODEL_BASE_URL"):
             values.setdefault("MODEL_STANDARD_URL", model["MODEL_BASE_URL"])
             values.setdefault("MODEL_NAME", model.get("MODEL_NAME", ""))
+        pg = read_env_file(path.with_name("pg.env"))
+        if pg.get("PG_DSN"):
+            values.setdefault("PG_DSN", pg["PG_DSN"])
         values.update(environ if environ is not None else os.environ)
         fields = {
             "kafka_bootstrap": "KAFKA_BOOTSTRAP",
@@ -100,6 +104,7 @@ class Settings(BaseModel):
             "model_standard_name": "MODEL_STANDARD_NAME",
             "model_deep_name": "MODEL_DEEP_NAME",
             "model_api_key": "MODEL_API_KEY",
+            "pg_dsn": "PG_DSN",
         }
         kwargs: dict[str, object] = {f: values[k] for f, k in fields.items() if values.get(k)}
         if values.get("MODEL_NAME"):

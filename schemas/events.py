@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas.models import DocumentStats, ErrorRecord, Fact, Flag, Record
 
-TOPICS = ("landing", "parsed", "verified", "facts", "flags", "dlq")
+TOPICS = ("landing", "parsed", "verified", "facts", "flags", "summaries", "dlq")
 """Topic names without the configurable prefix (default ``tieout.``)."""
 
 
@@ -175,6 +175,18 @@ class VerifiedEvent(EventBase):
     model_stage: Literal["done", "skipped", "pending"] = "skipped"
 
 
+class DocumentSummary(EventBase):
+    """Per-document summary on the ``summaries`` topic, published by the sink after the quality gate."""
+
+    pages: int
+    tables: int
+    facts: int
+    flags: int
+    errors: int
+    model_stage: Literal["done", "skipped", "pending"]
+    datasets: list[str] = Field(default_factory=list, description="s3:// URIs of the Parquet files written.")
+
+
 class DeadLetter(Record):
     """A message that could not be processed, with why; the original message rides along.
 
@@ -205,6 +217,7 @@ TOPIC_PAYLOADS: dict[str, type[BaseModel]] = {
     "verified": VerifiedEvent,
     "facts": Fact,
     "flags": Flag,
+    "summaries": DocumentSummary,
     "dlq": DeadLetter,
 }
 """The payload model of each topic (without prefix)."""

@@ -77,6 +77,7 @@ def test_pending_while_the_server_is_unreachable_then_completed(
         )
         it.services.start("parse", "w1")
         it.services.start("verify", "w1")
+        it.services.start("sink", "w1")
         from tests.integration.test_services import _upload_boto3
 
         _upload_boto3(it, [SAMPLE], "model")

@@ -87,10 +87,10 @@ def test_results_on_kafka_equal_the_embedded_run(isolated: Isolated) -> None:
         expected_flags += [f.model_dump(mode="json") for f in r.flags]
     assert by_id(facts) == by_id(expected_facts)
     assert by_id(flags) == by_id(expected_flags)
-    # The sink wrote each document's results to object storage.
+    # The sink wrote each document's rows to the Parquet datasets.
     store = ObjectStore(it.settings)
-    written = [o.key for o in store.list_objects(it.settings.artifact_bucket, "results/")]
-    assert len([k for k in written if k.endswith("/facts.jsonl")]) == len(SAMPLES)
+    written = [o.key for o in store.list_objects(it.settings.artifact_bucket, "datasets/facts/")]
+    assert len(written) == len(SAMPLES)
 
 
 def test_hostile_pdf_is_dead_lettered_with_headers_while_others_complete(isolated: Isolated) -> None:
