@@ -19,6 +19,7 @@ import hashlib
 import json
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -31,6 +32,7 @@ from pipeline.engine import verify
 from pipeline.isolation import IsolatedEngine
 from pipeline.model.client import Endpoint, ModelClient, Tier
 from pipeline.model.strategy import ModelStage
+from pipeline.rewards.records import build_reward_records
 from pipeline.settings import Settings
 from pipeline.sinks.parquet import write_parquet
 from pipeline.sinks.quality import GateResult
@@ -342,13 +344,25 @@ class SinkHandler:
             model_stage=event.model_stage,
             datasets=datasets,
         )
+        rewards = build_reward_records(
+            result, created_at=datetime.fromisoformat(event.produced_at.replace("Z", "+00:00"))
+        )
+        out += [
+            Outgoing(self.settings.topic("rewards"), key, r.model_dump_json().encode(), headers)
+            for r in rewards
+            if f"reward:{r.record_id}:{r.reward:.6f}" not in done
+        ]
         summary_id = f"summary:{event.model_stage}:{len(result.facts)}:{len(result.flags)}"
         if summary_id not in done:
             out.append(
                 Outgoing(self.settings.topic("summaries"), key, summary.model_dump_json().encode(), headers)
             )
         self._manifests[doc_id] = (
-            done | {f.fact_id for f in result.facts} | {f.flag_id for f in result.flags} | {summary_id}
+            done
+            | {f.fact_id for f in result.facts}
+            | {f.flag_id for f in result.flags}
+            | {f"reward:{r.record_id}:{r.reward:.6f}" for r in rewards}
+            | {summary_id}
         )
         return out
 

@@ -246,6 +246,37 @@ def backfill(
     console.print(f"{len(todo)} object(s) without results")
 
 
+export_app = typer.Typer(no_args_is_help=True, help="Export datasets for ML teams.")
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("rewards")
+def export_rewards_cmd(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="PDF files or folders (default sample_docs).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("out/rewards"),
+) -> None:
+    """Reward records (JSONL + Parquet) and a prompt dataset for TRL/verl from the given documents."""
+    from pipeline.engine import process_path
+    from pipeline.rewards.dataset import build_dataset, export_dataset, export_rewards
+    from pipeline.rewards.records import build_reward_records
+
+    results = []
+    records = []
+    for f in collect_inputs(paths or [Path("sample_docs")]):
+        r = process_path(f)
+        if r.failed:
+            console.print(f"[yellow]skipped {f.name}: {r.errors[0].category}[/]")
+            continue
+        results.append(r)
+        records.extend(build_reward_records(r))
+    written = export_rewards(records, out) + export_dataset(build_dataset(results), out)
+    for p in written:
+        console.print(f"wrote {p}")
+    console.print(f"{len(records)} reward records from {len(results)} documents")
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

@@ -21,6 +21,13 @@ def all_records() -> dict[str, type[Record]]:
     return records
 
 
+def topic_payloads() -> dict[str, type[BaseModel]]:
+    """Every topic's payload model, the rewards topic's included (its record lives with the rewards code)."""
+    from pipeline.rewards.records import RewardRecord
+
+    return {**TOPIC_PAYLOADS, "rewards": RewardRecord}
+
+
 def render(model: type[BaseModel]) -> str:
     """A model's JSON Schema as stable, pretty-printed text."""
     schema = model.model_json_schema(mode="serialization")
@@ -35,7 +42,7 @@ def write_json_schemas(out_dir: Path = SCHEMA_DIR) -> list[Path]:
         (out_dir / f"{name}.schema.json", model) for name, model in all_records().items()
     ]
     targets += [
-        (out_dir / "topics" / f"{topic}.schema.json", model) for topic, model in TOPIC_PAYLOADS.items()
+        (out_dir / "topics" / f"{topic}.schema.json", model) for topic, model in topic_payloads().items()
     ]
     for path, model in targets:
         path.parent.mkdir(parents=True, exist_ok=True)
