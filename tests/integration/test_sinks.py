@@ -42,6 +42,8 @@ def test_sinks_write_parquet_and_topics_and_replays_add_nothing(isolated: Isolat
     assert _rows(store, bucket, "documents") == 2
     assert all(str(k).split("/")[3].startswith("ingest_date=") for k in _datasets(store, bucket, "facts"))
     facts_before = len(it.read(it.topic("facts"), until=lambda r: len(r) >= n_facts))
+    rewards = it.read(it.topic("rewards"), until=lambda r: len({x["doc_id"] for x in r}) >= 2)
+    assert rewards and all(0.0 <= float(str(r["reward"])) <= 1.0 for r in rewards)
     # Replay: the verified events go through the sink again.
     verified = it.read(it.topic("verified"), until=lambda r: len(r) >= 2)
     p = Producer({"bootstrap.servers": it.settings.kafka_bootstrap})
@@ -53,6 +55,7 @@ def test_sinks_write_parquet_and_topics_and_replays_add_nothing(isolated: Isolat
     assert _rows(store, bucket, "facts") == n_facts and _rows(store, bucket, "documents") == 2
     assert len(it.read(it.topic("facts"), until=lambda r: len(r) >= facts_before)) == facts_before
     assert len(it.read(it.topic("summaries"), until=lambda r: len(r) >= 2)) == 2
+    assert len(it.read(it.topic("rewards"), until=lambda r: len(r) >= len(rewards))) == len(rewards)
 
 
 def test_a_planted_violation_is_stopped_by_the_gate(isolated: Isolated) -> None:
