@@ -25,11 +25,13 @@ demo: venv
 	$(BIN)/tieout run sample_docs --out $(OUT)
 	@echo "Results are in $(OUT)/ (facts.jsonl, flags.jsonl, chunks.jsonl, tables.jsonl, errors.jsonl)"
 
-## test: lint, type-check, start the local stack (Kafka + S3 gateway + CPU vLLM server), every test tier, stop
+## test: lint, type-check, start the local stack (Kafka, S3 gateway, PostgreSQL, CPU vLLM), every test tier, stop
 test: venv lint typecheck
 	bash infra/stack.sh up
+	bash infra/postgres.sh up
 	bash infra/model.sh up
-	@set +e; $(BIN)/python -m pytest -q; rc=$$?; bash infra/model.sh down; bash infra/stack.sh down; exit $$rc
+	@set +e; $(BIN)/python -m pytest -q; rc=$$?; \
+	  bash infra/model.sh down; bash infra/postgres.sh down; bash infra/stack.sh down; exit $$rc
 
 stack-up:
 	bash infra/stack.sh up
@@ -49,6 +51,8 @@ unit: venv
 
 integration: venv
 	bash infra/stack.sh up
+	bash infra/postgres.sh up
+	bash infra/model.sh up
 	$(BIN)/python -m pytest -q -m integration
 
 schemas: venv

@@ -1,0 +1,364 @@
+"""PostgreSQL sink: one row per document, fact and flag, with ordered SQL migrations.
+
+Migrations are the ``NNNN_name.sql`` files of ``pipeline/sinks/migrations`` (shipped as package data),
+applied in numeric order, each in its own transaction and recorded in ``schema_migrations``. A writer
+replaces a document's rows as a whole: :meth:`PostgresSink.write` upserts the document, its facts and its
+flags and deletes the facts and flags the new result no longer has, in one transaction, so a replay adds
+nothing and a new pipeline version leaves exactly its own set.
+
+Every call is bounded: ``connect_timeout`` for connecting, ``statement_timeout`` and ``lock_timeout`` for
+each statement (including the wait for the migration lock).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from importlib import resources
+from types import TracebackType
+from typing import Any
+
+import psycopg
+
+from schemas.models import DocumentResult, Fact, Flag
+
+MIGRATIONS_PACKAGE = "pipeline.sinks"
+MIGRATIONS_DIR = "migrations"
+
+MIGRATION_LOCK_KEY = 0x7469656F7574  # "tieout" in ASCII: the advisory lock that serialises migrate()
+"""Key of the session advisory lock held while migrating (any constant shared by all tieout sinks)."""
+
+_MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+_SCHEMA_MIGRATIONS = b"""
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    text        PRIMARY KEY,
+    applied_at timestamptz NOT NULL DEFAULT now()
+)
+"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One migration file.
+
+    Attributes:
+        version: The file name without ``.sql`` (``0001_initial``); what ``schema_migrations`` records.
+        sql: The statements, run as one transaction (the file has no BEGIN/COMMIT of its own).
+    """
+
+    version: str
+    sql: str
+
+
+def order_migrations(names: Iterable[str]) -> list[str]:
+    """Return the migration file names in the order they apply.
+
+    Only ``NNNN_name.sql`` names count (other files, e.g. a README, are ignored); the order is the
+    numeric prefix, and two files with the same number are an error rather than an arbitrary order.
+
+    Args:
+        names: File names, in any order.
+
+    Returns:
+        The ``.sql`` migration names sorted by their number.
+
+    Raises:
+        ValueError: if two migrations share a number, or a ``.sql`` file is not named ``NNNN_name.sql``.
+    """
+    by_number: dict[int, str] = {}
+    for name in names:
+        if not name.endswith(".sql"):
+            continue
+        m = _MIGRATION_NAME.match(name)
+        if m is None:
+            raise ValueError(f"migration {name!r} is not named NNNN_lower_snake_name.sql")
+        number = int(m.group(1))
+        if number in by_number:
+            raise ValueError(f"migrations {by_number[number]!r} and {name!r} share the number {number:04d}")
+        by_number[number] = name
+    return [by_number[n] for n in sorted(by_number)]
+
+
+def load_migrations() -> list[Migration]:
+    """The migrations shipped with the package, in the order they apply."""
+    folder = resources.files(MIGRATIONS_PACKAGE).joinpath(MIGRATIONS_DIR)
+    names = [entry.name for entry in folder.iterdir() if entry.is_file()]
+    return [
+        Migration(name.removesuffix(".sql"), folder.joinpath(name).read_text(encoding="utf-8"))
+        for name in order_migrations(names)
+    ]
+
+
+def _numeric(value: float | None) -> Decimal | None:
+    """A float as the exact decimal it prints as, so ``numeric`` keeps what the record says.
+
+    Passing the float itself would go through PostgreSQL's float8-to-numeric cast, which keeps only
+    15 significant digits; ``repr`` is the shortest string that round-trips to the same float.
+    """
+    if value is None:
+        return None
+    if math.isnan(value):
+        return Decimal("NaN")
+    return Decimal(repr(value))
+
+
+def _json(value: object) -> str | None:
+    """JSON text for a ``jsonb`` parameter (``None`` stays SQL NULL)."""
+    return None if value is None else json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _fact_row(fact: Fact) -> tuple[Any, ...]:
+    record = json.loads(fact.model_dump_json())
+    period = fact.period
+    return (
+        fact.fact_id,
+        fact.doc_id,
+        fact.metric,
+        period.key if period else None,
+        period.kind if period else None,
+        _numeric(fact.value),
+        fact.printed,
+        fact.decimals,
+        fact.scale,
+        fact.currency,
+        fact.unit,
+        fact.page,
+        _json(record["bbox"]),
+        fact.origin,
+        fact.label,
+        fact.table_id,
+        fact.row,
+        fact.col,
+        fact.context,
+        _json(record),
+    )
+
+
+def _flag_row(flag: Flag) -> tuple[Any, ...]:
+    record = json.loads(flag.model_dump_json())
+    period = flag.period
+    return (
+        flag.flag_id,
+        flag.doc_id,
+        flag.rule,
+        flag.kind,
+        flag.severity,
+        flag.metric,
+        period.key if period else None,
+        flag.message,
+        _numeric(flag.expected),
+        _numeric(flag.actual),
+        _numeric(flag.difference),
+        _numeric(flag.tolerance),
+        list(flag.pages),
+        _json(record["evidence"]),
+        _json(record),
+    )
+
+
+_UPSERT_DOCUMENT = b"""
+INSERT INTO documents (doc_id, source, pipeline_version, pages, tables, facts, flags, errors,
+                       ingest_date, model_stage, updated_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())
+ON CONFLICT (doc_id) DO UPDATE SET
+    source = EXCLUDED.source, pipeline_version = EXCLUDED.pipeline_version, pages = EXCLUDED.pages,
+    tables = EXCLUDED.tables, facts = EXCLUDED.facts, flags = EXCLUDED.flags, errors = EXCLUDED.errors,
+    ingest_date = EXCLUDED.ingest_date, model_stage = EXCLUDED.model_stage, updated_at = now()
+"""
+
+_UPSERT_FACT = b"""
+INSERT INTO facts (fact_id, doc_id, metric, period_key, period_kind, value, printed, decimals, scale,
+                   currency, unit, page, bbox, origin, label, table_id, "row", col, context, record)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, %s::jsonb)
+ON CONFLICT (fact_id) DO UPDATE SET
+    doc_id = EXCLUDED.doc_id, metric = EXCLUDED.metric, period_key = EXCLUDED.period_key,
+    period_kind = EXCLUDED.period_kind, value = EXCLUDED.value, printed = EXCLUDED.printed,
+    decimals = EXCLUDED.decimals, scale = EXCLUDED.scale, currency = EXCLUDED.currency,
+    unit = EXCLUDED.unit, page = EXCLUDED.page, bbox = EXCLUDED.bbox, origin = EXCLUDED.origin,
+    label = EXCLUDED.label, table_id = EXCLUDED.table_id, "row" = EXCLUDED."row", col = EXCLUDED.col,
+    context = EXCLUDED.context, record = EXCLUDED.record
+"""
+
+_UPSERT_FLAG = b"""
+INSERT INTO flags (flag_id, doc_id, rule, kind, severity, metric, period_key, message, expected, actual,
+                   difference, tolerance, pages, evidence, record)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb)
+ON CONFLICT (flag_id) DO UPDATE SET
+    doc_id = EXCLUDED.doc_id, rule = EXCLUDED.rule, kind = EXCLUDED.kind, severity = EXCLUDED.severity,
+    metric = EXCLUDED.metric, period_key = EXCLUDED.period_key, message = EXCLUDED.message,
+    expected = EXCLUDED.expected, actual = EXCLUDED.actual, difference = EXCLUDED.difference,
+    tolerance = EXCLUDED.tolerance, pages = EXCLUDED.pages, evidence = EXCLUDED.evidence,
+    record = EXCLUDED.record
+"""
+
+# `<> ALL(empty array)` is true, so a result without facts (or flags) deletes them all, as it should.
+_DELETE_STALE_FACTS = b"DELETE FROM facts WHERE doc_id = %s AND fact_id <> ALL(%s::text[])"
+_DELETE_STALE_FLAGS = b"DELETE FROM flags WHERE doc_id = %s AND flag_id <> ALL(%s::text[])"
+
+
+class PostgresSink:
+    """Writes document results to PostgreSQL; one connection, every call bounded.
+
+    Usable as a context manager (``with PostgresSink(dsn) as sink: ...``), which closes it.
+    The connection is opened at construction and reopened on the next call if it broke.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        connect_timeout_s: float = 10,
+        statement_timeout_s: float = 60,
+        lock_timeout_s: float = 30,
+    ) -> None:
+        """Connect to ``dsn``.
+
+        Args:
+            dsn: A libpq connection string or URI (``postgresql://tieout@127.0.0.1:5432/tieout``).
+            connect_timeout_s: Bound on establishing the connection (libpq's minimum is 2 s).
+            statement_timeout_s: Bound on any one statement, server-side.
+            lock_timeout_s: Bound on waiting for a lock (row locks of a concurrent writer, the migration
+                lock), so contention fails with an error instead of hanging.
+
+        Raises:
+            psycopg.OperationalError: if the server cannot be reached within ``connect_timeout_s``.
+        """
+        self._dsn = dsn
+        # libpq takes whole seconds and treats values below 2 as 2
+        self._connect_timeout = max(2, math.ceil(connect_timeout_s))
+        self._options = (
+            f"-c statement_timeout={max(1, round(statement_timeout_s * 1000))} "
+            f"-c lock_timeout={max(1, round(lock_timeout_s * 1000))} "
+            # a session killed mid-transaction must not keep row locks for long
+            f"-c idle_in_transaction_session_timeout={max(1, round(statement_timeout_s * 1000))}"
+        )
+        self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._connection()
+
+    def _connection(self) -> psycopg.Connection[tuple[Any, ...]]:
+        """The open connection, (re)connected if it is closed or broken."""
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            if self._conn is not None:
+                self._conn.close()
+            self._conn = psycopg.connect(
+                self._dsn,
+                autocommit=True,  # transactions are explicit: conn.transaction() blocks
+                connect_timeout=self._connect_timeout,
+                options=self._options,
+                application_name="tieout-sink",
+            )
+        return self._conn
+
+    def migrate(self, migrations: Sequence[Migration] | None = None) -> list[str]:
+        """Apply the pending migrations in order; safe to call from several processes at once.
+
+        A session advisory lock serialises concurrent callers: the second one waits (at most
+        ``lock_timeout``), then finds everything applied and returns an empty list.
+
+        Args:
+            migrations: What to apply; defaults to the packaged migrations (:func:`load_migrations`).
+
+        Returns:
+            The versions applied by this call, in order (empty when the schema was current).
+        """
+        todo = load_migrations() if migrations is None else list(migrations)
+        conn = self._connection()
+        applied: list[str] = []
+        conn.execute(b"SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
+        try:
+            conn.execute(_SCHEMA_MIGRATIONS)
+            done = {str(r[0]) for r in conn.execute(b"SELECT version FROM schema_migrations").fetchall()}
+            for m in todo:
+                if m.version in done:
+                    continue
+                with conn.transaction():
+                    # bytes: no parameters, so psycopg sends the file as one simple query (several
+                    # statements are allowed) and no `%` in it is taken for a placeholder
+                    conn.execute(m.sql.encode("utf-8"))
+                    conn.execute(b"INSERT INTO schema_migrations (version) VALUES (%s)", (m.version,))
+                applied.append(m.version)
+        finally:
+            if not conn.broken:
+                conn.execute(b"SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
+        return applied
+
+    def write(self, result: DocumentResult, *, ingest_date: str, model_stage: str = "skipped") -> None:
+        """Store ``result`` as the document's current state, in one transaction.
+
+        Upserts the document row, its facts and its flags, and deletes the document's facts and flags
+        that ``result`` does not contain.
+
+        Args:
+            result: The document's result (verified or not).
+            ingest_date: ISO date ``YYYY-MM-DD`` the document was ingested (the partition date).
+            model_stage: The model stage's status for this result (``done``, ``pending``, ``skipped``).
+
+        Raises:
+            ValueError: if ``ingest_date`` is not an ISO date.
+            psycopg.Error: if the database rejects the write; nothing of it is kept.
+        """
+        day = date.fromisoformat(ingest_date)
+        # One row per id, in id order: a duplicate id would otherwise be upserted twice, and a fixed
+        # order means two writers of overlapping rows lock them in the same order (no deadlock).
+        facts = sorted({f.fact_id: f for f in result.facts}.values(), key=lambda f: f.fact_id)
+        flags = sorted({f.flag_id: f for f in result.flags}.values(), key=lambda f: f.flag_id)
+        conn = self._connection()
+        with conn.transaction(), conn.cursor() as cur:
+            # The document row first: its row lock serialises concurrent writers of the same document.
+            cur.execute(
+                _UPSERT_DOCUMENT,
+                (
+                    result.doc_id,
+                    result.source,
+                    result.pipeline_version,
+                    result.stats.pages or len(result.page_info),
+                    len(result.tables),
+                    len(facts),
+                    len(flags),
+                    len(result.errors),
+                    day,
+                    model_stage,
+                ),
+            )
+            if facts:
+                cur.executemany(_UPSERT_FACT, [_fact_row(f) for f in facts])
+            if flags:
+                cur.executemany(_UPSERT_FLAG, [_flag_row(f) for f in flags])
+            cur.execute(_DELETE_STALE_FACTS, (result.doc_id, [f.fact_id for f in facts]))
+            cur.execute(_DELETE_STALE_FLAGS, (result.doc_id, [f.flag_id for f in flags]))
+
+    def counts(self) -> dict[str, int]:
+        """Row counts of ``documents``, ``facts`` and ``flags``."""
+        row = (
+            self._connection()
+            .execute(
+                b"SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM facts),"
+                b" (SELECT count(*) FROM flags)"
+            )
+            .fetchone()
+        )
+        assert row is not None  # a SELECT without FROM always returns one row
+        return {"documents": int(row[0]), "facts": int(row[1]), "flags": int(row[2])}
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> PostgresSink:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

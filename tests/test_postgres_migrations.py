@@ -1,0 +1,38 @@
+"""Ordering and packaging of the PostgreSQL sink's migrations (no database needed)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pipeline.sinks.postgres import load_migrations, order_migrations
+
+
+def test_migrations_apply_in_numeric_order_and_other_files_are_ignored() -> None:
+    names = ["0010_tenth.sql", "README.md", "0002_second.sql", "0001_initial.sql"]
+    assert order_migrations(names) == ["0001_initial.sql", "0002_second.sql", "0010_tenth.sql"]
+    assert order_migrations([]) == []
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["0001_initial.sql", "0001_other.sql"],  # same number: the order would be arbitrary
+        ["1_initial.sql"],
+        ["0001-initial.sql"],
+        ["0001_Initial.sql"],
+    ],
+)
+def test_ambiguous_or_misnamed_migrations_are_rejected(names: list[str]) -> None:
+    with pytest.raises(ValueError):
+        order_migrations(names)
+
+
+def test_packaged_migrations_load() -> None:
+    migrations = load_migrations()
+    assert migrations[0].version == "0001_initial"
+    assert "CREATE TABLE documents" in migrations[0].sql
+    for m in migrations:  # each runs inside the sink's own transaction
+        code = "\n".join(line.split("--")[0] for line in m.sql.splitlines()).upper()
+        assert not re.search(r"\b(BEGIN|COMMIT|ROLLBACK)\b", code), m.version
