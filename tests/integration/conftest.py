@@ -17,14 +17,41 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psycopg
 import pytest
 from confluent_kafka import Consumer, Message
+from psycopg.conninfo import make_conninfo
 
 from pipeline.settings import Settings, read_env_file
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_FILE = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
 TIEOUT = REPO / ".venv" / "bin" / "tieout"
+PG_ENV = Path(os.environ.get("TIEOUT_PG_ENV", REPO / ".tieout" / "pg.env"))
+
+
+@pytest.fixture(scope="session")
+def pg_dsn() -> str:
+    env = read_env_file(PG_ENV)
+    if not env.get("PG_DSN"):
+        msg = f"local PostgreSQL not running ({PG_ENV} missing): run `bash infra/postgres.sh up`"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return env["PG_DSN"]
+
+
+@pytest.fixture
+def db_dsn(pg_dsn: str) -> Iterator[str]:
+    """A fresh, empty database for this test; dropped (even with open sessions) afterwards."""
+    name = f"it_{uuid.uuid4().hex}"
+    with psycopg.connect(pg_dsn, autocommit=True, connect_timeout=10) as conn:
+        conn.execute(f"CREATE DATABASE {name}".encode())
+    try:
+        yield make_conninfo(pg_dsn, dbname=name)
+    finally:
+        with psycopg.connect(pg_dsn, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)".encode())
 
 
 @pytest.fixture(scope="session")

@@ -6,56 +6,27 @@ afterwards), so tests never see each other's rows and the ``tieout`` database st
 
 from __future__ import annotations
 
-import os
 import threading
-import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg.conninfo import make_conninfo
 
 from pipeline.engine import process_path
-from pipeline.settings import read_env_file
 from pipeline.sinks.postgres import PostgresSink, load_migrations
 from schemas.models import DocumentResult, Fact, Flag
 
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[2]
-PG_ENV = Path(os.environ.get("TIEOUT_PG_ENV", REPO / ".tieout" / "pg.env"))
 # two samples that raise flags, so flags are covered as well as facts
 SAMPLES = [
     REPO / "sample_docs" / "northwind_2025_annual_report.pdf",
     REPO / "sample_docs" / "kaizen_fy2025_annual_report.pdf",
 ]
 DAY = "2026-11-30"
-
-
-@pytest.fixture(scope="session")
-def pg_dsn() -> str:
-    env = read_env_file(PG_ENV)
-    if not env.get("PG_DSN"):
-        msg = f"local PostgreSQL not running ({PG_ENV} missing): run `bash infra/postgres.sh up`"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return env["PG_DSN"]
-
-
-@pytest.fixture
-def db_dsn(pg_dsn: str) -> Iterator[str]:
-    """A fresh, empty database for this test; dropped (even with open sessions) afterwards."""
-    name = f"it_{uuid.uuid4().hex}"
-    with psycopg.connect(pg_dsn, autocommit=True, connect_timeout=10) as conn:
-        conn.execute(f"CREATE DATABASE {name}".encode())
-    try:
-        yield make_conninfo(pg_dsn, dbname=name)
-    finally:
-        with psycopg.connect(pg_dsn, autocommit=True, connect_timeout=10) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)".encode())
 
 
 @pytest.fixture

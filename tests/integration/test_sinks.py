@@ -29,8 +29,18 @@ def _rows(store: ObjectStore, bucket: str, name: str) -> int:
     return total
 
 
-def test_sinks_write_parquet_and_topics_and_replays_add_nothing(isolated: Isolated) -> None:
+def _pg_counts(dsn: str) -> dict[str, int]:
+    from pipeline.sinks.postgres import PostgresSink
+
+    with PostgresSink(dsn) as db:
+        return db.counts()
+
+
+def test_sinks_write_parquet_postgres_and_topics_and_replays_add_nothing(
+    isolated: Isolated, db_dsn: str
+) -> None:
     it = isolated
+    it.services.env["PG_DSN"] = db_dsn
     for stage in ("parse", "verify", "sink"):
         it.services.start(stage, "w1")
     _upload_boto3(it, SAMPLES[:2], "sink")
@@ -40,6 +50,9 @@ def test_sinks_write_parquet_and_topics_and_replays_add_nothing(isolated: Isolat
     n_facts = sum(int(str(s["facts"])) for s in summaries)
     assert _rows(store, bucket, "facts") == n_facts
     assert _rows(store, bucket, "documents") == 2
+    time.sleep(2)  # the sink commits Kafka after the database; the summary can arrive first by a hair
+    counts = _pg_counts(db_dsn)
+    assert counts["documents"] == 2 and counts["facts"] == n_facts
     assert all(str(k).split("/")[3].startswith("ingest_date=") for k in _datasets(store, bucket, "facts"))
     facts_before = len(it.read(it.topic("facts"), until=lambda r: len(r) >= n_facts))
     rewards = it.read(it.topic("rewards"), until=lambda r: len({x["doc_id"] for x in r}) >= 2)
@@ -53,6 +66,7 @@ def test_sinks_write_parquet_and_topics_and_replays_add_nothing(isolated: Isolat
     assert p.flush(30) == 0
     time.sleep(8)
     assert _rows(store, bucket, "facts") == n_facts and _rows(store, bucket, "documents") == 2
+    assert _pg_counts(db_dsn) == counts
     assert len(it.read(it.topic("facts"), until=lambda r: len(r) >= facts_before)) == facts_before
     assert len(it.read(it.topic("summaries"), until=lambda r: len(r) >= 2)) == 2
     assert len(it.read(it.topic("rewards"), until=lambda r: len(r) >= len(rewards))) == len(rewards)
