@@ -227,30 +227,8 @@ class VerifyHandler:
                     json.dumps({"doc_id": doc_id, "trace_id": trace_id, "source": event.source}).encode(),
                 )
                 log.warning("model stage pending", reason=result.model.reason)
-            uri = await _storage(
-                self.store.put_bytes,
-                self.settings.artifact_bucket,
-                artifact_key("verified", PIPELINE_VERSION, doc_id),
-                result.model_dump_json().encode(),
-            )
-            headers = _headers(trace_id, doc_id, self.settings.worker_id)
-            key = doc_id.encode()
             # Facts and flags reach the result topics through the sink, behind the quality gate.
-            out: list[Outgoing] = []
-            verified = VerifiedEvent(
-                doc_id=doc_id,
-                trace_id=trace_id,
-                source=event.source,
-                pipeline_version=PIPELINE_VERSION,
-                produced_at=utc_now(),
-                artifact=str(uri),
-                facts=len(result.facts),
-                flags=len(result.flags),
-                model_stage=result.model.status,
-            )
-            out.append(
-                Outgoing(self.settings.topic("verified"), key, verified.model_dump_json().encode(), headers)
-            )
+            out = [await _verified(self.store, self.settings, result, trace_id)]
             log.info("verified", facts=len(result.facts), flags=len(result.flags))
             return out
 
@@ -384,6 +362,32 @@ class SinkHandler:
             del self._manifests[doc_id]
 
 
+async def _verified(
+    store: ObjectStore, settings: Settings, result: DocumentResult, trace_id: str
+) -> Outgoing:
+    """Write a document's verified artifact and build the ``verified`` event that points at it."""
+    doc_id = result.doc_id
+    uri = await _storage(
+        store.put_bytes,
+        settings.artifact_bucket,
+        artifact_key("verified", PIPELINE_VERSION, doc_id),
+        result.model_dump_json().encode(),
+    )
+    event = VerifiedEvent(
+        doc_id=doc_id,
+        trace_id=trace_id,
+        source=result.source,
+        pipeline_version=PIPELINE_VERSION,
+        produced_at=utc_now(),
+        artifact=uri,
+        facts=len(result.facts),
+        flags=len(result.flags),
+        model_stage=result.model.status if result.model else "skipped",
+    )
+    headers = _headers(trace_id, doc_id, settings.worker_id)
+    return Outgoing(settings.topic("verified"), doc_id.encode(), event.model_dump_json().encode(), headers)
+
+
 async def _mark(
     store: ObjectStore, settings: Settings, stage: str, published: Sequence[Outgoing], topic: str
 ) -> None:
@@ -429,28 +433,8 @@ async def resume_pending(
         if after.model is None or after.model.status != "done":
             break  # still down: try again later
         new_flags = [f for f in after.flags if f.flag_id not in {g.flag_id for g in before.flags}]
-        await _storage(
-            store.put_bytes,
-            settings.artifact_bucket,
-            artifact_key("verified", PIPELINE_VERSION, doc_id),
-            after.model_dump_json().encode(),
-        )
-        headers = _headers(trace_id, doc_id, settings.worker_id)
-        k = doc_id.encode()
         # The sink gates and publishes what is new (model findings) when it sees the updated event.
-        out: list[Outgoing] = []
-        event = VerifiedEvent(
-            doc_id=doc_id,
-            trace_id=trace_id,
-            source=after.source,
-            pipeline_version=PIPELINE_VERSION,
-            produced_at=utc_now(),
-            artifact=art,
-            facts=len(after.facts),
-            flags=len(after.flags),
-            model_stage="done",
-        )
-        out.append(Outgoing(settings.topic("verified"), k, event.model_dump_json().encode(), headers))
+        out = [await _verified(store, settings, after, trace_id)]
         await publish(out)
         await asyncio.to_thread(store.client.delete_object, Bucket=settings.artifact_bucket, Key=key)
         log.warning("pending model stage completed", doc_id=doc_id[:12], new_flags=len(new_flags))
