@@ -319,7 +319,8 @@ def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = Non
         The document's tables, chunks, facts, flags and errors. ``result.failed`` tells whether the
         document could not be processed at all.
     """
-    return verify(parse_bytes(data, source=source, config=config))
+    with claims_cache():  # parse and verify read the same narrative: parse each block once
+        return verify(parse_bytes(data, source=source, config=config))
 
 
 def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> DocumentResult:

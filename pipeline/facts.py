@@ -1096,7 +1096,10 @@ _CLAIMS_CACHE: ContextVar[dict[_ClaimsKey, tuple[NarrativeClaim, ...]] | None] =
 
 @contextmanager
 def claims_cache() -> Iterator[None]:
-    """Share parsed narrative claims between the stages of one document's run."""
+    """Share parsed narrative claims between the stages of one document's run (nested scopes share one)."""
+    if _CLAIMS_CACHE.get() is not None:
+        yield
+        return
     token = _CLAIMS_CACHE.set({})
     try:
         yield
