@@ -158,11 +158,16 @@ def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) ->
                     currency=raw_currency(raw.currency) or currency,
                     period=periods.get(raw.col),
                 )
+        # model_construct: every field comes from the finder's own typed values (non-negative grid
+        # indices, 1-based pages, a validated TypedNumber), and validating each of the thousands of
+        # cells of a filing costs more than finding them. tests/test_sample_structure.py re-validates
+        # every cell of the sample documents to keep this honest.
         cells.append(
-            Cell(
+            Cell.model_construct(
                 row=row_idx,
                 col=raw.col,
                 col_span=raw.col_span,
+                row_span=1,
                 text=raw.text,
                 bbox=raw.bbox,
                 page=page,

@@ -46,3 +46,12 @@ def test_every_fact_and_chunk_points_at_a_real_page(name: str) -> None:
     assert all(p in c.pages for c in r.chunks for p in [c.page])
     assert any(c.kind == "table" for c in r.chunks) and any(c.kind == "text" for c in r.chunks)
     assert not r.errors
+
+
+@pytest.mark.parametrize("name", PDFS)
+def test_cells_built_without_validation_are_valid(name: str) -> None:
+    from schemas.models import Cell
+
+    for t in result(name).tables:
+        for c in t.cells:
+            assert Cell.model_validate(c.model_dump()) == c
