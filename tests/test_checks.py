@@ -20,89 +20,12 @@ from pipeline.checks.tolerance import (
 )
 from pipeline.facts import extract_facts
 from pipeline.taxonomy import load_taxonomy
-from schemas.models import Block, Cell, Flag, Period, Table, TypedNumber
+from schemas.models import Block, Flag, Table
+from tests.support.tables import make_table
 
 TAX = load_taxonomy()
 
 # --- builders (same shapes the table extractor produces) -------------------------------------------
-
-
-def period(key: str) -> Period:
-    if key.startswith("FY"):
-        return Period(kind="duration", key=key, label=key[2:], fiscal_year=int(key[2:]), months=12)
-    return Period(kind="instant", key=key, label=key, fiscal_year=int(key[:4]), end_date=key)
-
-
-def number(text: str, *, scale: int, per: Period | None) -> TypedNumber:
-    t = text.strip()
-    dash = t in {"—", "-", "–"}
-    negative = t.startswith("(")
-    pct = t.endswith("%")
-    digits = t.strip("()%$ ").replace(",", "")
-    value = 0.0 if dash else float(digits) * (-1 if negative else 1)
-    places = len(digits.split(".")[1]) if "." in digits else 0
-    sc = 0 if pct else scale
-    return TypedNumber(
-        text=t,
-        value=value,
-        scale=sc,
-        base_value=round(value * 10**sc, 6),
-        decimals=places - sc,
-        unit="percent" if pct else "currency",
-        currency=None if pct else "USD",
-        negative=negative,
-        is_dash=dash,
-        period=per,
-    )
-
-
-def make_table(
-    rows: Sequence[tuple[str, Sequence[str | None]]],
-    *,
-    periods: Sequence[str] = ("FY2025", "FY2024"),
-    scale: int = 6,
-    table_id: str = "t1",
-    page: int = 1,
-    indents: Sequence[float] | None = None,
-) -> Table:
-    pers = [period(p) for p in periods]
-    cells = [Cell(row=0, col=0, text="", page=page, is_header=True)]
-    cells += [Cell(row=0, col=i + 1, text=p.label, page=page, is_header=True) for i, p in enumerate(pers)]
-    for r, (label, values) in enumerate(rows, start=1):
-        y = 100.0 + 12 * r
-        x0 = indents[r - 1] if indents else 50.0
-        if label:
-            cells.append(Cell(row=r, col=0, text=label, page=page, bbox=(x0, y, 250.0, y + 10)))
-        for i, v in enumerate(values):
-            if v is not None:
-                n = number(v, scale=scale, per=pers[i])
-                cells.append(
-                    Cell(
-                        row=r,
-                        col=i + 1,
-                        text=v,
-                        page=page,
-                        number=n,
-                        bbox=(300.0 + 80 * i, y, 360.0 + 80 * i, y + 10),
-                    )
-                )
-    n_rows = len(rows) + 1
-    return Table(
-        table_id=table_id,
-        doc_id="doc",
-        source="doc.pdf",
-        page=page,
-        pages=[page],
-        bbox=(40, 80, 560, 100 + 12 * n_rows),
-        n_rows=n_rows,
-        n_cols=len(pers) + 1,
-        header_rows=1,
-        row_pages=[page] * n_rows,
-        cells=cells,
-        method="whitespace",
-        scale=scale,
-        currency="USD",
-    )
 
 
 def block(text: str, page: int = 2) -> Block:
