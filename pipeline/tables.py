@@ -158,11 +158,6 @@ def data_strength(segs: Sequence[Segment], h: float) -> int:
     return 1 if figs == 1 and len(segs) == 1 else 0
 
 
-def is_data_line(segs: Sequence[Segment], h: float) -> bool:
-    """A table row: a figure after a column-sized gap, or at least two figures."""
-    return data_strength(segs, h) == 2
-
-
 def is_prose(line: Line, region_width: float) -> bool:
     """A running-text line: one long segment of many words across most of the width."""
     if len(line.segments) != 1:

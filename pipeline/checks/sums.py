@@ -33,7 +33,7 @@ from pipeline.checks.tolerance import (
 )
 from pipeline.facts import RowView, table_rows
 from pipeline.taxonomy import Taxonomy, normalise_label
-from schemas.models import Cell, Evidence, Flag, Table
+from schemas.models import Cell, Evidence, Flag, Period, Table
 
 RULE = "TOT001"
 IDENTITY_RULE = "TOT001"
@@ -264,6 +264,29 @@ def _label(row: RowView | None) -> str:
     return " ".join(row.label.split()).rstrip(":") if row and row.label.strip() else "Unlabelled total"
 
 
+def _printed(v: _Value) -> tuple[int, int, Period | None]:
+    """Scale, printed decimal places and period of a figure, for messages."""
+    number = v.cell.number
+    scale = number.scale if number else 0
+    return scale, printed_decimals(v.decimals, scale), number.period if number else None
+
+
+def _mismatch(label: str, period: Period | None, c: Comparison, scale: int, places: int, claim: str) -> str:
+    """The mismatch sentence, "<label> <period> printed X but <claim> Y (…)", in the table's own units."""
+    return (
+        f"{label} {period_text(period)} printed {fmt_amount(c.actual, scale, places)} but {claim} "
+        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(abs(c.difference), scale, places)}, "
+        f"tolerance {fmt_small(c.tolerance, scale, places)})"
+    )
+
+
+def _evidence(v: _Value, name: str, role: str) -> Evidence:
+    """Where a figure of the arithmetic is printed."""
+    return Evidence(
+        page=v.cell.page, bbox=v.cell.bbox, text=f"{name}: {v.cell.text}", role=role, value=v.value
+    )
+
+
 def _sum_flag(
     table: Table,
     finding: _Finding,
@@ -273,40 +296,20 @@ def _sum_flag(
 ) -> Flag:
     s, res = finding.structure, finding.result
     total = grid[s.total][res.col]
-    number = total.cell.number
-    scale = number.scale if number else 0
-    places = printed_decimals(total.decimals, scale)
-    period = number.period if number else None
+    scale, places, period = _printed(total)
     total_row = by_index.get(s.total)
     label = _label(total_row)
     comp_labels = [_label(by_index.get(r)) for r, _ in s.components]
     how = "components sum" if s.convention == "sum" else f"{comp_labels[0]} less the items below it comes"
     c = res.comparison
     message = (
-        f"{label} {period_text(period)} printed {fmt_amount(c.actual, scale, places)} but {how} to "
-        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(abs(c.difference), scale, places)}, "
-        f"tolerance {fmt_small(c.tolerance, scale, places)}); components: {', '.join(comp_labels)}."
+        _mismatch(label, period, c, scale, places, f"{how} to") + f"; components: {', '.join(comp_labels)}."
     )
-    evidence = [
-        Evidence(
-            page=total.cell.page,
-            bbox=total.cell.bbox,
-            text=f"{label}: {total.cell.text}",
-            role="total",
-            value=total.value,
-        )
+    evidence = [_evidence(total, label, "total")]
+    evidence += [
+        _evidence(grid[r][res.col], name, "component" if sign > 0 else "subtracted component")
+        for (r, sign), name in zip(s.components, comp_labels, strict=True)
     ]
-    for (r, sign), name in zip(s.components, comp_labels, strict=True):
-        v = grid[r][res.col]
-        evidence.append(
-            Evidence(
-                page=v.cell.page,
-                bbox=v.cell.bbox,
-                text=f"{name}: {v.cell.text}",
-                role="component" if sign > 0 else "subtracted component",
-                value=v.value,
-            )
-        )
     metric = taxonomy.match(total_row.label) if total_row else None
     return make_flag(
         rule=RULE,
@@ -495,39 +498,15 @@ def _identity_flag(
     used: Sequence[tuple[RowView, _Value, int]],
 ) -> Flag:
     result = grid[result_row.index][col]
-    number = result.cell.number
-    scale = number.scale if number else 0
-    places = printed_decimals(result.decimals, scale)
-    period = number.period if number else None
+    scale, places, period = _printed(result)
     formula = " ".join(
         f"{'+' if sign > 0 and i else '-' if sign < 0 else ''} {_label(row)}".strip()
         for i, (row, _, sign) in enumerate(used)
     )
     label = _label(result_row)
-    message = (
-        f"{label} {period_text(period)} printed {fmt_amount(c.actual, scale, places)} but {formula} gives "
-        f"{fmt_amount(c.expected, scale, places)} (difference {fmt_small(abs(c.difference), scale, places)}, "
-        f"tolerance {fmt_small(c.tolerance, scale, places)})."
-    )
-    evidence = [
-        Evidence(
-            page=result.cell.page,
-            bbox=result.cell.bbox,
-            text=f"{label}: {result.cell.text}",
-            role="total",
-            value=result.value,
-        )
-    ]
-    evidence.extend(
-        Evidence(
-            page=v.cell.page,
-            bbox=v.cell.bbox,
-            text=f"{_label(row)}: {v.cell.text}",
-            role="component",
-            value=v.value,
-        )
-        for row, v, _ in used
-    )
+    message = _mismatch(label, period, c, scale, places, f"{formula} gives") + "."
+    evidence = [_evidence(result, label, "total")]
+    evidence += [_evidence(v, _label(row), "component") for row, v, _ in used]
     return make_flag(
         rule=IDENTITY_RULE,
         kind="sum_mismatch",
