@@ -27,6 +27,14 @@ from pipeline.facts import claims_cache, extract_facts, extract_text_facts
 from pipeline.ids import stable_id
 from pipeline.layout import Word, build_lines, transform_words
 from pipeline.plumber import second_opinion
+from pipeline.scales import (
+    PageContext,
+    ScaleResolution,
+    document_default,
+    resolve_group_scales,
+    scale_errors,
+    scan_page_scales,
+)
 from pipeline.stitch import stitch_pages
 from pipeline.structure import infer_missing_scales, type_group
 from pipeline.tables import RawTable, Rules, find_tables, rules_from_drawings
@@ -76,6 +84,8 @@ class PageResult:
     tables: list[RawTable]
     words: int
     error: ErrorRecord | None = None
+    contexts: list[PageContext] = field(default_factory=list)
+    default_scale: ScaleResolution | None = None
 
 
 @dataclass(slots=True)
@@ -203,7 +213,8 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
     tables = find_tables(lines, pno, rect.width, collect_rules)
     blocks = _blocks(words, pno, [t.bbox for t in tables])
     info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(tables))
-    return PageResult(info, blocks, tables, len(words))
+    contexts = scan_page_scales(tables, lines) if tables else []
+    return PageResult(info, blocks, tables, len(words), None, contexts, document_default(lines))
 
 
 def _may_have_rules(page: pymupdf.Page) -> bool:
@@ -328,26 +339,32 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
     page_info: list[PageInfo] = []
     blocks: list[Block] = []
     per_page_tables: list[tuple[list[RawTable], float]] = []
+    page_scales: dict[int, ScaleResolution | None] = {}
+    headings: dict[int, str] = {}
+    defaults: dict[int, ScaleResolution] = {}
     words = 0
     for pr in iter_pages(doc, ctx, t0 + cfg.timeout_s):
         page_info.append(pr.info)
         words += pr.words
         blocks.extend(pr.blocks)
         per_page_tables.append((pr.tables, pr.info.height))
+        for raw, context in zip(pr.tables, pr.contexts, strict=True):
+            page_scales[id(raw)] = context.scale
+            headings[id(raw)] = context.heading
+        if pr.default_scale is not None:
+            defaults[pr.info.page] = pr.default_scale
     n_pages = doc.page_count
 
     if page_info and all(not p.has_text_layer for p in page_info):
         ctx.error("parse", "no_text_layer", "no page of the document has a text layer")
 
     groups = stitch_pages(per_page_tables)
+    resolved = resolve_group_scales([g.fragments for g in groups], page_scales, defaults)
     tables: list[Table] = []
-    for i, g in enumerate(groups):
+    for i, (g, scale) in enumerate(zip(groups, resolved, strict=True)):
         try:
-            tables.append(
-                type_group(
-                    g, doc_id=ctx.doc_id, source=ctx.source, table_id=stable_id(ctx.doc_id, "table", i)
-                )
-            )
+            table_id = stable_id(ctx.doc_id, "table", i)
+            tables.append(type_group(g, doc_id=ctx.doc_id, source=ctx.source, table_id=table_id, scale=scale))
         except Exception as exc:  # a table that cannot be typed is reported, the rest go on
             ctx.error("tables", "table_error", f"{type(exc).__name__}: {exc}", g.first.page)
     taxonomy = load_taxonomy()
@@ -369,6 +386,7 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
         source=ctx.source,
         default_year=max(years) if years else None,
     )
+    ctx.errors.extend(scale_errors(tables, facts))
     stats = DocumentStats(
         pages=n_pages,
         pages_parsed=sum(1 for p in page_info if p.has_text_layer),

@@ -8,16 +8,17 @@ it a ``context``) rather than letting a segment's "Revenue" be compared with the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
+from pipeline.grid import RowView, column_headers, table_rows
 from pipeline.ids import stable_id
 from pipeline.numbers import find_numbers
 from pipeline.taxonomy import MetricDef, Taxonomy, normalise_label
-from schemas.models import BBox, Block, Cell, Fact, Period, Table, TypedNumber
+from schemas.models import Block, Cell, Fact, Period, Table, TypedNumber
 
 __all__ = [
     "Amount",
@@ -32,98 +33,6 @@ __all__ = [
     "parse_claims",
     "table_rows",
 ]
-
-# Cells that only carry a currency symbol ("$" printed in its own column) are not figures.
-_CURRENCY_ONLY = re.compile(
-    r"^\s*(?:US\$|A\$|C\$|HK\$|S\$|R\$|\$|£|€|¥|₹|CHF|USD|GBP|EUR)\s*$", re.IGNORECASE
-)
-
-
-@dataclass(frozen=True, slots=True)
-class RowView:
-    """A body row of a table, reduced to what the checks need.
-
-    Attributes:
-        index: Row index in the table grid.
-        label: Row label as printed (text cells left of the first figure), '' when absent.
-        label_bbox: Box of the label's first cell.
-        indent: Left edge of the label (x0), a proxy for the indentation level.
-        page: Page the row is printed on.
-        numbers: Column → cell, for cells holding a typed figure.
-        subheader: True when a row without figures has text under the figure columns (a repeated
-            column header such as "£m £m"), which is not a section heading.
-    """
-
-    index: int
-    label: str
-    label_bbox: BBox | None
-    indent: float | None
-    page: int
-    numbers: Mapping[int, Cell]
-    subheader: bool = False
-
-    @property
-    def is_heading(self) -> bool:
-        """A label-only row: a section heading such as "Current assets" or "Segment A"."""
-        return bool(self.label.strip()) and not self.numbers and not self.subheader
-
-
-def _header_row_indices(table: Table) -> set[int]:
-    rows = {c.row for c in table.cells if c.is_header}
-    rows.update(range(table.header_rows))
-    return rows
-
-
-def table_rows(table: Table) -> list[RowView]:
-    """Body rows of a table in grid order (header rows left out).
-
-    Args:
-        table: A logical table.
-
-    Returns:
-        One view per body row that has at least one non-empty cell.
-    """
-    header_rows = _header_row_indices(table)
-    by_row: dict[int, list[Cell]] = {}
-    for cell in table.cells:
-        if cell.row not in header_rows:
-            by_row.setdefault(cell.row, []).append(cell)
-    views: list[RowView] = []
-    for r in sorted(by_row):
-        cells = sorted(by_row[r], key=lambda c: c.col)
-        numbers = {c.col: c for c in cells if c.number is not None}
-        texts = [c for c in cells if c.number is None and c.text.strip() and not _CURRENCY_ONLY.match(c.text)]
-        # The label is the text left of the first figure; in a row without figures, the first column's.
-        limit = min(numbers) if numbers else 1
-        label_cells = [c for c in texts if c.col < limit]
-        label = " ".join(c.text.strip() for c in label_cells)
-        bbox = label_cells[0].bbox if label_cells else None
-        page = table.row_pages[r] if r < len(table.row_pages) else cells[0].page
-        if not label and not numbers:
-            continue
-        # Text under the figure columns ("£m", "Notes", "2025") makes a row a sub-header, not a heading.
-        subheader = any(c.col >= limit for c in texts)
-        views.append(RowView(r, label, bbox, bbox[0] if bbox else None, page, numbers, subheader))
-    return views
-
-
-def column_headers(table: Table) -> dict[int, str]:
-    """Header text above each column (spanning header cells count for every column they cover).
-
-    Args:
-        table: A logical table.
-
-    Returns:
-        Column index → header text, rows joined top to bottom.
-    """
-    parts: dict[int, list[tuple[int, str]]] = {}
-    header_rows = _header_row_indices(table)
-    for cell in table.cells:
-        if cell.row in header_rows and cell.text.strip():
-            for col in range(cell.col, cell.col + cell.col_span):
-                parts.setdefault(col, []).append((cell.row, cell.text.strip()))
-    return {col: " ".join(t for _, t in sorted(items)) for col, items in parts.items()}
-
 
 # --- context -----------------------------------------------------------------------------------
 
@@ -267,14 +176,14 @@ _UNIT_COMPATIBLE: dict[str, frozenset[str]] = {
 }
 
 
-def _fact_number(metric: MetricDef, number: TypedNumber) -> tuple[float, int, int]:
-    """Value, decimals and scale of a cell's figure for this metric.
+def _fact_number(metric: MetricDef, number: TypedNumber) -> tuple[float | None, int | None, int | None]:
+    """Value, decimals and scale of a cell's figure for this metric (all None when the scale is unknown).
 
     Per-share amounts are never scaled: a table "in millions, except per share data" whose scale was
     applied to the EPS rows would otherwise turn $2.15 into 2,150,000.
     """
-    if metric.unit == "per_share" and number.scale != 0:
-        return number.value, number.decimals + number.scale, 0
+    if metric.unit == "per_share":
+        return number.value, number.places, 0
     return number.base_value, number.decimals, number.scale
 
 
@@ -370,6 +279,7 @@ def _cell_fact(
     period: Period,
 ) -> Fact:
     value, decimals, scale = _fact_number(metric, number)
+    scale_source = "cell" if metric.unit == "per_share" else number.scale_source
     key = period.key if period else None
     return Fact(
         fact_id=stable_id(table.doc_id, metric.id, key, row.page, table.table_id, row.index, cell.col),
@@ -382,8 +292,10 @@ def _cell_fact(
         period=period,
         value=value,
         printed=number.text or cell.text,
+        printed_value=number.value,
         decimals=decimals,
         scale=scale,
+        scale_source=scale_source,
         currency=number.currency or table.currency,
         unit=metric.fact_unit,
         page=row.page,
@@ -577,6 +489,7 @@ class Amount:
     scale: int
     currency: str | None
     percent: bool
+    printed_value: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -755,6 +668,7 @@ def _amounts(sentence: str) -> list[Amount]:
                 scale=scale,
                 currency=n.currency,
                 percent=n.percent,
+                printed_value=n.value,
             )
         )
     return out
@@ -1137,8 +1051,10 @@ def _text_fact(claim: NarrativeClaim, which: str, doc_id: str, source: str) -> F
         period=period,
         value=amount.value,
         printed=amount.text,
+        printed_value=amount.printed_value,
         decimals=amount.decimals,
         scale=amount.scale,
+        scale_source="cell",
         currency=amount.currency,
         unit=claim.metric.fact_unit,
         page=block.page,

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from schemas.models import Period, TypedNumber, Unit
+from schemas.models import Period, ScaleSource, TypedNumber, Unit
 
 __all__ = [
     "ParsedNumber",
@@ -573,7 +573,8 @@ def _ambiguous_symbol(text: str, currency: str | None) -> bool:
 def to_typed(
     parsed: ParsedNumber,
     *,
-    scale: int = 0,
+    scale: int | None = 0,
+    source: ScaleSource | None = "cell",
     currency: str | None = None,
     period: Period | None = None,
 ) -> TypedNumber:
@@ -582,6 +583,9 @@ def to_typed(
     Args:
         parsed: The figure as parsed by :func:`parse_number` or :func:`find_numbers`.
         scale: Power of ten the table or caption declares (3, 6, 9); used when the figure carries none.
+            None when nothing establishes it: the figure then keeps no scale, base value or decimals.
+        source: Where ``scale`` was established (see :data:`schemas.models.ScaleSource`); a figure that
+            carries its own scale ("$1.3bn"), or takes none (a percentage, a multiple), has ``cell``.
         currency: ISO code the table or caption declares; used when the figure carries none, and also
             in place of a bare ``$`` or ``¥`` (``C$`` filings print ``$``).
         period: The period of the figure's column, if known.
@@ -593,26 +597,35 @@ def to_typed(
     """
     unit: Unit
     eff_currency: str | None
+    eff_scale: int | None
+    eff_source: ScaleSource | None
     if parsed.percent:
-        eff_scale, eff_currency, unit = 0, None, "percent"
+        eff_scale, eff_source, eff_currency, unit = 0, "cell", None, "percent"
     elif _RATIO_TAIL.search(parsed.text):
         # A multiple ("2.5x") is a pure number: the table's money unit does not apply to it.
-        eff_scale, eff_currency, unit = 0, None, "ratio"
+        eff_scale, eff_source, eff_currency, unit = 0, "cell", None, "ratio"
     else:
-        eff_scale = parsed.scale or scale
+        eff_scale, eff_source = (parsed.scale, "cell") if parsed.scale else (scale, source)
+        if eff_scale is None:
+            eff_source = None
         eff_currency = parsed.currency or currency
         if currency and parsed.currency and _ambiguous_symbol(parsed.text, parsed.currency):
             eff_currency = currency
         unit = "currency" if eff_currency else "number"
-    decimals = parsed.decimals_printed - eff_scale
-    # Rounding to the printed precision removes binary noise such as 1.1 * 10**9 = 1100000000.0000002.
-    base_value = round(parsed.value * 10**eff_scale, max(decimals, 0))
+    decimals: int | None = None
+    base_value: float | None = None
+    if eff_scale is not None:
+        decimals = parsed.decimals_printed - eff_scale
+        # Rounding to the printed precision removes binary noise such as 1.1 * 10**9 = 1100000000.0000002.
+        base_value = round(parsed.value * 10**eff_scale, max(decimals, 0))
     return TypedNumber(
         text=parsed.text,
         value=parsed.value,
         scale=eff_scale,
+        scale_source=eff_source,
         base_value=base_value,
         decimals=decimals,
+        places=max(parsed.decimals_printed, 0),
         unit=unit,
         currency=eff_currency,
         negative=parsed.negative,

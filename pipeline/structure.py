@@ -12,8 +12,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from pipeline.numbers import detect_scale, parse_number, to_typed
+from pipeline.numbers import parse_number, to_typed
 from pipeline.periods import combine_periods, parse_period
+from pipeline.scales import ScaleResolution, column_scales, label_scale
 from pipeline.stitch import TableGroup
 from pipeline.tables import RawCell
 from schemas.models import Cell, Period, Table
@@ -87,20 +88,6 @@ def _share_period_context(periods: dict[int, Period]) -> dict[int, Period]:
     return out
 
 
-def table_scale(group: TableGroup) -> tuple[int, str | None]:
-    """Scale and currency the table's figures are printed in."""
-    first = group.first
-    texts = list(first.caption)
-    texts += [c.text for row in first.rows[: first.header_rows] for c in row]
-    # Column 0 of the first body row often carries "(in millions)" in 10-K statements.
-    texts += [row[0].text for row in first.rows[first.header_rows : first.header_rows + 1] if row]
-    for t in texts:
-        hint = detect_scale(t)
-        if hint is not None:
-            return hint.scale, hint.currency
-    return 0, None
-
-
 _REF_HEAD = re.compile(r"^(?:notes?|note ref\.?|ref\.?|schedule|page)$", re.IGNORECASE)
 
 
@@ -126,10 +113,25 @@ def percent_columns(group: TableGroup) -> set[int]:
     }
 
 
-def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) -> Table:
-    """Build the typed :class:`Table` of a logical table."""
+def type_group(
+    group: TableGroup, *, doc_id: str, source: str, table_id: str, scale: ScaleResolution | None
+) -> Table:
+    """Build the typed :class:`Table` of a logical table.
+
+    Args:
+        group: The logical table's fragments.
+        doc_id: Document id.
+        source: Source name.
+        table_id: The table's id.
+        scale: The table's scale as resolved by :func:`pipeline.scales.resolve_group_scales`; a head over
+            a single column overrides it for that column. None when nothing establishes it.
+    """
     first = group.first
-    scale, currency = table_scale(group)
+    by_column = column_scales(first)
+    if scale is None and by_column and len({r.scale for r in by_column.values()}) == 1:
+        # "£m" over every value column: the table's scale, said column by column.
+        scale = next(iter(by_column.values()))
+    currency = scale.currency if scale is not None else None
     if currency is None:
         # 10-K tables print "$" only on the first and total rows: it names the whole table's currency.
         signs = Counter(
@@ -145,16 +147,18 @@ def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) ->
     ref_cols = reference_columns(group)
     pct_cols = percent_columns(group)
 
-    def emit(raw: RawCell, page: int, header: bool) -> None:
+    def emit(raw: RawCell, page: int, header: bool, row_scale: ScaleResolution | None) -> None:
         number = None
         if not header and raw.col > 0 and raw.col not in ref_cols:
             parsed = parse_number(raw.text)
             if parsed is not None and raw.col in pct_cols and not parsed.percent:
                 parsed = replace(parsed, percent=True)
             if parsed is not None:
+                stated = row_scale or by_column.get(raw.col, scale)
                 number = to_typed(
                     parsed,
-                    scale=scale,
+                    scale=stated.scale if stated is not None else None,
+                    source=stated.source if stated is not None else None,
                     currency=raw_currency(raw.currency) or currency,
                     period=periods.get(raw.col),
                 )
@@ -176,13 +180,18 @@ def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) ->
             )
         )
 
+    section_scale: ScaleResolution | None = None  # "Revenues (in millions):" over a section's rows
     for i, frag in enumerate(group.fragments):
         # A repeated header on a continuation page is dropped; its rows are the first fragment's.
         start = 0 if i == 0 else frag.header_rows
         for r, row in enumerate(frag.rows[start:], start=start):
             header = i == 0 and r < first.header_rows
+            row_scale = None if header else label_scale(row)
+            if not header and all(c.col == 0 for c in row):
+                section_scale = row_scale  # a section heading: its scale, or none, holds until the next
+            row_scale = row_scale or section_scale
             for raw in row:
-                emit(raw, frag.page, header)
+                emit(raw, frag.page, header, row_scale)
             row_pages.append(frag.page)
             row_idx += 1
 
@@ -202,7 +211,8 @@ def type_group(group: TableGroup, *, doc_id: str, source: str, table_id: str) ->
         cells=cells,
         method="ruled" if first.method == "ruled" else "whitespace",
         continued=len(group.fragments) > 1,
-        scale=scale,
+        scale=scale.scale if scale is not None else None,
+        scale_source=scale.source if scale is not None else None,
         currency=currency,
     )
 
@@ -236,20 +246,22 @@ def infer_missing_scales(tables: Sequence[Table], normalise: Callable[[str], str
     A summary table often prints "1,368.9" with no "£m" anywhere near it, while the statements it
     summarises say "£m". When a figure of the unscaled table, scaled by 10^s, equals the figure with the
     same label and period in a scaled table, and no figure contradicts that, the table takes scale s and
-    that table's currency. Tables that match nothing keep scale 0.
+    that table's currency (source ``agreement``). Tables that match nothing keep no scale.
     """
     known: dict[tuple[str, str], list[tuple[float, int, str | None]]] = {}
     for t in tables:
-        if t.scale == 0:
+        if t.scale is None:
             continue
         labels = _row_labels(t)
         for c in t.cells:
-            if c.number is not None and c.number.period is not None and c.row in labels:
+            if c.number is None or c.number.base_value is None or c.number.scale is None:
+                continue
+            if c.number.period is not None and c.row in labels and c.number.unit != "percent":
                 key = (normalise(labels[c.row]), c.number.period.key)
-                known.setdefault(key, []).append((c.number.base_value, t.scale, t.currency))
+                known.setdefault(key, []).append((c.number.base_value, c.number.scale, t.currency))
     out: list[Table] = []
     for t in tables:
-        if t.scale != 0 or not known:
+        if t.scale is not None or not known:
             out.append(t)
             continue
         labels = _row_labels(t)
@@ -260,7 +272,7 @@ def infer_missing_scales(tables: Sequence[Table], normalise: Callable[[str], str
             if n is None or n.period is None or n.unit == "percent" or c.row not in labels:
                 continue
             for base, scale, currency in known.get((normalise(labels[c.row]), n.period.key), []):
-                if abs(n.value * 10**scale - base) <= 0.5 * 10 ** (scale - max(n.decimals, 0)) + 1e-9:
+                if abs(n.value * 10**scale - base) <= 0.5 * 10 ** (scale - n.places) + 1e-9:
                     votes[(scale, currency)] += 1
                 else:
                     against += 1
@@ -276,10 +288,13 @@ def _rescale(t: Table, scale: int, currency: str | None) -> Table:
     cells = []
     for c in t.cells:
         n = c.number
-        if n is not None and n.unit != "percent" and n.scale == 0:
+        if n is not None and n.scale is None:
             parsed = parse_number(c.text)
             if parsed is not None:
-                n = to_typed(parsed, scale=scale, currency=n.currency or currency, period=n.period)
+                n = to_typed(
+                    parsed, scale=scale, source="agreement", currency=n.currency or currency, period=n.period
+                )
             c = c.model_copy(update={"number": n})
         cells.append(c)
-    return t.model_copy(update={"cells": cells, "scale": scale, "currency": t.currency or currency})
+    update = {"cells": cells, "scale": scale, "scale_source": "agreement", "currency": t.currency or currency}
+    return t.model_copy(update=update)

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "2.0"
 
 BBox = tuple[float, float, float, float]
 """``(x0, y0, x1, y1)`` in PDF points, top-left origin, as PyMuPDF reports them."""
@@ -47,19 +47,41 @@ class Period(Record):
 Unit = Literal["currency", "percent", "shares", "per_share", "ratio", "count", "number"]
 
 
+ScaleSource = Literal["cell", "column_head", "row_head", "caption", "page_header", "document", "agreement"]
+"""Where a figure's scale was established.
+
+* ``cell``: the figure itself ("$1.3 billion", "£219.3m"), or a unit that takes no scale (a percentage, a
+  multiple, a per-share amount);
+* ``column_head``: the head of its column ("£m", "$'000", "(in millions)" over the labels);
+* ``row_head``: its row's own label ("Sales (millions)");
+* ``caption``: a caption tied to the table: the lines above it, across intervening paragraphs, or on the
+  same line as its title;
+* ``page_header``: a scale stated higher up the page, above an earlier table;
+* ``document``: a statement heading stated once for several pages, or a document-wide statement
+  ("All amounts in millions unless otherwise stated");
+* ``agreement``: the same figure printed elsewhere with an established scale agrees only at this scale.
+"""
+
+
 class TypedNumber(Record):
     """A number as printed, with everything needed to compare it to another one.
 
     ``value`` is the printed magnitude with its sign (``(1,234.5)`` gives ``-1234.5``); ``base_value``
     applies ``scale`` (``value * 10**scale``). ``decimals`` is the displayed precision *in base units*
-    (``1,234.5`` in millions has ``decimals=-5``), as XBRL's ``decimals`` attribute.
+    (``1,234.5`` in millions has ``decimals=-5``), as XBRL's ``decimals`` attribute; ``places`` is the
+    number of decimal places as printed. When nothing establishes the scale, ``scale``, ``base_value``
+    and ``decimals`` are None: the figure is known only as printed.
     """
 
     text: str
     value: float
-    scale: int = Field(default=0, description="Power of ten the printed value is expressed in (3, 6, 9).")
-    base_value: float
-    decimals: int
+    scale: int | None = Field(
+        default=0, description="Power of ten the printed value is expressed in (3, 6, 9); None if unknown."
+    )
+    scale_source: ScaleSource | None = Field(default=None, description="Where the scale came from.")
+    base_value: float | None
+    decimals: int | None
+    places: int = Field(default=0, ge=0, description="Decimal places as printed.")
     unit: Unit = "number"
     currency: str | None = Field(default=None, description="ISO 4217 code when the figure is money.")
     negative: bool = False
@@ -128,7 +150,8 @@ class Table(Record):
     cells: list[Cell]
     method: Literal["ruled", "whitespace"]
     continued: bool = Field(default=False, description="True when stitched across a page break.")
-    scale: int = 0
+    scale: int | None = Field(default=0, description="Scale of the table's figures; None if unknown.")
+    scale_source: ScaleSource | None = None
     currency: str | None = None
     confidence: float | None = Field(
         default=None,
@@ -161,8 +184,30 @@ class Chunk(Record):
     boxes: list[PageBox] = Field(default_factory=list)
 
 
+StatementKind = Literal[
+    "income", "comprehensive_income", "balance_sheet", "cash_flow", "equity", "note", "summary"
+]
+"""What a table is: one of the five primary statements, a note or MD&A table, or a summary that repeats
+the statements' figures (highlights, selected financial data, key figures)."""
+
+LineRole = Literal["item", "subtotal", "total"]
+"""A line's place in its statement's calculation tree: an item adds into a parent; a subtotal is the sum
+of items and adds into a parent itself; a total is the sum of items and is nobody's item."""
+
+Basis = Literal[
+    "reported", "restated", "pro_forma", "non_gaap", "condensed_consolidating", "constant_currency"
+]
+"""What a column's figures are: as reported, restated or recast, pro forma, non-GAAP or adjusted, a column of
+condensed consolidating information (issuer, guarantors, eliminations), or at constant exchange rates."""
+
+
 class Fact(Record):
-    """A key figure mapped to the metric taxonomy, in base units."""
+    """A key figure mapped to the metric taxonomy, in base units.
+
+    ``value`` is in base units only when the scale is established (``scale_source`` says how); a figure
+    whose scale is unknown has ``value``, ``scale`` and ``decimals`` None and is known only as printed
+    (``printed_value``), never as if it were in units.
+    """
 
     fact_id: str
     doc_id: str
@@ -172,10 +217,14 @@ class Fact(Record):
     concept_ifrs: str | None = None
     label: str = Field(description="The label as printed.")
     period: Period | None
-    value: float = Field(description="Value in base units (scale applied).")
+    value: float | None = Field(
+        description="Value in base units (scale applied); None if the scale is unknown."
+    )
     printed: str = Field(description="The number as printed.")
-    decimals: int
-    scale: int = 0
+    printed_value: float = Field(description="The printed number with its sign, no scale applied.")
+    decimals: int | None = Field(description="Precision in base units (XBRL decimals); None if unknown.")
+    scale: int | None = 0
+    scale_source: ScaleSource | None = None
     currency: str | None = None
     unit: Unit = "currency"
     page: PageNo
@@ -187,6 +236,10 @@ class Fact(Record):
     context: str | None = Field(
         default=None, description="Segment or dimension the figure belongs to, when not the whole entity."
     )
+    basis: Basis = Field(default="reported", description="What the figure's column reports.")
+    statement: StatementKind | None = Field(default=None, description="The kind of table it is printed in.")
+    role: LineRole | None = Field(default=None, description="Its line's role in the calculation tree.")
+    parent: str | None = Field(default=None, description="The label of the line it adds into, as printed.")
 
 
 class Evidence(Record):
@@ -226,6 +279,53 @@ class Flag(Record):
     tolerance: float | None = None
     pages: list[PageNo]
     evidence: list[Evidence]
+    confidence: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="How sure the rule is that this is a real inconsistency."
+    )
+    reasons: list[str] = Field(
+        default_factory=list,
+        description="The structural evidence that made the comparison valid: why like is compared with like.",
+    )
+
+
+class LineItem(Record):
+    """One line of a statement's calculation tree."""
+
+    row: Annotated[int, Field(ge=0)] = Field(description="Row index in the table grid.")
+    label: str = Field(description="The label, cleaned of dot leaders and footnote marks.")
+    page: PageNo
+    role: LineRole
+    parent: int | None = Field(default=None, description="Row of the line it adds into.")
+    sign: Literal[1, -1] = Field(default=1, description="How it enters its parent: added or subtracted.")
+    metric: str | None = Field(default=None, description="The taxonomy metric its label maps to.")
+
+
+class StatementColumn(Record):
+    """A value column of a statement: what period and basis its figures are for."""
+
+    col: Annotated[int, Field(ge=0)]
+    header: str
+    period: Period | None = None
+    basis: Basis = "reported"
+    context: str | None = Field(default=None, description="Segment or dimension the column names.")
+
+
+class Statement(Record):
+    """A table rebuilt as a calculation tree.
+
+    The structure XBRL's calculation linkbase makes explicit, inferred from the page: each line's parent
+    and how it enters it, the columns' periods and basis, and what kind of statement the table is.
+    """
+
+    statement_id: str
+    doc_id: str
+    source: str
+    table_id: str
+    kind: StatementKind
+    title: str | None = None
+    pages: list[PageNo]
+    columns: list[StatementColumn]
+    lines: list[LineItem]
 
 
 ErrorCategory = Literal[
@@ -238,6 +338,7 @@ ErrorCategory = Literal[
     "no_text_layer",
     "page_error",
     "table_error",
+    "scale_unknown",
     "unsupported",
     "internal",
 ]
@@ -323,6 +424,9 @@ class DocumentResult(Record):
     errors: list[ErrorRecord] = Field(default_factory=list)
     blocks: list[Block] = Field(
         default_factory=list, description="Narrative text blocks (outside tables), kept for the checks."
+    )
+    statements: list[Statement] = Field(
+        default_factory=list, description="Calculation trees of the tables, built once per document."
     )
     model: ModelReport | None = Field(default=None, description="The model stage's report, once it ran.")
     stats: DocumentStats = Field(default_factory=DocumentStats)

@@ -16,6 +16,7 @@ from pipeline.checks.tolerance import (
     compare_values,
     digit_slip,
     half_unit,
+    known_facts,
     plausible_discrepancy,
 )
 from pipeline.facts import extract_facts
@@ -243,9 +244,9 @@ def test_balance_identity() -> None:
         ("Total equity", ["1,550.5", "1,300.0"]),
     ]
     t = make_table(rows, periods=("2025-12-31", "2024-12-31"))
-    assert check_balance(extract_facts([t], TAX), doc_id="doc", source="doc.pdf") == []
+    assert check_balance(known_facts(extract_facts([t], TAX)), doc_id="doc", source="doc.pdf") == []
     bad = make_table(with_value(rows, "Total assets", 0, "2,705.5"), periods=("2025-12-31", "2024-12-31"))
-    flags = check_balance(extract_facts([bad], TAX), doc_id="doc", source="doc.pdf")
+    flags = check_balance(known_facts(extract_facts([bad], TAX)), doc_id="doc", source="doc.pdf")
     assert len(flags) == 1
     f = flags[0]
     assert f.rule == "BAL001" and f.kind == "balance_identity" and f.period is not None
@@ -258,7 +259,7 @@ def test_balance_grand_totals() -> None:
         ("Total assets", ["2,750.5", "2,480.0"]),
         ("Total liabilities and equity", ["2,750.5", "2,490.0"]),
     ]
-    flags = check_balance(extract_facts([make_table(rows)], TAX), doc_id="doc", source="doc.pdf")
+    flags = check_balance(known_facts(extract_facts([make_table(rows)], TAX)), doc_id="doc", source="doc.pdf")
     assert len(flags) == 1 and flags[0].period is not None and flags[0].period.key == "FY2024"
 
 
@@ -271,7 +272,7 @@ def test_balance_mezzanine_is_not_flagged() -> None:
         ("Redeemable noncontrolling interest", ["50.0", "50.0"]),
         ("Total equity", ["450.0", "400.0"]),
     ]
-    flags = check_balance(extract_facts([make_table(rows)], TAX), doc_id="doc", source="doc.pdf")
+    flags = check_balance(known_facts(extract_facts([make_table(rows)], TAX)), doc_id="doc", source="doc.pdf")
     assert flags == []
 
 
@@ -283,7 +284,7 @@ INCOME = [("Revenue", ["1,338.2", "1,234.5"]), ("Operating income", ["245.6", "2
 def test_crossref_mismatch() -> None:
     a = make_table(INCOME, table_id="is", page=5)
     b = make_table([("Revenue", ["1,383.2", "1,234.5"])], table_id="mdna", page=12)
-    flags = check_crossref(extract_facts([a, b], TAX), TAX, doc_id="doc", source="doc.pdf")
+    flags = check_crossref(known_facts(extract_facts([a, b], TAX)), TAX, doc_id="doc", source="doc.pdf")
     assert len(flags) == 1
     f = flags[0]
     assert f.rule == "XREF001" and f.kind == "cross_reference_mismatch" and f.metric == "revenue"
@@ -296,14 +297,19 @@ def test_crossref_scale_and_rounding_agree() -> None:
     a = make_table(INCOME, table_id="is", page=5)
     b = make_table([("Revenue", ["1,338,200", "1,234,500"])], table_id="k", page=7, scale=3)
     c = make_table([("Revenue", ["1,338", "1,235"])], table_id="r", page=9)
-    assert check_crossref(extract_facts([a, b, c], TAX), TAX, doc_id="doc", source="doc.pdf") == []
+    assert (
+        check_crossref(known_facts(extract_facts([a, b, c], TAX)), TAX, doc_id="doc", source="doc.pdf") == []
+    )
 
 
 def test_crossref_ignores_segments_and_big_gaps() -> None:
     a = make_table(INCOME, table_id="is", page=5)
     seg = make_table([("Europe", []), ("Revenue", ["1,383.2", "1,234.5"])], table_id="seg", page=20)
     other = make_table([("Revenue", ["300.0", "280.0"])], table_id="x", page=30)
-    assert check_crossref(extract_facts([a, seg, other], TAX), TAX, doc_id="doc", source="doc.pdf") == []
+    assert (
+        check_crossref(known_facts(extract_facts([a, seg, other], TAX)), TAX, doc_id="doc", source="doc.pdf")
+        == []
+    )
 
 
 def test_crossref_costs_by_magnitude() -> None:
@@ -311,7 +317,7 @@ def test_crossref_costs_by_magnitude() -> None:
     b = make_table(
         [("Purchases of property, plant and equipment", ["(120.0)", "(100.0)"])], table_id="b", page=8
     )
-    assert check_crossref(extract_facts([a, b], TAX), TAX, doc_id="doc", source="doc.pdf") == []
+    assert check_crossref(known_facts(extract_facts([a, b], TAX)), TAX, doc_id="doc", source="doc.pdf") == []
 
 
 # --- NAR001 ------------------------------------------------------------------------------------------
@@ -319,7 +325,7 @@ def test_crossref_costs_by_magnitude() -> None:
 
 def narrative(text: str) -> list[Flag]:
     facts = extract_facts([make_table(INCOME, page=5)], TAX)
-    return check_narrative([block(text)], facts, TAX, doc_id="doc", source="doc.pdf")
+    return check_narrative([block(text)], known_facts(facts), TAX, doc_id="doc", source="doc.pdf")
 
 
 @pytest.mark.parametrize(
@@ -393,4 +399,9 @@ def test_crossref_other_entity_statements_are_not_compared() -> None:
         table_id="obligors",
         page=90,
     )
-    assert check_crossref(extract_facts([group, obligors], TAX), TAX, doc_id="doc", source="doc.pdf") == []
+    assert (
+        check_crossref(
+            known_facts(extract_facts([group, obligors], TAX)), TAX, doc_id="doc", source="doc.pdf"
+        )
+        == []
+    )

@@ -66,3 +66,27 @@ def test_empty_document_has_nothing_to_gate() -> None:
     empty = sample(0).model_copy(update={"facts": [], "tables": []})
     res = gate().check(empty)
     assert res.success and res.evaluated == 0
+
+
+def test_a_value_in_units_needs_a_scale_source() -> None:
+    """A figure whose scale nobody established never reaches a sink as if it were in units."""
+    doc = sample(0)
+    f0, f1, *rest = doc.facts
+    unscaled = f0.model_copy(update={"scale": None, "scale_source": None})  # value still set: as units
+    res = gate().check(doc.model_copy(update={"facts": [unscaled, f1, *rest]}))
+    assert not res.success
+    assert "facts:expect_column_values_to_not_be_null(scale_source)" in res.failed
+    assert "facts:expect_column_values_to_be_null(value)" in res.failed
+
+
+def test_a_figure_of_unknown_scale_passes_as_printed() -> None:
+    doc = sample(0)
+    f0, *rest = doc.facts
+    unknown = f0.model_copy(update={"scale": None, "scale_source": None, "value": None, "decimals": None})
+    res = gate().check(doc.model_copy(update={"facts": [unknown, *rest]}))
+    assert res.success, res.failed
+
+
+@pytest.mark.parametrize("i", range(len(SAMPLES)))
+def test_every_sample_fact_has_a_scale_source(i: int) -> None:
+    assert all(f.scale_source is not None for f in sample(i).facts)

@@ -48,6 +48,7 @@ def test_pages_are_one_based() -> None:
             period=None,
             value=1.0,
             printed="1",
+            printed_value=1.0,
             decimals=0,
             page=0,
             origin="table_cell",

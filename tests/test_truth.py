@@ -39,6 +39,7 @@ def test_key_facts_found(name: str) -> None:
             and x.origin == "table_cell"
             and x.period is not None
             and x.period.key == f["period"]
+            and x.value is not None
             and _close(x.value, f["value"])
             and x.currency == f["currency"]
         }

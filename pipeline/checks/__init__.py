@@ -19,6 +19,7 @@ from pipeline.checks.balance import check_balance
 from pipeline.checks.crossref import check_crossref
 from pipeline.checks.narrative import check_narrative
 from pipeline.checks.sums import check_sums
+from pipeline.checks.tolerance import known_facts
 from pipeline.taxonomy import Taxonomy, load_taxonomy
 from schemas.models import Block, Fact, Flag, Table
 
@@ -57,11 +58,13 @@ def run_checks(
         Flags, one per distinct ``flag_id``, ordered by first page, rule and id.
     """
     tax = taxonomy or load_taxonomy()
+    # Figures whose scale is unknown are compared nowhere in base units.
+    known = known_facts(facts)
     found: list[Flag] = []
     found.extend(check_sums(tables, tax))
-    found.extend(check_balance(facts, doc_id=doc_id, source=source))
-    found.extend(check_crossref(facts, tax, doc_id=doc_id, source=source))
-    found.extend(check_narrative(blocks, facts, tax, doc_id=doc_id, source=source))
+    found.extend(check_balance(known, doc_id=doc_id, source=source))
+    found.extend(check_crossref(known, tax, doc_id=doc_id, source=source))
+    found.extend(check_narrative(blocks, known, tax, doc_id=doc_id, source=source))
     unique: dict[str, Flag] = {}
     for flag in found:
         unique.setdefault(flag.flag_id, flag)

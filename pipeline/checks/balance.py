@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pipeline.checks.tolerance import (
     Comparison,
+    KnownFact,
     compare_sum,
     compare_values,
     fmt_amount,
@@ -22,7 +23,7 @@ from pipeline.checks.tolerance import (
     period_text,
     printed_decimals,
 )
-from schemas.models import Evidence, Fact, Flag
+from schemas.models import Evidence, Flag
 
 RULE = "BAL001"
 _METRICS = frozenset({"total_assets", "total_liabilities", "total_equity", "total_liabilities_and_equity"})
@@ -34,19 +35,19 @@ class _Column:
 
     table_id: str
     period: str
-    facts: dict[str, list[Fact]]
+    facts: dict[str, list[KnownFact]]
 
-    def one(self, metric: str) -> Fact | None:
+    def one(self, metric: str) -> KnownFact | None:
         found = self.facts.get(metric, [])
         return found[0] if len(found) == 1 else None
 
-    def all(self, metric: str) -> list[Fact]:
+    def all(self, metric: str) -> list[KnownFact]:
         return self.facts.get(metric, [])
 
 
-def _columns(facts: Sequence[Fact]) -> dict[str, list[_Column]]:
+def _columns(facts: Sequence[KnownFact]) -> dict[str, list[_Column]]:
     """Table id → its period columns, each with the balance-sheet totals printed in it."""
-    cells: dict[tuple[str, str], dict[str, list[Fact]]] = {}
+    cells: dict[tuple[str, str], dict[str, list[KnownFact]]] = {}
     for f in facts:
         if f.metric not in _METRICS or f.context or f.period is None or f.table_id is None:
             continue
@@ -59,13 +60,13 @@ def _columns(facts: Sequence[Fact]) -> dict[str, list[_Column]]:
     return out
 
 
-def _evidence(fact: Fact, role: str) -> Evidence:
+def _evidence(fact: KnownFact, role: str) -> Evidence:
     return Evidence(
         page=fact.page, bbox=fact.bbox, text=f"{fact.label}: {fact.printed}", role=role, value=fact.value
     )
 
 
-def _message(lhs: Fact, rhs_text: str, c: Comparison) -> str:
+def _message(lhs: KnownFact, rhs_text: str, c: Comparison) -> str:
     scale, places = lhs.scale, printed_decimals(lhs.decimals, lhs.scale)
     return (
         f"{lhs.label} {period_text(lhs.period)} printed {lhs.printed} but {rhs_text} is "
@@ -74,7 +75,9 @@ def _message(lhs: Fact, rhs_text: str, c: Comparison) -> str:
     )
 
 
-def _pair_flag(doc_id: str, source: str, lhs: Fact, lhs_role: str, rhs: Fact, rhs_role: str) -> Flag | None:
+def _pair_flag(
+    doc_id: str, source: str, lhs: KnownFact, lhs_role: str, rhs: KnownFact, rhs_role: str
+) -> Flag | None:
     c = compare_values(lhs.value, lhs.decimals, rhs.value, rhs.decimals)
     if c.ok:
         return None
@@ -92,7 +95,7 @@ def _pair_flag(doc_id: str, source: str, lhs: Fact, lhs_role: str, rhs: Fact, rh
     )
 
 
-def _three_term(col: _Column) -> tuple[Fact, Fact, list[tuple[Fact, Comparison]]] | None:
+def _three_term(col: _Column) -> tuple[KnownFact, KnownFact, list[tuple[KnownFact, Comparison]]] | None:
     """Total assets vs total liabilities + each printed total-equity row of a column."""
     assets, liabilities = col.one("total_assets"), col.one("total_liabilities")
     equities = _distinct(col.all("total_equity"))
@@ -105,16 +108,16 @@ def _three_term(col: _Column) -> tuple[Fact, Fact, list[tuple[Fact, Comparison]]
     return assets, liabilities, results
 
 
-def _distinct(facts: Sequence[Fact]) -> list[Fact]:
+def _distinct(facts: Sequence[KnownFact]) -> list[KnownFact]:
     """Drop facts that repeat an earlier one's figure ("Net assets" and "Total equity" in a UK sheet)."""
-    kept: list[Fact] = []
+    kept: list[KnownFact] = []
     for f in facts:
         if not any(compare_values(f.value, f.decimals, k.value, k.decimals).ok for k in kept):
             kept.append(f)
     return kept
 
 
-def check_balance(facts: Sequence[Fact], *, doc_id: str, source: str) -> list[Flag]:
+def check_balance(facts: Sequence[KnownFact], *, doc_id: str, source: str) -> list[Flag]:
     """BAL001 over the balance-sheet totals of every table.
 
     Args:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from pipeline.checks.tolerance import (
     Comparison,
+    KnownFact,
     compare_values,
     fmt_small,
     make_flag,
@@ -25,7 +26,7 @@ from pipeline.checks.tolerance import (
     scale_note,
 )
 from pipeline.taxonomy import Taxonomy
-from schemas.models import Evidence, Fact, Flag
+from schemas.models import Evidence, Flag
 
 RULE = "XREF001"
 
@@ -39,15 +40,15 @@ class GroupKey:
     unit: str
 
 
-def _location(fact: Fact) -> tuple[str, int]:
+def _location(fact: KnownFact) -> tuple[str, int]:
     return (fact.table_id or f"text@{fact.page}", fact.page)
 
 
-def _comparable_value(fact: Fact, magnitude_only: bool) -> float:
+def _comparable_value(fact: KnownFact, magnitude_only: bool) -> float:
     return abs(fact.value) if magnitude_only else fact.value
 
 
-def group_facts(facts: Sequence[Fact]) -> dict[GroupKey, list[Fact]]:
+def group_facts(facts: Sequence[KnownFact]) -> dict[GroupKey, list[KnownFact]]:
     """Group whole-entity table facts by metric, period key and unit.
 
     Args:
@@ -56,7 +57,7 @@ def group_facts(facts: Sequence[Fact]) -> dict[GroupKey, list[Fact]]:
     Returns:
         Groups with at least two facts printed in different tables or on different pages.
     """
-    groups: dict[GroupKey, list[Fact]] = {}
+    groups: dict[GroupKey, list[KnownFact]] = {}
     for fact in facts:
         if fact.context is not None or fact.period is None or fact.origin != "table_cell":
             continue
@@ -66,7 +67,7 @@ def group_facts(facts: Sequence[Fact]) -> dict[GroupKey, list[Fact]]:
     return {k: v for k, v in groups.items() if len({_location(f) for f in v}) >= 2}
 
 
-def split_currencies(facts: Sequence[Fact]) -> list[list[Fact]]:
+def split_currencies(facts: Sequence[KnownFact]) -> list[list[KnownFact]]:
     """Split a group by currency; a fact without a currency joins the group only if there is one."""
     known = {f.currency for f in facts if f.currency}
     if len(known) <= 1:
@@ -74,7 +75,7 @@ def split_currencies(facts: Sequence[Fact]) -> list[list[Fact]]:
     return [[f for f in facts if f.currency == cur] for cur in sorted(known)]
 
 
-def cluster(facts: Sequence[Fact], magnitude_only: bool) -> list[list[Fact]] | None:
+def cluster(facts: Sequence[KnownFact], magnitude_only: bool) -> list[list[KnownFact]] | None:
     """Cluster facts whose figures agree within rounding.
 
     Args:
@@ -85,7 +86,7 @@ def cluster(facts: Sequence[Fact], magnitude_only: bool) -> list[list[Fact]] | N
         Clusters, largest first; None when agreement is not transitive (a fact agrees with two
         clusters), which only happens with coarse roundings and is too ambiguous to flag.
     """
-    clusters: list[list[Fact]] = []
+    clusters: list[list[KnownFact]] = []
     for fact in sorted(facts, key=lambda f: -f.decimals):
         v = _comparable_value(fact, magnitude_only)
         homes = [
@@ -105,17 +106,17 @@ def cluster(facts: Sequence[Fact], magnitude_only: bool) -> list[list[Fact]] | N
     return sorted(clusters, key=lambda c: (-len(c), min(f.page for f in c)))
 
 
-def _representative(facts: Sequence[Fact]) -> Fact:
+def _representative(facts: Sequence[KnownFact]) -> KnownFact:
     """The most precise, earliest printed fact of a cluster."""
     return min(facts, key=lambda f: (-f.decimals, f.page, f.row or 0))
 
 
-def _where(fact: Fact) -> str:
+def _where(fact: KnownFact) -> str:
     return f"page {fact.page}" + (" (narrative)" if fact.origin == "text_span" else "")
 
 
 def _flag(
-    doc_id: str, source: str, key: GroupKey, clusters: Sequence[Sequence[Fact]], magnitude_only: bool
+    doc_id: str, source: str, key: GroupKey, clusters: Sequence[Sequence[KnownFact]], magnitude_only: bool
 ) -> Flag:
     main, other = _representative(clusters[0]), _representative(clusters[1])
     if len(clusters[0]) == len(clusters[1]):
@@ -158,15 +159,15 @@ def _flag(
     )
 
 
-def _table_value(facts: Sequence[Fact]) -> dict[str, Fact]:
-    by_table: dict[str, Fact] = {}
+def _table_value(facts: Sequence[KnownFact]) -> dict[str, KnownFact]:
+    by_table: dict[str, KnownFact] = {}
     for f in facts:
         if f.table_id is not None:
             by_table.setdefault(f.table_id, f)
     return by_table
 
 
-def unrelated_tables(groups: dict[GroupKey, list[Fact]], taxonomy: Taxonomy) -> set[frozenset[str]]:
+def unrelated_tables(groups: dict[GroupKey, list[KnownFact]], taxonomy: Taxonomy) -> set[frozenset[str]]:
     """Pairs of tables that look like statements of different entities.
 
     A misprint changes one figure; a different entity (the parent company, a guarantor group) changes
@@ -194,7 +195,7 @@ def unrelated_tables(groups: dict[GroupKey, list[Fact]], taxonomy: Taxonomy) -> 
     return {pair for pair, n in disagree.items() if n >= 2 and agree.get(pair, 0) < n}
 
 
-def check_crossref(facts: Sequence[Fact], taxonomy: Taxonomy, *, doc_id: str, source: str) -> list[Flag]:
+def check_crossref(facts: Sequence[KnownFact], taxonomy: Taxonomy, *, doc_id: str, source: str) -> list[Flag]:
     """Flag metrics whose figure for one period differs between places in the document.
 
     Args:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from pipeline.checks.tolerance import (
     Comparison,
+    KnownFact,
     compare_pct_change,
     compare_values,
     fmt_small,
@@ -25,7 +26,7 @@ from pipeline.checks.tolerance import (
 )
 from pipeline.facts import NarrativeClaim, PeriodRef, latest_fiscal_year, parse_claims
 from pipeline.taxonomy import Taxonomy
-from schemas.models import Block, Evidence, Fact, Flag, Period
+from schemas.models import Block, Evidence, Flag, Period
 
 RULE = "NAR001"
 _SNIPPET = 240
@@ -35,7 +36,7 @@ _SNIPPET = 240
 class TableFigure:
     """The table figure a narrative claim is compared with."""
 
-    fact: Fact
+    fact: KnownFact
     key: str
 
     @property
@@ -44,11 +45,11 @@ class TableFigure:
         return self.fact.value
 
 
-def _agree(facts: Sequence[Fact]) -> bool:
+def _agree(facts: Sequence[KnownFact]) -> bool:
     return all(compare_values(a.value, a.decimals, b.value, b.decimals).ok for a in facts for b in facts)
 
 
-def _keys_for(ref: PeriodRef, facts: Sequence[Fact]) -> set[str]:
+def _keys_for(ref: PeriodRef, facts: Sequence[KnownFact]) -> set[str]:
     """Period keys of table facts that may be the period a claim names."""
     periods = [f.period for f in facts if f.period is not None]
     if ref.kind == "instant":
@@ -66,7 +67,7 @@ def _instant_year(period: Period) -> int | None:
     return period.fiscal_year
 
 
-def resolve(ref: PeriodRef | None, facts: Sequence[Fact]) -> TableFigure | None:
+def resolve(ref: PeriodRef | None, facts: Sequence[KnownFact]) -> TableFigure | None:
     """The single table figure for a claimed period, or None when absent or ambiguous.
 
     Args:
@@ -127,7 +128,7 @@ def _value_flag(
 
 
 def _check_value(
-    claim: NarrativeClaim, which: str, facts: Sequence[Fact], *, doc_id: str, source: str
+    claim: NarrativeClaim, which: str, facts: Sequence[KnownFact], *, doc_id: str, source: str
 ) -> tuple[Flag | None, TableFigure | None]:
     amount = claim.current if which == "current" else claim.prior
     ref = claim.current_period if which == "current" else claim.prior_period
@@ -202,7 +203,7 @@ def _check_change(
     )
 
 
-def check_claim(claim: NarrativeClaim, facts: Sequence[Fact], *, doc_id: str, source: str) -> list[Flag]:
+def check_claim(claim: NarrativeClaim, facts: Sequence[KnownFact], *, doc_id: str, source: str) -> list[Flag]:
     """Compare one narrative claim with the table facts of its metric.
 
     Args:
@@ -227,7 +228,7 @@ def check_claim(claim: NarrativeClaim, facts: Sequence[Fact], *, doc_id: str, so
 
 
 def check_narrative(
-    blocks: Sequence[Block], facts: Sequence[Fact], taxonomy: Taxonomy, *, doc_id: str, source: str
+    blocks: Sequence[Block], facts: Sequence[KnownFact], taxonomy: Taxonomy, *, doc_id: str, source: str
 ) -> list[Flag]:
     """NAR001 over every narrative block of a document.
 
@@ -247,7 +248,7 @@ def check_narrative(
     if not table_facts:
         return []
     default_year = latest_fiscal_year(table_facts)
-    by_metric: dict[str, list[Fact]] = {}
+    by_metric: dict[str, list[KnownFact]] = {}
     for f in table_facts:
         by_metric.setdefault(f.metric, []).append(f)
     flags: list[Flag] = []

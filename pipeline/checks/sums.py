@@ -90,7 +90,11 @@ def _grid(rows: Sequence[RowView]) -> dict[int, dict[int, _Value]]:
             n = cell.number
             if n is None or n.unit == "percent":
                 continue
-            values[col] = _Value(0.0 if n.is_dash else n.base_value, n.decimals, cell)
+            if n.base_value is None or n.decimals is None:
+                # Scale unknown: compared as printed (one table's figures share whatever scale it is).
+                values[col] = _Value(0.0 if n.is_dash else n.value, n.places, cell)
+            else:
+                values[col] = _Value(0.0 if n.is_dash else n.base_value, n.decimals, cell)
         if values:
             grid[row.index] = values
     return grid
@@ -267,7 +271,7 @@ def _label(row: RowView | None) -> str:
 def _printed(v: _Value) -> tuple[int, int, Period | None]:
     """Scale, printed decimal places and period of a figure, for messages."""
     number = v.cell.number
-    scale = number.scale if number else 0
+    scale = number.scale or 0 if number else 0
     return scale, printed_decimals(v.decimals, scale), number.period if number else None
 
 

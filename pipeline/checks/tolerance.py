@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pipeline.ids import stable_id
-from schemas.models import Evidence, Flag, FlagKind, Period
+from schemas.models import Evidence, Fact, Flag, FlagKind, Period
 
 Severity = Literal["error", "warning", "info"]
 
@@ -326,3 +326,23 @@ def make_flag(
         pages=sorted({e.page for e in evidence}),
         evidence=list(evidence),
     )
+
+
+# --- facts the checks compare ---------------------------------------------------------------------
+
+
+class KnownFact(Fact):
+    """A fact whose scale is established: the only kind the checks compare in base units."""
+
+    value: float
+    decimals: int
+    scale: int
+
+
+def known_facts(facts: Iterable[Fact]) -> list[KnownFact]:
+    """The facts with a base-unit value (scale established), typed so that the checks need no None tests."""
+    return [
+        KnownFact.model_construct(**dict(f))
+        for f in facts
+        if f.value is not None and f.decimals is not None and f.scale is not None
+    ]

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.checks.tolerance import compare_values, make_flag
+from pipeline.checks.tolerance import compare_values, known_facts, make_flag
 from pipeline.ids import stable_id
 from pipeline.model.proposals import FigureLink, LabelMapping, NarrativeClaim
 from pipeline.numbers import find_numbers
@@ -57,13 +57,13 @@ class PageIndex:
                 self.labels.setdefault(normalise_label(lbl), []).append((ti, str(row)))
             for c in t.cells:
                 n = c.number
-                if n is None:
-                    continue
+                if n is None or n.base_value is None or n.decimals is None:
+                    continue  # a figure of unknown scale cannot be compared in base units
                 label = labels.get(c.row)
                 m = taxonomy.match(label) if label else None
                 self._add(
                     Printed(
-                        c.page, n.value, n.decimals + n.scale, n.base_value, n.decimals,
+                        c.page, n.value, n.places, n.base_value, n.decimals,
                         n.period.key if n.period else None, label, m.id if m else None, c.text, c.bbox,
                     )
                 )  # fmt: skip
@@ -195,7 +195,9 @@ def verify_mapping(
     facts: list[Fact] = []
     corroborated = False
     existing = {
-        (f.metric, f.period.key): f for f in index.doc.facts if f.period is not None and f.context is None
+        (f.metric, f.period.key): f
+        for f in known_facts(index.doc.facts)
+        if f.period is not None and f.context is None
     }
     for ti, row in rows:
         t = index.doc.tables[ti]
@@ -203,6 +205,8 @@ def verify_mapping(
             n = c.number
             if str(c.row) != row or n is None or n.period is None:
                 continue
+            if n.base_value is None or n.decimals is None or n.scale is None:
+                continue  # a figure of unknown scale is never a fact in units
             period = n.period
             prior = existing.get((metric.id, period.key))
             if (
@@ -225,8 +229,10 @@ def verify_mapping(
                     period=period,
                     value=n.base_value,
                     printed=c.text,
+                    printed_value=n.value,
                     decimals=n.decimals,
                     scale=n.scale,
+                    scale_source=n.scale_source,
                     currency=n.currency,
                     unit=n.unit,
                     page=c.page,
@@ -278,7 +284,7 @@ def verify_claim(
         return _reject(task, "period_unreadable", claim, [claim.page]), None
     table = [
         f
-        for f in index.doc.facts
+        for f in known_facts(index.doc.facts)
         if f.metric == metric.id and f.origin == "table_cell" and f.context is None and f.period is not None
         and f.period.key == period.key
     ]  # fmt: skip

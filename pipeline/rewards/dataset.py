@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.checks.tolerance import KnownFact, known_facts
 from pipeline.rewards.records import (
     RECORD_COMPONENTS,
     RewardRecord,
@@ -31,7 +32,7 @@ from pipeline.rewards.records import (
     table_text,
 )
 from pipeline.taxonomy import load_taxonomy
-from schemas.models import DocumentResult, Fact, Table
+from schemas.models import DocumentResult, Table
 
 __all__ = [
     "DATASET_SCHEMA",
@@ -127,15 +128,16 @@ def ground_truth_for(table: Table, result: DocumentResult) -> dict[str, Any]:
         "period"}]}``.
     """
     references = reference_facts(result)
-    copies: dict[tuple[str, str], list[Fact]] = {}
-    for fact in result.facts:
+    known = known_facts(result.facts)  # a figure of unknown scale is no ground truth
+    copies: dict[tuple[str, str], list[KnownFact]] = {}
+    for fact in known:
         key = fact_key(fact)
         if key is not None:
             copies.setdefault(key, []).append(fact)
     facts: list[dict[str, Any]] = []
     disputed: list[dict[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    for fact in result.facts:
+    for fact in known:
         key = fact_key(fact)
         if fact.table_id != table.table_id or key is None or key in seen or key not in references:
             continue

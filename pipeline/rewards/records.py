@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 from pydantic import Field
 
-from pipeline.checks.tolerance import compare_values
+from pipeline.checks.tolerance import KnownFact, compare_values, known_facts
 from pipeline.ids import stable_id
 from pipeline.rewards.functions import sign_free
 from schemas.models import BBox, DocumentResult, Fact, Flag, PageNo, Record, Table
@@ -94,7 +94,7 @@ def fact_key(fact: Fact) -> tuple[str, str] | None:
     return fact.metric, fact.period.key
 
 
-def agrees(fact: Fact, reference: Fact) -> bool:
+def agrees(fact: KnownFact, reference: KnownFact) -> bool:
     """Whether two printed figures for the same thing agree within their rounding.
 
     Sign-free metrics (costs, tax, capex, liability totals) are compared by magnitude.
@@ -105,7 +105,7 @@ def agrees(fact: Fact, reference: Fact) -> bool:
     return compare_values(a, fact.decimals, b, reference.decimals).ok
 
 
-def reference_facts(result: DocumentResult) -> dict[tuple[str, str], Fact]:
+def reference_facts(result: DocumentResult) -> dict[tuple[str, str], KnownFact]:
     """The document's checked value of every whole-entity figure printed in a table.
 
     The reference is the primary statement's figure when one prints it, else the value printed most
@@ -119,12 +119,12 @@ def reference_facts(result: DocumentResult) -> dict[tuple[str, str], Fact]:
         ``(metric, period) → fact`` holding the reference figure.
     """
     tables = {t.table_id: t for t in result.tables}
-    groups: dict[tuple[str, str], list[Fact]] = {}
-    for fact in result.facts:
+    groups: dict[tuple[str, str], list[KnownFact]] = {}
+    for fact in known_facts(result.facts):
         key = fact_key(fact)
         if key is not None and fact.origin == "table_cell":
             groups.setdefault(key, []).append(fact)
-    out: dict[tuple[str, str], Fact] = {}
+    out: dict[tuple[str, str], KnownFact] = {}
     for key, facts in groups.items():
         primary = [f for f in facts if f.table_id in tables and is_primary_statement(tables[f.table_id])]
         if primary:
@@ -190,7 +190,7 @@ def _same_value(a: float | None, b: float) -> bool:
     return a is not None and math.isclose(abs(a), abs(b), rel_tol=1e-9, abs_tol=1e-6)
 
 
-def touches(flag: Flag, fact: Fact) -> bool:
+def touches(flag: Flag, fact: KnownFact) -> bool:
     """Whether a flag's evidence is this figure.
 
     Evidence is a box on a page; a narrative box holds a whole paragraph with several figures, so the
@@ -218,7 +218,7 @@ def touches(flag: Flag, fact: Fact) -> bool:
     return False
 
 
-def _consistency(fact: Fact, flags: Sequence[Flag]) -> float:
+def _consistency(fact: KnownFact, flags: Sequence[Flag]) -> float:
     levels = [_SEVERITY_CONSISTENCY[f.severity] for f in flags if touches(f, fact)]
     return min(levels, default=1.0)
 
@@ -241,7 +241,7 @@ def _context(fact: Fact, result: DocumentResult, tables: Mapping[str, Table]) ->
     return f"[page {fact.page}] {fact.label}: {fact.printed}"
 
 
-def _completion(fact: Fact) -> str:
+def _completion(fact: KnownFact) -> str:
     period = fact.period.key if fact.period is not None else None
     value = int(fact.value) if float(fact.value).is_integer() else fact.value
     return json.dumps([{"metric": fact.metric, "period": period, "value": value, "page": fact.page}])
@@ -294,14 +294,15 @@ def build_reward_records(
         created_at: Timestamp for the records (now, UTC, by default).
 
     Returns:
-        The records, in the document's fact order.
+        The records, in the document's fact order; facts whose scale is unknown get none.
     """
     decisions = analyst or {}
     stamp = created_at or datetime.now(UTC)
     tables = {t.table_id: t for t in result.tables}
     references = reference_facts(result)
     records: list[RewardRecord] = []
-    for fact in result.facts:
+    # A figure whose scale is unknown has no value to reward an extraction against.
+    for fact in known_facts(result.facts):
         extractor = _extractor(fact)
         record_id = stable_id("reward", result.doc_id, fact.fact_id, extractor)
         components: dict[str, float] = {"consistency": _consistency(fact, result.flags)}

@@ -1,6 +1,6 @@
 """Parquet datasets in object storage (pyarrow), partitioned by ingest date, schema versioned.
 
-Layout: ``datasets/<name>/schema=v1/ingest_date=YYYY-MM-DD/<doc_id>.parquet`` for ``facts``, ``flags`` and
+Layout: ``datasets/<name>/schema=v2/ingest_date=YYYY-MM-DD/<doc_id>.parquet`` for ``facts``, ``flags`` and
 ``documents``. One file per document and dataset, named by document id: a replay overwrites the same file,
 so replaying a topic adds no rows. Readers use ``pyarrow.dataset`` with hive partitioning.
 """
@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 from pipeline.storage import ObjectStore
 from schemas.models import SCHEMA_VERSION, DocumentResult
 
-PARQUET_SCHEMA_VERSION = "v1"
+PARQUET_SCHEMA_VERSION = "v2"
 
 FACTS = pa.schema(
     [
@@ -37,6 +37,12 @@ FACTS = pa.schema(
         ("label", pa.string()),
         ("table_id", pa.string()),
         ("context", pa.string()),
+        ("printed_value", pa.float64()),
+        ("scale_source", pa.string()),
+        ("basis", pa.string()),
+        ("statement", pa.string()),
+        ("role", pa.string()),
+        ("parent", pa.string()),
         ("record_schema_version", pa.string()),
     ]
 )
@@ -58,6 +64,8 @@ FLAGS = pa.schema(
         ("tolerance", pa.float64()),
         ("pages", pa.list_(pa.int32())),
         ("evidence_json", pa.string()),
+        ("confidence", pa.float64()),
+        ("reasons", pa.list_(pa.string())),
         ("record_schema_version", pa.string()),
     ]
 )
@@ -99,6 +107,12 @@ def tables_of(result: DocumentResult) -> dict[str, pa.Table]:
             "label": f.label,
             "table_id": f.table_id,
             "context": f.context,
+            "printed_value": f.printed_value,
+            "scale_source": f.scale_source,
+            "basis": f.basis,
+            "statement": f.statement,
+            "role": f.role,
+            "parent": f.parent,
             "record_schema_version": SCHEMA_VERSION,
         }
         for f in result.facts
@@ -120,6 +134,8 @@ def tables_of(result: DocumentResult) -> dict[str, pa.Table]:
             "tolerance": f.tolerance,
             "pages": f.pages,
             "evidence_json": json.dumps([e.model_dump(mode="json") for e in f.evidence]),
+            "confidence": f.confidence,
+            "reasons": f.reasons,
             "record_schema_version": SCHEMA_VERSION,
         }
         for f in result.flags

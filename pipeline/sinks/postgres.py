@@ -136,6 +136,12 @@ def _fact_row(fact: Fact) -> tuple[Any, ...]:
         fact.row,
         fact.col,
         fact.context,
+        _numeric(fact.printed_value),
+        fact.scale_source,
+        fact.basis,
+        fact.statement,
+        fact.role,
+        fact.parent,
         _json(record),
     )
 
@@ -158,6 +164,8 @@ def _flag_row(flag: Flag) -> tuple[Any, ...]:
         _numeric(flag.tolerance),
         list(flag.pages),
         _json(record["evidence"]),
+        flag.confidence,
+        _json(record["reasons"]),
         _json(record),
     )
 
@@ -174,27 +182,31 @@ ON CONFLICT (doc_id) DO UPDATE SET
 
 _UPSERT_FACT = b"""
 INSERT INTO facts (fact_id, doc_id, metric, period_key, period_kind, value, printed, decimals, scale,
-                   currency, unit, page, bbox, origin, label, table_id, "row", col, context, record)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s, %s::jsonb)
+                   currency, unit, page, bbox, origin, label, table_id, "row", col, context,
+                   printed_value, scale_source, basis, statement, role, parent, record)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s,
+        %s, %s, %s, %s, %s, %s, %s::jsonb)
 ON CONFLICT (fact_id) DO UPDATE SET
     doc_id = EXCLUDED.doc_id, metric = EXCLUDED.metric, period_key = EXCLUDED.period_key,
     period_kind = EXCLUDED.period_kind, value = EXCLUDED.value, printed = EXCLUDED.printed,
     decimals = EXCLUDED.decimals, scale = EXCLUDED.scale, currency = EXCLUDED.currency,
     unit = EXCLUDED.unit, page = EXCLUDED.page, bbox = EXCLUDED.bbox, origin = EXCLUDED.origin,
     label = EXCLUDED.label, table_id = EXCLUDED.table_id, "row" = EXCLUDED."row", col = EXCLUDED.col,
-    context = EXCLUDED.context, record = EXCLUDED.record
+    context = EXCLUDED.context, printed_value = EXCLUDED.printed_value, scale_source = EXCLUDED.scale_source,
+    basis = EXCLUDED.basis, statement = EXCLUDED.statement, role = EXCLUDED.role, parent = EXCLUDED.parent,
+    record = EXCLUDED.record
 """
 
 _UPSERT_FLAG = b"""
 INSERT INTO flags (flag_id, doc_id, rule, kind, severity, metric, period_key, message, expected, actual,
-                   difference, tolerance, pages, evidence, record)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s::jsonb)
+                   difference, tolerance, pages, evidence, confidence, reasons, record)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s::jsonb, %s::jsonb)
 ON CONFLICT (flag_id) DO UPDATE SET
     doc_id = EXCLUDED.doc_id, rule = EXCLUDED.rule, kind = EXCLUDED.kind, severity = EXCLUDED.severity,
     metric = EXCLUDED.metric, period_key = EXCLUDED.period_key, message = EXCLUDED.message,
     expected = EXCLUDED.expected, actual = EXCLUDED.actual, difference = EXCLUDED.difference,
     tolerance = EXCLUDED.tolerance, pages = EXCLUDED.pages, evidence = EXCLUDED.evidence,
-    record = EXCLUDED.record
+    confidence = EXCLUDED.confidence, reasons = EXCLUDED.reasons, record = EXCLUDED.record
 """
 
 # `<> ALL(empty array)` is true, so a result without facts (or flags) deletes them all, as it should.

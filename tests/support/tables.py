@@ -18,7 +18,7 @@ def period(key: str) -> Period:
 
 
 def number(
-    text: str, *, scale: int = 6, per: Period | None = None, currency: str | None = "USD"
+    text: str, *, scale: int | None = 6, per: Period | None = None, currency: str | None = "USD"
 ) -> TypedNumber:
     t = text.strip()
     dash = t in {"—", "-", "–"}
@@ -32,8 +32,10 @@ def number(
         text=t,
         value=value,
         scale=sc,
-        base_value=round(value * 10**sc, 6),
-        decimals=places - sc,
+        scale_source=None if sc is None else "cell" if pct else "caption",
+        base_value=None if sc is None else round(value * 10**sc, 6),
+        decimals=None if sc is None else places - sc,
+        places=places,
         unit="percent" if pct else "currency",
         currency=None if pct else currency,
         negative=negative,
@@ -47,7 +49,7 @@ def make_table(
     *,
     periods: Sequence[str | None] = ("FY2025", "FY2024"),
     headers: Sequence[str] | None = None,
-    scale: int = 6,
+    scale: int | None = 6,
     table_id: str = "t1",
     page: int = 1,
     title: str | None = None,
@@ -106,5 +108,6 @@ def make_table(
         cells=cells,
         method="whitespace",
         scale=scale,
+        scale_source=None if scale is None else "caption",
         currency=currency,
     )

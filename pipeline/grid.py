@@ -1,0 +1,107 @@
+"""A table's body as rows: the view the statement trees, the facts and the checks share.
+
+A typed :class:`~schemas.models.Table` is a grid of cells; here each body row becomes a
+:class:`RowView` with its label (the text left of the first figure), the label's indentation and page,
+and its figures by column; :func:`column_headers` gives the text stacked over each column.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from schemas.models import BBox, Cell, Table
+
+__all__ = ["RowView", "column_headers", "table_rows"]
+
+# Cells that only carry a currency symbol ("$" printed in its own column) are not figures.
+_CURRENCY_ONLY = re.compile(
+    r"^\s*(?:US\$|A\$|C\$|HK\$|S\$|R\$|\$|£|€|¥|₹|CHF|USD|GBP|EUR)\s*$", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    """A body row of a table, reduced to what the checks need.
+
+    Attributes:
+        index: Row index in the table grid.
+        label: Row label as printed (text cells left of the first figure), '' when absent.
+        label_bbox: Box of the label's first cell.
+        indent: Left edge of the label (x0), a proxy for the indentation level.
+        page: Page the row is printed on.
+        numbers: Column → cell, for cells holding a typed figure.
+        subheader: True when a row without figures has text under the figure columns (a repeated
+            column header such as "£m £m"), which is not a section heading.
+    """
+
+    index: int
+    label: str
+    label_bbox: BBox | None
+    indent: float | None
+    page: int
+    numbers: Mapping[int, Cell]
+    subheader: bool = False
+
+    @property
+    def is_heading(self) -> bool:
+        """A label-only row: a section heading such as "Current assets" or "Segment A"."""
+        return bool(self.label.strip()) and not self.numbers and not self.subheader
+
+
+def _header_row_indices(table: Table) -> set[int]:
+    rows = {c.row for c in table.cells if c.is_header}
+    rows.update(range(table.header_rows))
+    return rows
+
+
+def table_rows(table: Table) -> list[RowView]:
+    """Body rows of a table in grid order (header rows left out).
+
+    Args:
+        table: A logical table.
+
+    Returns:
+        One view per body row that has at least one non-empty cell.
+    """
+    header_rows = _header_row_indices(table)
+    by_row: dict[int, list[Cell]] = {}
+    for cell in table.cells:
+        if cell.row not in header_rows:
+            by_row.setdefault(cell.row, []).append(cell)
+    views: list[RowView] = []
+    for r in sorted(by_row):
+        cells = sorted(by_row[r], key=lambda c: c.col)
+        numbers = {c.col: c for c in cells if c.number is not None}
+        texts = [c for c in cells if c.number is None and c.text.strip() and not _CURRENCY_ONLY.match(c.text)]
+        # The label is the text left of the first figure; in a row without figures, the first column's.
+        limit = min(numbers) if numbers else 1
+        label_cells = [c for c in texts if c.col < limit]
+        label = " ".join(c.text.strip() for c in label_cells)
+        bbox = label_cells[0].bbox if label_cells else None
+        page = table.row_pages[r] if r < len(table.row_pages) else cells[0].page
+        if not label and not numbers:
+            continue
+        # Text under the figure columns ("£m", "Notes", "2025") makes a row a sub-header, not a heading.
+        subheader = any(c.col >= limit for c in texts)
+        views.append(RowView(r, label, bbox, bbox[0] if bbox else None, page, numbers, subheader))
+    return views
+
+
+def column_headers(table: Table) -> dict[int, str]:
+    """Header text above each column (spanning header cells count for every column they cover).
+
+    Args:
+        table: A logical table.
+
+    Returns:
+        Column index → header text, rows joined top to bottom.
+    """
+    parts: dict[int, list[tuple[int, str]]] = {}
+    header_rows = _header_row_indices(table)
+    for cell in table.cells:
+        if cell.row in header_rows and cell.text.strip():
+            for col in range(cell.col, cell.col + cell.col_span):
+                parts.setdefault(col, []).append((cell.row, cell.text.strip()))
+    return {col: " ".join(t for _, t in sorted(items)) for col, items in parts.items()}
