@@ -35,6 +35,7 @@ from pipeline.scales import (
     scale_errors,
     scan_page_scales,
 )
+from pipeline.statements import annotate_facts, build_statements
 from pipeline.stitch import stitch_pages
 from pipeline.structure import infer_missing_scales, type_group
 from pipeline.tables import RawTable, Rules, find_tables, rules_from_drawings
@@ -361,10 +362,12 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
     groups = stitch_pages(per_page_tables)
     resolved = resolve_group_scales([g.fragments for g in groups], page_scales, defaults)
     tables: list[Table] = []
+    table_headings: dict[str, str] = {}
     for i, (g, scale) in enumerate(zip(groups, resolved, strict=True)):
         try:
             table_id = stable_id(ctx.doc_id, "table", i)
             tables.append(type_group(g, doc_id=ctx.doc_id, source=ctx.source, table_id=table_id, scale=scale))
+            table_headings[table_id] = headings.get(id(g.first), "")
         except Exception as exc:  # a table that cannot be typed is reported, the rest go on
             ctx.error("tables", "table_error", f"{type(exc).__name__}: {exc}", g.first.page)
     taxonomy = load_taxonomy()
@@ -387,6 +390,8 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
         default_year=max(years) if years else None,
     )
     ctx.errors.extend(scale_errors(tables, facts))
+    statements = build_statements(tables, table_headings, taxonomy)
+    facts = annotate_facts(facts, statements)
     stats = DocumentStats(
         pages=n_pages,
         pages_parsed=sum(1 for p in page_info if p.has_text_layer),
@@ -407,6 +412,7 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
         chunks=chunks,
         facts=facts,
         blocks=text_blocks,
+        statements=statements,
         errors=ctx.errors,
         stats=stats,
     )
@@ -421,7 +427,12 @@ def verify(result: DocumentResult) -> DocumentResult:
         return result
     with claims_cache():
         flags = run_checks(
-            result.tables, result.facts, result.blocks, doc_id=result.doc_id, source=result.source
+            result.tables,
+            result.facts,
+            result.blocks,
+            doc_id=result.doc_id,
+            source=result.source,
+            statements=result.statements,
         )
     stats = result.stats.model_copy(update={"flags": len(flags)})
     return result.model_copy(update={"flags": flags, "stats": stats})

@@ -298,6 +298,14 @@ class LineItem(Record):
     parent: int | None = Field(default=None, description="Row of the line it adds into.")
     sign: Literal[1, -1] = Field(default=1, description="How it enters its parent: added or subtracted.")
     metric: str | None = Field(default=None, description="The taxonomy metric its label maps to.")
+    children: list[Annotated[int, Field(ge=0)]] = Field(
+        default_factory=list, description="Rows of the lines that add up to it (a subtotal or total)."
+    )
+    proven: bool = Field(
+        default=False,
+        description="Its children add up to it in other columns, so a column where they do not is an error.",
+    )
+    rollforward: bool = Field(default=False, description="A closing balance: blank movements are nil.")
 
 
 class StatementColumn(Record):
@@ -326,6 +334,10 @@ class Statement(Record):
     pages: list[PageNo]
     columns: list[StatementColumn]
     lines: list[LineItem]
+    total_column: int | None = Field(
+        default=None, description="A column that is the sum of the component columns, row by row."
+    )
+    component_columns: list[int] = Field(default_factory=list)
 
 
 ErrorCategory = Literal[

@@ -20,8 +20,9 @@ from pipeline.checks.tolerance import (
     plausible_discrepancy,
 )
 from pipeline.facts import extract_facts
+from pipeline.statements import build_statements
 from pipeline.taxonomy import load_taxonomy
-from schemas.models import Block, Flag, Table
+from schemas.models import Block, Flag, Statement, Table
 from tests.support.tables import make_table
 
 TAX = load_taxonomy()
@@ -31,6 +32,10 @@ TAX = load_taxonomy()
 
 def block(text: str, page: int = 2) -> Block:
     return Block(page=page, bbox=(50, 100, 550, 140), text=text, font_size=10)
+
+
+def tree(table: Table) -> Statement:
+    return build_statements([table], {}, TAX)[0]
 
 
 def run(tables: Sequence[Table], blocks: Sequence[Block] = ()) -> list[Flag]:
@@ -185,20 +190,32 @@ def test_unlabelled_total_needs_two_supporting_columns() -> None:
     assert run([make_table(two, indents=[60, 60, 50])]) == []
 
 
-def test_no_flags_without_period_columns() -> None:
+def _without_periods(t: Table) -> Table:
+    cells = [
+        c.model_copy(update={"number": c.number.model_copy(update={"period": None})}) if c.number else c
+        for c in t.cells
+    ]
+    return t.model_copy(update={"cells": cells})
+
+
+def test_columns_of_prices_and_averages_are_not_added_up() -> None:
     rows = [("May", ["100", "10.08"]), ("June", ["200", "10.02"]), ("Total", ["300", "10.08"])]
-    t = make_table(rows)
-    stripped = t.model_copy(
-        update={
-            "cells": [
-                c.model_copy(update={"number": c.number.model_copy(update={"period": None})})
-                if c.number
-                else c
-                for c in t.cells
-            ]
-        }
-    )
-    assert run([stripped]) == []
+    t = make_table(rows, headers=("Total number of shares purchased", "Average price paid per share"))
+    assert run([_without_periods(t)]) == []
+
+
+def test_tables_without_period_columns_are_checked_when_their_columns_add_up() -> None:
+    rows = [
+        ("Land", ["1,200", "1,150"]),
+        ("Buildings", ["3,400", "3,300"]),
+        ("Equipment", ["2,100", "2,000"]),
+        ("Total property", ["6,700", "6,450"]),
+    ]
+    t = make_table(rows, headers=("Carrying amount", "Fair value"))
+    assert run([_without_periods(t)]) == []
+    bad = make_table(with_value(rows, "Buildings", 1, "3,030"), headers=("Carrying amount", "Fair value"))
+    flags = run([_without_periods(bad)])
+    assert [f.rule for f in flags] == ["TOT001"] and flags[0].expected == pytest.approx(6_180e6)
 
 
 def test_small_coincidences_do_not_prove_a_structure() -> None:
@@ -216,10 +233,10 @@ def test_identity_net_income() -> None:
         ("Profit for the year", ["410.0", "320.0"]),
     ]
     table = make_table(rows)
-    flags = check_identities(table, TAX, set())
+    flags = check_identities(table, tree(table), TAX, set())
     assert len(flags) == 1 and flags[0].metric == "net_income"
     assert flags[0].expected == pytest.approx(400e6)
-    assert len([f for f in check_sums([table], TAX) if f.metric == "net_income"]) == 1
+    assert len([f for f in check_sums([table], [tree(table)], TAX) if f.metric == "net_income"]) == 1
 
 
 def test_identity_gross_profit_with_cost_negative() -> None:
@@ -228,9 +245,9 @@ def test_identity_gross_profit_with_cost_negative() -> None:
         ("Cost of sales", ["(600.0)", "(540.0)"]),
         ("Gross profit", ["400.0", "360.0"]),
     ]
-    assert check_identities(make_table(rows), TAX, set()) == []
+    assert check_identities(make_table(rows), tree(make_table(rows)), TAX, set()) == []
     bad = with_value(rows, "Gross profit", 1, "370.0")
-    flags = check_identities(make_table(bad), TAX, set())
+    flags = check_identities(make_table(bad), tree(make_table(bad)), TAX, set())
     assert len(flags) == 1 and flags[0].period is not None and flags[0].period.key == "FY2024"
 
 

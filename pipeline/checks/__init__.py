@@ -2,7 +2,8 @@
 
 Rules (each module documents its own):
 
-* ``TOT001`` (:mod:`.sums`): totals and subtotals equal their components within a table.
+* ``TOT001``/``TOT002`` (:mod:`.sums`): the calculation trees of :mod:`pipeline.statements` hold in every
+  column, and total columns in every row.
 * ``XREF001`` (:mod:`.crossref`): a metric for one period agrees wherever it is printed.
 * ``NAR001`` (:mod:`.narrative`): narrative figures and changes agree with the tables.
 * ``BAL001`` (:mod:`.balance`): the balance sheet balances.
@@ -20,13 +21,15 @@ from pipeline.checks.crossref import check_crossref
 from pipeline.checks.narrative import check_narrative
 from pipeline.checks.sums import check_sums
 from pipeline.checks.tolerance import known_facts
+from pipeline.statements import build_statements
 from pipeline.taxonomy import Taxonomy, load_taxonomy
-from schemas.models import Block, Fact, Flag, Table
+from schemas.models import Block, Fact, Flag, Statement, Table
 
 __all__ = ["RULES", "run_checks"]
 
 RULES: dict[str, str] = {
-    "TOT001": "Totals and subtotals equal their components within a table.",
+    "TOT001": "Every proven node of a statement's calculation tree adds up in every column.",
+    "TOT002": "A total column equals the sum of the component columns in every row.",
     "XREF001": "The same metric and period printed in different places agree.",
     "NAR001": "Figures and percentage changes in narrative text agree with the tables.",
     "BAL001": "Total assets equal total liabilities plus equity.",
@@ -41,6 +44,7 @@ def run_checks(
     *,
     doc_id: str,
     source: str,
+    statements: Sequence[Statement] | None = None,
     taxonomy: Taxonomy | None = None,
 ) -> list[Flag]:
     """Run every rule over one document.
@@ -52,6 +56,7 @@ def run_checks(
         blocks: Narrative text blocks.
         doc_id: Document id.
         source: Source path.
+        statements: The tables' calculation trees; built here (without page headings) when None.
         taxonomy: Metric taxonomy; the packaged one by default.
 
     Returns:
@@ -61,7 +66,8 @@ def run_checks(
     # Figures whose scale is unknown are compared nowhere in base units.
     known = known_facts(facts)
     found: list[Flag] = []
-    found.extend(check_sums(tables, tax))
+    trees = build_statements(tables, {}, tax) if statements is None else statements
+    found.extend(check_sums(tables, trees, tax))
     found.extend(check_balance(known, doc_id=doc_id, source=source))
     found.extend(check_crossref(known, tax, doc_id=doc_id, source=source))
     found.extend(check_narrative(blocks, known, tax, doc_id=doc_id, source=source))

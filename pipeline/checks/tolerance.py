@@ -1,170 +1,51 @@
-"""Rounding-aware comparison of printed figures (the XBRL Calculations 1.1 model).
+"""What the rules share besides the rounding arithmetic.
 
-A value printed with ``decimals = d`` (XBRL sense, in base units) stands for every number in the
-interval ``value ± 0.5·10^(−d)``. Two statements are consistent when their intervals overlap; a sum is
-consistent when the interval of the total overlaps the interval of the sum of the components, i.e.
-``|total − Σ| ≤ 0.5·10^(−d_total) + Σ 0.5·10^(−d_i)``.
+The rounding-aware comparisons live in :mod:`pipeline.rounding` and are re-exported here; this module adds
+when a discrepancy is worth an analyst's time, how figures are written in messages, and how a flag is built
+with a stable id.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from pipeline.ids import stable_id
+from pipeline.rounding import (
+    Comparison,
+    compare_pct_change,
+    compare_sum,
+    compare_values,
+    decimals_of,
+    half_unit,
+    interval,
+    pct_change_interval,
+)
 from schemas.models import Evidence, Fact, Flag, FlagKind, Period
 
+__all__ = [
+    "Comparison",
+    "KnownFact",
+    "Severity",
+    "compare_pct_change",
+    "compare_sum",
+    "compare_values",
+    "decimals_of",
+    "digit_slip",
+    "fmt_amount",
+    "fmt_small",
+    "half_unit",
+    "interval",
+    "known_facts",
+    "make_flag",
+    "pct_change_interval",
+    "period_text",
+    "plausible_discrepancy",
+    "printed_decimals",
+    "scale_note",
+]
+
 Severity = Literal["error", "warning", "info"]
-
-# Floating-point slack relative to the magnitudes involved: 0.1 + 0.2 must equal 0.3.
-_FP_RELATIVE = 1e-9
-
-
-@dataclass(frozen=True, slots=True)
-class Comparison:
-    """Outcome of a rounding-aware comparison, in base units.
-
-    Attributes:
-        ok: True when the intervals overlap.
-        expected: What the other side implies (e.g. the sum of the components).
-        actual: The printed value under test (e.g. the printed total).
-        difference: ``actual − expected``.
-        tolerance: Half-width of the combined interval.
-    """
-
-    ok: bool
-    expected: float
-    actual: float
-    difference: float
-    tolerance: float
-
-
-def half_unit(decimals: int) -> float:
-    """Half a unit in the last printed place: the rounding radius of a printed value.
-
-    Args:
-        decimals: XBRL decimals in base units (``-5`` for "1,234.5" in millions).
-
-    Returns:
-        ``0.5 · 10^(−decimals)``.
-    """
-    return 0.5 * 10.0 ** (-decimals)
-
-
-def _slack(*magnitudes: float) -> float:
-    return _FP_RELATIVE * max((abs(m) for m in magnitudes), default=0.0)
-
-
-def compare_values(
-    actual: float, actual_decimals: int, expected: float, expected_decimals: int
-) -> Comparison:
-    """Compare two printed values for the same thing.
-
-    Args:
-        actual: The value under test, base units.
-        actual_decimals: Its printed precision.
-        expected: The reference value, base units.
-        expected_decimals: Its printed precision.
-
-    Returns:
-        The comparison; ``ok`` when the rounding intervals overlap.
-    """
-    tolerance = half_unit(actual_decimals) + half_unit(expected_decimals)
-    difference = actual - expected
-    ok = abs(difference) <= tolerance + _slack(actual, expected)
-    return Comparison(ok, expected, actual, difference, tolerance)
-
-
-def compare_sum(total: float, total_decimals: int, components: Sequence[tuple[float, int]]) -> Comparison:
-    """Check that a printed total equals the sum of printed (already signed) components.
-
-    Args:
-        total: The printed total, base units.
-        total_decimals: Its printed precision.
-        components: ``(signed value, decimals)`` of each component.
-
-    Returns:
-        The comparison with ``expected = Σ components`` and ``actual = total``.
-    """
-    expected = math.fsum(v for v, _ in components)
-    tolerance = half_unit(total_decimals) + math.fsum(half_unit(d) for _, d in components)
-    difference = total - expected
-    magnitudes = [total, *(v for v, _ in components)]
-    ok = abs(difference) <= tolerance + _slack(*magnitudes)
-    return Comparison(ok, expected, total, difference, tolerance)
-
-
-def interval(value: float, decimals: int) -> tuple[float, float]:
-    """The interval a printed value stands for."""
-    h = half_unit(decimals)
-    return value - h, value + h
-
-
-def pct_change_interval(
-    current: float, current_decimals: int, prior: float, prior_decimals: int
-) -> tuple[float, float] | None:
-    """Range of the percentage change ``(current − prior)/|prior|·100`` over both rounding intervals.
-
-    Args:
-        current: Current-period value, base units.
-        current_decimals: Its printed precision.
-        prior: Prior-period value, base units.
-        prior_decimals: Its printed precision.
-
-    Returns:
-        ``(low, high)`` in percent, or None when the prior interval contains zero (undefined change).
-    """
-    c_lo, c_hi = interval(current, current_decimals)
-    p_lo, p_hi = interval(prior, prior_decimals)
-    if p_lo <= 0.0 <= p_hi:
-        return None
-    # The change is monotone in each argument on an interval that excludes zero, so the extremes are
-    # at the corners.
-    values = [(c - p) / abs(p) * 100.0 for c in (c_lo, c_hi) for p in (p_lo, p_hi)]
-    return min(values), max(values)
-
-
-def compare_pct_change(
-    printed_pct: float,
-    pct_decimals: int,
-    current: float,
-    current_decimals: int,
-    prior: float,
-    prior_decimals: int,
-) -> Comparison | None:
-    """Check a printed percentage change against the change implied by two printed values.
-
-    Args:
-        printed_pct: The stated change in percent, signed (a decrease is negative).
-        pct_decimals: Decimals printed on the percentage ("8.4%" → 1).
-        current: Current-period value, base units.
-        current_decimals: Its printed precision.
-        prior: Prior-period value, base units.
-        prior_decimals: Its printed precision.
-
-    Returns:
-        The comparison (``expected`` is the change computed from the values, ``tolerance`` the distance
-        the intervals may be apart), or None when the change is undefined (prior is zero).
-    """
-    implied = pct_change_interval(current, current_decimals, prior, prior_decimals)
-    if implied is None:
-        return None
-    lo, hi = implied
-    h = half_unit(pct_decimals)
-    expected = (current - prior) / abs(prior) * 100.0
-    difference = printed_pct - expected
-    ok = (printed_pct + h) >= lo - 1e-9 and (printed_pct - h) <= hi + 1e-9
-    # Report the half-width of the combined interval around the point estimate.
-    tolerance = h + max(hi - expected, expected - lo)
-    return Comparison(ok, expected, printed_pct, difference, tolerance)
-
-
-def decimals_of(values: Iterable[int]) -> int:
-    """The coarsest precision among several decimals (the one that dominates rounding)."""
-    return min(values)
-
 
 # --- discrepancy plausibility --------------------------------------------------------------------
 
@@ -287,6 +168,8 @@ def make_flag(
     metric: str | None = None,
     period: Period | None = None,
     comparison: Comparison | None = None,
+    confidence: float = 0.5,
+    reasons: Sequence[str] = (),
 ) -> Flag:
     """Build a flag whose id depends only on the rule, the document and where the evidence is printed.
 
@@ -301,6 +184,8 @@ def make_flag(
         metric: Metric id when known.
         period: Period of the finding.
         comparison: Expected/actual/difference/tolerance in base units.
+        confidence: How sure the rule is that this is a real inconsistency, in [0, 1].
+        reasons: The structural evidence that made the comparison valid.
 
     Returns:
         The flag; reruns over the same document give the same ``flag_id``.
@@ -325,6 +210,8 @@ def make_flag(
         tolerance=comparison.tolerance if comparison else None,
         pages=sorted({e.page for e in evidence}),
         evidence=list(evidence),
+        confidence=confidence,
+        reasons=list(reasons),
     )
 
 

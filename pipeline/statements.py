@@ -1,0 +1,775 @@
+"""Statements as calculation trees: the structure XBRL's calculation linkbase makes explicit, from the page.
+
+A stage of its own, run once per document after the facts (:func:`build_statements`). For each table:
+
+1. **Kind** (:func:`classify`): one of the five primary statements when its title (or the page heading
+   above it) names one, or its lines are a statement's (total assets and total liabilities and equity; the
+   three cash-flow activities); a summary when it says "highlights", "selected financial data"…; else a
+   note.
+2. **Columns** (:func:`statement_columns`): the additive value columns, each with its period, its basis
+   (as reported, restated, pro forma, non-GAAP, condensed consolidating, constant currency) and the
+   dimension its head names. Columns of changes, percentages, prices and averages do not add up and are
+   left out.
+3. **Tree** (:func:`build_tree`): the rows are walked top to bottom. A row may be a total when its label
+   says so ("Total …", "Net cash …", "Balance at …", "… end of year"), when it is a total metric of the
+   taxonomy ("Gross profit"), or — weakly — when it is unlabelled, "Net …" or outdented. Its candidate
+   children are runs of the rows above it that are still visible (the rows a recognised total adds up are
+   folded into it) starting at a natural boundary: the table start, a section heading, an opening balance
+   or an earlier total. Three sign conventions are tried: as printed; the first less the others (costs
+   printed positive); and by label (items named cost, expense, tax… subtracted when printed positive).
+   A candidate is accepted when it holds in the other value columns: the tree is what the figures
+   themselves prove, and a column where a proven node fails is where a figure is wrong. In roll-forwards
+   (a closing balance as the total) blank cells are nil.
+4. **Columns that add up** (:func:`column_total`): a "Total" column that is the sum of the others row by
+   row (statements of changes in equity, segment tables).
+
+The result is one :class:`~schemas.models.Statement` per table with at least one value column; the checks
+read it, and :func:`annotate_facts` gives every fact its statement, role, parent and basis.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pipeline.facts import header_dimension, is_change_column
+from pipeline.grid import RowView, column_headers, table_rows
+from pipeline.ids import stable_id
+from pipeline.rounding import Comparison, compare_sum
+from pipeline.taxonomy import Taxonomy, normalise_label
+from schemas.models import (
+    Basis,
+    Cell,
+    Fact,
+    LineItem,
+    LineRole,
+    Statement,
+    StatementColumn,
+    StatementKind,
+    Table,
+)
+
+__all__ = [
+    "Figure",
+    "Grid",
+    "Structure",
+    "annotate_facts",
+    "build_statements",
+    "build_tree",
+    "classify",
+    "clean_label",
+    "column_total",
+    "evaluate",
+    "grid_of",
+    "statement_columns",
+]
+
+# --- labels ---------------------------------------------------------------------------------------------
+
+_DOT_LEADERS = re.compile(r"(?:\s*[.·…_]){3,}\s*")
+_FOOTNOTE = re.compile(
+    r"(?:\s*\((?:[a-z]|\d{1,2}|[ivx]{1,4})\)|\s*\*+|[\u00b9\u00b2\u00b3\u2070-\u2079]+)+\s*$"
+)
+
+
+def clean_label(label: str) -> str:
+    """A label as printed, less dot leaders, footnote marks and a trailing colon.
+
+    Args:
+        label: The row label as printed ("Net revenue . . . . . (1)").
+
+    Returns:
+        "Net revenue".
+    """
+    text = _DOT_LEADERS.sub(" ", label)
+    text = _FOOTNOTE.sub("", " ".join(text.split()))
+    return text.strip().rstrip(":").strip()
+
+
+# --- kind -----------------------------------------------------------------------------------------------
+
+_STATEMENT_WORDS = re.compile(r"\bstatements?\b|\bbalance sheets?\b|\bfinancial position\b", re.IGNORECASE)
+_KIND_PATTERNS: tuple[tuple[StatementKind, str], ...] = (
+    ("comprehensive_income", r"\bcomprehensive (?:income|loss|earnings)\b"),
+    ("cash_flow", r"\bcash flows?\b"),
+    (
+        "equity",
+        r"\bchanges in (?:[\w’'-]+\s+){0,3}(?:equity|net assets|capital)\b|"
+        r"\bstatements? of (?:[\w’'-]+\s+){0,2}equity\b",
+    ),
+    (
+        "balance_sheet",
+        r"\bbalance sheets?\b|\bfinancial position\b|\bfinancial condition\b|"
+        r"\bstatements? of condition\b",
+    ),
+    (
+        "income",
+        r"\bstatements? of (?:consolidated )?(?:operations|income|earnings|profit|loss)|"
+        r"\bincome statements?\b|\bprofit (?:and|or) loss\b",
+    ),
+)
+_KIND_TITLES = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _KIND_PATTERNS]
+_SUMMARY_TITLE = re.compile(
+    r"\bhighlights\b|\bselected (?:consolidated |quarterly )?financial (?:data|information)\b|\bsummary\b|"
+    r"\bkey figures\b|\bfive[- ]year\b|\bquarterly (?:financial )?(?:data|results|information)\b",
+    re.IGNORECASE,
+)
+
+
+_SENTENCE_WORDS = re.compile(
+    r"\b(?:is|are|was|were|as follows|following|recorded|included|presented|shown|consists?|related|"
+    r"information|supplemental|see|refer)\b|:\s*$",
+    re.IGNORECASE,
+)
+
+
+def _title_kind(text: str) -> StatementKind | None:
+    """The statement a title line names, when it is a statement's title (not a sentence about cash flows)."""
+    for line in text.splitlines():
+        if len(line.split()) > 14 or not _STATEMENT_WORDS.search(line) or _SENTENCE_WORDS.search(line):
+            continue
+        for kind, pattern in _KIND_TITLES:
+            if pattern.search(line):
+                return kind
+    return None
+
+
+def classify(table: Table, heading: str, metrics: Sequence[str]) -> StatementKind:
+    """What a table is: a primary statement, a summary, or a note.
+
+    Args:
+        table: The table.
+        heading: The text printed above it on its page (its title lines and the page's first lines).
+        metrics: The taxonomy metrics its row labels map to.
+
+    Returns:
+        The kind. The table's own title decides before the page heading; a summary title wins over the
+        lines; otherwise the lines of a balance sheet or a cash-flow statement make it one.
+    """
+    title = table.title or ""
+    if _SUMMARY_TITLE.search(title):
+        return "summary"
+    for text in (title, heading):
+        kind = _title_kind(text)
+        if kind is not None:
+            return kind
+    if _SUMMARY_TITLE.search(heading):
+        return "summary"
+    found = set(metrics)
+    if "total_assets" in found and found & {
+        "total_liabilities_and_equity",
+        "total_equity",
+        "total_liabilities",
+    }:
+        return "balance_sheet"
+    if len(found & {"operating_cash_flow", "investing_cash_flow", "financing_cash_flow"}) >= 2:
+        return "cash_flow"
+    return "note"
+
+
+# --- columns --------------------------------------------------------------------------------------------
+
+_BASIS_PATTERNS: tuple[tuple[Basis, str], ...] = (
+    (
+        "condensed_consolidating",
+        r"\bguarantor|\bnon-?guarantor|\bissuer\b|\beliminations?\b|\bconsolidating\b|\bparent\b|"
+        r"\bobligor|\bsubsidiar",
+    ),
+    ("restated", r"\brestat|\bas adjusted\b|\brecast\b|\bas revised\b|\bpreviously reported\b|\boriginally"),
+    ("pro_forma", r"\bpro[- ]?forma\b"),
+    (
+        "constant_currency",
+        r"\bconstant (?:currency|exchange)|\bprior[- ]year rates\b|\bcurrency[- ]neutral\b|"
+        r"\bfx[- ]neutral\b",
+    ),
+    ("non_gaap", r"\bnon-?gaap\b|\badjusted\b|\bunderlying\b|\bnon-?ifrs\b"),
+)
+_BASIS = [(basis, re.compile(pattern, re.IGNORECASE)) for basis, pattern in _BASIS_PATTERNS]
+# Column heads whose figures do not add up down the column.
+_NOT_ADDITIVE = re.compile(
+    r"%|\bpercent|\bper\s+(?:share|unit|cent)|\bprice|\baverage\b|\brates?\b|\bratio\b|\byield|\bmargin|"
+    r"\bweighted|\bmultiple\b|\bdays\b|\bbps\b|\bbasis points\b|\bremaining (?:life|term)\b|\byears?\)",
+    re.IGNORECASE,
+)
+
+
+def basis_of(*texts: str) -> Basis:
+    """The basis named by a column head or a table title; "reported" when none is named."""
+    for text in texts:
+        for basis, pattern in _BASIS:
+            if pattern.search(text):
+                return basis
+    return "reported"
+
+
+def statement_columns(table: Table, rows: Sequence[RowView]) -> list[StatementColumn]:
+    """The additive value columns of a table with their period, basis and dimension.
+
+    A column is kept when at least two rows print a figure in it, most of them are not percentages, and
+    its head names no change, ratio, price or average. When some columns carry a period, only those are
+    kept: the others are of another kind (a "Notes" column, a share count beside amounts).
+
+    Args:
+        table: The table.
+        rows: Its body rows.
+
+    Returns:
+        The columns, left to right.
+    """
+    headers = column_headers(table)
+    counts: dict[int, int] = {}
+    percents: dict[int, int] = {}
+    periods: dict[int, StatementColumn] = {}
+    for row in rows:
+        for col, cell in row.numbers.items():
+            n = cell.number
+            if n is None:
+                continue
+            counts[col] = counts.get(col, 0) + 1
+            if n.unit in ("percent", "ratio"):
+                percents[col] = percents.get(col, 0) + 1
+    table_basis = basis_of(table.title or "")
+    out: list[StatementColumn] = []
+    for col in sorted(counts):
+        header = headers.get(col, "")
+        if counts[col] < 2 or percents.get(col, 0) * 2 > counts[col]:
+            continue
+        if is_change_column(header) or _NOT_ADDITIVE.search(header):
+            continue
+        period = next(
+            (
+                c.number.period
+                for r in rows
+                if (c := r.numbers.get(col)) is not None and c.number and c.number.period
+            ),
+            None,
+        )
+        basis = basis_of(header)
+        column = StatementColumn(
+            col=col,
+            header=header,
+            period=period,
+            basis=basis if basis != "reported" else table_basis,
+            context=header_dimension(header),
+        )
+        out.append(column)
+        if period is not None:
+            periods[col] = column
+    return list(periods.values()) if periods else out
+
+
+# --- figures --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """A figure in the grid: base units when the table's scale is known, else as printed.
+
+    One table shares one scale, so sums within it hold either way.
+    """
+
+    value: float
+    decimals: int
+    cell: Cell
+
+
+Grid = dict[int, dict[int, Figure]]
+"""Row index → column → figure."""
+
+
+def grid_of(rows: Sequence[RowView], columns: Sequence[int]) -> Grid:
+    """The figures of the given columns, row by row (dashes are nil)."""
+    cells = [(row.index, col, cell) for row in rows for col, cell in row.numbers.items() if col in columns]
+    printed = any(
+        c.number is not None and (c.number.base_value is None or c.number.decimals is None) for *_, c in cells
+    )
+    grid: Grid = {}
+    for r, col, cell in cells:
+        n = cell.number
+        if n is None:
+            continue
+        if printed or n.base_value is None or n.decimals is None:
+            value, decimals = (0.0 if n.is_dash else n.value), n.places
+        else:
+            value, decimals = (0.0 if n.is_dash else n.base_value), n.decimals
+        grid.setdefault(r, {})[col] = Figure(value, decimals, cell)
+    return grid
+
+
+# --- structures -----------------------------------------------------------------------------------------
+
+Convention = str  # "sum" | "first_less_rest" | "by_label"
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    """A candidate arithmetic structure: ``total = Σ sign·component``.
+
+    Attributes:
+        total: Row index of the total.
+        components: ``(row index, sign)`` pairs, top to bottom.
+        convention: How the signs were chosen: ``sum``, ``first_less_rest`` or ``by_label``.
+        rollforward: The total is a closing balance: a blank component cell is nil.
+    """
+
+    total: int
+    components: tuple[tuple[int, int], ...]
+    convention: Convention
+    rollforward: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnResult:
+    """How a structure fares in one column."""
+
+    col: int
+    comparison: Comparison
+    nonzero_components: int
+
+
+def evaluate(structure: Structure, grid: Mapping[int, Mapping[int, Figure]], col: int) -> ColumnResult | None:
+    """Test a structure in one column; None when its total or, outside roll-forwards, a component is blank."""
+    total = grid.get(structure.total, {}).get(col)
+    if total is None:
+        return None
+    parts: list[tuple[float, int]] = []
+    for r, sign in structure.components:
+        v = grid.get(r, {}).get(col)
+        if v is None:
+            if not structure.rollforward:
+                return None
+            continue  # a movement column left blank in a roll-forward is nil
+        parts.append((sign * v.value, v.decimals))
+    if not parts:
+        return None
+    comparison = compare_sum(total.value, total.decimals, parts)
+    return ColumnResult(col, comparison, sum(1 for v, _ in parts if v != 0.0))
+
+
+_MAX_COMPONENTS = 40
+"""Longest run of rows tried as components."""
+_MIN_SIGNAL = 50.0
+"""A supporting column's total must be at least this many tolerances away from zero: with figures of
+two or three digits, a sum holding by coincidence is too likely to prove a structure."""
+_OUTDENT_POINTS = 2.0
+"""A label this many points left of the previous row's label is outdented (a total under items)."""
+
+_TOTAL_LABEL = re.compile(
+    r"^(?:total|subtotal|sub total|net (?:increase|decrease|change)|net cash)\b|\btotal$|"
+    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b"
+)
+_CLOSING_LABEL = re.compile(
+    r"^(?:balances?|ending balance|closing balance|balance end)\b(?!.*\b(?:beginning|begin|opening)\b)|"
+    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b|^(?:ending|closing)\b"
+)
+_OPENING_LABEL = re.compile(
+    r"\b(?:beginning|opening|begin)\b.*\b(?:balance|year|period|quarter)\b|^(?:beginning|opening) balance\b|"
+    r"^balances?,? (?:at )?(?:beginning|begin|opening)\b"
+)
+_COST_WORDS = re.compile(
+    r"\b(?:costs?|expenses?|losses|loss|tax|taxes|provision|depreciation|amortization|impairments?|less|"
+    r"deduct\w*|charges?|write-?downs?|dividends?|repurchases?|purchases?|payments?|repayments?|"
+    r"withdrawals?|minority interests?|non-?controlling interests?)\b"
+)
+_GAIN_WORDS = re.compile(r"\b(?:income|gains?|revenues?|sales|proceeds|profit|benefit)\b(?! tax)")
+
+
+def total_strength(row: RowView, previous: RowView | None, taxonomy: Taxonomy) -> int:
+    """How strongly a row looks like a total of the rows above it.
+
+    Args:
+        row: The row.
+        previous: The data row just above it, if any.
+        taxonomy: To recognise total metrics ("Gross profit", "Operating income").
+
+    Returns:
+        2 for "Total …"/"Subtotal"/"Net increase in cash …", closing balances and total metrics; 1 (weak)
+        for unlabelled rows, "Net …" rows and rows outdented relative to the row above; 0 otherwise.
+    """
+    label = normalise_label(row.label)
+    if (
+        label
+        and (_TOTAL_LABEL.search(label) or _CLOSING_LABEL.search(label))
+        and not _OPENING_LABEL.search(label)
+    ):
+        return 2
+    metric = taxonomy.match(row.label) if label else None
+    if metric is not None and metric.is_total:
+        return 2
+    if not label or label.startswith("net "):
+        # "Net unrealized gains" is often a subtotal, but "Net sales" or "Net interest" are not.
+        return 1
+    outdented = (
+        previous is not None
+        and row.indent is not None
+        and previous.indent is not None
+        and row.indent < previous.indent - _OUTDENT_POINTS
+    )
+    return 1 if outdented else 0
+
+
+def _label_sign(row: RowView, grid: Mapping[int, Mapping[int, Figure]]) -> int:
+    """−1 for a cost printed positive (it is subtracted), +1 otherwise."""
+    label = normalise_label(row.label)
+    if not _COST_WORDS.search(label) or _GAIN_WORDS.search(label.replace("income tax", "tax")):
+        return 1
+    values = [v.value for v in grid.get(row.index, {}).values() if v.value != 0.0]
+    return -1 if values and sum(1 for v in values if v > 0) * 2 > len(values) else 1
+
+
+def candidate_structures(
+    total: int,
+    visible: Sequence[int],
+    starts: Sequence[int],
+    signs: Mapping[int, int],
+    rollforward: bool,
+) -> list[Structure]:
+    """Runs of visible rows from each natural start to just above the total, under each sign convention.
+
+    Args:
+        total: Row index of the candidate total.
+        visible: Row indices above it still visible (not folded into a total), top to bottom.
+        starts: Positions in ``visible`` where a run may start (boundaries).
+        signs: Row → sign under the by-label convention.
+        rollforward: The total is a closing balance.
+
+    Returns:
+        Structures from the shortest run to the longest.
+    """
+    out: list[Structure] = []
+    n = len(visible)
+    for i in sorted(set(starts), reverse=True):
+        run = visible[i:]
+        if not 2 <= len(run) <= _MAX_COMPONENTS or i >= n:
+            continue
+        conventions: dict[tuple[tuple[int, int], ...], Convention] = {}
+        conventions.setdefault(tuple((r, 1) for r in run), "sum")
+        conventions.setdefault(((run[0], 1), *((r, -1) for r in run[1:])), "first_less_rest")
+        conventions.setdefault(tuple((r, signs.get(r, 1)) for r in run), "by_label")
+        out.extend(Structure(total, comps, conv, rollforward) for comps, conv in conventions.items())
+    return out
+
+
+def supports(result: ColumnResult) -> bool:
+    """A column proves a structure: it holds, with a real total and real components."""
+    c = result.comparison
+    return (
+        c.ok
+        and result.nonzero_components >= 2
+        and c.actual != 0.0
+        and abs(c.actual) >= _MIN_SIGNAL * max(c.tolerance, 1e-12)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The structure chosen for a total, and whether a column where it fails is an inconsistency."""
+
+    structure: Structure
+    proven: bool
+
+
+def resolve_total(
+    candidates: Sequence[Structure],
+    grid: Mapping[int, Mapping[int, Figure]],
+    columns: Sequence[int],
+    min_support: int,
+) -> Resolution | None:
+    """Pick the structure of one total.
+
+    A candidate that holds in every column it can be evaluated in (at least two) is taken at once. Else
+    the best supported one is taken; it is *proven* when its support reaches ``min_support`` and the
+    number of columns it fails in, no other candidate holds in the columns it fails in, and the equally
+    supported candidates agree on what those columns should print.
+
+    Returns:
+        The resolution, or None when no candidate is supported at all.
+    """
+    explained: set[int] = set()  # columns some candidate holds in
+    scored: list[tuple[int, int, Structure, list[ColumnResult]]] = []
+    for order, structure in enumerate(candidates):
+        results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
+        holds = [r for r in results if r.comparison.ok]
+        explained.update(r.col for r in holds)
+        fails = [r for r in results if not r.comparison.ok]
+        if not fails and len(holds) >= 2 and any(r.nonzero_components >= 2 for r in holds):
+            # Agreement in several columns at once is no coincidence, whatever the figures' size.
+            return Resolution(structure, True)
+        support = sum(1 for r in holds if supports(r))
+        if support == 0:
+            continue
+        if not fails:
+            return Resolution(structure, True)
+        scored.append((support, order, structure, fails))
+    if not scored:
+        return None
+    best_support = max(s for s, _, _, _ in scored)
+    best = [item for item in scored if item[0] == best_support]
+    _, _, chosen, fails = min(best, key=lambda item: item[1])
+    if best_support < max(min_support, len(fails)):
+        # A structure failing in as many columns as it holds in is more likely wrong than the figures.
+        return Resolution(chosen, False)
+    for fail in fails:
+        if fail.col in explained:
+            return Resolution(chosen, False)
+        expectations = {
+            round(f.comparison.expected, 6) for _, _, _, fs in best for f in fs if f.col == fail.col
+        }
+        if len(expectations) != 1:
+            return Resolution(chosen, False)
+    return Resolution(chosen, True)
+
+
+def _fold(visible: list[int], starts: list[int], structure: Structure) -> tuple[list[int], list[int]]:
+    """Remove a recognised total's components from the visible rows, keeping the run starts aligned."""
+    folded = {r for r, _ in structure.components}
+    kept = [r for r in visible if r not in folded]
+    new_starts = {0}
+    for pos in starts:
+        following = [r for r in visible[pos:] if r not in folded]
+        new_starts.add(kept.index(following[0]) if following else len(kept))
+    return kept, sorted(new_starts)
+
+
+@dataclass(frozen=True, slots=True)
+class TreeNode:
+    """A total the tree builder recognised: its structure and whether its failures are inconsistencies."""
+
+    structure: Structure
+    proven: bool
+
+
+def build_tree(
+    rows: Sequence[RowView], grid: Grid, columns: Sequence[int], taxonomy: Taxonomy
+) -> list[TreeNode]:
+    """Walk a table's rows top to bottom and recognise its totals (step 3 of the module docstring).
+
+    Args:
+        rows: Body rows of the table.
+        grid: Their figures in the value columns.
+        columns: The value columns.
+        taxonomy: To recognise total metrics.
+
+    Returns:
+        The recognised totals in reading order, each with the rows it adds up and how.
+    """
+    if not columns:
+        return []
+    signs = {row.index: _label_sign(row, grid) for row in rows if row.index in grid}
+    visible: list[int] = []
+    starts: list[int] = [0]
+    previous: RowView | None = None
+    nodes: list[TreeNode] = []
+    for row in rows:
+        if row.is_heading:
+            starts.append(len(visible))
+            continue
+        if row.index not in grid:
+            continue
+        label = normalise_label(row.label)
+        if _OPENING_LABEL.search(label):
+            starts.append(len(visible))  # an opening balance begins a roll-forward
+        strength = total_strength(row, previous, taxonomy)
+        if strength and len(visible) >= 2:
+            rollforward = bool(_CLOSING_LABEL.search(label))
+            candidates = candidate_structures(row.index, visible, starts, signs, rollforward)
+            resolution = resolve_total(candidates, grid, columns, 1 if strength == 2 else 2)
+            if resolution is not None:
+                nodes.append(TreeNode(resolution.structure, resolution.proven))
+                visible, starts = _fold(visible, starts, resolution.structure)
+                strength = 2  # a recognised total starts the next run
+        if strength:
+            starts.append(len(visible))  # a total starts the next run (it may itself be a component)
+        visible.append(row.index)
+        previous = row
+    return nodes
+
+
+# --- columns that add up --------------------------------------------------------------------------------
+
+_TOTAL_HEAD = re.compile(r"\btotal\b|\bconsolidated\b", re.IGNORECASE)
+_MIN_ROWS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnTotal:
+    """A column that is the sum of other columns, row by row."""
+
+    total: int
+    components: tuple[int, ...]
+    rows: tuple[int, ...]
+
+
+def column_total(table: Table, rows: Sequence[RowView]) -> ColumnTotal | None:
+    """A "Total" column that adds up the table's other amount columns in most rows.
+
+    The total column is the first or last amount column, headed "Total" or "Consolidated"; the components
+    are the other amount columns (blank is nil). The structure must hold, with real figures, in at least
+    three rows and in more rows than it fails in.
+
+    Args:
+        table: The table.
+        rows: Its body rows.
+
+    Returns:
+        The structure, with the rows it was evaluated in; None when there is none.
+    """
+    headers = column_headers(table)
+    counts: dict[int, int] = {}
+    for row in rows:
+        for col, cell in row.numbers.items():
+            n = cell.number
+            if n is not None and n.unit not in ("percent", "ratio"):
+                counts[col] = counts.get(col, 0) + 1
+    amount_cols = [
+        c
+        for c in sorted(counts)
+        if counts[c] >= 2
+        and not is_change_column(headers.get(c, ""))
+        and not _NOT_ADDITIVE.search(headers.get(c, ""))
+    ]
+    if len(amount_cols) < 3:
+        return None
+    grid = grid_of(rows, amount_cols)
+    for total in dict.fromkeys((amount_cols[-1], amount_cols[0])):
+        if not _TOTAL_HEAD.search(headers.get(total, "")):
+            continue
+        parts = tuple(c for c in amount_cols if c != total)
+        holds = fails = 0
+        evaluated: list[int] = []
+        for r, values in grid.items():
+            t = values.get(total)
+            present = [values[c] for c in parts if c in values]
+            if t is None or not present:
+                continue
+            comparison = compare_sum(t.value, t.decimals, [(v.value, v.decimals) for v in present])
+            evaluated.append(r)
+            if comparison.ok:
+                strong = sum(1 for v in present if v.value != 0.0) >= 2 and abs(t.value) >= _MIN_SIGNAL * max(
+                    comparison.tolerance, 1e-12
+                )
+                holds += 1 if strong else 0
+            else:
+                fails += 1
+        if holds >= _MIN_ROWS and holds > fails:
+            return ColumnTotal(total, parts, tuple(evaluated))
+    return None
+
+
+# --- the stage ------------------------------------------------------------------------------------------
+
+
+def _lines(
+    rows: Sequence[RowView], nodes: Sequence[TreeNode], grid: Grid, taxonomy: Taxonomy
+) -> list[LineItem]:
+    parents: dict[int, tuple[int, int]] = {}
+    totals: dict[int, TreeNode] = {}
+    for node in nodes:
+        totals[node.structure.total] = node
+        for r, sign in node.structure.components:
+            parents[r] = (node.structure.total, sign)
+    out: list[LineItem] = []
+    for row in rows:
+        if row.index not in grid:
+            continue
+        parent = parents.get(row.index)
+        role: LineRole = "item"
+        if row.index in totals:
+            role = "subtotal" if parent is not None else "total"
+        metric = taxonomy.match(row.label) if row.label.strip() else None
+        own = totals.get(row.index)
+        out.append(
+            LineItem(
+                row=row.index,
+                label=clean_label(row.label),
+                page=row.page,
+                role=role,
+                parent=parent[0] if parent else None,
+                sign=1 if parent is None or parent[1] > 0 else -1,
+                metric=metric.id if metric else None,
+                children=[r for r, _ in own.structure.components] if own else [],
+                proven=own.proven if own else False,
+                rollforward=own.structure.rollforward if own else False,
+            )
+        )
+    return out
+
+
+def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement | None:
+    """The calculation tree of one table (None when it has no value columns)."""
+    rows = table_rows(table)
+    columns = statement_columns(table, rows)
+    if not columns:
+        return None
+    cols = [c.col for c in columns]
+    grid = grid_of(rows, cols)
+    nodes = build_tree(rows, grid, cols, taxonomy)
+    metrics = [m.id for row in rows if row.label.strip() and (m := taxonomy.match(row.label)) is not None]
+    kind = classify(table, heading, metrics)
+    across = column_total(table, rows)
+    return Statement(
+        statement_id=stable_id(table.doc_id, "statement", table.table_id),
+        doc_id=table.doc_id,
+        source=table.source,
+        table_id=table.table_id,
+        kind=kind,
+        title=table.title,
+        pages=table.pages,
+        columns=columns,
+        lines=_lines(rows, nodes, grid, taxonomy),
+        total_column=across.total if across else None,
+        component_columns=list(across.components) if across else [],
+    )
+
+
+def build_statements(
+    tables: Sequence[Table], headings: Mapping[str, str], taxonomy: Taxonomy
+) -> list[Statement]:
+    """Stage: the calculation tree of every table of a document.
+
+    Args:
+        tables: Typed tables.
+        headings: Table id → the text above the table on its page (title lines, page heading).
+        taxonomy: The metric taxonomy.
+
+    Returns:
+        One statement per table that has value columns, in table order.
+    """
+    out: list[Statement] = []
+    for table in tables:
+        statement = build_statement(table, headings.get(table.table_id, ""), taxonomy)
+        if statement is not None:
+            out.append(statement)
+    return out
+
+
+def annotate_facts(facts: Sequence[Fact], statements: Sequence[Statement]) -> list[Fact]:
+    """Give each table fact its statement kind, line role, parent and column basis.
+
+    Args:
+        facts: The document's facts.
+        statements: Its statements.
+
+    Returns:
+        The facts, annotated where their table has a statement.
+    """
+    by_table = {s.table_id: s for s in statements}
+    out: list[Fact] = []
+    for fact in facts:
+        statement = by_table.get(fact.table_id or "")
+        if statement is None or fact.row is None:
+            out.append(fact)
+            continue
+        lines = {line.row: line for line in statement.lines}
+        line = lines.get(fact.row)
+        column = next((c for c in statement.columns if c.col == fact.col), None)
+        parent = lines.get(line.parent) if line is not None and line.parent is not None else None
+        update: dict[str, object] = {"statement": statement.kind}
+        if line is not None:
+            update["role"] = line.role
+            update["parent"] = parent.label if parent is not None else None
+        if column is not None:
+            update["basis"] = column.basis
+        out.append(fact.model_copy(update=update))
+    return out
