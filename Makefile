@@ -64,6 +64,7 @@ samples: venv
 bench: venv
 	$(BIN)/python bench/parse_throughput.py
 	$(BIN)/python bench/table_accuracy.py
+	$(BIN)/python bench/planted_errors.py
 
 clean:
 	rm -rf $(VENV) out .mypy_cache .ruff_cache .pytest_cache
