@@ -386,6 +386,10 @@ def _fact_period(period: Period, metric: MetricDef, opening: bool) -> Period | N
         return opening_period(period)
     if metric.period_type == "instant":
         return instant_period(period)
+    if period.kind == "instant":
+        # Revenue under "December 31, 2022": a period ending that day, of a length the head does not say
+        # (a year, a quarter, six months); it is compared with nothing until that is known.
+        return period.model_copy(update={"kind": "unknown"})
     return period
 
 
@@ -614,6 +618,8 @@ _PRIOR_BEFORE = re.compile(
     r"(?:the\s+)?(?:(?:prior|previous|last)[- ]year(?:'s)?\s+|last\s+year's\s+)?$",
     re.IGNORECASE,
 )
+# A clause introduced as the comparison: "…, compared with net income of $8.1 billion a year ago".
+_COMPARED_BEFORE = re.compile(r"\b(?:compared\s+(?:with|to)|versus|vs\.?|against)\s+(?:the\s+)?[^,;]*$", re.I)
 _CURRENT_BEFORE = re.compile(r"\bto\s*$", re.IGNORECASE)
 _YEAR_BEFORE = re.compile(rf"\(\s*(?:fiscal\s+|fy\s*)?({_YEAR})\s*[:,-]?\s*$", re.IGNORECASE)
 _YEAR_AFTER = re.compile(
@@ -830,14 +836,28 @@ class _Roles:
     loose: list[tuple[Amount, int | None]]
 
 
-def _money_roles(sentence: str, money: Sequence[Amount], region_start: int, metric: MetricDef) -> _Roles:
+def _money_roles(
+    sentence: str, money: Sequence[Amount], verb: _Verb, metric: MetricDef, comparative: bool
+) -> _Roles:
+    """Sort a clause's amounts into current, prior and unlabelled figures.
+
+    Amounts of change are left out: "increased by $50 million", and also "increased $50 million" (an
+    amount right after a verb of change is how much it changed; the level is stated with "to").
+    In a comparative clause ("…, compared with net income of $8.1 billion, a year ago") every figure is
+    the prior period's.
+    """
     roles = _Roles([], [], [])
-    previous_end = region_start
-    for a in money:
+    previous_end = verb.end
+    for i, a in enumerate(money):
         before = sentence[previous_end : a.start]
         after = sentence[a.end : a.end + 60]
         previous_end = a.end
         if _APPROX_BEFORE.search(before) or _CHANGE_AMOUNT_BEFORE.search(before):
+            continue
+        if i == 0 and verb.direction and not before.strip():
+            continue
+        if comparative:
+            roles.prior.append((a, None))
             continue
         if metric.unit != "per_share" and _PER_SHARE_AFTER.match(after):
             continue
@@ -869,6 +889,7 @@ def _build_claim(
     region: tuple[int, int],
     amounts: Sequence[Amount],
     default_year: int | None,
+    comparative: bool = False,
 ) -> NarrativeClaim | None:
     base = _clause_period(context[0], context[1], default_year, metric.period_type == "instant")
     if base is None:
@@ -883,7 +904,7 @@ def _build_claim(
     money = [a for a in inside if not a.percent and (a.currency is not None or a.scale != 0)]
     if metric.unit == "percent":
         return None
-    roles = _money_roles(sentence, money, region[0], metric)
+    roles = _money_roles(sentence, money, verb, metric, comparative)
     # An explicitly current figure ("to $X") wins; otherwise a single unlabelled figure is the current one.
     current = _single(roles.current) if roles.current else _single(roles.loose)
     prior = _single(roles.prior)
@@ -942,6 +963,7 @@ def _sentence_claims(
         end = _region_end(sentence, verb, verbs[i + 1 :], amounts)
         clause = sentence[floor:end]
         zone = sentence[floor : verb.start]
+        comparative = bool(_COMPARED_BEFORE.search(zone))
         if lead is None:
             lead = zone
         elif not _SUBJECT_YEAR.search(zone):
@@ -962,6 +984,7 @@ def _sentence_claims(
             (verb.end, end),
             amounts,
             default_year,
+            comparative,
         )
         if claim is not None:
             claims.append(claim)

@@ -29,9 +29,10 @@ read it, and :func:`annotate_facts` gives every fact its statement, role, parent
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.facts import header_dimension, is_change_column
 from pipeline.grid import RowView, column_headers, table_rows
@@ -54,6 +55,7 @@ __all__ = [
     "Figure",
     "Grid",
     "Structure",
+    "across_rows",
     "annotate_facts",
     "build_statements",
     "build_tree",
@@ -63,6 +65,7 @@ __all__ = [
     "evaluate",
     "grid_of",
     "statement_columns",
+    "statement_rows",
 ]
 
 # --- labels ---------------------------------------------------------------------------------------------
@@ -168,6 +171,69 @@ def classify(table: Table, heading: str, metrics: Sequence[str]) -> StatementKin
     return "note"
 
 
+# --- rows -----------------------------------------------------------------------------------------------
+
+
+def _split_columns(table: Table, rows: Sequence[RowView]) -> dict[int, int]:
+    """Columns the table finder split in two: a headless column beside a headed one, never both filled.
+
+    Dashes are often centred where figures are right-aligned, so "—" and "265" of one column can land
+    in two; the pair then never has a figure in the same row, and only one of them has a head.
+
+    Returns:
+        Headless column → the headed column it belongs to.
+    """
+    headers = column_headers(table)
+    filled: dict[int, set[int]] = {}
+    for row in rows:
+        for col in row.numbers:
+            filled.setdefault(col, set()).add(row.index)
+    cols = sorted(filled)
+    merges: dict[int, int] = {}
+    for a, b in itertools.pairwise(cols):
+        if filled[a] & filled[b] or a in merges or b in merges:
+            continue
+        head_a, head_b = bool(headers.get(a, "").strip()), bool(headers.get(b, "").strip())
+        if head_a != head_b:
+            merges[b if head_a else a] = a if head_a else b
+    return merges
+
+
+def statement_rows(table: Table) -> list[RowView]:
+    """A table's body rows as the calculation tree sees them: split columns joined again."""
+    rows = table_rows(table)
+    merges = _split_columns(table, rows)
+    if not merges:
+        return rows
+    return [replace(r, numbers={merges.get(c, c): cell for c, cell in r.numbers.items()}) for r in rows]
+
+
+# --- entity ---------------------------------------------------------------------------------------------
+
+_ENTITY_LINE = re.compile(
+    r"^[A-Z][\w&.,'’ -]{1,80}?,?\s+(?:inc\.?|incorporated|corp\.?|corporation|company|co\.|l\.\s?p\.|lp|"
+    r"limited partnership|llc|l\.l\.c\.|plc|p\.l\.c\.|ltd\.?|limited|n\.v\.|s\.a\.|ag|se)\s*$",
+    re.IGNORECASE,
+)
+
+
+def entity_of(heading: str, title: str | None) -> str | None:
+    """The reporting entity a table's title or heading names ("Boston Properties Limited Partnership").
+
+    Filings of several registrants (a REIT and its operating partnership, a parent and its guarantor
+    subsidiary) print the same statements once per entity; their figures differ by design.
+
+    Returns:
+        The entity's name, casefolded, from the title or the heading line nearest the table; None when no
+        line is an entity's name alone.
+    """
+    for line in [title or "", *reversed(heading.splitlines())]:
+        text = " ".join(line.split())
+        if len(text.split()) <= 8 and _ENTITY_LINE.match(text):
+            return text.casefold().rstrip(".")
+    return None
+
+
 # --- columns --------------------------------------------------------------------------------------------
 
 _BASIS_PATTERNS: tuple[tuple[Basis, str], ...] = (
@@ -189,7 +255,8 @@ _BASIS = [(basis, re.compile(pattern, re.IGNORECASE)) for basis, pattern in _BAS
 # Column heads whose figures do not add up down the column.
 _NOT_ADDITIVE = re.compile(
     r"%|\bpercent|\bper\s+(?:share|unit|cent)|\bprice|\baverage\b|\brates?\b|\bratio\b|\byield|\bmargin|"
-    r"\bweighted|\bmultiple\b|\bdays\b|\bbps\b|\bbasis points\b|\bremaining (?:life|term)\b|\byears?\)",
+    r"\bweighted|\bmultiple\b|\bdays\b|\bbps\b|\bbasis points\b|\bremaining (?:life|term)\b|\byears?\)|"
+    r"\bmay yet\b|\byet to be\b|\bremaining (?:available|authori[sz]ed)\b",
     re.IGNORECASE,
 )
 
@@ -203,16 +270,20 @@ def basis_of(*texts: str) -> Basis:
     return "reported"
 
 
-def statement_columns(table: Table, rows: Sequence[RowView]) -> list[StatementColumn]:
+def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") -> list[StatementColumn]:
     """The additive value columns of a table with their period, basis and dimension.
 
-    A column is kept when at least two rows print a figure in it, most of them are not percentages, and
-    its head names no change, ratio, price or average. When some columns carry a period, only those are
-    kept: the others are of another kind (a "Notes" column, a share count beside amounts).
+    A column is kept when at least two rows print a figure in it, none is a percentage (a "%" printed on
+    the first and total rows only is every row's), its total rows do not print exactly 100 (shares of a
+    total), and its head names no change, ratio, price, average or balance still available. When some
+    columns carry a period, only those are kept: the others are of another kind (a "Notes" column, a
+    share count beside amounts).
 
     Args:
         table: The table.
         rows: Its body rows.
+        heading: The text above the table on its page; with the title, it names the basis of every
+            column whose own head names none ("Supplemental Unaudited Pro Forma Information").
 
     Returns:
         The columns, left to right.
@@ -222,18 +293,21 @@ def statement_columns(table: Table, rows: Sequence[RowView]) -> list[StatementCo
     percents: dict[int, int] = {}
     periods: dict[int, StatementColumn] = {}
     for row in rows:
+        total_row = bool(_TOTAL_LABEL.search(normalise_label(row.label)))
         for col, cell in row.numbers.items():
             n = cell.number
             if n is None:
                 continue
             counts[col] = counts.get(col, 0) + 1
-            if n.unit in ("percent", "ratio"):
+            # A "%" printed on the first and total rows only makes the whole column percentages, and a
+            # total of exactly 100 makes it shares of the total.
+            if n.unit in ("percent", "ratio") or (total_row and n.value == 100.0 and n.places <= 2):
                 percents[col] = percents.get(col, 0) + 1
-    table_basis = basis_of(table.title or "")
+    table_basis = basis_of(table.title or "", heading)
     out: list[StatementColumn] = []
     for col in sorted(counts):
         header = headers.get(col, "")
-        if counts[col] < 2 or percents.get(col, 0) * 2 > counts[col]:
+        if counts[col] < 2 or percents.get(col, 0):
             continue
         if is_change_column(header) or _NOT_ADDITIVE.search(header):
             continue
@@ -272,10 +346,15 @@ class Figure:
     value: float
     decimals: int
     cell: Cell
+    readable: bool = True
+    """False for a cell that holds two figures (two columns read as one): a structure touching it cannot
+    be evaluated in its column, not even taking it as a blank (nil) roll-forward movement."""
 
 
 Grid = dict[int, dict[int, Figure]]
 """Row index → column → figure."""
+
+_TWO_FIGURES = re.compile(r"[\d)]\s+[($-]?\d")
 
 
 def grid_of(rows: Sequence[RowView], columns: Sequence[int]) -> Grid:
@@ -288,6 +367,9 @@ def grid_of(rows: Sequence[RowView], columns: Sequence[int]) -> Grid:
     for r, col, cell in cells:
         n = cell.number
         if n is None:
+            continue
+        if _TWO_FIGURES.search(cell.text):
+            grid.setdefault(r, {})[col] = Figure(0.0, 0, cell, readable=False)
             continue
         if printed or n.base_value is None or n.decimals is None:
             value, decimals = (0.0 if n.is_dash else n.value), n.places
@@ -334,6 +416,10 @@ def evaluate(structure: Structure, grid: Mapping[int, Mapping[int, Figure]], col
     if total is None:
         return None
     parts: list[tuple[float, int]] = []
+    for r in (structure.total, *(r for r, _ in structure.components)):
+        v = grid.get(r, {}).get(col)
+        if v is not None and not v.readable:
+            return None
     for r, sign in structure.components:
         v = grid.get(r, {}).get(col)
         if v is None:
@@ -479,15 +565,16 @@ def resolve_total(
     """Pick the structure of one total.
 
     A candidate that holds in every column it can be evaluated in (at least two) is taken at once. Else
-    the best supported one is taken; it is *proven* when its support reaches ``min_support`` and the
-    number of columns it fails in, no other candidate holds in the columns it fails in, and the equally
-    supported candidates agree on what those columns should print.
+    the best supported one is taken; it is *proven* when its support reaches ``min_support``, it fails in
+    one column only, no other candidate holds in that column, and the equally supported candidates agree
+    on what that column should print.
 
     Returns:
         The resolution, or None when no candidate is supported at all.
     """
     explained: set[int] = set()  # columns some candidate holds in
     scored: list[tuple[int, int, Structure, list[ColumnResult]]] = []
+    exact: Structure | None = None  # a labelled total that adds up wherever it is printed, figures small
     for order, structure in enumerate(candidates):
         results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
         holds = [r for r in results if r.comparison.ok]
@@ -496,6 +583,14 @@ def resolve_total(
         if not fails and len(holds) >= 2 and any(r.nonzero_components >= 2 for r in holds):
             # Agreement in several columns at once is no coincidence, whatever the figures' size.
             return Resolution(structure, True)
+        if (
+            not fails
+            and holds
+            and exact is None
+            and min_support == 1
+            and any(r.nonzero_components >= 2 for r in holds)
+        ):
+            exact = structure
         support = sum(1 for r in holds if supports(r))
         if support == 0:
             continue
@@ -503,12 +598,15 @@ def resolve_total(
             return Resolution(structure, True)
         scored.append((support, order, structure, fails))
     if not scored:
-        return None
+        # "Total other comprehensive income" printed in one column, small: it still folds its items, so
+        # that the closing balance below does not count them twice; but it proves nothing.
+        return Resolution(exact, False) if exact is not None else None
     best_support = max(s for s, _, _, _ in scored)
     best = [item for item in scored if item[0] == best_support]
     _, _, chosen, fails = min(best, key=lambda item: item[1])
-    if best_support < max(min_support, len(fails)):
-        # A structure failing in as many columns as it holds in is more likely wrong than the figures.
+    if best_support < min_support or len(fails) > 1:
+        # One misprint breaks one column. A structure failing in two is more likely wrong (or the table
+        # misread) than two figures misprinted.
         return Resolution(chosen, False)
     for fail in fails:
         if fail.col in explained:
@@ -601,12 +699,42 @@ class ColumnTotal:
     rows: tuple[int, ...]
 
 
+_NOT_ADDITIVE_ROW = re.compile(
+    r"%|\bpercent|\bper (?:share|unit)\b|\baverage\b|\byields?\b|\brates?\b|\bratios?\b|\bmargins?\b|"
+    r"\bprice\b|\bnumber of\b|\bheadcount\b|\bemployees\b",
+    re.IGNORECASE,
+)
+
+
+def across_rows(
+    rows: Sequence[RowView], grid: Grid, total: int, parts: Sequence[int]
+) -> dict[int, Comparison]:
+    """Row → how the total column compares with the sum of the part columns.
+
+    Only rows where that means something: the total printed, a part non-blank and non-zero, and a label
+    that names no rate, average or count.
+    """
+    labels = {r.index: r.label for r in rows}
+    out: dict[int, Comparison] = {}
+    for r, values in grid.items():
+        t = values.get(total)
+        present = [values[c] for c in parts if c in values]
+        if (
+            t is None
+            or not any(v.value != 0.0 for v in present)
+            or _NOT_ADDITIVE_ROW.search(labels.get(r, ""))
+        ):
+            continue
+        out[r] = compare_sum(t.value, t.decimals, [(v.value, v.decimals) for v in present])
+    return out
+
+
 def column_total(table: Table, rows: Sequence[RowView]) -> ColumnTotal | None:
-    """A "Total" column that adds up the table's other amount columns in most rows.
+    """A "Total" column that adds up the table's other amount columns in every row but at most one.
 
     The total column is the first or last amount column, headed "Total" or "Consolidated"; the components
     are the other amount columns (blank is nil). The structure must hold, with real figures, in at least
-    three rows and in more rows than it fails in.
+    three rows; a row where it fails is an inconsistency only when it is the only one.
 
     Args:
         table: The table.
@@ -617,15 +745,20 @@ def column_total(table: Table, rows: Sequence[RowView]) -> ColumnTotal | None:
     """
     headers = column_headers(table)
     counts: dict[int, int] = {}
+    percent_cols: set[int] = set()
     for row in rows:
         for col, cell in row.numbers.items():
             n = cell.number
-            if n is not None and n.unit not in ("percent", "ratio"):
-                counts[col] = counts.get(col, 0) + 1
+            if n is None:
+                continue
+            counts[col] = counts.get(col, 0) + 1
+            if n.unit in ("percent", "ratio"):
+                percent_cols.add(col)
     amount_cols = [
         c
         for c in sorted(counts)
         if counts[c] >= 2
+        and c not in percent_cols
         and not is_change_column(headers.get(c, ""))
         and not _NOT_ADDITIVE.search(headers.get(c, ""))
     ]
@@ -636,24 +769,17 @@ def column_total(table: Table, rows: Sequence[RowView]) -> ColumnTotal | None:
         if not _TOTAL_HEAD.search(headers.get(total, "")):
             continue
         parts = tuple(c for c in amount_cols if c != total)
-        holds = fails = 0
-        evaluated: list[int] = []
-        for r, values in grid.items():
-            t = values.get(total)
-            present = [values[c] for c in parts if c in values]
-            if t is None or not present:
-                continue
-            comparison = compare_sum(t.value, t.decimals, [(v.value, v.decimals) for v in present])
-            evaluated.append(r)
-            if comparison.ok:
-                strong = sum(1 for v in present if v.value != 0.0) >= 2 and abs(t.value) >= _MIN_SIGNAL * max(
-                    comparison.tolerance, 1e-12
-                )
-                holds += 1 if strong else 0
-            else:
-                fails += 1
-        if holds >= _MIN_ROWS and holds > fails:
-            return ColumnTotal(total, parts, tuple(evaluated))
+        results = across_rows(rows, grid, total, parts)
+        strong = sum(
+            1
+            for r, c in results.items()
+            if c.ok
+            and sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0) >= 2
+            and abs(c.actual) >= _MIN_SIGNAL * max(c.tolerance, 1e-12)
+        )
+        fails = sum(1 for c in results.values() if not c.ok)
+        if strong >= _MIN_ROWS and fails <= 1:
+            return ColumnTotal(total, parts, tuple(sorted(results)))
     return None
 
 
@@ -698,8 +824,8 @@ def _lines(
 
 def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement | None:
     """The calculation tree of one table (None when it has no value columns)."""
-    rows = table_rows(table)
-    columns = statement_columns(table, rows)
+    rows = statement_rows(table)
+    columns = statement_columns(table, rows, heading)
     if not columns:
         return None
     cols = [c.col for c in columns]
@@ -715,6 +841,7 @@ def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement
         table_id=table.table_id,
         kind=kind,
         title=table.title,
+        entity=entity_of(heading, table.title),
         pages=table.pages,
         columns=columns,
         lines=_lines(rows, nodes, grid, taxonomy),

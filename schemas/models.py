@@ -331,6 +331,9 @@ class Statement(Record):
     table_id: str
     kind: StatementKind
     title: str | None = None
+    entity: str | None = Field(
+        default=None, description="The reporting entity its heading names, in filings of several registrants."
+    )
     pages: list[PageNo]
     columns: list[StatementColumn]
     lines: list[LineItem]

@@ -30,7 +30,8 @@ __all__ = ["RULES", "run_checks"]
 RULES: dict[str, str] = {
     "TOT001": "Every proven node of a statement's calculation tree adds up in every column.",
     "TOT002": "A total column equals the sum of the component columns in every row.",
-    "XREF001": "The same metric and period printed in different places agree.",
+    "XREF001": "The same metric or line, period and basis printed in different tables agree.",
+    "XST001": "The identities between the primary statements hold (net income, cash, equity).",
     "NAR001": "Figures and percentage changes in narrative text agree with the tables.",
     "BAL001": "Total assets equal total liabilities plus equity.",
 }
@@ -69,7 +70,7 @@ def run_checks(
     trees = build_statements(tables, {}, tax) if statements is None else statements
     found.extend(check_sums(tables, trees, tax))
     found.extend(check_balance(known, doc_id=doc_id, source=source))
-    found.extend(check_crossref(known, tax, doc_id=doc_id, source=source))
+    found.extend(check_crossref(known, tables, trees, tax, doc_id=doc_id, source=source))
     found.extend(check_narrative(blocks, known, tax, doc_id=doc_id, source=source))
     unique: dict[str, Flag] = {}
     for flag in found:

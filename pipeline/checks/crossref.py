@@ -1,205 +1,485 @@
-"""XREF001: the same metric for the same period, printed in different places, must agree.
+"""XREF001 and XST001: a figure printed in several places must agree.
 
-Facts are grouped by metric, period key, unit and currency (whole-entity figures only: a fact with a
-``context`` is a segment's or a dimension's). Within a group, figures that agree within rounding form a
-cluster; a group with exactly two clusters printed in different places is flagged, when the
-disagreement looks like a misstatement (a near miss or a digit slip) rather than two concepts that share
-a label. Three or more distinct values mean the label is used for different things: no flag. Two
-tables that disagree on several metrics and agree on fewer are statements of different entities (a
-guarantor group, the parent company alone): nothing between them is flagged.
+Every copy of a figure is collected: the facts (a taxonomy metric: "Net income" on the income statement,
+the cash-flow statement's first line, the selected financial data) and every other labelled line of the
+statements and notes ("Accrued payroll" on the balance sheet and in its note). Copies are grouped by what
+they are — the metric, or the line's label when it names no metric — and by period, unit, currency, basis
+(as reported, restated, pro forma, …) and reporting entity. Segment and dimension figures (a ``context``)
+are left out. Within a group, copies that agree within rounding form a cluster; a group of exactly two
+clusters printed in different tables is a disagreement.
+
+A disagreement is flagged when it is how a keying error looks (:func:`.tolerance.keying_relation`:
+two digits swapped, one digit wrong, one dropped or doubled, the sign flipped, a power of a thousand; a
+near miss is two concepts more often than a stale figure) *and* the comparison is anchored: the two tables agree elsewhere, so they are copies of the same
+thing on the same basis and at the stated scales —
+
+* the same two lines agree in another period (which also settles their sign convention and scale), or
+* the two tables agree on another line;
+
+a fact of a taxonomy metric needs no anchor for a digit slip. Two tables that disagree on several lines
+and agree on fewer are statements of different entities or bases: nothing between them is flagged.
+
+When the two copies sit in two different primary statements (net income on the income statement and the
+cash-flow statement, cash on the balance sheet and at the end of the cash-flow statement, total equity on
+the balance sheet and the statement of changes in equity), the finding is a broken identity between
+statements: rule XST001.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.checks.tolerance import (
     Comparison,
     KnownFact,
+    Relation,
     compare_values,
     fmt_small,
+    keying_relation,
     make_flag,
     period_text,
-    plausible_discrepancy,
     printed_decimals,
     scale_note,
 )
-from pipeline.taxonomy import Taxonomy
-from schemas.models import Evidence, Flag
+from pipeline.facts import header_dimension, row_contexts, table_context
+from pipeline.statements import clean_label, statement_rows
+from pipeline.taxonomy import Taxonomy, normalise_label
+from schemas.models import BBox, Evidence, Flag, Period, Statement, StatementKind, Table
 
 RULE = "XREF001"
+STATEMENT_RULE = "XST001"
+
+PRIMARY: frozenset[StatementKind] = frozenset(
+    {"income", "comprehensive_income", "balance_sheet", "cash_flow", "equity"}
+)
+_STATEMENT_NAMES: dict[str, str] = {
+    "income": "income statement",
+    "comprehensive_income": "statement of comprehensive income",
+    "balance_sheet": "balance sheet",
+    "cash_flow": "cash-flow statement",
+    "equity": "statement of changes in equity",
+}
 
 
 @dataclass(frozen=True, slots=True)
-class GroupKey:
-    """What two facts must share to be the same figure."""
+class Copy:
+    """One printed copy of a figure, with what makes two copies comparable.
 
-    metric: str
-    period: str
+    Attributes:
+        key: The metric id, or ``line:`` and the normalised label of a line that names no metric.
+        metric: The metric id when the key is one.
+        label: The label as printed, cleaned.
+        period: The period of its column (or the fact's, for metric copies).
+        value: Base units.
+        decimals: Precision in base units.
+        scale: The scale it is printed in.
+        magnitude_only: Compared by magnitude (costs printed with either sign).
+    """
+
+    key: str
+    metric: str | None
+    label: str
+    period: Period
     unit: str
+    currency: str | None
+    basis: str
+    entity: str | None
+    statement: StatementKind | None
+    value: float
+    decimals: int
+    scale: int
+    table_id: str
+    row: int
+    col: int
+    page: int
+    bbox: BBox | None
+    printed: str
+    magnitude_only: bool
+
+    @property
+    def comparable(self) -> float:
+        """The value as compared: its magnitude for sign-free metrics."""
+        return abs(self.value) if self.magnitude_only else self.value
+
+    @property
+    def cell(self) -> tuple[str, int, int]:
+        """Where it is printed."""
+        return (self.table_id, self.row, self.col)
 
 
-def _location(fact: KnownFact) -> tuple[str, int]:
-    return (fact.table_id or f"text@{fact.page}", fact.page)
+# Labels too generic to name a line across tables ("Total", "Other", "Balance at December 31, 2022").
+_GENERIC = frozenset(
+    {
+        "total",
+        "totals",
+        "subtotal",
+        "other",
+        "others",
+        "net",
+        "all other",
+        "other net",
+        "total other",
+        "other total",
+        "other items",
+        "other assets",
+        "other liabilities",
+        "other income",
+        "other expense",
+        "eliminations",
+        "adjustments",
+        "consolidated",
+        "corporate",
+        "unallocated",
+        "corporate and other",
+        "current",
+        "noncurrent",
+        "non current",
+        "long term",
+        "short term",
+        "thereafter",
+        "amount",
+        "amounts",
+    }
+)
+_NOT_A_LINE = re.compile(
+    r"\b(?:balances?|beginning|ending|opening|closing|end of|as of|as at|at december|at june|at march|"
+    r"at september|years? ended|months ended|quarter|fiscal|q[1-4]|19\d\d|20\d\d)\b"
+)
 
 
-def _comparable_value(fact: KnownFact, magnitude_only: bool) -> float:
-    return abs(fact.value) if magnitude_only else fact.value
+def line_key(label: str) -> str | None:
+    """The key a line that names no metric is compared under, or None when its label is too generic."""
+    text = normalise_label(clean_label(label))
+    if not text or text in _GENERIC or len(text) < 6 or len(text.split()) < 2:
+        return None
+    if _NOT_A_LINE.search(text) or not re.search(r"[a-z]{3}", text):
+        return None
+    return f"line:{text}"
 
 
-def group_facts(facts: Sequence[KnownFact]) -> dict[GroupKey, list[KnownFact]]:
-    """Group whole-entity table facts by metric, period key and unit.
-
-    Args:
-        facts: Facts of one document.
-
-    Returns:
-        Groups with at least two facts printed in different tables or on different pages.
-    """
-    groups: dict[GroupKey, list[KnownFact]] = {}
-    for fact in facts:
-        if fact.context is not None or fact.period is None or fact.origin != "table_cell":
+def _fact_copies(
+    facts: Sequence[KnownFact], taxonomy: Taxonomy, entities: Mapping[str, str | None]
+) -> list[Copy]:
+    out: list[Copy] = []
+    for f in facts:
+        if (
+            f.origin != "table_cell"
+            or f.context is not None
+            or f.period is None
+            or f.period.kind == "unknown"
+        ):
             continue
-        if fact.period.kind == "unknown":
+        if f.table_id is None or f.row is None or f.col is None:
             continue
-        groups.setdefault(GroupKey(fact.metric, fact.period.key, fact.unit), []).append(fact)
-    return {k: v for k, v in groups.items() if len({_location(f) for f in v}) >= 2}
-
-
-def split_currencies(facts: Sequence[KnownFact]) -> list[list[KnownFact]]:
-    """Split a group by currency; a fact without a currency joins the group only if there is one."""
-    known = {f.currency for f in facts if f.currency}
-    if len(known) <= 1:
-        return [list(facts)]
-    return [[f for f in facts if f.currency == cur] for cur in sorted(known)]
-
-
-def cluster(facts: Sequence[KnownFact], magnitude_only: bool) -> list[list[KnownFact]] | None:
-    """Cluster facts whose figures agree within rounding.
-
-    Args:
-        facts: Facts of one group.
-        magnitude_only: Compare magnitudes (costs printed with either sign).
-
-    Returns:
-        Clusters, largest first; None when agreement is not transitive (a fact agrees with two
-        clusters), which only happens with coarse roundings and is too ambiguous to flag.
-    """
-    clusters: list[list[KnownFact]] = []
-    for fact in sorted(facts, key=lambda f: -f.decimals):
-        v = _comparable_value(fact, magnitude_only)
-        homes = [
-            c
-            for c in clusters
-            if all(
-                compare_values(v, fact.decimals, _comparable_value(o, magnitude_only), o.decimals).ok
-                for o in c
+        metric = taxonomy.get(f.metric)
+        out.append(
+            Copy(
+                key=f.metric,
+                metric=f.metric,
+                label=clean_label(f.label),
+                period=f.period,
+                unit=f.unit,
+                currency=f.currency,
+                basis=f.basis,
+                entity=entities.get(f.table_id),
+                statement=f.statement,
+                value=f.value,
+                decimals=f.decimals,
+                scale=f.scale,
+                table_id=f.table_id,
+                row=f.row,
+                col=f.col,
+                page=f.page,
+                bbox=f.bbox,
+                printed=f.printed,
+                magnitude_only=metric.magnitude_only if metric else False,
             )
+        )
+    return out
+
+
+def _line_copies(table: Table, statement: Statement, taxonomy: Taxonomy) -> list[Copy]:
+    """Copies of the table's lines that name no taxonomy metric, in its period columns."""
+    columns = {c.col: c for c in statement.columns if c.period is not None and c.period.kind != "unknown"}
+    if not columns:
+        return []
+    rows = statement_rows(table)
+    contexts = row_contexts(rows, taxonomy)
+    if table_context(table) is not None:
+        return []
+    out: list[Copy] = []
+    for row in rows:
+        if contexts.get(row.index) is not None or not row.numbers or taxonomy.match(row.label) is not None:
+            continue
+        key = line_key(row.label)
+        if key is None:
+            continue
+        for col, cell in row.numbers.items():
+            column = columns.get(col)
+            n = cell.number
+            if column is None or column.period is None or column.context is not None or n is None:
+                continue
+            if n.base_value is None or n.decimals is None or n.scale is None or n.is_dash:
+                continue
+            if n.unit in ("percent", "ratio") or header_dimension(column.header) is not None:
+                continue
+            out.append(
+                Copy(
+                    key=key,
+                    metric=None,
+                    label=clean_label(row.label),
+                    period=column.period,
+                    unit=n.unit,
+                    currency=n.currency,
+                    basis=column.basis,
+                    entity=statement.entity,
+                    statement=statement.kind,
+                    value=n.base_value,
+                    decimals=n.decimals,
+                    scale=n.scale,
+                    table_id=table.table_id,
+                    row=row.index,
+                    col=col,
+                    page=cell.page,
+                    bbox=cell.bbox,
+                    printed=n.text or cell.text,
+                    magnitude_only=False,
+                )
+            )
+    return out
+
+
+def collect_copies(
+    facts: Sequence[KnownFact],
+    tables: Sequence[Table],
+    statements: Sequence[Statement],
+    taxonomy: Taxonomy,
+) -> list[Copy]:
+    """Every comparable copy of every figure of a document (facts, then other labelled lines)."""
+    entities = {s.table_id: s.entity for s in statements}
+    copies = _fact_copies(facts, taxonomy, entities)
+    by_id = {t.table_id: t for t in tables}
+    for statement in statements:
+        table = by_id.get(statement.table_id)
+        if table is not None:
+            copies.extend(_line_copies(table, statement, taxonomy))
+    return copies
+
+
+GroupKey = tuple[str, str, str, str | None, str, str | None]
+"""(key, period key, unit, currency, basis, entity)."""
+
+
+def group_copies(copies: Iterable[Copy]) -> dict[GroupKey, list[Copy]]:
+    """Copies grouped by what they are; only groups printed in at least two tables."""
+    copies = list(copies)
+    several_entities = len({c.entity for c in copies if c.entity}) > 1
+    groups: dict[GroupKey, list[Copy]] = {}
+    for c in copies:
+        unit = "money" if c.unit in ("currency", "number") else c.unit
+        entity = c.entity if several_entities else None
+        groups.setdefault((c.key, c.period.key, unit, c.currency, c.basis, entity), []).append(c)
+    out: dict[GroupKey, list[Copy]] = {}
+    for k, v in groups.items():
+        # A fact and the line copy of the same cell are one copy.
+        unique = list({c.cell: c for c in v}.values())
+        if len({c.table_id for c in unique}) >= 2:
+            out[k] = unique
+    return out
+
+
+def split_currencies(copies: Sequence[Copy]) -> list[list[Copy]]:
+    """Split a group by currency; a copy without a currency joins the group only if there is one."""
+    known = {c.currency for c in copies if c.currency}
+    if len(known) <= 1:
+        return [list(copies)]
+    return [[c for c in copies if c.currency == cur] for cur in sorted(known)]
+
+
+def cluster(copies: Sequence[Copy]) -> list[list[Copy]] | None:
+    """Cluster copies whose figures agree within rounding.
+
+    Returns:
+        Clusters, largest first; None when agreement is not transitive (a copy agrees with two clusters),
+        which only happens with coarse roundings and is too ambiguous to flag.
+    """
+    clusters: list[list[Copy]] = []
+    for c in sorted(copies, key=lambda x: -x.decimals):
+        homes = [
+            k
+            for k in clusters
+            if all(compare_values(c.comparable, c.decimals, o.comparable, o.decimals).ok for o in k)
         ]
         if len(homes) > 1:
             return None
         if homes:
-            homes[0].append(fact)
+            homes[0].append(c)
         else:
-            clusters.append([fact])
-    return sorted(clusters, key=lambda c: (-len(c), min(f.page for f in c)))
+            clusters.append([c])
+    return sorted(clusters, key=lambda k: (-len(k), min(x.page for x in k)))
 
 
-def _representative(facts: Sequence[KnownFact]) -> KnownFact:
-    """The most precise, earliest printed fact of a cluster."""
-    return min(facts, key=lambda f: (-f.decimals, f.page, f.row or 0))
+def _agree(a: Copy, b: Copy) -> bool:
+    return compare_values(a.comparable, a.decimals, b.comparable, b.decimals).ok
 
 
-def _where(fact: KnownFact) -> str:
-    return f"page {fact.page}" + (" (narrative)" if fact.origin == "text_span" else "")
+@dataclass(slots=True)
+class _Ledger:
+    """How each pair of tables compares over all the lines and periods they share."""
+
+    agree: dict[frozenset[str], int]
+    disagree: dict[frozenset[str], int]
+    cells: dict[tuple[str, int, str], Copy]  # (table, row, period key) → copy
+
+    def anchored_rows(self, a: Copy, b: Copy) -> bool:
+        """The same two lines agree, signed, in another period."""
+        for (t, r, p), ca in self.cells.items():
+            if t != a.table_id or r != a.row or p == a.period.key:
+                continue
+            cb = self.cells.get((b.table_id, b.row, p))
+            if cb is not None and compare_values(ca.value, ca.decimals, cb.value, cb.decimals).ok:
+                return True
+        return False
+
+    def anchored_tables(self, a: Copy, b: Copy) -> bool:
+        """The two tables agree on another line or period."""
+        pair = frozenset((a.table_id, b.table_id))
+        return self.agree.get(pair, 0) >= 1
+
+    def unrelated(self, a: Copy, b: Copy) -> bool:
+        """The two tables disagree on several lines and agree on fewer: different entities or bases."""
+        pair = frozenset((a.table_id, b.table_id))
+        n = self.disagree.get(pair, 0)
+        return n >= 2 and self.agree.get(pair, 0) < n
+
+
+def _ledger(groups: Mapping[GroupKey, list[Copy]]) -> _Ledger:
+    agree: dict[frozenset[str], int] = {}
+    disagree: dict[frozenset[str], int] = {}
+    cells: dict[tuple[str, int, str], Copy] = {}
+    for copies in groups.values():
+        first: dict[str, Copy] = {}
+        for c in copies:
+            first.setdefault(c.table_id, c)
+            cells[(c.table_id, c.row, c.period.key)] = c
+        per_table = sorted(first.items())
+        for i, (ta, ca) in enumerate(per_table):
+            for tb, cb in per_table[i + 1 :]:
+                tally = agree if _agree(ca, cb) else disagree
+                pair = frozenset((ta, tb))
+                tally[pair] = tally.get(pair, 0) + 1
+    return _Ledger(agree, disagree, cells)
+
+
+def _representative(copies: Sequence[Copy]) -> Copy:
+    """The most precise, earliest printed copy of a cluster."""
+    return min(copies, key=lambda c: (-c.decimals, c.page, c.row))
+
+
+def _worth_flagging(relation: Relation | None, a: Copy, b: Copy, ledger: _Ledger) -> tuple[bool, list[str]]:
+    """Whether a disagreement is a keying error between two copies of one thing, and why."""
+    if relation is None:
+        return False, []
+    rows = ledger.anchored_rows(a, b)
+    tables = ledger.anchored_tables(a, b)
+    reasons: list[str] = []
+    if rows:
+        reasons.append("the same two lines agree in another period")
+    if tables:
+        reasons.append("the two tables agree on other lines")
+    if relation == "near_miss":
+        # Two lines of one label a few per cent apart are two concepts (depreciation with and without
+        # discontinued operations) far more often than a stale figure: no keying error looks like that.
+        ok = False
+    elif relation in ("sign", "scale"):
+        # Only agreement in another period of the same lines settles sign convention and scale.
+        ok = rows if relation == "sign" else rows or tables
+    else:
+        ok = rows or tables or (a.metric is not None and a.metric == b.metric)
+        if ok and not reasons:
+            reasons.append(f"the same metric ({a.metric}) and period")
+    return ok, reasons
+
+
+_RELATION_WORDS: dict[str, str] = {
+    "swap": "two adjacent digits swapped",
+    "digit": "one digit different",
+    "digit_count": "a digit dropped or added",
+    "sign": "the sign flipped",
+    "scale": "a factor of a thousand",
+    "near_miss": "a near miss",
+}
 
 
 def _flag(
-    doc_id: str, source: str, key: GroupKey, clusters: Sequence[Sequence[KnownFact]], magnitude_only: bool
+    doc_id: str, source: str, clusters: Sequence[Sequence[Copy]], relation: Relation, reasons: list[str]
 ) -> Flag:
     main, other = _representative(clusters[0]), _representative(clusters[1])
     if len(clusters[0]) == len(clusters[1]):
         # No majority: report in reading order rather than pretending one side is right.
-        main, other = sorted((main, other), key=lambda f: (f.page, f.row or 0))
-    a, b = _comparable_value(other, magnitude_only), _comparable_value(main, magnitude_only)
-    c = compare_values(a, other.decimals, b, main.decimals)
-    comparison = Comparison(False, b, a, c.difference, c.tolerance)
+        main, other = sorted((main, other), key=lambda c: (c.page, c.row))
+    c = compare_values(other.comparable, other.decimals, main.comparable, main.decimals)
+    comparison = Comparison(False, main.comparable, other.comparable, c.difference, c.tolerance)
     scale = main.scale
     places = printed_decimals(min(main.decimals, other.decimals), scale)
-    main_pages = ", ".join(str(p) for p in sorted({f.page for f in clusters[0]}))
-    other_pages = ", ".join(str(p) for p in sorted({f.page for f in clusters[1]}))
+    main_pages = ", ".join(str(p) for p in sorted({x.page for x in clusters[0]}))
+    other_pages = ", ".join(str(p) for p in sorted({x.page for x in clusters[1]}))
+    kinds = {main.statement, other.statement}
+    between_statements = len(kinds) == 2 and kinds <= PRIMARY
+    where_main = _STATEMENT_NAMES.get(main.statement or "", "") if between_statements else ""
+    where_other = _STATEMENT_NAMES.get(other.statement or "", "") if between_statements else ""
     message = (
-        f"{main.label} {period_text(main.period)} is {main.printed} on page {main_pages} but "
-        f"{other.printed} on page {other_pages} (difference {fmt_small(abs(c.difference), scale, places)}, "
+        f"{main.label} {period_text(main.period)} is {main.printed} on page {main_pages}"
+        f"{f' ({where_main})' if where_main else ''} but {other.printed} on page {other_pages}"
+        f"{f' ({where_other})' if where_other else ''}: {_RELATION_WORDS[relation]} "
+        f"(difference {fmt_small(abs(c.difference), scale, places)}, "
         f"tolerance {fmt_small(c.tolerance, scale, places)}{scale_note(scale)})."
     )
     evidence = [
         Evidence(
-            page=f.page,
-            bbox=f.bbox,
-            text=f"{f.label}: {f.printed}",
+            page=x.page,
+            bbox=x.bbox,
+            text=f"{x.label}: {x.printed}",
             role="table" if i == 0 else "conflicting table",
-            value=f.value,
+            value=x.value,
         )
         for i, group in enumerate(clusters[:2])
-        for f in sorted(group, key=lambda f: (f.page, f.row or 0))
+        for x in sorted(group, key=lambda x: (x.page, x.row))
     ]
+    confidence = 0.9 if len(reasons) >= 2 else 0.8 if relation not in ("near_miss", "digit") else 0.7
     return make_flag(
-        rule=RULE,
+        rule=STATEMENT_RULE if between_statements else RULE,
         kind="cross_reference_mismatch",
-        severity="warning",
+        severity="error" if between_statements else "warning",
         doc_id=doc_id,
         source=source,
         message=message,
         evidence=evidence,
-        metric=key.metric,
+        metric=main.metric,
         period=main.period,
         comparison=comparison,
+        confidence=confidence,
+        reasons=[*reasons, f"basis {main.basis}", f"the figures differ by {_RELATION_WORDS[relation]}"],
     )
 
 
-def _table_value(facts: Sequence[KnownFact]) -> dict[str, KnownFact]:
-    by_table: dict[str, KnownFact] = {}
-    for f in facts:
-        if f.table_id is not None:
-            by_table.setdefault(f.table_id, f)
-    return by_table
-
-
-def unrelated_tables(groups: dict[GroupKey, list[KnownFact]], taxonomy: Taxonomy) -> set[frozenset[str]]:
-    """Pairs of tables that look like statements of different entities.
-
-    A misprint changes one figure; a different entity (the parent company, a guarantor group) changes
-    them all. Two tables that disagree on at least two metric-periods and agree on fewer are the latter.
+def check_crossref(
+    facts: Sequence[KnownFact],
+    tables: Sequence[Table],
+    statements: Sequence[Statement],
+    taxonomy: Taxonomy,
+    *,
+    doc_id: str,
+    source: str,
+) -> list[Flag]:
+    """XREF001/XST001: copies of one figure that disagree the way keying errors do.
 
     Args:
-        groups: Facts grouped by metric, period and unit.
-        taxonomy: For each metric's sign convention.
-
-    Returns:
-        Unordered pairs of table ids.
-    """
-    agree: dict[frozenset[str], int] = {}
-    disagree: dict[frozenset[str], int] = {}
-    for key, facts in groups.items():
-        metric = taxonomy.get(key.metric)
-        magnitude_only = metric.magnitude_only if metric else False
-        per_table = sorted(_table_value(facts).items())
-        for i, (ta, fa) in enumerate(per_table):
-            for tb, fb in per_table[i + 1 :]:
-                pair = frozenset((ta, tb))
-                va, vb = _comparable_value(fa, magnitude_only), _comparable_value(fb, magnitude_only)
-                tally = agree if compare_values(va, fa.decimals, vb, fb.decimals).ok else disagree
-                tally[pair] = tally.get(pair, 0) + 1
-    return {pair for pair, n in disagree.items() if n >= 2 and agree.get(pair, 0) < n}
-
-
-def check_crossref(facts: Sequence[KnownFact], taxonomy: Taxonomy, *, doc_id: str, source: str) -> list[Flag]:
-    """Flag metrics whose figure for one period differs between places in the document.
-
-    Args:
-        facts: Facts of one document (text facts are left to NAR001).
+        facts: Facts of one document whose scale is known (text facts are left to NAR001).
+        tables: The document's tables.
+        statements: Their calculation trees (kind, basis, entity of each table).
         taxonomy: For each metric's sign convention.
         doc_id: Document id.
         source: Source path.
@@ -207,26 +487,23 @@ def check_crossref(facts: Sequence[KnownFact], taxonomy: Taxonomy, *, doc_id: st
     Returns:
         One flag per disagreeing group.
     """
+    groups = group_copies(collect_copies(facts, tables, statements, taxonomy))
+    ledger = _ledger(groups)
     flags: list[Flag] = []
-    groups = group_facts(facts)
-    unrelated = unrelated_tables(groups, taxonomy)
-    for key, group in sorted(groups.items(), key=lambda kv: (kv[0].metric, kv[0].period)):
-        metric = taxonomy.get(key.metric)
-        magnitude_only = metric.magnitude_only if metric else False
+    for _, group in sorted(groups.items(), key=lambda kv: kv[0][:2]):
         for part in split_currencies(group):
-            clusters = cluster(part, magnitude_only)
+            clusters = cluster(part)
             if clusters is None or len(clusters) != 2:
                 continue
-            tables = [{_location(f)[0] for f in c} for c in clusters]
-            if tables[0] & tables[1]:
-                # One table prints both values under labels of this metric (e.g. parent's and total
-                # equity): the label covers two concepts here, so the other place proves nothing.
-                continue
-            if all(frozenset((x, y)) in unrelated for x in tables[0] for y in tables[1]):
+            tables_of = [{c.table_id for c in k} for k in clusters]
+            if tables_of[0] & tables_of[1]:
+                # One table prints both values under this label: it names two things here.
                 continue
             a, b = _representative(clusters[0]), _representative(clusters[1])
-            va, vb = _comparable_value(a, magnitude_only), _comparable_value(b, magnitude_only)
-            if not plausible_discrepancy(va, a.decimals, vb, b.decimals):
+            if ledger.unrelated(a, b):
                 continue
-            flags.append(_flag(doc_id, source, key, clusters, magnitude_only))
+            relation = keying_relation(a.comparable, a.decimals, b.comparable, b.decimals)
+            ok, reasons = _worth_flagging(relation, a, b, ledger)
+            if ok and relation is not None:
+                flags.append(_flag(doc_id, source, clusters, relation, reasons))
     return flags

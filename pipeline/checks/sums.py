@@ -24,14 +24,16 @@ from pipeline.checks.tolerance import (
     period_text,
     printed_decimals,
 )
-from pipeline.grid import RowView, table_rows
+from pipeline.grid import RowView
 from pipeline.statements import (
     ColumnResult,
     Figure,
     Grid,
     Structure,
+    across_rows,
     evaluate,
     grid_of,
+    statement_rows,
     supports,
 )
 from pipeline.taxonomy import Taxonomy
@@ -181,13 +183,14 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
         The flags, and the ``(total row, column)`` pairs that were flagged (so identity checks on the
         same cells do not flag twice).
     """
-    rows = table_rows(table)
+    rows = statement_rows(table)
     columns = [c.col for c in statement.columns]
     grid = grid_of(rows, columns)
     lines = {line.row: line for line in statement.lines}
     flags: list[Flag] = []
     flagged: set[tuple[int, int]] = set()
     misprints: dict[tuple[int, int], float] = {}  # flagged (row, col) → printed minus expected
+    across = _across_failures(statement, rows)
     for line in sorted(statement.lines, key=lambda x: x.row):
         if not line.children or not line.proven:
             continue
@@ -196,6 +199,8 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
         support = [r for r in results if supports(r)]
         for result in results:
             if result.comparison.ok:
+                continue
+            if structure.rollforward and not _corroborated(structure, statement, across, len(support)):
                 continue
             finding = _Finding(structure, result, support)
             if _explained_by_components(finding, misprints):
@@ -207,22 +212,41 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
     return flags, flagged
 
 
+def _across_failures(statement: Statement, rows: Sequence[RowView]) -> set[int] | None:
+    """Rows where the statement's total column does not add up; None when it has no total column."""
+    if statement.total_column is None or not statement.component_columns:
+        return None
+    total_col, parts = statement.total_column, statement.component_columns
+    grid = grid_of(rows, [total_col, *parts])
+    return {r for r, c in across_rows(rows, grid, total_col, parts).items() if not c.ok}
+
+
+def _corroborated(structure: Structure, statement: Statement, across: set[int] | None, support: int) -> bool:
+    """Whether a roll-forward's failure is more than a misread blank.
+
+    In a roll-forward a blank movement is nil, so a figure lost or misplaced by the reader breaks the
+    column. A misprint breaks its row too: where the statement has a total column, one of the
+    roll-forward's rows must also fail across; where it has none, two other columns must hold.
+    """
+    if across is None:
+        return support >= 2
+    rows = {structure.total, *(r for r, _ in structure.components)}
+    return bool(rows & across)
+
+
 def _check_across(table: Table, statement: Statement, rows: Sequence[RowView]) -> list[Flag]:
-    """TOT002: the rows where the "Total" column is not the sum of the component columns."""
+    """TOT002: the row where the "Total" column is not the sum of the component columns."""
     if statement.total_column is None or not statement.component_columns:
         return []
     total_col, parts = statement.total_column, statement.component_columns
     grid = grid_of(rows, [total_col, *parts])
     by_index = {r.index: r for r in rows}
     flags: list[Flag] = []
-    for r, values in sorted(grid.items()):
-        t = values.get(total_col)
-        present = [(c, values[c]) for c in parts if c in values]
-        if t is None or not present:
-            continue
-        c = compare_sum(t.value, t.decimals, [(v.value, v.decimals) for _, v in present])
+    for r, c in sorted(across_rows(rows, grid, total_col, parts).items()):
         if c.ok:
             continue
+        t = grid[r][total_col]
+        present = [(col, grid[r][col]) for col in parts if col in grid[r]]
         scale, places, _ = _printed(t)
         row = by_index.get(r)
         label = row.label.strip() if row is not None and row.label.strip() else f"row {r}"
@@ -244,7 +268,10 @@ def _check_across(table: Table, statement: Statement, rows: Sequence[RowView]) -
                 evidence=evidence,
                 comparison=c,
                 confidence=0.8,
-                reasons=["the total column adds up the other columns in the table's other rows"],
+                reasons=[
+                    f"the total column ({_header(statement, total_col)}) adds up the other "
+                    f"{len(parts)} columns in every other row of the table"
+                ],
             )
         )
     return flags
@@ -293,14 +320,14 @@ def _identity_result(
 ) -> tuple[Comparison, list[tuple[RowView, _Value, int]]] | None:
     result_row = rows[identity.result]
     result = grid.get(result_row.index, {}).get(col)
-    if result is None:
+    if result is None or not result.readable:
         return None
     parts: list[tuple[float, int]] = []
     used: list[tuple[RowView, _Value, int]] = []
     for metric, sign, magnitude in identity.operands:
         row = rows[metric]
         v = grid.get(row.index, {}).get(col)
-        if v is None:
+        if v is None or not v.readable:
             return None
         parts.append((sign * (abs(v.value) if magnitude else v.value), v.decimals))
         used.append((row, v, sign))
@@ -324,9 +351,12 @@ def check_identities(
     Returns:
         Flags of kind ``sum_mismatch``.
     """
-    rows = table_rows(table)
+    rows = statement_rows(table)
     columns = [c.col for c in statement.columns if c.period is not None]
     grid = grid_of(rows, columns)
+    # Where the tree found the line's own structure, it decides: an identity that leaves out a line the
+    # tree adds in (discontinued operations, equity-method income) is not the statement's arithmetic.
+    structured = {line.row for line in statement.lines if line.children}
     by_metric = _metric_rows(rows, taxonomy)
     flags: list[Flag] = []
     for alternatives in IDENTITIES:
@@ -334,6 +364,8 @@ def check_identities(
         if any(len(by_metric.get(m, [])) != 1 for m in needed):
             continue
         single = {m: by_metric[m][0] for m in needed}
+        if single[alternatives[0].result].index in structured:
+            continue
         per_col: dict[int, list[tuple[Identity, Comparison, list[tuple[RowView, _Value, int]]]]] = {}
         for col in columns:
             for identity in alternatives:
