@@ -856,10 +856,10 @@ def _money_roles(
             continue
         if i == 0 and verb.direction and not before.strip():
             continue
+        if metric.unit != "per_share" and _PER_SHARE_AFTER.match(after):
+            continue
         if comparative:
             roles.prior.append((a, None))
-            continue
-        if metric.unit != "per_share" and _PER_SHARE_AFTER.match(after):
             continue
         year_m = _YEAR_AFTER.match(after) or _YEAR_BEFORE.search(before)
         year = int(year_m.group(1)) if year_m else None

@@ -41,6 +41,10 @@ def _value_edges(t: RawTable) -> list[float]:
     return [b for _, b in t.col_bounds[1:]]
 
 
+def _title_key(title: str) -> str:
+    return " ".join(title.casefold().split())
+
+
 def continues(prev: RawTable, nxt: RawTable, prev_is_last_on_page: bool, page_height: float) -> bool:
     """Whether ``nxt`` (first table on its page) continues ``prev`` from the page before.
 
@@ -60,6 +64,9 @@ def continues(prev: RawTable, nxt: RawTable, prev_is_last_on_page: bool, page_he
     said_continued = any(_CONTINUED.search(c) for c in nxt.caption) or bool(
         nxt.title and _CONTINUED.search(nxt.title)
     )
+    if not said_continued and nxt.title and prev.title and _title_key(nxt.title) != _title_key(prev.title):
+        # A new title is a new table (the same statement of another registrant, the next note).
+        return False
     same_header = nxt.header_rows > 0 and _header_texts(prev) == _header_texts(nxt)
     no_header = nxt.header_rows == 0 and not nxt.caption
     ran_to_bottom = prev.bbox[3] > 0.72 * page_height

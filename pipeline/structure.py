@@ -88,6 +88,20 @@ def _share_period_context(periods: dict[int, Period]) -> dict[int, Period]:
     return out
 
 
+_YEAR_HEAD = re.compile(r"^(?:FY\s?|fiscal\s+)?((?:19|20)\d\d)$", re.IGNORECASE)
+
+
+def _year_heads(row: Sequence[RawCell]) -> dict[int, str] | None:
+    """Column → year, for a body row that is nothing but year heads (beside an optional label).
+
+    Summary tables stack sections, each under its own "2022  2021  2020" line.
+    """
+    values = [c for c in row if c.col > 0]
+    if len(values) < 2 or not all(_YEAR_HEAD.match(c.text.strip()) for c in values):
+        return None
+    return {c.col: c.text.strip() for c in values}
+
+
 _REF_HEAD = re.compile(r"^(?:notes?|note ref\.?|ref\.?|schedule|page)$", re.IGNORECASE)
 
 
@@ -186,6 +200,15 @@ def type_group(
         start = 0 if i == 0 else frag.header_rows
         for r, row in enumerate(frag.rows[start:], start=start):
             header = i == 0 and r < first.header_rows
+            years = None if header else _year_heads(row)
+            if years is not None:
+                # "(in millions)  2022  2021  2020" inside the body: the heads of the rows below it.
+                phrase = _caption_period_phrase(first.caption)
+                for col, text in years.items():
+                    p = combine_periods([phrase, text] if phrase else [text])
+                    if p is not None:
+                        periods[col] = p
+                header = True
             row_scale = None if header else label_scale(row)
             if not header and all(c.col == 0 for c in row):
                 section_scale = row_scale  # a section heading: its scale, or none, holds until the next

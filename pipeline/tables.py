@@ -306,7 +306,10 @@ def find_tables(
                 weak = 0
             elif strength[j] == 1:
                 weak += 1
-            elif is_prose(lines[j], page_width - 100) or j - last_data - weak > 3:
+            elif is_prose(lines[j], page_width - 100):
+                if not _label_line_inside(lines, data, j, last_data, h):
+                    break
+            elif j - last_data - weak > 3:
                 break
             j += 1
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
@@ -322,6 +325,29 @@ def find_tables(
         if t is not None:
             tables.append(t)
     return tables
+
+
+def _label_line_inside(lines: Sequence[Line], data: Sequence[bool], j: int, last_data: int, h: float) -> bool:
+    """Whether a long line inside a table region is one of its labels rather than running text.
+
+    "Adjustments to reconcile net income to net cash provided by operating activities:" and the first
+    line of a label that wraps onto its figures' line are as long as prose, but they start at the labels'
+    left edge, sit at row spacing, and the table's next row follows at once (after the colon, at most one
+    more label line).
+    """
+    line, row = lines[j], lines[last_data]
+    if abs(line.x0 - row.x0) > 60 or line.y0 - lines[j - 1].y1 > 1.5 * h:
+        return False
+    colon = line.text.rstrip().endswith(":") or (
+        j + 1 < len(lines) and lines[j + 1].text.rstrip().endswith(":")
+    )
+    ahead = 2 if colon else 1
+    for k in range(j + 1, min(j + 1 + ahead, len(lines))):
+        if lines[k].y0 - lines[k - 1].y1 > 1.5 * h:
+            return False
+        if data[k]:
+            return True
+    return False
 
 
 def _build_table(

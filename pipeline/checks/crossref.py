@@ -8,10 +8,10 @@ they are — the metric, or the line's label when it names no metric — and by 
 are left out. Within a group, copies that agree within rounding form a cluster; a group of exactly two
 clusters printed in different tables is a disagreement.
 
-A disagreement is flagged when it is how a keying error looks (:func:`.tolerance.keying_relation`:
-two digits swapped, one digit wrong, one dropped or doubled, the sign flipped, a power of a thousand; a
-near miss is two concepts more often than a stale figure) *and* the comparison is anchored: the two tables agree elsewhere, so they are copies of the same
-thing on the same basis and at the stated scales —
+A disagreement is flagged when it is how a keying error looks (:func:`.tolerance.keying_relation`: two
+digits swapped, one digit wrong, one dropped or doubled, the sign flipped, a power of a thousand; a near
+miss is two concepts more often than a stale figure) *and* the comparison is anchored: the two tables
+agree elsewhere, so they are copies of the same thing on the same basis and at the stated scales —
 
 * the same two lines agree in another period (which also settles their sign convention and scale), or
 * the two tables agree on another line;
