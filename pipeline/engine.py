@@ -36,7 +36,7 @@ from pipeline.scales import (
     scan_page_scales,
 )
 from pipeline.statements import annotate_facts, build_statements
-from pipeline.stitch import stitch_pages
+from pipeline.stitch import join_split_tables, stitch_pages
 from pipeline.structure import infer_missing_scales, type_group
 from pipeline.tables import RawTable, Rules, find_tables, rules_from_drawings
 from pipeline.taxonomy import Taxonomy, load_taxonomy, normalise_label
@@ -211,7 +211,7 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
         rules = rules_from_drawings(drawings, rect.height)
         return _rotate_rules(rules, matrix) if matrix is not None else rules
 
-    tables = find_tables(lines, pno, rect.width, collect_rules)
+    tables = join_split_tables(find_tables(lines, pno, rect.width, collect_rules), lines)
     blocks = _blocks(words, pno, [t.bbox for t in tables])
     info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(tables))
     contexts = scan_page_scales(tables, lines) if tables else []

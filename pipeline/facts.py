@@ -749,11 +749,12 @@ def _clause_period(
     years = {int(next(g for g in m.groups() if g)) for m in _SUBJECT_YEAR.finditer(subject_zone)}
     if len(years) > 1:
         return None
+    stated = bool(years)
     year = years.pop() if years else default_year
     if year is None:
         return None
     if instant:
-        return PeriodRef("instant", year, explicit=bool(years))
+        return PeriodRef("instant", year, explicit=stated)
     if quarters:
         return PeriodRef("Q", year, quarters.pop(), explicit=True)
     if half:
@@ -968,6 +969,17 @@ def _sentence_claims(
             lead = zone
         elif not _SUBJECT_YEAR.search(zone):
             zone = lead  # "In 2025, revenue … and operating income …": the lead phrase covers both
+        if not _SUBJECT_YEAR.search(zone):
+            # "Net cash used … in the six months ended June 30, 2022 was due to …, and purchases of
+            # property of $366 million": a later clause is about the period an earlier one named.
+            earlier = {
+                int(next(g for g in m.groups() if g)) for m in _SUBJECT_YEAR.finditer(sentence, 0, floor)
+            }
+            if len(earlier) > 1:
+                floor = end
+                continue
+            if earlier:
+                zone = f"in {earlier.pop()} {zone}"
         floor = end
         if _SKIP_CLAUSE.search(clause):
             continue

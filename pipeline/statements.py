@@ -435,6 +435,8 @@ def evaluate(structure: Structure, grid: Mapping[int, Mapping[int, Figure]], col
 
 _MAX_COMPONENTS = 40
 """Longest run of rows tried as components."""
+_MAX_UNLABELLED = 6
+"""Longest run tried under a line whose label does not say it is a total."""
 _MIN_SIGNAL = 50.0
 """A supporting column's total must be at least this many tolerances away from zero: with figures of
 two or three digits, a sum holding by coincidence is too likely to prove a structure."""
@@ -443,20 +445,28 @@ _OUTDENT_POINTS = 2.0
 
 _TOTAL_LABEL = re.compile(
     r"^(?:total|subtotal|sub total|net (?:increase|decrease|change)|net cash)\b|\btotal$|"
-    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b"
+    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b|"
+    # Chinese statements: "…合计" (total), "…总计" (grand total), "…小计" (subtotal), "…净额" (net amount).
+    r"(?:合计|合計|总计|總計|小计|小計|净额|淨額)$"
+)
+# The income statement's subtotals, whatever the filer calls them exactly.
+_SUBTOTAL_LABEL = re.compile(
+    r"^(?:net )?(?:income|earnings|profit|loss|result)s?\b.*\bbefore\b|"
+    r"^(?:income|earnings|profit|loss) from (?:continuing )?operations\b|^operating (?:income|profit|loss)\b|"
+    r"^gross (?:profit|margin)\b"
 )
 _CLOSING_LABEL = re.compile(
     r"^(?:balances?|ending balance|closing balance|balance end)\b(?!.*\b(?:beginning|begin|opening)\b)|"
-    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b|^(?:ending|closing)\b"
+    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b|^(?:ending|closing)\b|期末"
 )
 _OPENING_LABEL = re.compile(
     r"\b(?:beginning|opening|begin)\b.*\b(?:balance|year|period|quarter)\b|^(?:beginning|opening) balance\b|"
-    r"^balances?,? (?:at )?(?:beginning|begin|opening)\b"
+    r"^balances?,? (?:at )?(?:beginning|begin|opening)\b|期初|年初"
 )
 _COST_WORDS = re.compile(
     r"\b(?:costs?|expenses?|losses|loss|tax|taxes|provision|depreciation|amortization|impairments?|less|"
     r"deduct\w*|charges?|write-?downs?|dividends?|repurchases?|purchases?|payments?|repayments?|"
-    r"withdrawals?|minority interests?|non-?controlling interests?)\b"
+    r"withdrawals?|minority interests?|non-?controlling interests?)\b|^减 "
 )
 _GAIN_WORDS = re.compile(r"\b(?:income|gains?|revenues?|sales|proceeds|profit|benefit)\b(?! tax)")
 
@@ -480,6 +490,8 @@ def total_strength(row: RowView, previous: RowView | None, taxonomy: Taxonomy) -
         and not _OPENING_LABEL.search(label)
     ):
         return 2
+    if label and _SUBTOTAL_LABEL.search(label):
+        return 2
     metric = taxonomy.match(row.label) if label else None
     if metric is not None and metric.is_total:
         return 2
@@ -502,6 +514,43 @@ def _label_sign(row: RowView, grid: Mapping[int, Mapping[int, Figure]]) -> int:
         return 1
     values = [v.value for v in grid.get(row.index, {}).values() if v.value != 0.0]
     return -1 if values and sum(1 for v in values if v > 0) * 2 > len(values) else 1
+
+
+_PER_SHARE_LINE = re.compile(
+    r"\bper (?:common |ordinary |basic |diluted )?(?:share|unit|ads)\b|\bearnings per\b|\beps\b"
+)
+_SHARES_LINE = re.compile(
+    r"\bshares\b(?! of (?:common )?stock)|\bunits outstanding\b|"
+    r"\bweighted[- ]average (?:number|basic|diluted)"
+)
+
+
+def _line_kind(label: str) -> str:
+    """Amounts, per-share amounts or share counts: lines of different kinds never add up together."""
+    text = normalise_label(label)
+    if _PER_SHARE_LINE.search(text):
+        return "per_share"
+    if _SHARES_LINE.search(text):
+        return "shares"
+    return "amount"
+
+
+def _line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
+    """Each row's kind; a row whose label says none ("Basic") takes its section heading's."""
+    out: dict[int, str] = {}
+    section = "amount"
+    for row in rows:
+        own = _line_kind(row.label)
+        if row.is_heading:
+            section = own
+            continue
+        out[row.index] = own if own != "amount" else section
+    return out
+
+
+def _one_kind(structure: Structure, kinds: Mapping[int, str]) -> bool:
+    rows = [structure.total, *(r for r, _ in structure.components)]
+    return len({kinds.get(r, "amount") for r in rows}) == 1
 
 
 def candidate_structures(
@@ -561,6 +610,8 @@ def resolve_total(
     grid: Mapping[int, Mapping[int, Figure]],
     columns: Sequence[int],
     min_support: int,
+    *,
+    strict: bool = False,
 ) -> Resolution | None:
     """Pick the structure of one total.
 
@@ -568,6 +619,14 @@ def resolve_total(
     the best supported one is taken; it is *proven* when its support reaches ``min_support``, it fails in
     one column only, no other candidate holds in that column, and the equally supported candidates agree
     on what that column should print.
+
+    Args:
+        candidates: The candidate structures, shortest run first.
+        grid: The table's figures.
+        columns: Its value columns.
+        min_support: Columns that must prove a structure before a failing column is believed.
+        strict: The line does not say it is a total: a structure must hold with real figures in two
+            columns even where it fails nowhere.
 
     Returns:
         The resolution, or None when no candidate is supported at all.
@@ -580,9 +639,13 @@ def resolve_total(
         holds = [r for r in results if r.comparison.ok]
         explained.update(r.col for r in holds)
         fails = [r for r in results if not r.comparison.ok]
+        support = sum(1 for r in holds if supports(r))
         if not fails and len(holds) >= 2 and any(r.nonzero_components >= 2 for r in holds):
-            # Agreement in several columns at once is no coincidence, whatever the figures' size.
-            return Resolution(structure, True)
+            # Agreement in several columns at once is no coincidence, whatever the figures' size; for a
+            # line whose label does not say it is a total (strict), it takes real figures in two.
+            if not strict or support >= 2:
+                return Resolution(structure, True)
+            continue
         if (
             not fails
             and holds
@@ -591,11 +654,12 @@ def resolve_total(
             and any(r.nonzero_components >= 2 for r in holds)
         ):
             exact = structure
-        support = sum(1 for r in holds if supports(r))
         if support == 0:
             continue
         if not fails:
-            return Resolution(structure, True)
+            if not strict or support >= 2:
+                return Resolution(structure, True)
+            continue
         scored.append((support, order, structure, fails))
     if not scored:
         # "Total other comprehensive income" printed in one column, small: it still folds its items, so
@@ -604,6 +668,8 @@ def resolve_total(
     best_support = max(s for s, _, _, _ in scored)
     best = [item for item in scored if item[0] == best_support]
     _, _, chosen, fails = min(best, key=lambda item: item[1])
+    if strict and (best_support < min_support or len(fails) > 1):
+        return None  # no line is folded into one that does not say it is a total, on weak evidence
     if best_support < min_support or len(fails) > 1:
         # One misprint breaks one column. A structure failing in two is more likely wrong (or the table
         # misread) than two figures misprinted.
@@ -655,6 +721,7 @@ def build_tree(
     if not columns:
         return []
     signs = {row.index: _label_sign(row, grid) for row in rows if row.index in grid}
+    kinds = _line_kinds(rows)
     visible: list[int] = []
     starts: list[int] = [0]
     previous: RowView | None = None
@@ -669,10 +736,19 @@ def build_tree(
         if _OPENING_LABEL.search(label):
             starts.append(len(visible))  # an opening balance begins a roll-forward
         strength = total_strength(row, previous, taxonomy)
-        if strength and len(visible) >= 2:
+        if len(visible) >= 2 and (strength or len(columns) >= 3):
             rollforward = bool(_CLOSING_LABEL.search(label))
             candidates = candidate_structures(row.index, visible, starts, signs, rollforward)
-            resolution = resolve_total(candidates, grid, columns, 1 if strength == 2 else 2)
+            if not strength:
+                # A line whose label says nothing ("Free cash flow") is a total only when the figures
+                # prove it, in two columns with real figures, adding a short run as printed.
+                candidates = [
+                    c for c in candidates if len(c.components) <= _MAX_UNLABELLED and c.convention == "sum"
+                ]
+            candidates = [c for c in candidates if _one_kind(c, kinds)]
+            resolution = resolve_total(
+                candidates, grid, columns, 2 if strength < 2 else 1, strict=not strength
+            )
             if resolution is not None:
                 nodes.append(TreeNode(resolution.structure, resolution.proven))
                 visible, starts = _fold(visible, starts, resolution.structure)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from pipeline.tables import RawTable
+from pipeline.layout import Line
+from pipeline.tables import RawCell, RawTable
 
 _CONTINUED = re.compile(r"\b(continued|cont['’]?d|cont\.)\b|\(cont", re.IGNORECASE)
 
@@ -94,3 +95,77 @@ def stitch_pages(pages: Sequence[tuple[Sequence[RawTable], float]]) -> list[Tabl
         prev_last = groups[-1] if tables and groups and groups[-1].last is tables[-1] else None
         prev_height = height
     return groups
+
+
+_MAX_GAP_LINES = 10
+
+
+def join_split_tables(tables: Sequence[RawTable], lines: Sequence[Line]) -> list[RawTable]:
+    """Join a page's tables that the finder split in two: the second carries the first on.
+
+    A run of label-only lines (line items printed without figures, a section heading, a long wrapped
+    label) can end a table region early; the next region then has no column heads of its own but the same
+    value columns. The two are one table when the second has no heads, the same columns (right edges
+    within 12 pt), and at most a few lines between them, none of them running text ending a sentence.
+    The lines between become label rows.
+
+    Args:
+        tables: The page's tables, top to bottom.
+        lines: The page's lines, top to bottom.
+
+    Returns:
+        The tables, joined where they continue one another.
+    """
+    out: list[RawTable] = []
+    for t in tables:
+        prev = out[-1] if out else None
+        between = [] if prev is None else _lines_between(prev, t, lines)
+        if prev is not None and between is not None and _carries_on(prev, t):
+            out[-1] = _join(prev, t, between)
+        else:
+            out.append(t)
+    return out
+
+
+def _lines_between(prev: RawTable, nxt: RawTable, lines: Sequence[Line]) -> list[Line] | None:
+    """The lines between two tables, or None when they are too many or read as running text."""
+    x0, x1 = min(prev.bbox[0], nxt.bbox[0]), max(prev.bbox[2], nxt.bbox[2])
+    gap = [
+        ln
+        for ln in lines
+        if ln.y0 >= prev.bbox[3] - 1 and ln.y1 <= nxt.bbox[1] + 1 and ln.x1 > x0 and ln.x0 < x1
+    ]
+    if len(gap) > _MAX_GAP_LINES:
+        return None
+    for ln in gap:
+        if ln.text.rstrip().endswith(".") and len(ln.words) >= 6:
+            return None  # a sentence between them: two tables
+        if len(ln.words) > 10 or abs(ln.x0 - x0) > 40:
+            return None  # not a label of the table's label column
+    return gap
+
+
+def _carries_on(prev: RawTable, nxt: RawTable) -> bool:
+    if nxt.header_rows or prev.n_cols != nxt.n_cols:
+        return False
+    return all(abs(a - b) <= 12 for a, b in zip(_value_edges(prev), _value_edges(nxt), strict=True))
+
+
+def _join(prev: RawTable, nxt: RawTable, between: Sequence[Line]) -> RawTable:
+    rows = [list(r) for r in prev.rows]
+    tops = list(prev.row_tops)
+    for ln in between:
+        rows.append([RawCell(0, 0, ln.text, (ln.x0, ln.y0, ln.x1, ln.y1))])
+        tops.append(ln.y0)
+    rows.extend(list(r) for r in nxt.rows)
+    tops.extend(nxt.row_tops)
+    for i, row in enumerate(rows):
+        for cell in row:
+            cell.row = i
+    bbox = (
+        min(prev.bbox[0], nxt.bbox[0]),
+        prev.bbox[1],
+        max(prev.bbox[2], nxt.bbox[2]),
+        max(prev.bbox[3], nxt.bbox[3]),
+    )
+    return replace(prev, rows=rows, bbox=bbox, row_tops=tops)

@@ -295,22 +295,30 @@ def find_tables(
             i += 1
             continue
         start, last_data = i, i
-        weak = 0
+        weak = items = others = 0
         j = i + 1
         while j < n:
             gap = lines[j].y0 - lines[j - 1].y1
             if gap > 2.4 * h:
                 break
+            if data[j] and j > last_data + 1 and _is_year_line(segs_per_line[j]):
+                break  # years under a caption after the figures: the next table's column heads
             if data[j]:
                 last_data = j
-                weak = 0
+                weak = items = others = 0
             elif strength[j] == 1:
                 weak += 1
             elif is_prose(lines[j], page_width - 100):
                 if not _label_line_inside(lines, data, j, last_data, h):
                     break
-            elif j - last_data - weak > 3:
-                break
+            elif not others and items < _MAX_NIL_ITEMS and _nil_item(lines[j], lines[last_data], gap, h):
+                items += 1  # a line item printed without figures ("Derivative financial assets")
+            else:
+                # Anything else (a title, column heads) ends the table after at most three such lines,
+                # however many nil items it follows.
+                others += 1
+                if others + items > 3:
+                    break
             j += 1
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
         if n_data >= 2:
@@ -325,6 +333,14 @@ def find_tables(
         if t is not None:
             tables.append(t)
     return tables
+
+
+_MAX_NIL_ITEMS = 8
+
+
+def _nil_item(line: Line, row: Line, gap: float, h: float) -> bool:
+    """A short label at the labels' left edge, at row spacing: a line item printed without figures."""
+    return len(line.words) <= 8 and abs(line.x0 - row.x0) <= 30 and gap <= 1.5 * h and line.n_figures == 0
 
 
 def _label_line_inside(lines: Sequence[Line], data: Sequence[bool], j: int, last_data: int, h: float) -> bool:

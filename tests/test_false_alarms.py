@@ -157,3 +157,30 @@ def test_assets_at_net_asset_value_outside_the_levels(corpus: Path) -> None:
     r = cut(corpus, "financebench__PG_E_2022_10K.pdf", [133, 146])
     assert r.tables
     assert r.flags == []
+
+
+def test_option_activity_is_not_joined_to_the_table_above(corpus: Path) -> None:
+    # 3M 2018: stock-based compensation expense, then "Stock Option Program" and the option roll-forward
+    # under its own year heads; joined, the exercise prices were added up as if they were options.
+    r = cut(corpus, "financebench__3M_2018_10K.pdf", [122])
+    assert len([t for t in r.tables if t.page == 1]) >= 2
+    assert r.flags == []
+
+
+def test_share_counts_and_per_share_amounts_never_add_up_together(corpus: Path) -> None:
+    # Activision 2021: basic and diluted EPS, then the weighted-average shares: 3.47 + 3.44 + 777 is
+    # close to 784 diluted shares, by coincidence.
+    r = cut(corpus, "financebench__ACTIVISIONBLIZZARD_2021_10K.pdf", [71])
+    income = next(s for s in r.statements if s.kind == "income")
+    before_tax = next(line for line in income.lines if line.label == "Income before income tax expense")
+    assert before_tax.proven and before_tax.children
+    assert r.flags == []
+
+
+def test_nil_line_items_do_not_split_a_chinese_balance_sheet(corpus: Path) -> None:
+    # A quarterly report's balance sheet lists line items without figures ("结算备付金"): the current
+    # assets still add up to "流动资产合计".
+    r = cut(corpus, "pdfplumber__issue-67-example.pdf", [9])
+    lines = [line for s in r.statements for line in s.lines if line.label == "流动资产合计"]
+    assert lines and lines[0].proven
+    assert r.flags == []

@@ -343,6 +343,19 @@ class _Ledger:
                 return True
         return False
 
+    def contradicted_rows(self, a: Copy, b: Copy) -> bool:
+        """The same two lines disagree in another period too: two concepts that share a label."""
+        for (t, r, p), ca in self.cells.items():
+            if t != a.table_id or r != a.row or p == a.period.key:
+                continue
+            cb = self.cells.get((b.table_id, b.row, p))
+            if (
+                cb is not None
+                and not compare_values(ca.comparable, ca.decimals, cb.comparable, cb.decimals).ok
+            ):
+                return True
+        return False
+
     def anchored_tables(self, a: Copy, b: Copy) -> bool:
         """The two tables agree on another line or period."""
         pair = frozenset((a.table_id, b.table_id))
@@ -380,7 +393,7 @@ def _representative(copies: Sequence[Copy]) -> Copy:
 
 def _worth_flagging(relation: Relation | None, a: Copy, b: Copy, ledger: _Ledger) -> tuple[bool, list[str]]:
     """Whether a disagreement is a keying error between two copies of one thing, and why."""
-    if relation is None:
+    if relation is None or ledger.contradicted_rows(a, b):
         return False, []
     rows = ledger.anchored_rows(a, b)
     tables = ledger.anchored_tables(a, b)
