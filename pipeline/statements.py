@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -275,9 +276,7 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
 
     A column is kept when at least two rows print a figure in it, none is a percentage (a "%" printed on
     the first and total rows only is every row's), its total rows do not print exactly 100 (shares of a
-    total), and its head names no change, ratio, price, average or balance still available. When some
-    columns carry a period, only those are kept: the others are of another kind (a "Notes" column, a
-    share count beside amounts).
+    total), and its head names no change, ratio, price, average or balance still available.
 
     Args:
         table: The table.
@@ -304,12 +303,22 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
             if n.unit in ("percent", "ratio") or (total_row and n.value == 100.0 and n.places <= 2):
                 percents[col] = percents.get(col, 0) + 1
     table_basis = basis_of(table.title or "", heading)
+    kept = [
+        col
+        for col in sorted(counts)
+        if counts[col] >= 2
+        and not percents.get(col, 0)
+        and not is_change_column(headers.get(col, ""))
+        and not _NOT_ADDITIVE.search(headers.get(col, ""))
+        and not _years_column(rows, col)
+    ]
+    places = {col: p for col, p in _column_places(rows).items() if col in kept}
+    usual = Counter(places.values()).most_common(1)[0][0] if places else 0
     out: list[StatementColumn] = []
-    for col in sorted(counts):
+    for col in kept:
         header = headers.get(col, "")
-        if counts[col] < 2 or percents.get(col, 0):
-            continue
-        if is_change_column(header) or _NOT_ADDITIVE.search(header):
+        if places.get(col, usual) != usual and len(places) >= 3:
+            # "17.8" years of remaining life beside whole millions: another kind of figure.
             continue
         period = next(
             (
@@ -330,7 +339,27 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
         out.append(column)
         if period is not None:
             periods[col] = column
-    return list(periods.values()) if periods else out
+    return out
+
+
+_YEAR_FIGURE = re.compile(r"^(?:19|20)\d\d$")
+
+
+def _years_column(rows: Sequence[RowView], col: int) -> bool:
+    """A column of years (maturities, vintages): figures without separators between 1900 and 2099."""
+    texts = [cell.text.strip() for row in rows if (cell := row.numbers.get(col)) is not None]
+    return bool(texts) and sum(1 for t in texts if _YEAR_FIGURE.match(t)) * 5 >= len(texts) * 4
+
+
+def _column_places(rows: Sequence[RowView]) -> dict[int, int]:
+    """The decimal places each column prints its figures with (the most common; dashes left out)."""
+    seen: dict[int, Counter[int]] = {}
+    for row in rows:
+        for col, cell in row.numbers.items():
+            n = cell.number
+            if n is not None and not n.is_dash and n.unit not in ("percent", "ratio"):
+                seen.setdefault(col, Counter())[n.places] += 1
+    return {col: c.most_common(1)[0][0] for col, c in seen.items()}
 
 
 # --- figures --------------------------------------------------------------------------------------------
@@ -516,18 +545,25 @@ def _label_sign(row: RowView, grid: Mapping[int, Mapping[int, Figure]]) -> int:
     return -1 if values and sum(1 for v in values if v > 0) * 2 > len(values) else 1
 
 
+# A line of per-share amounts or of share counts, by how such lines begin; a balance sheet's "Common
+# stock, $0.01 par value per share; 900 shares authorized" is an amount.
 _PER_SHARE_LINE = re.compile(
-    r"\bper (?:common |ordinary |basic |diluted )?(?:share|unit|ads)\b|\bearnings per\b|\beps\b"
+    r"^(?:basic|diluted|net (?:income|earnings|loss)|(?:income|earnings|loss)(?: from \w+(?: \w+)?)?|"
+    r"(?:cash )?dividends?(?: declared| paid)?|book value|eps)\b.{0,40}\bper (?:common |ordinary |basic |"
+    r"diluted )?(?:share|unit|ads)\b|^(?:basic |diluted )?(?:earnings|loss|income) per\b|^eps\b"
 )
 _SHARES_LINE = re.compile(
-    r"\bshares\b(?! of (?:common )?stock)|\bunits outstanding\b|"
-    r"\bweighted[- ]average (?:number|basic|diluted)"
+    r"^(?:basic |diluted )?(?:weighted[- ]average(?: number of)?(?: common| ordinary)? shares|"
+    r"number of (?:common |ordinary )?shares|(?:common |ordinary )?shares used in|"
+    r"(?:common |ordinary )?shares outstanding(?: basic| diluted)?$|units outstanding)"
 )
 
 
 def _line_kind(label: str) -> str:
     """Amounts, per-share amounts or share counts: lines of different kinds never add up together."""
     text = normalise_label(label)
+    if "par value" in text or re.search(r"\d", text):
+        return "amount"  # "Dividends declared ($5.88 per share)": an amount, described
     if _PER_SHARE_LINE.search(text):
         return "per_share"
     if _SHARES_LINE.search(text):
@@ -901,9 +937,10 @@ def _lines(
 def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement | None:
     """The calculation tree of one table (None when it has no value columns)."""
     rows = statement_rows(table)
-    columns = statement_columns(table, rows, heading)
-    if not columns:
+    candidates = statement_columns(table, rows, heading)
+    if not candidates:
         return None
+    columns = candidates
     cols = [c.col for c in columns]
     grid = grid_of(rows, cols)
     nodes = build_tree(rows, grid, cols, taxonomy)

@@ -184,3 +184,18 @@ def test_nil_line_items_do_not_split_a_chinese_balance_sheet(corpus: Path) -> No
     lines = [line for s in r.statements for line in s.lines if line.label == "流动资产合计"]
     assert lines and lines[0].proven
     assert r.flags == []
+
+
+def test_remaining_life_beside_amounts(corpus: Path) -> None:
+    # Amazon 2017: acquired intangibles, gross, amortization and net in millions, and the weighted average
+    # life remaining in years ("17.8"), whose head the reader misses.
+    r = cut(corpus, "financebench__AMAZON_2017_10K.pdf", [55])
+    assert any(line.proven for s in r.statements for line in s.lines)
+    assert r.flags == []
+
+
+def test_maturity_years_beside_amounts(corpus: Path) -> None:
+    # FedEx 2023: each note's rate, maturity year and carrying amounts.
+    r = cut(corpus, "financebench__FEDEX_2023_annualreport.pdf", [96])
+    assert any(line.proven for s in r.statements for line in s.lines)
+    assert r.flags == []
