@@ -46,6 +46,7 @@ DASH_TOKENS = frozenset(
 # otherwise bridge the gap between a label and its figures.
 _LEADER = re.compile(r"^[.\u2026\ufffd·_\-]{3,}$|^\ufffd+$")
 _LEADER_START = frozenset(".\u2026\ufffd·_-")
+_LEADER_DOTS = frozenset({".", "·", "…", "_"})
 CURRENCY_TOKENS = frozenset({"$", "€", "£", "¥", "₹", "US$", "HK$", "A$", "C$", "R$", "Rs", "Rs.", "%"})
 
 
@@ -214,13 +215,18 @@ def split_segments(line: Line) -> list[Segment]:
         # Two figures side by side are two cells even when close ("48.11 40.45"); a figure inside a label
         # ("at 31 December") needs a real column gap before it splits.
         # A currency sign after a figure opens the next cell ("1,321.2  $ 1,238.4").
-        split = gap > big_gap or (
-            gap > 0.3 * h
-            and fig
-            and (
-                (wfig and not (texts[-1] in CURRENCY_TOKENS or wtext.startswith("%")))
-                or (wtext in CURRENCY_TOKENS and wtext != "%")
+        split = (
+            gap > big_gap
+            or (
+                gap > 0.3 * h
+                and fig
+                and (
+                    (wfig and not (texts[-1] in CURRENCY_TOKENS or wtext.startswith("%")))
+                    or (wtext in CURRENCY_TOKENS and wtext != "%")
+                )
             )
+            # "Net revenue . . . . . 1,513": a figure after spaced-out leader dots is its own cell.
+            or (wfig and len(texts) >= 2 and texts[-1] in _LEADER_DOTS and texts[-2] in _LEADER_DOTS)
         )
         if split:
             segs.append(Segment(sx0, sy0, sx1, sy1, " ".join(texts), fig))

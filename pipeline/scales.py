@@ -251,7 +251,7 @@ def resolve_group_scales(
 
 
 def scale_errors(tables: Sequence[Table], facts: Sequence[Fact]) -> list[ErrorRecord]:
-    """One ``scale_unknown`` error item per table of money, or of facts, whose scale nothing establishes.
+    """One ``scale_unknown`` error item per table of figures whose scale nothing establishes.
 
     Args:
         tables: Typed tables after every source (agreement included) was tried.
@@ -268,13 +268,11 @@ def scale_errors(tables: Sequence[Table], facts: Sequence[Fact]) -> list[ErrorRe
     for t in tables:
         if t.scale is not None:
             continue
-        money = sum(
-            1
-            for c in t.cells
-            if c.number is not None and c.number.scale is None and (c.number.currency or t.currency)
+        unknown = sum(
+            1 for c in t.cells if c.number is not None and c.number.scale is None and not c.number.is_dash
         )
         n_facts = unknown_facts.get(t.table_id, 0)
-        if not money and not n_facts:
+        if not unknown and not n_facts:
             continue
         name = f"'{t.title}'" if t.title else "without a title"
         out.append(
@@ -286,8 +284,8 @@ def scale_errors(tables: Sequence[Table], facts: Sequence[Fact]) -> list[ErrorRe
                 page=t.page,
                 message=(
                     f"table {name} on page {t.page} states no scale (no column head, caption, page header or "
-                    f"document statement, and no agreement with a figure of known scale): {money} money "
-                    f"figures and {n_facts} facts are kept as printed, without base-unit values"
+                    f"document statement, and no agreement with a figure of known scale): {unknown} figures "
+                    f"and {n_facts} facts are kept as printed, without base-unit values"
                 ),
             )
         )

@@ -255,8 +255,9 @@ _BASIS_PATTERNS: tuple[tuple[Basis, str], ...] = (
 _BASIS = [(basis, re.compile(pattern, re.IGNORECASE)) for basis, pattern in _BASIS_PATTERNS]
 # Column heads whose figures do not add up down the column.
 _NOT_ADDITIVE = re.compile(
-    r"%|\bpercent|\bper\s+(?:share|unit|cent)|\bprice|\baverage\b|\brates?\b|\bratio\b|\byield|\bmargin|"
-    r"\bweighted|\bmultiple\b|\bdays\b|\bbps\b|\bbasis points\b|\bremaining (?:life|term)\b|\byears?\)|"
+    r"%|\bpercent|\bper\s+(?:share|unit|cent)|(?<!quoted )\bprices?\b|\baverage\b|\brates?\b|\bratio\b|"
+    r"\byield|\bmargin|\bweighted|\bmultiple\b|\bdays\b|\bbps\b|\bbasis points\b|"
+    r"\bremaining (?:life|term)\b|\byears?\)|"
     r"\bmay yet\b|\byet to be\b|\bremaining (?:available|authori[sz]ed)\b",
     re.IGNORECASE,
 )
@@ -741,7 +742,11 @@ class TreeNode:
 
 
 def build_tree(
-    rows: Sequence[RowView], grid: Grid, columns: Sequence[int], taxonomy: Taxonomy
+    rows: Sequence[RowView],
+    grid: Grid,
+    columns: Sequence[int],
+    taxonomy: Taxonomy,
+    kind: StatementKind = "note",
 ) -> list[TreeNode]:
     """Walk a table's rows top to bottom and recognise its totals (step 3 of the module docstring).
 
@@ -750,6 +755,7 @@ def build_tree(
         grid: Their figures in the value columns.
         columns: The value columns.
         taxonomy: To recognise total metrics.
+        kind: The statement's kind: a balance sheet's last line, unlabelled, is its grand total.
 
     Returns:
         The recognised totals in reading order, each with the rows it adds up and how.
@@ -762,6 +768,7 @@ def build_tree(
     starts: list[int] = [0]
     previous: RowView | None = None
     nodes: list[TreeNode] = []
+    last_row = max(grid) if grid else -1
     for row in rows:
         if row.is_heading:
             starts.append(len(visible))
@@ -772,6 +779,8 @@ def build_tree(
         if _OPENING_LABEL.search(label):
             starts.append(len(visible))  # an opening balance begins a roll-forward
         strength = total_strength(row, previous, taxonomy)
+        if kind == "balance_sheet" and not label and row.index == last_row:
+            strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
         if len(visible) >= 2 and (strength or len(columns) >= 3):
             rollforward = bool(_CLOSING_LABEL.search(label))
             candidates = candidate_structures(row.index, visible, starts, signs, rollforward)
@@ -943,9 +952,9 @@ def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement
     columns = candidates
     cols = [c.col for c in columns]
     grid = grid_of(rows, cols)
-    nodes = build_tree(rows, grid, cols, taxonomy)
     metrics = [m.id for row in rows if row.label.strip() and (m := taxonomy.match(row.label)) is not None]
     kind = classify(table, heading, metrics)
+    nodes = build_tree(rows, grid, cols, taxonomy, kind)
     across = column_total(table, rows)
     return Statement(
         statement_id=stable_id(table.doc_id, "statement", table.table_id),

@@ -65,13 +65,37 @@ def continues(prev: RawTable, nxt: RawTable, prev_is_last_on_page: bool, page_he
     said_continued = any(_CONTINUED.search(c) for c in nxt.caption) or bool(
         nxt.title and _CONTINUED.search(nxt.title)
     )
-    if not said_continued and nxt.title and prev.title and _title_key(nxt.title) != _title_key(prev.title):
+    new_title = nxt.title and prev.title and _title_key(nxt.title) != _title_key(prev.title)
+    if not said_continued and new_title and not section_headings(nxt):
         # A new title is a new table (the same statement of another registrant, the next note).
         return False
     same_header = nxt.header_rows > 0 and _header_texts(prev) == _header_texts(nxt)
     no_header = nxt.header_rows == 0 and not nxt.caption
     ran_to_bottom = prev.bbox[3] > 0.72 * page_height
-    return said_continued or (same_header and ran_to_bottom) or (no_header and ran_to_bottom)
+    # A statement kept together by section ("Current liabilities" starts the next page) need not have
+    # filled its page: the heading over figures without column heads is the continuation's mark.
+    by_section = nxt.header_rows == 0 and section_headings(nxt)
+    return said_continued or by_section or ((same_header or no_header) and ran_to_bottom)
+
+
+_SECTION_HEADING = re.compile(r"^[A-Za-z][A-Za-z ,'’&()-]{1,60}:?$")
+_NOT_SECTION = re.compile(
+    r"\b(?:statements?|balance sheets?|notes?|continued|in (?:thousands|millions|billions)|page|"
+    r"inc|incorporated|corp|corporation|company|limited|llc|plc|partnership|ag|se|n\.?v|s\.?a)\b",
+    re.IGNORECASE,
+)
+
+
+def section_headings(table: RawTable) -> bool:
+    """Whether a table's caption lines are section headings of its body ("Current liabilities").
+
+    A statement that breaks at a section heading starts the next page with that heading above its
+    figures, with no column heads; the finder takes the heading for the table's caption.
+    """
+    return bool(table.caption) and all(
+        len(text.split()) <= 6 and _SECTION_HEADING.match(text.strip()) and not _NOT_SECTION.search(text)
+        for text in table.caption
+    )
 
 
 def stitch_pages(pages: Sequence[tuple[Sequence[RawTable], float]]) -> list[TableGroup]:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pipeline.numbers import parse_number, to_typed
 from pipeline.periods import combine_periods, parse_period
 from pipeline.scales import ScaleResolution, column_scales, label_scale
-from pipeline.stitch import TableGroup
+from pipeline.stitch import TableGroup, section_headings
 from pipeline.tables import RawCell
 from schemas.models import Cell, Period, Table
 
@@ -198,7 +198,14 @@ def type_group(
     for i, frag in enumerate(group.fragments):
         # A repeated header on a continuation page is dropped; its rows are the first fragment's.
         start = 0 if i == 0 else frag.header_rows
-        for r, row in enumerate(frag.rows[start:], start=start):
+        body = list(frag.rows[start:])
+        if i > 0 and not frag.header_rows and section_headings(frag):
+            # "Current liabilities" atop the continuation page: a heading of the body, not a caption.
+            heads = [
+                [RawCell(0, 0, t, box)] for t, box in zip(frag.caption, frag.caption_boxes, strict=False)
+            ]
+            body = heads + body
+        for r, row in enumerate(body, start=start):
             header = i == 0 and r < first.header_rows
             years = None if header else _year_heads(row)
             if years is not None:

@@ -63,6 +63,7 @@ class RawTable:
     title: str | None
     method: str
     row_tops: list[float] = field(default_factory=list)
+    caption_boxes: list[BBoxT] = field(default_factory=list)
 
     @property
     def n_rows(self) -> int:
@@ -545,6 +546,7 @@ def _build_table(
         max(b[3] for b in all_boxes),
     )
     caption = [lines[k].text for k in caption_idx]
+    caption_boxes = [(lines[k].x0, lines[k].y0, lines[k].x1, lines[k].y1) for k in caption_idx]
     title = pick_title(caption)
     return RawTable(
         page=page,
@@ -557,6 +559,7 @@ def _build_table(
         title=title,
         method="ruled" if fully_ruled or len(v_rules) >= 2 else "whitespace",
         row_tops=row_tops,
+        caption_boxes=caption_boxes,
     )
 
 

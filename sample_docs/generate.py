@@ -226,6 +226,16 @@ class DocConfig:
     narrative: str = "uk"
     intro: tuple[str, ...] = ()
     injections: tuple[Injection, ...] = ()
+    # Layout options of the layout variants (``layout_variants``); the defaults are the six samples' layout.
+    # Liabilities printed negative are ``liab_sign=-1`` (with ``bs_kind="uk"`` for "Net assets").
+    cover_page: bool = True
+    caption_placement: Literal["below_title", "above_prose"] = "below_title"
+    title_caption_one_line: bool = False
+    repeat_header_on_break: bool = True
+    document_scale_note: str | None = None
+    document_note_at: Literal["statements", "start"] = "statements"
+    cf_new_page: bool = True
+    eps_shares: int | None = None
 
 
 @dataclass(frozen=True)
@@ -542,6 +552,16 @@ class Builder:
         self.first_value_row = False
         self.rows.append(TRow(label, tuple(cells), kind, indent, note, dollar, False, key))
 
+    def per_share(self, label: str, key: str, shares: int) -> None:
+        """A per-share row (net income over ``shares``) in currency units with two decimals, no scale."""
+        cells = []
+        for col in self.cols:
+            net = self.figs[col.year]["net"] * 10 ** (self.cfg.scale - self.cfg.decimals)
+            units = round_div(net * 100, shares)
+            text = fmt_amount(units, 2, self.cfg.neg, self.cfg.nil)
+            cells.append(TCell(text, key, None, col.period, units, 0, 2))
+        self.rows.append(TRow(label, tuple(cells), "item", 0, "", False, False, key))
+
     def section(self, label: str, *, key: str | None = None, indent: int = 0) -> None:
         """Add a label-only row (a section caption such as "Current assets")."""
         self.rows.append(TRow(label, (), "section", indent, key=key))
@@ -614,12 +634,17 @@ def build_income_statement(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -
             b.add(lb("def_tax", "Deferred tax"), "def_tax", indent=1, sign=es)
         b.add(lb("tax", "Taxation"), "tax", sign=es, metric="income_tax", note="7")
         b.add(lb("net", "Profit for the year"), "net", kind="total", metric="net_income")
+    if cfg.eps_shares:
+        b.spacer()
+        b.per_share(lb("eps_basic", f"Basic earnings per share ({cfg.currency})"), "eps", cfg.eps_shares)
+        diluted = round(cfg.eps_shares * 1.012)
+        b.per_share(lb("eps_diluted", f"Diluted earnings per share ({cfg.currency})"), "eps_dil", diluted)
     years = [c.year for c in cols]
     return TableSpec(
         "is",
         lb("is_title", "Consolidated income statement"),
         lb("is_subtitle", "") or None,
-        cfg.unit_caption or None,
+        lb("is_caption", cfg.unit_caption) or None,
         tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
         tuple(b.rows),
         len(cols),
@@ -722,7 +747,7 @@ def build_balance_sheet(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> T
         "bs",
         lb("bs_title", "Consolidated balance sheet"),
         lb("bs_subtitle", "") or None,
-        cfg.unit_caption or None,
+        lb("bs_caption", cfg.unit_caption) or None,
         tuple(tuple(r) for r in header_rows(cfg, years, instant=True)),
         tuple(b.rows),
         len(cols),
@@ -797,7 +822,7 @@ def build_cash_flow(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> Table
         "cf",
         lb("cf_title", "Consolidated statement of cash flows"),
         lb("cf_subtitle", "") or None,
-        cfg.unit_caption or None,
+        lb("cf_caption", cfg.unit_caption) or None,
         tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
         tuple(b.rows),
         len(cols),
@@ -828,7 +853,7 @@ def build_segment_table(
         "seg",
         lb("seg_title", "Segment information"),
         None,
-        cfg.unit_caption or None,
+        lb("seg_caption", cfg.unit_caption) or None,
         tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
         tuple(b.rows),
         len(cols),
@@ -1010,6 +1035,22 @@ class Renderer:
             self.text(self.margin, y, line, cfg.font, 11)
             y += 18
 
+    def title_block(self, lines: Sequence[str]) -> None:
+        """Issuer, document type and date at the top of the first page, for a document without a cover."""
+        cfg = self.cfg
+        self.new_page()
+        self.y += 20
+        self.text(self.margin, self.y, cfg.issuer, cfg.bold, 20)
+        self.y += 24
+        self.text(self.margin, self.y, cfg.title, cfg.font, 14)
+        self.y += 8
+        for line in lines:
+            self.y += 14
+            self.text(self.margin, self.y, line, cfg.font, 10)
+        self.y += 10
+        self.hline(self.margin, self.width - self.margin, self.y, 0.8)
+        self.y += 16
+
     def heading(self, text: str, size: float = 13.0, *, new_page: bool = False) -> None:
         """A section heading in a bigger bold font; keeps some room below it."""
         if new_page:
@@ -1066,14 +1107,27 @@ class Renderer:
         def draw_title(continued: bool) -> None:
             titles = spec.title.split("\n")
             titles[-1] += " (continued)" if continued else ""
+            # The scale caption goes under the title (the default), on the title's own line, or above
+            # explanatory paragraphs that separate it from the table (then not repeated on a continuation).
+            one_line = cfg.title_caption_one_line and spec.caption is not None
+            above = cfg.caption_placement == "above_prose" and spec.tid in STATEMENT_PROSE
+            caption = None if one_line or (above and continued) else spec.caption
             self.ensure(spec.title_size * 3 + line_h * (len(spec.header) + 2))
             for title in titles:
                 self.y += spec.title_size * 1.2
                 self.text(self.margin, self.y, title, cfg.bold, spec.title_size)
-            for sub in (spec.subtitle, spec.caption):
+            if one_line and spec.caption:
+                x = self.margin + text_width(titles[-1] + " ", cfg.bold, spec.title_size)
+                self.text(x, self.y, spec.caption, cfg.font, spec.title_size)
+            for sub in (spec.subtitle, caption):
                 if sub:
                     self.y += size * 1.5
                     self.text(self.margin, self.y, sub, cfg.italic if sub == spec.caption else cfg.font, size)
+            if above and not continued:
+                self.y += size * 0.8
+                for para in STATEMENT_PROSE[spec.tid]:
+                    self.paragraph(para)
+                self.ensure(line_h * (len(spec.header) + 3))
             self.y += size * 1.2
             draw_header()
 
@@ -1124,7 +1178,8 @@ class Renderer:
                 height += 3
             if row.break_before or self.y + height > self.bottom:
                 self.new_page()
-                draw_title(continued=True)
+                if cfg.repeat_header_on_break:
+                    draw_title(continued=True)
             top = self.y
             if row.kind in ("subtotal", "total") and cfg.style == "filing":
                 for i in range(len(row.cells)):
@@ -1253,10 +1308,11 @@ class Narrative:
         if distort:
             units = transpose_digits(units)
         style = cfg.narrative
-        if style in ("us", "eu"):
+        if style in ("us", "eu", "code"):
             # Statements in thousands, prose in rounded millions or billions, as US and EU issuers write.
-            symbol = "$" if style == "us" else "€"
-            millions = round_div(units, 10 ** (6 - cfg.scale + cfg.decimals - 1))
+            symbol = {"us": "$", "eu": "€"}.get(style, f"{cfg.currency} ")
+            shift = 6 - cfg.scale + cfg.decimals - 1
+            millions = round_div(units, 10**shift) if shift >= 0 else units * 10**-shift
             if abs(millions) >= 10_000:
                 return f"{symbol}{fmt_units(round_div(millions, 100), 2)} billion"
             return f"{symbol}{fmt_units(millions, 1)} million"
@@ -1378,6 +1434,36 @@ BASIS = (
 )
 
 
+# Explanatory paragraphs printed between a statement's scale caption and its table
+# (``caption_placement="above_prose"``); they state no figure and no unit.
+STATEMENT_PROSE: dict[str, tuple[str, ...]] = {
+    "is": (
+        "The consolidated income statement presents the revenue, costs and results of the Group for the "
+        "financial year. Costs are analysed by function: cost of sales comprises the direct costs of "
+        "materials, labour and production overheads, including the depreciation of production assets.",
+        "Operating profit is stated before finance income, finance costs and taxation. Items that are "
+        "material by their size or nature are disclosed separately in the notes so that the underlying "
+        "performance of the Group can be understood.",
+        "Earnings per share is calculated by dividing the profit attributable to equity holders of the "
+        "parent by the weighted average number of ordinary shares in issue during the year, excluding "
+        "shares held in treasury.",
+    ),
+    "bs": (
+        "The consolidated balance sheet presents the assets and liabilities of the Group at the reporting "
+        "date. Assets and liabilities are classified as current when they are expected to be realised or "
+        "settled within twelve months of the reporting date.",
+        "Borrowings are carried at amortised cost. Provisions are recognised when the Group has a present "
+        "obligation as a result of a past event and a reliable estimate of the outflow can be made.",
+    ),
+    "cf": (
+        "The consolidated cash flow statement is prepared using the indirect method. Operating profit is "
+        "adjusted for non-cash items and for movements in working capital.",
+        "Cash and cash equivalents comprise cash at bank and in hand and short-term deposits with an "
+        "original maturity of three months or less, net of bank overdrafts repayable on demand.",
+    ),
+}
+
+
 def apply_injections(cfg: DocConfig, figs: Figures) -> dict[tuple[str, int], int]:
     """Plant the statement-level injections in ``figs``; return summary-table overrides."""
     overrides: dict[tuple[str, int], int] = {}
@@ -1410,10 +1496,14 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     two = [c for c in dur_cols if c.year in sorted(cfg.years)[-2:]]
     recent = [c for c in dur_cols if c.year in sorted(cfg.years)[-cfg.summary_years :]]
     r = Renderer(cfg)
-    r.cover(cfg.cover_lines)
-
     summary = build_summary(cfg, figs, recent, overrides)
-    r.new_page()
+    if cfg.cover_page:
+        r.cover(cfg.cover_lines)
+        r.new_page()
+    else:
+        r.title_block(cfg.cover_lines)
+    if cfg.document_scale_note and cfg.document_note_at == "start":
+        r.paragraph(cfg.document_scale_note)
     for text in cfg.intro:
         r.paragraph(text)
     r.table(summary)
@@ -1431,7 +1521,13 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
         r.paragraph(text, (tag,))
     r.paragraph(FILLER)
 
-    r.table(build_income_statement(cfg, figs, dur_cols), new_page=True)
+    if cfg.document_scale_note and cfg.document_note_at == "statements":
+        # The scale is stated once, at the start of the statements, and on none of them.
+        r.heading(_label(cfg, "fs_title", "Consolidated financial statements"), 14, new_page=True)
+        r.paragraph(cfg.document_scale_note)
+        r.table(build_income_statement(cfg, figs, dur_cols))
+    else:
+        r.table(build_income_statement(cfg, figs, dur_cols), new_page=True)
     r.paragraph(
         _label(
             cfg, "is_footer", "The notes form an integral part of these consolidated financial statements."
@@ -1440,7 +1536,7 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     )
     # Without a forced break the balance sheet follows the income statement and overflows naturally.
     r.table(build_balance_sheet(cfg, figs, inst_cols), new_page=cfg.bs_break_before is not None)
-    r.table(build_cash_flow(cfg, figs, dur_cols), new_page=True)
+    r.table(build_cash_flow(cfg, figs, dur_cols), new_page=cfg.cf_new_page)
     r.heading(_label(cfg, "notes_title", "Notes to the financial statements"), 13, new_page=True)
     r.heading("1. Basis of preparation", 10)
     r.paragraph(BASIS)
@@ -2227,6 +2323,480 @@ DOCS: tuple[DocConfig, ...] = (
 )
 
 
+# --------------------------------------------------------------------------------------------------
+# Layout variants: documents generated at test time, never committed (tests/test_layouts.py)
+# --------------------------------------------------------------------------------------------------
+
+THORNBURY_LABELS: dict[str, str] = {
+    **UK_LABELS,
+    "is_subtitle": "",
+    "bs_subtitle": "",
+    "bs_caption": "(in GBP millions)",
+    "cf_caption": "(in GBP millions)",
+    "bs_title": "Consolidated statement of financial position",
+    "le_head": "Equity and liabilities",
+    "tle": "Total equity and liabilities",
+    "sum_caption": "(in GBP millions)",
+    "seg_caption": "(in GBP millions)",
+    "sum_opinc": "Operating profit",
+    "seg_title": "Revenue and operating profit by division",
+    "inv": "Inventories",
+    "eps_basic": "Basic earnings per share (GBP)",
+    "eps_diluted": "Diluted earnings per share (GBP)",
+}
+
+RHEINFELD_LABELS: dict[str, str] = {
+    **EU_LABELS,
+    "is_title": "Consolidated income statement",
+    "is_subtitle": "",
+    "bs_title": "Consolidated statement of financial position",
+    "cf_title": "Consolidated statement of cash flows",
+    "sum_title": "Key figures",
+    "seg_title": "Revenue by segment",
+    "mdna_title": "Combined management report",
+    "mdna_results": "Results of operations",
+    "notes_title": "Notes to the consolidated financial statements",
+}
+
+BRIGHTWATER_LABELS: dict[str, str] = {
+    **US_LABELS,
+    "is_title": "BRIGHTWATER ANALYTICS, INC.\nCONSOLIDATED STATEMENTS OF OPERATIONS",
+    "opex1": "Sales and marketing",
+    "opex3": "Research and development",
+    "opex2": "General and administrative",
+    "sc": "Common stock and additional paid-in capital",
+    "prem": "Accumulated other comprehensive income",
+    "fs_title": "Item 8. Financial Statements and Supplementary Data",
+    "sum_caption": "(in millions)",
+    "seg_caption": "(in millions)",
+    "seg_title": "Revenue by Product Line",
+    "seg_total": "Total revenue",
+    "revenue": "Revenue",
+    "sum_revenue": "Revenue",
+    "nar_revenue": "Revenue",
+}
+
+KESTREL_LABELS: dict[str, str] = {
+    **UK_LABELS,
+    "is_subtitle": "",
+    "bs_subtitle": "",
+    "is_title": "Consolidated income statement",
+    "bs_title": "Consolidated balance sheet",
+    "cf_title": "Consolidated cash flow statement",
+    "revenue": "Net sales",
+    "cogs": "Cost of goods sold",
+    "opex1": "Marketing and sales",
+    "opex3": "Research and development",
+    "opex2": "General and administration",
+    "pbt": "Profit before taxes",
+    "tax": "Income taxes",
+    "net": "Net profit",
+    "cf_opinc": "Operating result (EBIT)",
+    "opinc": "Operating result (EBIT)",
+    "sum_title": "Key figures",
+    "sum_caption": "(in CHF millions)",
+    "sum_revenue": "Net sales",
+    "sum_opinc": "Operating result (EBIT)",
+    "sum_net": "Net profit",
+    "seg_title": "Net sales by business area",
+    "seg_total": "Group",
+    "nar_revenue": "Net sales",
+    "nar_opinc": "The operating result (EBIT)",
+    "nar_pbt": "Profit before taxes",
+    "nar_net": "Net profit",
+    "mdna_title": "Financial review",
+    "mdna_results": "Sales and profitability",
+    "mdna_cash": "Net profit and cash flow",
+}
+
+MARLOW_LABELS: dict[str, str] = {
+    **UK_LABELS,
+    "is_subtitle": "",
+    "bs_subtitle": "",
+    "is_title": "Group income statement",
+    "bs_title": "Group balance sheet",
+    "cf_title": "Group cash flow statement",
+    "cogs": "Cost of sales",
+    "opex1": "Distribution costs",
+    "opex2": "Administrative expenses",
+    "opex3": "Pre-opening and other operating costs",
+    "sum_title": "Financial highlights",
+    "sum_opinc": "Operating profit",
+    "seg_title": "Revenue by region",
+    "seg_total": "Group revenue",
+    "mdna_title": "Financial review",
+}
+
+OAKRIDGE_LABELS: dict[str, str] = {
+    **US_LABELS,
+    "is_title": "Consolidated Statements of Earnings",
+    "bs_title": "Consolidated Balance Sheets",
+    "cf_title": "Consolidated Statements of Cash Flows",
+    "revenue": "Sales",
+    "cogs": "Cost of products sold",
+    "opex1": "Selling and distribution",
+    "opex3": "Depreciation of selling and administrative assets",
+    "opex2": "General and administrative",
+    "opinc": "Operating earnings",
+    "pbt": "Earnings before income taxes",
+    "tax": "Income tax expense",
+    "net": "Net earnings",
+    "cf_net": "Net earnings",
+    "le_head": "LIABILITIES AND SHAREHOLDERS' EQUITY",
+    "eq_head": "Shareholders' equity:",
+    "sc": "Share capital",
+    "prem": "Contributed surplus",
+    "te": "Total shareholders' equity",
+    "tle": "Total liabilities and shareholders' equity",
+    "sum_title": "Five-minute summary",
+    "sum_caption": "",
+    "sum_revenue": "Sales",
+    "sum_opinc": "Operating earnings",
+    "sum_net": "Net earnings",
+    "sum_te": "Shareholders' equity",
+    "seg_title": "Sales by product group",
+    "seg_total": "Total sales",
+    "mdna_title": "Management's Discussion and Analysis",
+    "nar_revenue": "Sales",
+    "nar_opinc": "Operating earnings",
+    "nar_pbt": "Earnings before income taxes",
+    "nar_net": "Net earnings",
+    "pay": "Accounts payable and accrued liabilities",
+}
+
+WATTLE_LABELS: dict[str, str] = {
+    **UK_LABELS,
+    "is_title": "Consolidated statement of profit or loss",
+    "is_subtitle": "",
+    "bs_title": "Consolidated statement of financial position",
+    "bs_subtitle": "",
+    "cf_title": "Consolidated statement of cash flows",
+    "revenue": "Revenue from contracts with customers",
+    "cogs": "Cost of sales",
+    "opex1": "Distribution expenses",
+    "opex2": "Corporate and administration expenses",
+    "opex3": "Exploration and evaluation expenses",
+    "tax": "Income tax expense",
+    "net": "Profit for the year",
+    "pay": "Trade and other payables",
+    "sum_title": "Financial summary",
+    "sum_caption": "(in AUD thousands)",
+    "sum_opinc": "Operating profit",
+    "seg_caption": "(in AUD thousands)",
+    "seg_title": "Revenue by commodity",
+    "seg_total": "Total revenue",
+    "mdna_title": "Operating and financial review",
+}
+
+VARIANT_TRAITS: dict[str, str] = {
+    "thornbury_2025_annual_report.pdf": "scale caption above two or three paragraphs of prose on each "
+    "statement (not repeated on the balance sheet's continuation); costs printed positive; per-share rows "
+    "under a '(in GBP millions, except per share data)' caption",
+    "rheinfeld_2025_annual_report.pdf": "title and scale caption on one line on every table; prior year "
+    "first; Times; whitespace tables; minus-sign negatives",
+    "brightwater_2025_form_10k.pdf": "scale stated once at the start of the financial statements, no caption "
+    "or unit head on any statement; Courier; $ column; costs printed positive",
+    "kestrel_2025_annual_report.pdf": "statements flow into each other and run over page breaks with no "
+    "'(continued)' and no repeated column heads; liabilities in parentheses with 'Net assets'; key figures "
+    "in CHF millions over statements in CHF thousands",
+    "marlow_2025_annual_report.pdf": "title and caption on one line; liabilities in parentheses with 'Net "
+    "assets'; costs printed positive; page breaks without repeated heads; prior year first; 30 June "
+    "year end; 2 decimal places",
+    "oakridge_2025_annual_report.pdf": "scale stated once for the whole document on its first page, no "
+    "caption on any table; no cover page; costs printed positive; balance sheet continued with repeated "
+    "heads but no scale",
+    "wattle_2025_annual_report.pdf": "scale caption above prose and statements that run over page breaks "
+    "with no heads repeated, so the continuation is far from any scale; fully ruled grid; liabilities in "
+    "parentheses with 'Net assets'; 30 June year end",
+}
+
+
+def layout_variants() -> list[DocConfig]:
+    """Documents whose layouts none of the six samples has, generated at test time and never committed.
+
+    Each is a new issuer with its own currency, scale and fonts; the traits are in ``VARIANT_TRAITS``.
+    """
+    return [
+        DocConfig(
+            file="thornbury_2025_annual_report.pdf",
+            seed=2025_11,
+            issuer="Thornbury Foods plc",
+            title="Annual Report 2025",
+            cover_lines=(
+                "Annual Report and Accounts for the year ended 31 December 2025",
+                "Published 4 March 2026",
+            ),
+            currency="GBP",
+            scale=6,
+            decimals=1,
+            unit_caption="(in GBP millions, except per share data)",
+            unit_col="",
+            years=(2025, 2024),
+            fy_end=(12, 31),
+            revenue_base=8_734,
+            growth=(0.04, 0.09),
+            labels=THORNBURY_LABELS,
+            expense_sign=1,
+            bs_kind="eu",
+            bs_break_before="le_head",
+            cf_start="opinc",
+            segments=("Bakery", "Chilled foods", "Ingredients"),
+            summary_rows=("revenue", "opinc", "pbt", "net", "ocf", "te"),
+            footer="rule",
+            narrative="uk",
+            cover_page=False,
+            caption_placement="above_prose",
+            eps_shares=412_500_000,
+            injections=(Injection("sum_mismatch", "inv", 2024),),
+        ),
+        DocConfig(
+            file="rheinfeld_2025_annual_report.pdf",
+            seed=2025_12,
+            issuer="Rheinfeld Antriebstechnik AG",
+            title="Annual Report 2025",
+            cover_lines=("Annual Report 2025", "Düsseldorf, 18 March 2026"),
+            currency="EUR",
+            scale=3,
+            decimals=0,
+            unit_caption="(in EUR thousands)",
+            unit_col="",
+            years=(2025, 2024),
+            fy_end=(12, 31),
+            revenue_base=512_806,
+            growth=(0.02, 0.06),
+            labels=RHEINFELD_LABELS,
+            font="tiro",
+            bold="tibo",
+            italic="tiit",
+            style="whitespace",
+            neg="minus",
+            prior_first=True,
+            notes_col="Note",
+            label_width=230.0,
+            # A 13-point gutter between the two-line date heads (the generator's minimum is 10 points).
+            col_width=80.0,
+            bs_kind="eu",
+            bs_break_before="le_head",
+            has_other_op=True,
+            duration_header="span",
+            instant_header="two_line_uk",
+            segments=("Industrial Drives", "Rail Systems", "Service"),
+            summary_rows=("revenue", "opinc", "net", "ocf", "capex", "te"),
+            footer="page",
+            narrative="eu",
+            title_caption_one_line=True,
+        ),
+        DocConfig(
+            file="brightwater_2025_form_10k.pdf",
+            seed=2025_13,
+            issuer="Brightwater Analytics, Inc.",
+            title="Form 10-K",
+            cover_lines=(
+                "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934",
+                "For the fiscal year ended December 31, 2025",
+            ),
+            currency="USD",
+            scale=6,
+            decimals=0,
+            unit_caption="",
+            unit_col="",
+            years=(2025, 2024),
+            fy_end=(12, 31),
+            revenue_base=4_862,
+            growth=(0.08, 0.15),
+            labels=BRIGHTWATER_LABELS,
+            font="cour",
+            bold="cobo",
+            italic="coit",
+            page_size=(612.0, 792.0),
+            nil="—",
+            expense_sign=1,
+            dollar_col=True,
+            label_width=280.0,
+            col_width=60.0,
+            table_size=8.0,
+            body_size=9.0,
+            bs_kind="us",
+            bs_break_before="le_head",
+            cf_start="net",
+            opex_rows=("opex1", "opex3", "opex2"),
+            duration_header="us_span",
+            instant_header="us_span",
+            segments=("Platform subscriptions", "Professional services", "Data licensing"),
+            summary_rows=("revenue", "opinc", "net", "ocf", "ta", "cash"),
+            summary_header="fiscal",
+            footer="center",
+            running_header="Table of Contents",
+            narrative="us",
+            document_scale_note="All amounts are in USD millions unless otherwise stated.",
+            document_note_at="statements",
+            injections=(Injection("cross_reference_mismatch", "ta", 2025),),
+        ),
+        DocConfig(
+            file="kestrel_2025_annual_report.pdf",
+            seed=2025_14,
+            issuer="Kestrel Präzisionstechnik AG",
+            title="Annual Report 2025",
+            cover_lines=("Annual Report 2025", "Winterthur, 3 March 2026"),
+            currency="CHF",
+            scale=3,
+            decimals=0,
+            unit_caption="(in CHF thousands)",
+            unit_col="",
+            years=(2025, 2024),
+            fy_end=(12, 31),
+            revenue_base=684_215,
+            growth=(0.01, 0.05),
+            labels=KESTREL_LABELS,
+            # Airy rows: the balance sheet breaks between current liabilities and their total, and the
+            # cash-flow statement, which follows it, inside the financing section.
+            table_size=9.5,
+            row_gap=7.5,
+            liab_sign=-1,
+            bs_kind="uk",
+            bs_break_before=None,
+            cf_start="opinc",
+            duration_header="plain",
+            instant_header="swiss",
+            segments=("Motion Control", "Sensors", "Aftermarket"),
+            summary_rows=("revenue", "opinc", "net", "ocf", "ta", "te"),
+            summary_scale=(6, 1),
+            footer="page",
+            narrative="code",
+            cover_page=False,
+            repeat_header_on_break=False,
+            cf_new_page=False,
+            injections=(Injection("balance_identity", "ppe", 2025),),
+        ),
+        DocConfig(
+            file="marlow_2025_annual_report.pdf",
+            seed=2025_15,
+            issuer="Marlow Leisure Group plc",
+            title="Annual Report 2025",
+            cover_lines=("Annual Report for the year ended 30 June 2025", "Dublin, 9 September 2025"),
+            currency="EUR",
+            scale=6,
+            decimals=2,
+            unit_caption="(€ million)",
+            unit_col="",
+            years=(2025, 2024),
+            fy_end=(6, 30),
+            revenue_base=93_417,
+            growth=(0.05, 0.12),
+            labels=MARLOW_LABELS,
+            font="tiro",
+            bold="tibo",
+            italic="tiit",
+            expense_sign=1,
+            liab_sign=-1,
+            prior_first=True,
+            label_width=220.0,
+            bs_kind="uk",
+            bs_break_before="cl_head",
+            cf_start="net",
+            duration_header="span",
+            instant_header="span",
+            segments=("Ireland", "United Kingdom", "Spain"),
+            summary_rows=("revenue", "opinc", "pbt", "net", "ocf", "te"),
+            footer="rule",
+            narrative="eu",
+            title_caption_one_line=True,
+            repeat_header_on_break=False,
+        ),
+        DocConfig(
+            file="oakridge_2025_annual_report.pdf",
+            seed=2025_16,
+            issuer="Oakridge Timber Products Ltd.",
+            title="Annual Report 2025",
+            cover_lines=("Annual Report for the year ended December 31, 2025", "Vancouver, British Columbia"),
+            currency="CAD",
+            scale=3,
+            decimals=0,
+            unit_caption="",
+            unit_col="",
+            years=(2025, 2024),
+            fy_end=(12, 31),
+            revenue_base=1_486_302,
+            growth=(0.03, 0.08),
+            labels=OAKRIDGE_LABELS,
+            style="whitespace",
+            nil="—",
+            expense_sign=1,
+            label_width=260.0,
+            col_width=70.0,
+            bs_kind="us",
+            bs_break_before="le_head",
+            cf_start="net",
+            duration_header="two_line_us",
+            instant_header="two_line_us",
+            segments=("Lumber", "Panels", "Pulp"),
+            summary_rows=("revenue", "opinc", "net", "ocf", "capex", "te"),
+            footer="center",
+            narrative="code",
+            cover_page=False,
+            document_scale_note=(
+                "All amounts in this report are in thousands of Canadian dollars unless otherwise stated."
+            ),
+            document_note_at="start",
+            injections=(
+                Injection("sum_mismatch", "pay", 2024),
+                Injection("cross_reference_mismatch", "revenue", 2025),
+            ),
+        ),
+        DocConfig(
+            file="wattle_2025_annual_report.pdf",
+            seed=2025_17,
+            issuer="Wattle Creek Resources Limited",
+            title="Annual Report 2025",
+            cover_lines=("Annual Report for the year ended 30 June 2025", "Perth, Western Australia"),
+            currency="AUD",
+            scale=3,
+            decimals=0,
+            unit_caption="(in AUD thousands)",
+            unit_col="",
+            years=(2025, 2024),
+            fy_end=(6, 30),
+            revenue_base=734_906,
+            growth=(0.06, 0.14),
+            labels=WATTLE_LABELS,
+            style="grid",
+            liab_sign=-1,
+            label_width=230.0,
+            bs_kind="uk",
+            bs_break_before=None,
+            cf_start="opinc",
+            duration_header="two_line_uk",
+            instant_header="two_line_uk",
+            segments=("Iron ore", "Lithium", "Copper"),
+            summary_rows=("revenue", "opinc", "net", "ocf", "te"),
+            footer="center",
+            narrative="code",
+            cover_page=False,
+            caption_placement="above_prose",
+            repeat_header_on_break=False,
+            cf_new_page=False,
+        ),
+    ]
+
+
+def render_variant(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
+    """Render one layout variant in memory: its PDF bytes and its truth entry (same shape as truth.json)."""
+    return render_document(cfg)
+
+
+def generate_variants(out: Path) -> dict[str, Any]:
+    """Write every layout variant and their ``truth.json`` into ``out`` for inspection."""
+    out.mkdir(parents=True, exist_ok=True)
+    documents = []
+    for cfg in layout_variants():
+        data, truth = render_variant(cfg)
+        (out / cfg.file).write_bytes(data)
+        documents.append(truth)
+    truth_doc: dict[str, Any] = {"schema": 1, "documents": documents}
+    (out / "truth.json").write_text(truth_json(truth_doc), encoding="utf-8")
+    return truth_doc
+
+
 def generate(out: Path) -> dict[str, Any]:
     """Write every sample PDF and ``truth.json`` into ``out``; return the truth document."""
     out.mkdir(parents=True, exist_ok=True)
@@ -2249,11 +2819,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, default=SAMPLE_DIR, help="output folder (default: sample_docs/)")
+    parser.add_argument(
+        "--variants",
+        type=Path,
+        metavar="DIR",
+        help="write the layout variants (never committed) and their truth.json to DIR instead",
+    )
     args = parser.parse_args(argv)
-    truth = generate(args.out)
+    truth = generate_variants(args.variants) if args.variants else generate(args.out)
     for doc in truth["documents"]:
         kinds = ", ".join(i["kind"] for i in doc["inconsistencies"]) or "clean"
         print(f"{doc['file']}: {doc['pages']} pages, {len(doc['facts'])} facts, {kinds}")
+        if doc["file"] in VARIANT_TRAITS:
+            print(f"    {VARIANT_TRAITS[doc['file']]}")
     return 0
 
 
