@@ -15,6 +15,7 @@ a/c ≥ 10 (total pages/s).
 Usage::
 
     python -m bench.parse_throughput [--pages 40] [--reps 2] [--plumber-pages 10] [--json OUT]
+    python -m bench.parse_throughput --whole [--json OUT]   # whole filings, process start included
 """
 
 from __future__ import annotations
@@ -245,6 +246,68 @@ def report(results: dict[str, dict[str, Any]]) -> tuple[list[str], dict[str, Any
     return lines, summary
 
 
+# --- whole filings, process start included ------------------------------------------------------------
+
+WHOLE_METHODS = ("tieout", "pymupdf")
+
+
+def all_filings(corpus: Path | None = None) -> list[Path]:
+    """Every FinanceBench filing of the corpus (``financial/`` and ``filings/``), sorted by name."""
+    root = corpus or corpus_dir()
+    return sorted([*root.glob("financial/financebench__*.pdf"), *root.glob("filings/financebench__*.pdf")])
+
+
+def doc_worker(method: str, path: Path) -> dict[str, Any]:
+    """Child side of ``--whole``: import the method's library and process one whole filing.
+
+    The parent times the child from its start to its exit, so interpreter start-up and imports count.
+    """
+    data = path.read_bytes()
+    with open_pdf(stream=data, filetype="pdf") as pdf:
+        pages = int(pdf.page_count)
+    run = _runner(method, 0)
+    run(Doc(path.name, data, pages))
+    return {"pages": pages, "peak_rss_mb": peak_rss_mb()}
+
+
+def whole(paths: list[Path]) -> tuple[list[str], dict[str, Any]]:
+    """Time the full parse and PyMuPDF's ``get_text("dict")`` on whole filings, a fresh process each."""
+    results: dict[str, dict[str, dict[str, float]]] = {m: {} for m in WHOLE_METHODS}
+    peaks: dict[str, float] = dict.fromkeys(WHOLE_METHODS, 0.0)
+    for path in paths:
+        for method in WHOLE_METHODS:
+            start = time.perf_counter()
+            out = run_json_child(
+                "bench.parse_throughput", ["--doc-worker", method, "--doc", str(path)], CHILD_TIMEOUT_S
+            )
+            seconds = time.perf_counter() - start
+            if "error" in out:
+                raise RuntimeError(f"{method} failed on {path.name}: {out['error']}")
+            results[method][path.name] = {"pages": float(out["pages"]), "seconds": seconds}
+            peaks[method] = max(peaks[method], float(out.get("peak_rss_mb", 0.0)))
+        print(f"{path.name}: done", file=sys.stderr)
+    header = f"{'document':<48} {'pages':>5} " + " ".join(f"{m + ' p/s':>15}" for m in WHOLE_METHODS)
+    lines = [header, "-" * len(header)]
+    for path in paths:
+        t, m = results["tieout"][path.name], results["pymupdf"][path.name]
+        lines.append(
+            f"{path.name:<48} {int(t['pages']):>5} {pages_per_second(t['pages'], t['seconds']):>15.1f} "
+            f"{pages_per_second(m['pages'], m['seconds']):>15.1f}"
+        )
+    tot = {method: totals({"docs": results[method]}) for method in WHOLE_METHODS}
+    lines.append(f"{'TOTAL':<48} {'':>5} " + " ".join(f"{_fmt(tot[m]):>15}" for m in WHOLE_METHODS))
+    ratio = _ratio(tot["tieout"], tot["pymupdf"])
+    lines.append(
+        f"peak RSS: tieout {peaks['tieout']:.0f} MB, pymupdf {peaks['pymupdf']:.0f} MB (largest filing)"
+    )
+    lines.append(
+        f"a/b (tieout / pymupdf), whole filings, process start included = {_fmt(ratio, '.3f')}  "
+        f"target >= {TARGET_A_OVER_B}: {_verdict(ratio, TARGET_A_OVER_B)}"
+    )
+    summary = {"pages_per_second": tot, "ratio": ratio, "target": TARGET_A_OVER_B, "peak_rss_mb": peaks}
+    return lines, {**summary, "docs": results}
+
+
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point (also the child-process worker with ``--worker``)."""
     parser = argparse.ArgumentParser(description="Parse throughput: tieout vs PyMuPDF vs pdfplumber.")
@@ -253,9 +316,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plumber-pages", type=int, default=10, help="pages per doc timed for pdfplumber")
     parser.add_argument("--only", default=",".join(METHODS), help="comma-separated subset of methods")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="whole filings (financial/ and filings/), one fresh process per document and method",
+    )
     parser.add_argument("--worker", choices=METHODS, help=argparse.SUPPRESS)
+    parser.add_argument("--doc-worker", choices=WHOLE_METHODS, help=argparse.SUPPRESS)
+    parser.add_argument("--doc", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+
+    if args.doc_worker is not None:
+        args.worker_out.write_text(json.dumps(doc_worker(args.doc_worker, args.doc)), encoding="utf-8")
+        return 0
+    if args.whole:
+        paths = all_filings()
+        if not paths:
+            print(f"no FinanceBench PDFs under {corpus_dir()} (set TIEOUT_CORPUS)")
+            return 2
+        lines, summary = whole(paths)
+        print("\n".join(lines))
+        if args.json is not None:
+            args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        return 0
 
     if args.worker is not None:
         out = worker(args.worker, args.pages, args.reps, args.plumber_pages)

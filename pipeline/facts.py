@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pipeline.grid import RowView, column_headers, table_rows
@@ -512,6 +512,8 @@ class NarrativeClaim:
         prior_period: Period of ``prior`` (and of the change's starting point).
         change: The stated percentage change (its ``value`` is unsigned as printed), if any.
         direction: +1 for an increase, -1 for a decrease, 0 when the sentence does not say.
+        change_amount: The stated amount of change ("up $50 million"), unsigned as printed, if any.
+        direction_word: The direction the clause's verb gives (+1 "increased", -1 "fell", 0 "was").
     """
 
     metric: MetricDef
@@ -525,6 +527,8 @@ class NarrativeClaim:
     prior_period: PeriodRef | None
     change: Amount | None
     direction: int
+    change_amount: Amount | None = None
+    direction_word: int = 0
 
     @property
     def signed_change(self) -> float | None:
@@ -556,7 +560,7 @@ _BOUNDARY = re.compile(r"[;:()]\s*|,\s+|\b(?:and|while|whereas|but|with)\s+", re
 _SKIP_CLAUSE = re.compile(
     r"\b(?:expect\w*|anticipat\w*|guidance|outlook|forecast\w*|target\w*|project(?:ed|ion)s?|plan(?:s|ned)?|"
     r"will|would|could|should|might|estimat\w*|intend\w*|aim\w*|assum\w*|pro\s+forma|organic\w*|"
-    r"constant\s+(?:currency|exchange)|currency[- ]neutral|adjusted|underlying|like[- ]for[- ]like|"
+    r"constant\s+(?:currency|exchange)|currency[- ]neutral|adjust(?:ed|ing)|underlying|like[- ]for[- ]like|"
     r"non-?gaap|excluding|exclusive\s+of|before\s+(?:special|exceptional|non-?recurring)|"
     r"segment|division)\b",
     re.IGNORECASE,
@@ -640,6 +644,10 @@ _CHANGE_PCT_AFTER = re.compile(
 )
 _RATIO_PCT_AFTER = re.compile(
     r"^\s*(?:of\b|margin|points|pts|percentage\s+points?|share|stake|interest|owned|rate)", re.IGNORECASE
+)
+# "an increase of 14.1 percent on a per diluted share basis": the change of the per-share figure.
+_PER_SHARE_PCT_AFTER = re.compile(
+    r"^\s*(?:percent\s+)?(?:on\s+(?:a\s+)?)?per\s+(?:diluted\s+|basic\s+)?share", re.I
 )
 _PCT_UP_AFTER = re.compile(r"^\s*(?:increase|growth|rise|improvement|higher|up)\b", re.IGNORECASE)
 _PCT_DOWN_AFTER = re.compile(r"^\s*(?:decrease|decline|reduction|lower|down|drop)\b", re.IGNORECASE)
@@ -817,7 +825,7 @@ def _pct_role(sentence: str, a: Amount, region_start: int, verb_direction: int) 
     """
     after = sentence[a.end : a.end + 40]
     before = sentence[max(region_start, a.start - 40) : a.start]
-    if _RATIO_PCT_AFTER.match(after):
+    if _RATIO_PCT_AFTER.match(after) or _PER_SHARE_PCT_AFTER.match(after):
         return None
     if _PCT_UP_AFTER.match(after) or _PCT_UP_BEFORE.search(before):
         return 1
@@ -835,6 +843,7 @@ class _Roles:
     current: list[tuple[Amount, int | None]]
     prior: list[tuple[Amount, int | None]]
     loose: list[tuple[Amount, int | None]]
+    changes: list[Amount] = field(default_factory=list)
 
 
 def _money_roles(
@@ -853,9 +862,10 @@ def _money_roles(
         before = sentence[previous_end : a.start]
         after = sentence[a.end : a.end + 60]
         previous_end = a.end
-        if _APPROX_BEFORE.search(before) or _CHANGE_AMOUNT_BEFORE.search(before):
+        if _APPROX_BEFORE.search(before):
             continue
-        if i == 0 and verb.direction and not before.strip():
+        if _CHANGE_AMOUNT_BEFORE.search(before) or (i == 0 and verb.direction and not before.strip()):
+            roles.changes.append(a)  # "up $50 million", "increased $1.7 billion": how much it changed
             continue
         if metric.unit != "per_share" and _PER_SHARE_AFTER.match(after):
             continue
@@ -917,7 +927,8 @@ def _build_claim(
     if prior_period.year >= cur_period.year:
         return None  # the comparative must precede the current figure; otherwise the reading is wrong
     change, direction = changes[0] if len(changes) == 1 else (None, 0)
-    if current is None and prior is None and change is None:
+    change_amount = roles.changes[0] if len(roles.changes) == 1 else None
+    if current is None and prior is None and change is None and change_amount is None:
         return None
     return NarrativeClaim(
         metric=metric,
@@ -931,6 +942,8 @@ def _build_claim(
         prior_period=prior_period,
         change=change,
         direction=direction,
+        change_amount=change_amount,
+        direction_word=verb.direction,
     )
 
 

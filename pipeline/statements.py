@@ -67,6 +67,7 @@ __all__ = [
     "grid_of",
     "statement_columns",
     "statement_rows",
+    "support_of",
 ]
 
 # --- labels ---------------------------------------------------------------------------------------------
@@ -623,15 +624,32 @@ def candidate_structures(
     return out
 
 
-def supports(result: ColumnResult) -> bool:
+def supports(result: ColumnResult, signal: float = _MIN_SIGNAL) -> bool:
     """A column proves a structure: it holds, with a real total and real components."""
     c = result.comparison
     return (
         c.ok
         and result.nonzero_components >= 2
         and c.actual != 0.0
-        and abs(c.actual) >= _MIN_SIGNAL * max(c.tolerance, 1e-12)
+        and abs(c.actual) >= signal * max(c.tolerance, 1e-12)
     )
+
+
+_MIN_SIGNAL_EACH = 10.0
+"""When two columns or more hold, each needs less: agreement in several at once is itself the evidence."""
+
+
+def support_of(results: Sequence[ColumnResult]) -> int:
+    """How many columns prove a structure.
+
+    Each column that holds with real figures counts when three or more do, or two with one of them large;
+    otherwise only columns whose figures are large enough that agreement is no coincidence count.
+    """
+    several = [r for r in results if supports(r, _MIN_SIGNAL_EACH)]
+    strong = sum(1 for r in results if supports(r))
+    if len(several) >= 3 or (len(several) == 2 and strong >= 1):
+        return len(several)
+    return strong
 
 
 @dataclass(frozen=True, slots=True)
@@ -668,15 +686,18 @@ def resolve_total(
     Returns:
         The resolution, or None when no candidate is supported at all.
     """
-    explained: set[int] = set()  # columns some candidate holds in
+    explained: set[int] = set()  # columns a candidate holds in that also holds in another column
     scored: list[tuple[int, int, Structure, list[ColumnResult]]] = []
     exact: Structure | None = None  # a labelled total that adds up wherever it is printed, figures small
     for order, structure in enumerate(candidates):
         results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
         holds = [r for r in results if r.comparison.ok]
-        explained.update(r.col for r in holds)
+        if len(holds) >= 2:
+            # An alternative that holds in a column explains it only if it holds elsewhere too: one
+            # column alone agrees with some run of lines by chance.
+            explained.update(r.col for r in holds)
         fails = [r for r in results if not r.comparison.ok]
-        support = sum(1 for r in holds if supports(r))
+        support = support_of(holds)
         if not fails and len(holds) >= 2 and any(r.nonzero_components >= 2 for r in holds):
             # Agreement in several columns at once is no coincidence, whatever the figures' size; for a
             # line whose label does not say it is a total (strict), it takes real figures in two.
@@ -769,9 +790,11 @@ def build_tree(
     previous: RowView | None = None
     nodes: list[TreeNode] = []
     last_row = max(grid) if grid else -1
+    section_start = 0
     for row in rows:
         if row.is_heading:
             starts.append(len(visible))
+            section_start = len(visible)
             continue
         if row.index not in grid:
             continue
@@ -783,7 +806,10 @@ def build_tree(
             strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
         if len(visible) >= 2 and (strength or len(columns) >= 3):
             rollforward = bool(_CLOSING_LABEL.search(label))
-            candidates = candidate_structures(row.index, visible, starts, signs, rollforward)
+            # A line that does not say it is a total adds up its own section only: never lines above a
+            # heading printed between them and it.
+            allowed = starts if strength == 2 else [p for p in starts if p >= section_start]
+            candidates = candidate_structures(row.index, visible, allowed, signs, rollforward)
             if not strength:
                 # A line whose label says nothing ("Free cash flow") is a total only when the figures
                 # prove it, in two columns with real figures, adding a short run as printed.

@@ -440,3 +440,35 @@ def test_crossref_other_entity_statements_are_not_compared() -> None:
         page=90,
     )
     assert xref([group, obligors]) == []
+
+
+# --- NAR002 ------------------------------------------------------------------------------------------
+
+
+def sentence_flags(text: str) -> list[Flag]:
+    from pipeline.checks.narrative import check_sentence
+    from pipeline.facts import parse_claims
+
+    return [
+        f
+        for claim in parse_claims(block(text), TAX, default_year=2025)
+        for f in check_sentence(claim, doc_id="doc", source="doc.pdf")
+    ]
+
+
+def test_a_sentence_whose_change_fits_its_figures() -> None:
+    assert sentence_flags("Revenue increased 8.4% to $1,338.2 million from $1,234.5 million.") == []
+    assert sentence_flags("Revenue increased $103.7 million to $1,338.2 million from $1,234.5 million.") == []
+    assert sentence_flags("Revenue decreased 7.7% to $1,234.5 million from $1,338.2 million.") == []
+
+
+def test_a_sentence_whose_percentage_does_not_fit() -> None:
+    flags = sentence_flags("Revenue increased 9.4% to $1,338.2 million from $1,234.5 million.")
+    assert [f.rule for f in flags] == ["NAR002"]
+    assert "+8.4%" in flags[0].message and flags[0].pages == [2]
+
+
+def test_a_sentence_whose_amount_of_change_does_not_fit() -> None:
+    flags = sentence_flags("Revenue increased $130.7 million to $1,338.2 million from $1,234.5 million.")
+    assert [f.rule for f in flags] == ["NAR002"]
+    assert flags[0].expected == pytest.approx(103.7e6)

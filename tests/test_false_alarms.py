@@ -199,3 +199,34 @@ def test_maturity_years_beside_amounts(corpus: Path) -> None:
     r = cut(corpus, "financebench__FEDEX_2023_annualreport.pdf", [96])
     assert any(line.proven for s in r.statements for line in s.lines)
     assert r.flags == []
+
+
+def test_maturity_buckets_share_figures_with_the_wrong_total(corpus: Path) -> None:
+    # American Express 2022: loans by maturity; two "Total loans" lines agree in two bucket columns, so
+    # "variable rate = total - fixed rate" holds there by the table's design, on small figures.
+    r = cut(corpus, "financebench__AMERICANEXPRESS_2022_10K.pdf", [173])
+    assert any(line.proven for s in r.statements for line in s.lines)
+    assert r.flags == []
+
+
+def test_a_line_after_a_heading_is_not_the_total_of_the_section_above(corpus: Path) -> None:
+    # Amcor 2023: "Operating leases" under "Other non-cash modifications" is not the total of the lease
+    # assets obtained above the heading, although 55 + 34 and 88 agree within rounding.
+    r = cut(corpus, "financebench__AMCOR_2023_10K.pdf", [89])
+    assert any(line.proven for s in r.statements for line in s.lines)
+    assert r.flags == []
+
+
+def test_a_change_on_a_per_share_basis_is_not_the_metric_s(corpus: Path) -> None:
+    # 3M 2018: "net income was $6.295 billion ... compared to $5.620 billion ..., an increase of 14.1
+    # percent on a per diluted share basis" (and adjusted: a non-GAAP sentence).
+    r = cut(corpus, "financebench__3M_2018_10K.pdf", [16])
+    assert not [f for f in r.flags if f.rule.startswith("NAR")]
+
+
+def test_roll_forward_proven_only_where_blanks_are_nil(corpus: Path) -> None:
+    # Boeing 2022: AOCI roll-forward whose "before reclassifications" line lost its figures but one: its
+    # proof in the other columns rests on blanks read as nil, so its one complete column proves nothing.
+    r = cut(corpus, "financebench__BOEING_2022_10K.pdf", [108])
+    assert any(line.rollforward for s in r.statements for line in s.lines)
+    assert r.flags == []

@@ -33,6 +33,7 @@ RULES: dict[str, str] = {
     "XREF001": "The same metric or line, period and basis printed in different tables agree.",
     "XST001": "The identities between the primary statements hold (net income, cash, equity).",
     "NAR001": "Figures and percentage changes in narrative text agree with the tables.",
+    "NAR002": "The figures of one sentence agree among themselves (from X to Y, up Z or P%).",
     "BAL001": "Total assets equal total liabilities plus equity.",
 }
 """Rule id → what it checks."""

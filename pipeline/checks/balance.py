@@ -92,6 +92,8 @@ def _pair_flag(
         metric=lhs.metric,
         period=lhs.period,
         comparison=c,
+        confidence=0.9,
+        reasons=["both grand totals are printed in the same balance-sheet column, for the same date"],
     )
 
 
@@ -162,6 +164,10 @@ def check_balance(facts: Sequence[KnownFact], *, doc_id: str, source: str) -> li
                     metric="total_assets",
                     period=a.period,
                     comparison=c,
+                    confidence=0.8,
+                    reasons=[
+                        "total assets equal total liabilities plus equity in another period of the same table"
+                    ],
                 )
             )
     return flags

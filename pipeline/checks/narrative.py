@@ -17,7 +17,9 @@ from pipeline.checks.tolerance import (
     Comparison,
     KnownFact,
     compare_pct_change,
+    compare_sum,
     compare_values,
+    fmt_amount,
     fmt_small,
     make_flag,
     plausible_discrepancy,
@@ -29,6 +31,7 @@ from pipeline.taxonomy import Taxonomy
 from schemas.models import Block, Evidence, Flag, Period
 
 RULE = "NAR001"
+SENTENCE_RULE = "NAR002"
 _SNIPPET = 240
 
 
@@ -124,6 +127,12 @@ def _value_flag(
         metric=claim.metric.id,
         period=f.period,
         comparison=c,
+        confidence=0.7 if ref.explicit else 0.6,
+        reasons=[
+            f"the sentence names {claim.metric.id} as its subject and "
+            f"{'states' if ref.explicit else 'implies'} the period {ref.label}",
+            "the table figure is the whole entity's, as reported, and every table agrees on it",
+        ],
     )
 
 
@@ -200,6 +209,11 @@ def _check_change(
         metric=claim.metric.id,
         period=current.fact.period,
         comparison=c,
+        confidence=0.7,
+        reasons=[
+            f"the sentence states a change of {claim.metric.id} between two periods the tables print",
+            "the rounding of both table figures is allowed for",
+        ],
     )
 
 
@@ -256,7 +270,79 @@ def check_narrative(
         if block.kind != "text":
             continue
         for claim in parse_claims(block, taxonomy, default_year=default_year):
+            own = check_sentence(claim, doc_id=doc_id, source=source)
+            flags.extend(own)
             metric_facts = [f for f in by_metric.get(claim.metric.id, []) if f.unit == claim.metric.unit]
-            if metric_facts:
+            if metric_facts and not own:
                 flags.extend(check_claim(claim, metric_facts, doc_id=doc_id, source=source))
     return flags
+
+
+def check_sentence(claim: NarrativeClaim, *, doc_id: str, source: str) -> list[Flag]:
+    """NAR002: the figures of one sentence agree among themselves.
+
+    "Revenue increased 8.4% to $1,338.2 million from $1,234.5 million" states a level, a comparative and a
+    change; the change must be what the two levels give, within their rounding, whatever the tables say.
+    A stated amount of change ("up $103.7 million") is checked the same way.
+
+    Args:
+        claim: A parsed narrative claim with a current and a prior figure.
+        doc_id: Document id.
+        source: Source path.
+
+    Returns:
+        At most one flag: the first of the percentage and the amount that does not fit.
+    """
+    cur, pri = claim.current, claim.prior
+    if cur is None or pri is None:
+        return []
+    c: Comparison | None = None
+    stated_text = ""
+    if claim.change is not None and claim.signed_change is not None:
+        stated = claim.signed_change
+        c = compare_pct_change(
+            stated, claim.change.decimals, cur.value, cur.decimals, pri.value, pri.decimals
+        )
+        if c is not None and not c.ok and claim.direction == 0:
+            alt = compare_pct_change(
+                -stated, claim.change.decimals, cur.value, cur.decimals, pri.value, pri.decimals
+            )
+            c = alt if alt is not None and alt.ok else c
+        stated_text = f"a change of {claim.change.text}"
+    elif claim.change_amount is not None:
+        amount = claim.change_amount
+        sign = claim.direction_word or (1 if cur.value >= pri.value else -1)
+        expected = compare_sum(
+            sign * abs(amount.value), amount.decimals, [(cur.value, cur.decimals), (-pri.value, pri.decimals)]
+        )
+        c = Comparison(
+            expected.ok, expected.expected, expected.actual, expected.difference, expected.tolerance
+        )
+        stated_text = f"a change of {amount.text}"
+    if c is None or c.ok:
+        return []
+    if claim.change is not None:
+        implied = f"{c.expected:+.1f}%"
+    else:
+        implied = fmt_amount(c.expected, cur.scale, printed_decimals(cur.decimals, cur.scale)) + scale_note(
+            cur.scale
+        )
+    message = (
+        f"Narrative on page {claim.block.page} states {claim.subject} moving from {pri.text} to {cur.text} "
+        f"and {stated_text}, which those two figures do not give (they give {implied})."
+    )
+    return [
+        make_flag(
+            rule=SENTENCE_RULE,
+            kind="narrative_mismatch",
+            severity="warning",
+            doc_id=doc_id,
+            source=source,
+            message=message,
+            evidence=[_narrative_evidence(claim, cur.value)],
+            metric=claim.metric.id,
+            comparison=c,
+            confidence=0.8,
+            reasons=["the level, the comparative and the change are stated in one sentence"],
+        )
+    ]

@@ -39,6 +39,8 @@ from pipeline.statements import (
 from pipeline.taxonomy import Taxonomy
 from schemas.models import Evidence, Flag, LineItem, Period, Statement, Table
 
+_EACH = 10.0  # the per-column signal when columns prove a node together (pipeline.statements)
+
 RULE = "TOT001"
 IDENTITY_RULE = "TOT001"
 ACROSS_RULE = "TOT002"
@@ -196,11 +198,21 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
             continue
         structure = _structure(line, lines)
         results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
-        support = [r for r in results if supports(r)]
+        support = [r for r in results if supports(r, _EACH)]
         for result in results:
             if result.comparison.ok:
                 continue
-            if structure.rollforward and not _corroborated(structure, statement, across, len(support)):
+            # In a roll-forward a blank is nil, so a figure the reader lost breaks the sum: a failure
+            # needs the lines complete in the failing column and in a column that proves them, or else
+            # corroboration across the row.
+            complete = _complete(structure, grid, result.col) and any(
+                _complete(structure, grid, r.col) for r in support
+            )
+            if (
+                structure.rollforward
+                and not complete
+                and not _corroborated(structure, statement, across, len(support))
+            ):
                 continue
             finding = _Finding(structure, result, support)
             if _explained_by_components(finding, misprints):
@@ -219,6 +231,11 @@ def _across_failures(statement: Statement, rows: Sequence[RowView]) -> set[int] 
     total_col, parts = statement.total_column, statement.component_columns
     grid = grid_of(rows, [total_col, *parts])
     return {r for r, c in across_rows(rows, grid, total_col, parts).items() if not c.ok}
+
+
+def _complete(structure: Structure, grid: Grid, col: int) -> bool:
+    """Every line of a roll-forward prints a figure in the column: no blank was read as nil."""
+    return all(col in grid.get(r, {}) for r, _ in structure.components)
 
 
 def _corroborated(structure: Structure, statement: Statement, across: set[int] | None, support: int) -> bool:
