@@ -87,6 +87,7 @@ _GENERIC_HEADING_WORDS = _words(
     common ordinary preferred dividends dividend weighted average number outstanding
     property plant equipment intangible goodwill receivables payables inventories
     m bn mn k 000 000s thousand million billion usd gbp eur jpy chf inr cny yen rs crore crores lakhs
+    balance sheet sheets data selected summary highlights key results position condition operations
     """
 )
 

@@ -790,11 +790,12 @@ def build_tree(
     previous: RowView | None = None
     nodes: list[TreeNode] = []
     last_row = max(grid) if grid else -1
-    section_start = 0
+    section_row = -1  # row of the last section heading
+    totals: set[int] = set()
     for row in rows:
         if row.is_heading:
             starts.append(len(visible))
-            section_start = len(visible)
+            section_row = row.index
             continue
         if row.index not in grid:
             continue
@@ -806,10 +807,14 @@ def build_tree(
             strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
         if len(visible) >= 2 and (strength or len(columns) >= 3):
             rollforward = bool(_CLOSING_LABEL.search(label))
-            # A line that does not say it is a total adds up its own section only: never lines above a
-            # heading printed between them and it.
-            allowed = starts if strength == 2 else [p for p in starts if p >= section_start]
-            candidates = candidate_structures(row.index, visible, allowed, signs, rollforward)
+            candidates = candidate_structures(row.index, visible, starts, signs, rollforward)
+            if strength < 2:
+                # A line that does not say it is a total adds up its own section only (never lines above
+                # a heading printed between them and it), or the totals of sections ("Other
+                # comprehensive income" under its three sections' totals).
+                candidates = [
+                    c for c in candidates if all(r > section_row or r in totals for r, _ in c.components)
+                ]
             if not strength:
                 # A line whose label says nothing ("Free cash flow") is a total only when the figures
                 # prove it, in two columns with real figures, adding a short run as printed.
@@ -822,6 +827,7 @@ def build_tree(
             )
             if resolution is not None:
                 nodes.append(TreeNode(resolution.structure, resolution.proven))
+                totals.add(row.index)
                 visible, starts = _fold(visible, starts, resolution.structure)
                 strength = 2  # a recognised total starts the next run
         if strength:

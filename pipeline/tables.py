@@ -641,6 +641,11 @@ def _fully_ruled(body: Sequence[Line], h_rules: Sequence[float]) -> bool:
 _FOOTNOTE_TAIL = re.compile(r"\s*(?:\(\w\)|\d{1,2}|\*+)$")
 
 
+_DANGLING = frozenset(
+    {"of", "and", "or", "the", "to", "in", "for", "from", "by", "net", "on", "at", "with", "a", "an", "less"}
+)
+
+
 def _continues(line: Line, nxt: Line, nxt_segs: Sequence[Segment], label_right: float) -> bool:
     """Whether a label-only line wraps into the data line below it.
 
@@ -656,8 +661,10 @@ def _continues(line: Line, nxt: Line, nxt_segs: Sequence[Segment], label_right: 
     gap = nxt.y0 - line.y1
     if gap > 0.6 * max(line.height, 1.0):
         return False
-    if first.text[:1].islower():
-        return True
+    if first.text[:1].islower() or first.text.startswith("("):
+        return True  # "Net periodic benefit" / "(income) cost": the label goes on
+    if line.words[-1][4].lower().rstrip(",") in _DANGLING:
+        return True  # "…, net of income tax of" / "$(10), $4, and $10, respectively"
     width = label_right - line.x0
     return width > 0 and (line.x1 - line.x0) >= 0.8 * width and first.x0 > line.x0 + 2
 
