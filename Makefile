@@ -63,6 +63,7 @@ samples: venv
 
 bench: venv
 	$(BIN)/python bench/parse_throughput.py
+	$(BIN)/python bench/parse_throughput.py --whole
 	$(BIN)/python bench/table_accuracy.py
 	$(BIN)/python bench/planted_errors.py
 

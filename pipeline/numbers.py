@@ -618,7 +618,9 @@ def to_typed(
         decimals = parsed.decimals_printed - eff_scale
         # Rounding to the printed precision removes binary noise such as 1.1 * 10**9 = 1100000000.0000002.
         base_value = round(parsed.value * 10**eff_scale, max(decimals, 0))
-    return TypedNumber(
+    # model_construct: every field is typed above (the parser's own values), and a filing has tens of
+    # thousands of figures; tests/test_sample_structure.py validates every cell, numbers included.
+    return TypedNumber.model_construct(
         text=parsed.text,
         value=parsed.value,
         scale=eff_scale,

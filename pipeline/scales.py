@@ -62,7 +62,17 @@ _DOCUMENT_WIDE = re.compile(
 _CONTINUED = re.compile(r"\(?\b(?:continued|cont['’]?d)\b\)?", re.IGNORECASE)
 
 
+# Every unit detect_scale knows has one of these in it; most lines have none, and the full patterns are slow.
+_MAYBE_SCALE = re.compile(
+    r"(?i:thousand|million|billion|trillion|crore|lakh|lac|mln|mn\b|bn\b|mio|mrd|tsd|milliers|milliards|"
+    r"miles|millones)|000|[$€£¥₹`]\s?[mkb]\b|\b[A-Z]{2,3}\$?\s?['’]?[mkb]\b|[TKM]EUR|[TkM]€|"
+    r"[\u4e00-\u9fff\uac00-\ud7af]"
+)
+
+
 def _resolve(text: str, source: ScaleSource) -> ScaleResolution | None:
+    if not _MAYBE_SCALE.search(text):
+        return None
     hint = detect_scale(text)
     if hint is None:
         return None

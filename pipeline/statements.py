@@ -958,8 +958,10 @@ def _lines(
             role = "subtotal" if parent is not None else "total"
         metric = taxonomy.match(row.label) if row.label.strip() else None
         own = totals.get(row.index)
+        # model_construct: every field is the builder's own typed value (tests/test_statements.py validates
+        # every line of the sample documents), and validating thousands of lines costs more than building.
         out.append(
-            LineItem(
+            LineItem.model_construct(
                 row=row.index,
                 label=clean_label(row.label),
                 page=row.page,

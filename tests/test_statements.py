@@ -1,0 +1,224 @@
+"""The statements stage: kinds, value columns, calculation trees, total columns and fact annotations."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from pipeline.engine import process_path
+from pipeline.facts import extract_facts
+from pipeline.statements import (
+    annotate_facts,
+    basis_of,
+    build_statements,
+    classify,
+    clean_label,
+    entity_of,
+)
+from pipeline.taxonomy import load_taxonomy
+from schemas.models import DocumentResult, LineItem, Statement, StatementColumn, Table
+from tests.support.tables import make_table
+
+TAX = load_taxonomy()
+SAMPLES = sorted((Path(__file__).resolve().parent.parent / "sample_docs").glob("*.pdf"))
+
+
+def tree(table: Table, heading: str = "") -> Statement:
+    return build_statements([table], {table.table_id: heading}, TAX)[0]
+
+
+def lines(statement: Statement) -> dict[str, LineItem]:
+    return {line.label: line for line in statement.lines}
+
+
+# --- labels, kinds, basis, entity ---------------------------------------------------------------------
+
+
+def test_clean_label_drops_leaders_and_footnotes() -> None:
+    assert clean_label("Net revenue . . . . . . . . . (1)") == "Net revenue"
+    assert clean_label("Total assets*") == "Total assets"
+    assert clean_label("Current liabilities:") == "Current liabilities"
+
+
+@pytest.mark.parametrize(
+    ("title", "heading", "kind"),
+    [
+        ("CONSOLIDATED STATEMENTS OF OPERATIONS", "", "income"),
+        ("Consolidated Balance Sheets", "", "balance_sheet"),
+        (None, "ACME INC.\nCONSOLIDATED STATEMENTS OF CASH FLOWS", "cash_flow"),
+        ("Consolidated Statement of Changes in Equity", "", "equity"),
+        ("Consolidated Statements of Comprehensive Income", "", "comprehensive_income"),
+        ("Financial highlights", "", "summary"),
+        ("Restructuring charges were recorded in the income statement as follows:", "", "note"),
+    ],
+)
+def test_classify_by_title(title: str | None, heading: str, kind: str) -> None:
+    table = make_table([("Revenue", ["1.0", "2.0"])], title=title)
+    assert classify(table, heading, []) == kind
+
+
+def test_classify_by_lines() -> None:
+    table = make_table([("Total assets", ["1.0", "2.0"])])
+    assert classify(table, "", ["total_assets", "total_liabilities_and_equity"]) == "balance_sheet"
+    assert classify(table, "", ["operating_cash_flow", "investing_cash_flow"]) == "cash_flow"
+
+
+def test_basis_and_entity() -> None:
+    assert basis_of("As restated") == "restated"
+    assert basis_of("Pro forma") == "pro_forma"
+    assert basis_of("Adjusted EBITDA (non-GAAP)") == "non_gaap"
+    assert basis_of("Guarantor subsidiaries") == "condensed_consolidating"
+    assert basis_of("At prior year rates") == "constant_currency"
+    assert basis_of("2025", "") == "reported"
+    assert entity_of("Table of Contents\nBoston Properties Limited Partnership", None) == (
+        "boston properties limited partnership"
+    )
+    assert entity_of("Year ended December 31", None) is None
+
+
+# --- columns --------------------------------------------------------------------------------------------
+
+
+def test_columns_of_percentages_prices_and_years_are_left_out() -> None:
+    rows = [
+        ("Product", ["600", "55.0 %", "12.50", "2031"]),
+        ("Services", ["400", "45.0", "8.00", "2033"]),
+        ("Total", ["1,000", "100.0 %", "20.50", "2035"]),
+    ]
+    table = make_table(
+        rows, periods=("FY2025", None, None, None), headers=("2025", "% of total", "Average price", "Maturity")
+    )
+    assert [c.col for c in tree(table).columns] == [1]
+
+
+def test_a_column_printed_with_other_decimals_is_another_kind_of_figure() -> None:
+    rows = [
+        ("Customer relationships", ["499", "397", "23.0"]),
+        ("Technology", ["705", "352", "4.4"]),
+        ("Total intangibles", ["1,204", "749", "17.8"]),
+    ]
+    table = make_table(rows, periods=(None, None, None), headers=("Gross", "Net", ""))
+    statement = tree(table)
+    assert [c.col for c in statement.columns] == [1, 2]
+    assert lines(statement)["Total intangibles"].proven
+
+
+def test_columns_carry_period_and_basis() -> None:
+    table = make_table([("Revenue", ["1.0", "2.0"]), ("Cost", ["0.5", "0.7"])], title="Pro forma results")
+    columns = tree(table).columns
+    assert [(c.period.key if c.period else None, c.basis) for c in columns] == [
+        ("FY2025", "pro_forma"),
+        ("FY2024", "pro_forma"),
+    ]
+    assert all(isinstance(c, StatementColumn) for c in columns)
+
+
+# --- trees ----------------------------------------------------------------------------------------------
+
+INCOME = [
+    ("Revenue", ["1,000.0", "900.0"]),
+    ("Cost of sales", ["600.0", "540.0"]),
+    ("Gross profit", ["400.0", "360.0"]),
+    ("Selling, general and administrative", ["100.0", "90.0"]),
+    ("Research and development", ["50.0", "45.0"]),
+    ("Operating income", ["250.0", "225.0"]),
+    ("Income tax expense", ["(50.0)", "(45.0)"]),
+    ("Net income", ["200.0", "180.0"]),
+]
+
+
+def test_income_statement_tree_with_costs_printed_positive() -> None:
+    tree_lines = lines(tree(make_table(INCOME)))
+    gross, operating, net = tree_lines["Gross profit"], tree_lines["Operating income"], tree_lines["Net income"]
+    assert gross.proven and gross.role == "subtotal" and len(gross.children) == 2
+    assert tree_lines["Cost of sales"].sign == -1 and tree_lines["Revenue"].sign == 1
+    assert operating.proven and tree_lines["Research and development"].sign == -1
+    assert net.proven and net.role == "total" and net.parent is None
+    assert tree_lines["Income tax expense"].parent == net.row and tree_lines["Income tax expense"].sign == 1
+
+
+def test_roll_forward_with_blank_movements() -> None:
+    rows = [
+        ("Balance at January 1, 2024", ["400", "90", "490"]),
+        ("Net income", ["140", None, "140"]),
+        ("Dividends", ["(40)", None, "(40)"]),
+        ("Other comprehensive income", [None, "10", "10"]),
+        ("Balance at December 31, 2024", ["500", "100", "600"]),
+        ("Net income", ["120", None, "120"]),
+        ("Dividends", ["(40)", None, "(40)"]),
+        ("Other comprehensive income", [None, "15", "15"]),
+        ("Balance at December 31, 2025", ["580", "115", "695"]),
+    ]
+    table = make_table(
+        rows, periods=(None, None, None), headers=("Retained earnings", "Reserves", "Total equity")
+    )
+    statement = tree(table)
+    closing = lines(statement)["Balance at December 31, 2025"]
+    assert closing.proven and closing.rollforward and len(closing.children) == 4
+    assert lines(statement)["Balance at December 31, 2024"].role == "subtotal"
+    assert statement.total_column == 3 and statement.component_columns == [1, 2]
+
+
+def test_an_unlabelled_line_is_a_total_only_when_two_columns_prove_it() -> None:
+    rows = [
+        ("Operating cash flow", ["6,439", "6,240", "6,662"]),
+        ("Capital expenditure", ["(1,577)", "(1,373)", "(1,420)"]),
+        ("Free cash flow", ["4,862", "4,867", "5,242"]),
+    ]
+    statement = tree(make_table(rows, periods=("FY2025", "FY2024", "FY2023")))
+    assert lines(statement)["Free cash flow"].proven
+    two = [(label, values[:2]) for label, values in rows]
+    assert not lines(tree(make_table(two)))["Free cash flow"].children
+
+
+def test_per_share_lines_never_add_into_amounts() -> None:
+    rows = [
+        ("Net income", ["774.0", "770.0"]),
+        ("Basic earnings per share", ["3.47", "2.85"]),
+        ("Diluted earnings per share", ["3.44", "2.82"]),
+        ("Total", ["780.91", "775.67"]),
+    ]
+    statement = tree(make_table(rows))
+    assert not lines(statement)["Total"].children
+
+
+# --- facts ----------------------------------------------------------------------------------------------
+
+
+def test_facts_get_statement_role_parent_and_basis() -> None:
+    table = make_table(INCOME, title="Consolidated income statement")
+    statements = build_statements([table], {}, TAX)
+    facts = annotate_facts(extract_facts([table], TAX), statements)
+    gross = next(f for f in facts if f.metric == "gross_profit" and f.period and f.period.key == "FY2025")
+    assert (gross.statement, gross.role, gross.parent, gross.basis) == (
+        "income",
+        "subtotal",
+        "Operating income",
+        "reported",
+    )
+    revenue = next(f for f in facts if f.metric == "revenue")
+    assert revenue.role == "item" and revenue.parent == "Gross profit"
+
+
+# --- the sample documents -------------------------------------------------------------------------------
+
+
+@cache
+def sample(i: int) -> DocumentResult:
+    return process_path(SAMPLES[i])
+
+
+@pytest.mark.parametrize("i", range(len(SAMPLES)))
+def test_sample_statements_are_valid_records_with_the_primary_statements(i: int) -> None:
+    result = sample(i)
+    for statement in result.statements:
+        # Lines are built without validation (model_construct): validate every one here.
+        for line in statement.lines:
+            LineItem.model_validate(line.model_dump())
+        Statement.model_validate(statement.model_dump())
+    kinds = {s.kind for s in result.statements}
+    assert {"income", "balance_sheet", "cash_flow"} <= kinds
+    balance = [s for s in result.statements if s.kind == "balance_sheet"]
+    assert any(line.proven for s in balance for line in s.lines)
