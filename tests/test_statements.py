@@ -87,9 +87,8 @@ def test_columns_of_percentages_prices_and_years_are_left_out() -> None:
         ("Services", ["400", "45.0", "8.00", "2033"]),
         ("Total", ["1,000", "100.0 %", "20.50", "2035"]),
     ]
-    table = make_table(
-        rows, periods=("FY2025", None, None, None), headers=("2025", "% of total", "Average price", "Maturity")
-    )
+    heads = ("2025", "% of total", "Average price", "Maturity")
+    table = make_table(rows, periods=("FY2025", None, None, None), headers=heads)
     assert [c.col for c in tree(table).columns] == [1]
 
 
@@ -131,7 +130,8 @@ INCOME = [
 
 def test_income_statement_tree_with_costs_printed_positive() -> None:
     tree_lines = lines(tree(make_table(INCOME)))
-    gross, operating, net = tree_lines["Gross profit"], tree_lines["Operating income"], tree_lines["Net income"]
+    gross, operating = tree_lines["Gross profit"], tree_lines["Operating income"]
+    net = tree_lines["Net income"]
     assert gross.proven and gross.role == "subtotal" and len(gross.children) == 2
     assert tree_lines["Cost of sales"].sign == -1 and tree_lines["Revenue"].sign == 1
     assert operating.proven and tree_lines["Research and development"].sign == -1
