@@ -276,9 +276,10 @@ def basis_of(*texts: str) -> Basis:
 def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") -> list[StatementColumn]:
     """The additive value columns of a table with their period, basis and dimension.
 
-    A column is kept when at least two rows print a figure in it, none is a percentage (a "%" printed on
-    the first and total rows only is every row's), its total rows do not print exactly 100 (shares of a
-    total), and its head names no change, ratio, price, average or balance still available.
+    A column is kept when at least two rows print an amount in it, fewer than half its figures are
+    percentages and neither its first figure nor a total is one (a "%" printed on the first and total rows
+    only is every row's), its total rows do not print exactly 100 (shares of a total), and its head names
+    no change, ratio, price, average or balance still available.
 
     Args:
         table: The table.
@@ -292,6 +293,7 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
     headers = column_headers(table)
     counts: dict[int, int] = {}
     percents: dict[int, int] = {}
+    marked: set[int] = set()  # columns whose first figure or total row says "%" or prints 100
     periods: dict[int, StatementColumn] = {}
     for row in rows:
         total_row = bool(_TOTAL_LABEL.search(normalise_label(row.label)))
@@ -299,21 +301,28 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
             n = cell.number
             if n is None:
                 continue
+            first = col not in counts
             counts[col] = counts.get(col, 0) + 1
-            # A "%" printed on the first and total rows only makes the whole column percentages, and a
-            # total of exactly 100 makes it shares of the total.
-            if n.unit in ("percent", "ratio") or (total_row and n.value == 100.0 and n.places <= 2):
+            percent = n.unit in ("percent", "ratio")
+            if percent:
                 percents[col] = percents.get(col, 0) + 1
+            # A "%" printed on the first and total rows only makes the whole column percentages, and a
+            # total of exactly 100 makes it shares of the total; a "Percentage of total" line among
+            # amounts does not.
+            if (percent and (first or total_row)) or (total_row and n.value == 100.0 and n.places <= 2):
+                marked.add(col)
     table_basis = basis_of(table.title or "", heading)
     kept = [
         col
         for col in sorted(counts)
-        if counts[col] >= 2
-        and not percents.get(col, 0)
+        if counts[col] - percents.get(col, 0) >= 2
+        and col not in marked
+        and percents.get(col, 0) * 2 < counts[col]
         and not is_change_column(headers.get(col, ""))
         and not _NOT_ADDITIVE.search(headers.get(col, ""))
         and not _years_column(rows, col)
     ]
+    kept = [col for col in kept if not _derived_change(rows, col, kept)]
     places = {col: p for col, p in _column_places(rows).items() if col in kept}
     usual = Counter(places.values()).most_common(1)[0][0] if places else 0
     out: list[StatementColumn] = []
@@ -342,6 +351,33 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
         if period is not None:
             periods[col] = column
     return out
+
+
+def _derived_change(rows: Sequence[RowView], col: int, columns: Sequence[int]) -> bool:
+    """A column of changes whose head the reader missed.
+
+    In most rows (two in three, at least three) it prints another pair of columns' percentage change,
+    (a - b) / |b| x 100, at its own printed precision.
+    """
+    others = [c for c in columns if c != col]
+    for a in others:
+        for b in others:
+            if a == b:
+                continue
+            hits = seen = 0
+            for row in rows:
+                v, x, y = (row.numbers.get(k) for k in (col, a, b))
+                if v is None or x is None or y is None or not (v.number and x.number and y.number):
+                    continue
+                if y.number.value == 0.0 or v.number.is_dash:
+                    continue
+                seen += 1
+                pct = (x.number.value - y.number.value) / abs(y.number.value) * 100.0
+                if abs(pct - v.number.value) <= 0.5 * 10.0 ** (-v.number.places) + 1e-9:
+                    hits += 1
+            if seen >= 3 and hits * 3 >= seen * 2:
+                return True
+    return False
 
 
 _YEAR_FIGURE = re.compile(r"^(?:19|20)\d\d$")
@@ -397,8 +433,8 @@ def grid_of(rows: Sequence[RowView], columns: Sequence[int]) -> Grid:
     grid: Grid = {}
     for r, col, cell in cells:
         n = cell.number
-        if n is None:
-            continue
+        if n is None or n.unit in ("percent", "ratio"):
+            continue  # a "Percentage of total revenue" line among amounts adds into nothing
         if _TWO_FIGURES.search(cell.text):
             grid.setdefault(r, {})[col] = Figure(0.0, 0, cell, readable=False)
             continue

@@ -230,3 +230,23 @@ def test_roll_forward_proven_only_where_blanks_are_nil(corpus: Path) -> None:
     r = cut(corpus, "financebench__BOEING_2022_10K.pdf", [108])
     assert any(line.rollforward for s in r.statements for line in s.lines)
     assert r.flags == []
+
+
+def test_percentage_change_column_whose_head_is_misplaced(corpus: Path) -> None:
+    # FedEx 2023: "Percent" is printed over the wrong column; the changes ("(21)") are found to be the
+    # two years' percentage change and left out of the sums.
+    r = cut(corpus, "financebench__FEDEX_2023_annualreport.pdf", [53])
+    summary = next(
+        s for s in r.statements if any(line.label == "Consolidated operating income" for line in s.lines)
+    )
+    assert len(summary.columns) == 2
+    assert r.flags == []
+
+
+def test_percentage_lines_among_amounts(corpus: Path) -> None:
+    # Adobe 2022: each segment's revenue, then its "Percentage of total revenue": the amount columns stay.
+    r = cut(corpus, "financebench__ADOBE_2022_10K.pdf", [41, 42])
+    segments = [s for s in r.statements if s.title == "Segment Information"]
+    assert segments and len(segments[0].columns) == 3
+    assert any(line.proven for line in segments[0].lines)
+    assert r.flags == []

@@ -140,7 +140,7 @@ def test_income_statement_tree_with_costs_printed_positive() -> None:
 
 
 def test_roll_forward_with_blank_movements() -> None:
-    rows = [
+    rows: list[tuple[str, list[str | None]]] = [
         ("Balance at January 1, 2024", ["400", "90", "490"]),
         ("Net income", ["140", None, "140"]),
         ("Dividends", ["(40)", None, "(40)"]),
