@@ -35,7 +35,7 @@ from pipeline.scales import (
     scale_errors,
     scan_page_scales,
 )
-from pipeline.statements import annotate_facts, build_statements
+from pipeline.statements import annotate_facts, build_statements, equity_statement_facts
 from pipeline.stitch import join_split_tables, stitch_pages
 from pipeline.structure import infer_missing_scales, type_group
 from pipeline.tables import RawTable, Rules, find_tables, rules_from_drawings
@@ -391,7 +391,7 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
     )
     ctx.errors.extend(scale_errors(tables, facts))
     statements = build_statements(tables, table_headings, taxonomy)
-    facts = annotate_facts(facts, statements)
+    facts = annotate_facts([*facts, *equity_statement_facts(tables, statements, taxonomy)], statements)
     stats = DocumentStats(
         pages=n_pages,
         pages_parsed=sum(1 for p in page_info if p.has_text_layer),

@@ -25,6 +25,7 @@ __all__ = [
     "NarrativeClaim",
     "PeriodRef",
     "RowView",
+    "cell_fact",
     "column_headers",
     "extract_facts",
     "extract_text_facts",
@@ -270,7 +271,7 @@ def align_instants(facts: Sequence[Fact], taxonomy: Taxonomy) -> list[Fact]:
     return out
 
 
-def _cell_fact(
+def cell_fact(
     table: Table,
     row: RowView,
     cell: Cell,
@@ -279,6 +280,7 @@ def _cell_fact(
     context: str | None,
     period: Period,
 ) -> Fact:
+    """The fact a table cell states for a metric and period (per-share amounts are never scaled)."""
     value, decimals, scale = _fact_number(metric, number)
     scale_source = "cell" if metric.unit == "per_share" else number.scale_source
     key = period.key if period else None
@@ -348,7 +350,7 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
                 context = header_dimension(header)
             else:
                 context = _join_context(title_ctx, contexts.get(row.index), header_dimension(header))
-            facts.append(_cell_fact(table, row, cell, number, metric, context, period))
+            facts.append(cell_fact(table, row, cell, number, metric, context, period))
     return facts
 
 

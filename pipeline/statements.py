@@ -35,9 +35,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pipeline.facts import header_dimension, is_change_column
+from pipeline.facts import cell_fact, header_dimension, is_change_column
 from pipeline.grid import RowView, column_headers, table_rows
 from pipeline.ids import stable_id
+from pipeline.periods import parse_period
 from pipeline.rounding import Comparison, compare_sum
 from pipeline.taxonomy import Taxonomy, normalise_label
 from schemas.models import (
@@ -46,6 +47,7 @@ from schemas.models import (
     Fact,
     LineItem,
     LineRole,
+    Period,
     Statement,
     StatementColumn,
     StatementKind,
@@ -63,6 +65,7 @@ __all__ = [
     "classify",
     "clean_label",
     "column_total",
+    "equity_statement_facts",
     "evaluate",
     "grid_of",
     "statement_columns",
@@ -1091,4 +1094,89 @@ def annotate_facts(facts: Sequence[Fact], statements: Sequence[Statement]) -> li
         if column is not None:
             update["basis"] = column.basis
         out.append(fact.model_copy(update=update))
+    return out
+
+
+# --- facts a statement of changes in equity states ------------------------------------------------------
+
+_BALANCE_LINE = re.compile(r"^balances?\b", re.IGNORECASE)
+_TOTAL_COLUMN = re.compile(r"\btotal\b", re.IGNORECASE)
+
+
+def _balance_period(label: str) -> Period | None:
+    """The date a balance line is at ("Balance at December 31, 2022", "Balances, January 1, 2021")."""
+    text = re.sub(r"^(balances?)\s*,\s*", r"\1 at ", label.strip(), flags=re.IGNORECASE)
+    period = parse_period(text)
+    return period if period is not None and period.kind == "instant" and period.end_date else None
+
+
+def _months_between(start: str, end: str) -> int:
+    (y0, m0), (y1, m1) = (int(start[:4]), int(start[5:7])), (int(end[:4]), int(end[5:7]))
+    return (y1 - y0) * 12 + (m1 - m0)
+
+
+def equity_statement_facts(
+    tables: Sequence[Table], statements: Sequence[Statement], taxonomy: Taxonomy
+) -> list[Fact]:
+    """Total equity and net income as a statement of changes in equity prints them.
+
+    The statement is transposed: its rows are periods ("Balance at December 31, 2022", then the year's
+    movements) and its columns components. Its total column gives total equity at each balance date, and
+    its net income line the year's net income (between two balances a year apart), so that both can be
+    tied to the balance sheet and the income statement (XST001).
+
+    Args:
+        tables: The document's tables.
+        statements: Their statements.
+        taxonomy: The metric taxonomy.
+
+    Returns:
+        Facts of ``total_equity`` (instants) and ``net_income`` (fiscal years), with ``statement`` equity.
+    """
+    equity, income = taxonomy.get("total_equity"), taxonomy.get("net_income")
+    if equity is None or income is None:
+        return []
+    by_id = {t.table_id: t for t in tables}
+    out: list[Fact] = []
+    for statement in statements:
+        table = by_id.get(statement.table_id)
+        if statement.kind != "equity" or table is None:
+            continue
+        headers = column_headers(table)
+        totals = [c.col for c in statement.columns if _TOTAL_COLUMN.search(headers.get(c.col, ""))]
+        if not totals:
+            continue
+        col = totals[-1]
+        rows = statement_rows(table)
+        balances = [
+            (row, p)
+            for row in rows
+            if _BALANCE_LINE.match(clean_label(row.label)) and col in row.numbers
+            if (p := _balance_period(clean_label(row.label))) is not None
+        ]
+        for row, period in balances:
+            number = row.numbers[col].number
+            if number is not None and number.base_value is not None:
+                out.append(cell_fact(table, row, row.numbers[col], number, equity, None, period))
+        for before, after in itertools.pairwise(balances):
+            start, end = before[1].end_date, after[1].end_date
+            if start is None or end is None or not 11 <= _months_between(start, end) <= 13:
+                continue
+            for row in rows:
+                if not before[0].index < row.index < after[0].index or col not in row.numbers:
+                    continue
+                metric = taxonomy.match(row.label)
+                number = row.numbers[col].number
+                if metric is None or metric.id != "net_income" or number is None or number.base_value is None:
+                    continue
+                year = int(end[:4])
+                period = Period(
+                    kind="duration",
+                    key=f"FY{year}",
+                    label=f"Year ended {end}",
+                    fiscal_year=year,
+                    months=12,
+                    end_date=end,
+                )
+                out.append(cell_fact(table, row, row.numbers[col], number, income, None, period))
     return out

@@ -16,6 +16,7 @@ from pipeline.statements import (
     classify,
     clean_label,
     entity_of,
+    equity_statement_facts,
 )
 from pipeline.taxonomy import load_taxonomy
 from schemas.models import DocumentResult, LineItem, Statement, StatementColumn, Table
@@ -222,3 +223,64 @@ def test_sample_statements_are_valid_records_with_the_primary_statements(i: int)
     assert {"income", "balance_sheet", "cash_flow"} <= kinds
     balance = [s for s in result.statements if s.kind == "balance_sheet"]
     assert any(line.proven for s in balance for line in s.lines)
+
+
+# --- a statement of changes in equity ---------------------------------------------------------------------
+
+EQUITY = [
+    ("Balance at December 31, 2023", ["400", "90", "490"]),
+    ("Net income", ["140", None, "140"]),
+    ("Dividends", ["(40)", None, "(40)"]),
+    ("Other comprehensive income", [None, "10", "10"]),
+    ("Balance at December 31, 2024", ["500", "100", "600"]),
+    ("Net income", ["120", None, "120"]),
+    ("Dividends", ["(40)", None, "(40)"]),
+    ("Other comprehensive income", [None, "15", "15"]),
+    ("Balance at December 31, 2025", ["580", "115", "695"]),
+]
+
+
+def equity_table(rows: list[tuple[str, list[str | None]]] = EQUITY) -> Table:
+    return make_table(
+        rows,
+        periods=(None, None, None),
+        headers=("Retained earnings", "Reserves", "Total equity"),
+        title="Consolidated statement of changes in equity",
+        table_id="eq",
+        page=7,
+    )
+
+
+def test_equity_statement_states_total_equity_and_net_income() -> None:
+    table = equity_table()
+    statements = build_statements([table], {}, TAX)
+    facts = equity_statement_facts([table], statements, TAX)
+    got = {(f.metric, f.period.key if f.period else None, f.value) for f in facts}
+    assert ("total_equity", "2025-12-31", 695e6) in got and ("total_equity", "2023-12-31", 490e6) in got
+    assert ("net_income", "FY2025", 120e6) in got and ("net_income", "FY2024", 140e6) in got
+
+
+def test_net_income_ties_between_the_income_statement_and_the_equity_statement() -> None:
+    from pipeline.checks import run_checks
+
+    income = make_table(INCOME, title="Consolidated income statement", table_id="is", page=5)
+    equity_rows: list[tuple[str, list[str | None]]] = [
+        ("Balance at December 31, 2023", ["400", "90", "490"]),
+        ("Net income", ["180", None, "180"]),
+        ("Dividends", ["(40)", None, "(40)"]),
+        ("Other comprehensive income", [None, "10", "10"]),
+        ("Balance at December 31, 2024", ["540", "100", "640"]),
+        ("Net income", ["210", None, "210"]),  # 200.0 on the income statement, keyed as 210
+        ("Dividends", ["(40)", None, "(40)"]),
+        ("Other comprehensive income", [None, "15", "15"]),
+        ("Balance at December 31, 2025", ["700", "115", "815"]),
+    ]
+    tables = [income, equity_table(equity_rows)]
+    statements = build_statements(tables, {}, TAX)
+    facts = annotate_facts(
+        [*extract_facts(tables, TAX), *equity_statement_facts(tables, statements, TAX)], statements
+    )
+    flags = run_checks(tables, facts, [], doc_id="doc", source="doc.pdf", statements=statements)
+    xst = [f for f in flags if f.rule == "XST001"]
+    assert len(xst) == 1 and xst[0].metric == "net_income" and xst[0].pages == [5, 7]
+    assert "income statement" in xst[0].message and "statement of changes in equity" in xst[0].message
