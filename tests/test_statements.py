@@ -227,7 +227,7 @@ def test_sample_statements_are_valid_records_with_the_primary_statements(i: int)
 
 # --- a statement of changes in equity ---------------------------------------------------------------------
 
-EQUITY = [
+EQUITY: list[tuple[str, list[str | None]]] = [
     ("Balance at December 31, 2023", ["400", "90", "490"]),
     ("Net income", ["140", None, "140"]),
     ("Dividends", ["(40)", None, "(40)"]),
