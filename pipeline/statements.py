@@ -372,8 +372,8 @@ def _derived_change(rows: Sequence[RowView], col: int, columns: Sequence[int]) -
                 v, x, y = (row.numbers.get(k) for k in (col, a, b))
                 if v is None or x is None or y is None or not (v.number and x.number and y.number):
                     continue
-                if y.number.value == 0.0 or v.number.is_dash:
-                    continue
+                if y.number.value == 0.0 or v.number.is_dash or v.number.value == 0.0:
+                    continue  # a column of zeros is no change of anything
                 seen += 1
                 pct = (x.number.value - y.number.value) / abs(y.number.value) * 100.0
                 if abs(pct - v.number.value) <= 0.5 * 10.0 ** (-v.number.places) + 1e-9:
@@ -521,7 +521,10 @@ _TOTAL_LABEL = re.compile(
 )
 # The income statement's subtotals, whatever the filer calls them exactly.
 _SUBTOTAL_LABEL = re.compile(
-    r"^(?:net )?(?:income|earnings|profit|loss|result)s?\b.*\bbefore\b|"
+    r"^(?:net |comprehensive )?(?:income|earnings|profit|loss|result)s?\b.*\bbefore\b|"
+    r"^(?:net |total )?(?:comprehensive )?(?:income|earnings|profit|loss)(?: \w+){0,2} attributable to\b|"
+    r"^(?:adjusted |consolidated |total |segment )?(?:ebitda|ebitdar|ebita|ebit|noi|ffo|affo)\b|"
+    r"^(?:adjusted )?free cash flow\b|"
     r"^(?:income|earnings|profit|loss) from (?:continuing )?operations\b|^operating (?:income|profit|loss)\b|"
     r"^gross (?:profit|margin)\b"
 )
@@ -681,12 +684,14 @@ _MIN_SIGNAL_EACH = 10.0
 def support_of(results: Sequence[ColumnResult]) -> int:
     """How many columns prove a structure.
 
-    Each column that holds with real figures counts when three or more do, or two with one of them large;
+    Each column that holds with real figures counts when three or more do, or two with one of them large
+    or with four items or more each (a dozen figures do not add up to a printed total twice by chance);
     otherwise only columns whose figures are large enough that agreement is no coincidence count.
     """
     several = [r for r in results if supports(r, _MIN_SIGNAL_EACH)]
     strong = sum(1 for r in results if supports(r))
-    if len(several) >= 3 or (len(several) == 2 and strong >= 1):
+    many_items = bool(several) and min(r.nonzero_components for r in several) >= 4
+    if len(several) >= 3 or (len(several) == 2 and (strong >= 1 or many_items)):
         return len(several)
     return strong
 
