@@ -162,16 +162,16 @@ def test_roll_forward_with_blank_movements() -> None:
     assert statement.total_column == 3 and statement.component_columns == [1, 2]
 
 
-def test_an_unlabelled_line_is_a_total_only_when_two_columns_prove_it() -> None:
+def test_a_line_that_does_not_say_it_is_a_total_is_one_only_when_two_columns_prove_it() -> None:
     rows = [
-        ("Operating cash flow", ["6,439", "6,240", "6,662"]),
-        ("Capital expenditure", ["(1,577)", "(1,373)", "(1,420)"]),
-        ("Free cash flow", ["4,862", "4,867", "5,242"]),
+        ("Cash from operations", ["6,439", "6,240", "6,662"]),
+        ("Investment in the fleet", ["(1,577)", "(1,373)", "(1,420)"]),
+        ("Cash left for owners", ["4,862", "4,867", "5,242"]),
     ]
     statement = tree(make_table(rows, periods=("FY2025", "FY2024", "FY2023")))
-    assert lines(statement)["Free cash flow"].proven
+    assert lines(statement)["Cash left for owners"].proven
     two = [(label, values[:2]) for label, values in rows]
-    assert not lines(tree(make_table(two)))["Free cash flow"].children
+    assert not lines(tree(make_table(two)))["Cash left for owners"].children
 
 
 def test_per_share_lines_never_add_into_amounts() -> None:
