@@ -242,6 +242,9 @@ def split_segments(line: Line) -> list[Segment]:
             if wy1 > sy1:
                 sy1 = wy1
             # A currency sign followed by a number is a figure ("$ 1,234"); words then numbers are a label.
-            fig = wfig and (fig or (len(texts) == 2 and texts[0] in CURRENCY_TOKENS))
+            # "2 %" stays a figure, so that the "$" of the next column after it still opens a cell.
+            fig = (wfig and (fig or (len(texts) == 2 and texts[0] in CURRENCY_TOKENS))) or (
+                fig and wtext.startswith("%")
+            )
     segs.append(Segment(sx0, sy0, sx1, sy1, " ".join(texts), fig))
     return segs

@@ -212,16 +212,22 @@ def derive_columns(body: Sequence[Sequence[Segment]], rules_v: Sequence[float]) 
         else:
             merged.append(c)
     if len(rules_v) >= 2:
-        merged = _columns_from_rules(merged, rules_v)
+        figure_mids = [(c[0] + c[1]) / 2 for c in fig_cols]
+        merged = _columns_from_rules(merged, rules_v, figure_mids)
     return merged
 
 
-def _columns_from_rules(cols: list[tuple[float, float]], xs: Sequence[float]) -> list[tuple[float, float]]:
+def _columns_from_rules(
+    cols: list[tuple[float, float]], xs: Sequence[float], figure_mids: Sequence[float] = ()
+) -> list[tuple[float, float]]:
     """Re-cut columns at vertical rules when the rules really form the grid.
 
     Rules count only when they separate at least half of the neighbouring whitespace columns: a frame
     around the table, or one rule beside the labels, says nothing about the columns inside. In a real
-    grid, content between two rules is one column even when whitespace would split it ("$" and figure).
+    grid, content between two rules is one column even when whitespace would split it ("$" and figure) —
+    but a grid cell holds one figure: where two columns of figures sit between the same two rules (a
+    "%" column beside next year's amounts, between rules that only close each year's group), the
+    whitespace columns stand.
     """
     edges = sorted({round(x, 1) for x in xs})
     separated = sum(1 for a, b in itertools.pairwise(cols) if any(a[1] - 1 <= x <= b[0] + 1 for x in edges))
@@ -230,7 +236,9 @@ def _columns_from_rules(cols: list[tuple[float, float]], xs: Sequence[float]) ->
     out: list[tuple[float, float]] = []
     for a, b in itertools.pairwise(edges):
         inside = [c for c in cols if a - 1 <= (c[0] + c[1]) / 2 <= b + 1]
-        if inside:
+        if sum(1 for m in figure_mids if a - 1 <= m <= b + 1) >= 2:
+            out.extend(inside)
+        elif inside:
             out.append((a, b))
     # content left of the first rule or right of the last one keeps its whitespace columns
     left = [c for c in cols if (c[0] + c[1]) / 2 < edges[0]]

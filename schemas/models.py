@@ -257,6 +257,7 @@ FlagKind = Literal[
     "cross_reference_mismatch",
     "narrative_mismatch",
     "balance_identity",
+    "change_mismatch",
     "model_finding",
 ]
 

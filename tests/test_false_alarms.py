@@ -250,3 +250,35 @@ def test_percentage_lines_among_amounts(corpus: Path) -> None:
     assert segments and len(segments[0].columns) == 3
     assert any(line.proven for line in segments[0].lines)
     assert r.flags == []
+
+
+def test_change_columns_in_a_second_section_of_percentages(corpus: Path) -> None:
+    # 3M 2018: amounts with "% change" columns, then a section of sales-change percentages.
+    r = cut(corpus, "financebench__3M_2018_10K.pdf", [22])
+    assert any(t for t in r.tables if any(c.text == "(16.7)" for c in t.cells))
+    assert not [f for f in r.flags if f.rule == "CHG001"]
+
+
+def test_shares_of_revenue_printed_with_rounding_plugs_and_floors(corpus: Path) -> None:
+    # Ulta Q4 2023: "0.1%" for interest of 0.02 % of sales; FedEx 2023: year heads inside the body and a
+    # share 0.4 for 0.34 %; Salesforce 2023: shares forced to foot; Boeing 2022: tax-rate reconciliation.
+    for name, page in (
+        ("financebench__ULTABEAUTY_2023Q4_EARNINGS.pdf", 6),
+        ("financebench__FEDEX_2023_annualreport.pdf", 58),
+        ("financebench__SALESFORCE_2023_10K.pdf", 47),
+        ("financebench__BOEING_2022_10K.pdf", 77),
+    ):
+        r = cut(corpus, name, [page])
+        assert any(c.number and c.number.unit == "percent" for t in r.tables for c in t.cells), name
+        assert not [f for f in r.flags if f.rule == "CHG001"], name
+
+
+def test_share_columns_between_rules_closing_each_years_group(corpus: Path) -> None:
+    # Salesforce 2023 p45: a rule under each year's "$ / % of total revenues" pair made the grid read
+    # the share and the next year's amount as one cell.
+    r = cut(corpus, "financebench__SALESFORCE_2023_10K.pdf", [45])
+    rows: dict[tuple[int, int], list[str]] = {}
+    for i, t in enumerate(r.tables):
+        for c in sorted(t.cells, key=lambda c: (c.row, c.col)):
+            rows.setdefault((i, c.row), []).append(c.text)
+    assert ["Cost of revenues", "499", "2 %", "386", "1 %", "241", "1 %"] in rows.values()

@@ -171,3 +171,34 @@ def test_grid_rules_merge_multi_line_cells() -> None:
     t = one_table(rows, rules)
     assert t.method == "ruled"
     assert [r[0] for r in grid(t)][-2:] == ["Long label continues", "Other"]
+
+
+def test_share_beside_next_years_amount_between_group_rules() -> None:
+    # Regression (Salesforce 2023 10-K): "2 %" then "$ 386" read as one cell, because a "%" after a
+    # space was not kept with its figure, so the next column's "$" did not open a new cell.
+    rows = [
+        [
+            (60, "Cost"),
+            (85, "of"),
+            (98, "revenues"),
+            (245, "$"),
+            (272, "499"),
+            (334, "2"),
+            (341, "%"),
+            (352, "$"),
+            (382, "386"),
+            (444, "1"),
+            (451, "%"),
+            (462, "$"),
+            (495, "241"),
+        ],
+        [(60, "Research"), (262, "1,136"), (334, "3"), (382, "918"), (444, "4"), (495, "703")],
+        [(60, "Marketing"), (262, "1,256"), (334, "4"), (372, "1,104"), (444, "4"), (495, "941")],
+    ]
+    rules = Rules(horizontal=[], vertical=[(x, 95.0, 140.0) for x in (289.5, 399.6, 512.2)])
+    body = [[c for c in r[1:] if c] for r in grid(one_table(rows, rules))]
+    assert body == [
+        ["499", "2 %", "386", "1 %", "241"],
+        ["1,136", "3", "918", "4", "703"],
+        ["1,256", "4", "1,104", "4", "941"],
+    ]

@@ -7,6 +7,7 @@ Rules (each module documents its own):
 * ``XREF001`` (:mod:`.crossref`): a metric for one period agrees wherever it is printed.
 * ``NAR001`` (:mod:`.narrative`): narrative figures and changes agree with the tables.
 * ``BAL001`` (:mod:`.balance`): the balance sheet balances.
+* ``CHG001`` (:mod:`.changes`): columns of changes and of shares agree with the figures they compare.
 
 Every rule is rounding-aware (:mod:`.tolerance`) and silent when the structure is ambiguous: a false
 flag on a real filing costs an analyst more than a missed one.
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.checks.balance import check_balance
+from pipeline.checks.changes import check_changes
 from pipeline.checks.crossref import check_crossref
 from pipeline.checks.narrative import check_narrative
 from pipeline.checks.sums import check_sums
@@ -35,6 +37,7 @@ RULES: dict[str, str] = {
     "NAR001": "Figures and percentage changes in narrative text agree with the tables.",
     "NAR002": "The figures of one sentence agree among themselves (from X to Y, up Z or P%).",
     "BAL001": "Total assets equal total liabilities plus equity.",
+    "CHG001": "A column of changes or of shares agrees, row by row, with the figures it is computed from.",
 }
 """Rule id → what it checks."""
 
@@ -70,6 +73,7 @@ def run_checks(
     found: list[Flag] = []
     trees = build_statements(tables, {}, tax) if statements is None else statements
     found.extend(check_sums(tables, trees, tax))
+    found.extend(check_changes(tables))
     found.extend(check_balance(known, doc_id=doc_id, source=source))
     found.extend(check_crossref(known, tables, trees, tax, doc_id=doc_id, source=source))
     found.extend(check_narrative(blocks, known, tax, doc_id=doc_id, source=source))
