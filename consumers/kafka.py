@@ -1,22 +1,36 @@
 """The Kafka transport: an aiokafka consumer in a group and a transactional producer.
 
 Each message's results and its input offset are committed in one transaction (``read_committed``
-consumers downstream never see half a document). The transactional id is stable per worker
-(``<prefix><stage>-<worker id>``): a worker restarted after a crash fences its predecessor, whose open
-transaction is aborted at once instead of blocking readers until it times out.
+consumers downstream never see half a document), and every record's delivery is awaited before the
+offsets are added: a record the broker refuses aborts the transaction instead of vanishing. The
+transactional id is stable per worker (``<prefix><stage>-<worker id>``): a worker restarted after a crash
+fences its predecessor, whose open transaction is aborted at once instead of blocking readers until it
+times out. The same id is the consumer's static group membership, so the restarted worker takes its
+partitions back without a rebalance.
+
+Broker errors that retrying can cure (connection lost, leader moved, timeouts) become
+:class:`~consumers.runner.TransientError`; after one the producer is rebuilt before the next transaction,
+because a transaction that failed half-way leaves it in a state only a new producer id clears.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaError, KafkaTimeoutError, TopicAlreadyExistsError
+from aiokafka.errors import (
+    KafkaError,
+    MessageSizeTooLargeError,
+    ProducerFenced,
+    RecordTooLargeError,
+    TopicAlreadyExistsError,
+)
 
-from consumers.runner import Incoming, Outgoing, TransientError
+from consumers.runner import Incoming, Outgoing, RecordRejected, TransientError
 
 log = structlog.get_logger(__name__)
 
@@ -49,6 +63,7 @@ class KafkaTransport:
         group_id: str,
         transactional_id: str,
         idle: asyncio.Event,
+        group_instance_id: str | None = None,
         max_processing_s: float = 600.0,
         request_timeout_s: float = 30.0,
     ) -> None:
@@ -67,8 +82,9 @@ class KafkaTransport:
             heartbeat_interval_ms=3_000,
             request_timeout_ms=int(request_timeout_s * 1000) + 10_000,
             rebalance_timeout_ms=int((max_processing_s + 60) * 1000),
+            group_instance_id=group_instance_id,
         )
-        self.producer = AIOKafkaProducer(
+        self._producer_kwargs: dict[str, object] = dict(
             bootstrap_servers=bootstrap,
             transactional_id=transactional_id,
             enable_idempotence=True,
@@ -80,6 +96,10 @@ class KafkaTransport:
             # the default 100 ms backoff would add that to every document.
             retry_backoff_ms=10,
         )
+        self.producer = AIOKafkaProducer(**self._producer_kwargs)
+        self._producer_broken = False
+        self._start_timeout_s = 60.0
+        self._commit_timeout_s = 2 * request_timeout_s + 10
         self._listener = _WaitForIdle(idle, max_processing_s)
         self._started = False
 
@@ -101,8 +121,13 @@ class KafkaTransport:
             await self.producer.stop()
 
     async def poll(self, timeout_s: float, max_records: int) -> list[Incoming]:
-        """Fetch up to ``max_records`` messages, in offset order per partition."""
-        batch = await self.consumer.getmany(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        """Up to ``max_records`` messages, in offset order per partition (none while the broker is away)."""
+        try:
+            batch = await self.consumer.getmany(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        except KafkaError as exc:
+            log.warning("poll failed: broker unreachable?", error=f"{type(exc).__name__}: {exc}")
+            await asyncio.sleep(timeout_s)
+            return []
         out: list[Incoming] = []
         for _tp, records in batch.items():
             for r in records:
@@ -122,19 +147,72 @@ class KafkaTransport:
         """Whether the partition is still assigned to this worker."""
         return TopicPartition(msg.topic, msg.partition) in self.consumer.assignment()
 
+    def hold(self, msg: Incoming) -> None:
+        """Pause the partition and seek back to ``msg`` (a no-op when the partition is not assigned)."""
+        tp = TopicPartition(msg.topic, msg.partition)
+        if tp in self.consumer.assignment():
+            self.consumer.pause(tp)
+            self.consumer.seek(tp, msg.offset)
+
+    def release(self, topic: str, partition: int) -> None:
+        """Resume fetching a held partition."""
+        tp = TopicPartition(topic, partition)
+        if tp in self.consumer.assignment():
+            self.consumer.resume(tp)
+
     async def commit(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
-        """Publish ``outgoing`` and commit each consumed partition's next offset in one transaction."""
+        """Publish ``outgoing`` and commit each consumed partition's next offset in one transaction.
+
+        1. begin the transaction;
+        2. send every record and await each delivery report (``send`` only queues the record);
+        3. add the consumed offsets to the transaction;
+        4. commit. Any failure before 4 aborts, and nothing of the transaction is visible.
+
+        Raises:
+            RecordRejected: The broker refused a record (larger than ``message.max.bytes``, invalid).
+            TransientError: The broker is unreachable or the transaction timed out.
+        """
         offsets: dict[TopicPartition, int] = {}
         for m in consumed:
             tp = TopicPartition(m.topic, m.partition)
             offsets[tp] = max(offsets.get(tp, 0), m.offset + 1)
+        if self._producer_broken:
+            await self._renew_producer()
         try:
-            async with self.producer.transaction():
-                for o in outgoing:
-                    await self.producer.send(o.topic, value=o.value, key=o.key, headers=list(o.headers))
-                await self.producer.send_offsets_to_transaction(offsets, self.group_id)
-        except KafkaTimeoutError as exc:
-            raise TransientError(f"transaction timed out: {exc}") from exc
+            await asyncio.wait_for(self._transaction(outgoing, offsets), self._commit_timeout_s)
+        except ProducerFenced:
+            raise  # another process has this worker's identity: stopping is the only safe move
+        except (MessageSizeTooLargeError, RecordTooLargeError) as exc:
+            self._producer_broken = True
+            raise RecordRejected(f"broker refused a record: {exc}", category="record_too_large") from exc
+        except (KafkaError, OSError, TimeoutError) as exc:
+            self._producer_broken = True
+            raise TransientError(f"commit failed: {type(exc).__name__}: {exc}") from exc
+
+    async def _transaction(self, outgoing: Sequence[Outgoing], offsets: dict[TopicPartition, int]) -> None:
+        async with self.producer.transaction():
+            deliveries = [
+                await self.producer.send(o.topic, value=o.value, key=o.key, headers=list(o.headers))
+                for o in outgoing
+            ]
+            for delivery in deliveries:
+                await delivery
+            await self.producer.send_offsets_to_transaction(offsets, self.group_id)
+
+    async def _renew_producer(self) -> None:
+        """A new producer with the same transactional id: its start aborts whatever the old one left open."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.producer.stop(), 10)
+        producer = AIOKafkaProducer(**self._producer_kwargs)
+        try:
+            await asyncio.wait_for(producer.start(), self._start_timeout_s)
+        except (KafkaError, OSError, TimeoutError) as exc:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(producer.stop(), 10)
+            raise TransientError(f"producer restart failed: {type(exc).__name__}: {exc}") from exc
+        self.producer = producer
+        self._producer_broken = False
+        log.warning("producer restarted after a failed transaction")
 
 
 async def ensure_topics(

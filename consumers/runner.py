@@ -3,35 +3,41 @@
 A service is a :class:`Handler` (pure-ish logic: read one message, write artifacts, return the messages to
 publish) run by :class:`Runner` over a :class:`Transport`. The order is the one that loses nothing:
 
-1. the handler writes its artifacts (object storage, keyed by document id: idempotent);
-2. the transport publishes the handler's messages **and** the consumed message's offset in one Kafka
-   transaction, so a ``read_committed`` reader sees a document's results exactly when its input is
-   marked done — never half of them;
-3. only then ``after_commit`` runs (markers that let re-uploads of the same bytes be skipped).
+1. a message whose value is a claim check (see :class:`Claims`) is resolved from object storage;
+2. the handler writes its artifacts (object storage, keyed by document id: idempotent);
+3. results over the record size limit are written to object storage and replaced by a claim check;
+4. the transport publishes the results **and** the consumed message's offset in one Kafka transaction,
+   awaiting every delivery before it commits, so a ``read_committed`` reader sees a document's results
+   exactly when its input is marked done — never half of them, never an offset without its results;
+5. only then ``after_commit`` runs (markers that let re-uploads of the same bytes be skipped).
 
-Transient errors (object store 5xx, timeouts, broker hiccups) are retried with exponential backoff a
-bounded number of times; permanent ones (a bad PDF, a payload that breaks its schema) go straight to the
-dead-letter topic with headers saying where they came from; retries that run out go there too, so
-nothing is silently dropped and the partition keeps moving.
+Errors are sorted by whose fault they are. An outage (object store, database, model server or broker
+unreachable, 5xx, timeouts, connection resets: :class:`TransientError`) is waited out: a few quick retries
+in place, then the message's partition is paused and rewound and retried with capped backoff for as long
+as the outage lasts, while the consumer keeps polling and so keeps its place in the group. Only an error
+of the message itself (a bad PDF, a payload that breaks its schema: :class:`PermanentError`, or a bug)
+goes to the dead-letter topic, with headers saying where it came from; ``tieout dlq replay`` re-drives it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import structlog
 
-from schemas.events import DeadLetter
+from schemas.events import ClaimCheck, DeadLetter
 from schemas.models import ErrorRecord
 
 log = structlog.get_logger(__name__)
+T = TypeVar("T")
 
 
 def utc_now() -> str:
@@ -74,7 +80,7 @@ class Outgoing:
 
 
 class TransientError(Exception):
-    """Retrying may help (storage 5xx, timeouts, connection resets)."""
+    """An outage, not the message's fault (storage 5xx, timeouts, connection resets): wait it out."""
 
 
 class PermanentError(Exception):
@@ -97,6 +103,10 @@ class PermanentError(Exception):
         self.error = error
 
 
+class RecordRejected(PermanentError):
+    """The broker refused a record of this message's results (too large, invalid): dead-letter the input."""
+
+
 class Handler(Protocol):
     """A service's logic for one message."""
 
@@ -112,7 +122,7 @@ class Handler(Protocol):
 
 
 class Transport(Protocol):
-    """Where messages come from and go to: Kafka in production, a fake in the runner's tests."""
+    """Where messages come from and go to: Kafka in production, :mod:`consumers.memory` in unit tests."""
 
     async def start(self) -> None:
         """Connect."""
@@ -131,17 +141,51 @@ class Transport(Protocol):
         ...
 
     async def commit(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
-        """Atomically publish ``outgoing`` and mark each ``consumed`` message (and all before it) done."""
+        """Atomically publish ``outgoing`` and mark each ``consumed`` message (and all before it) done.
+
+        Every delivery is confirmed before the offsets commit. Raises :class:`TransientError` when the
+        broker is unreachable and :class:`RecordRejected` when it refuses a record; either way nothing of
+        the transaction is visible.
+        """
         ...
+
+    def hold(self, msg: Incoming) -> None:
+        """Stop fetching the message's partition and rewind it so that ``msg`` is the next one fetched."""
+        ...
+
+    def release(self, topic: str, partition: int) -> None:
+        """Fetch a held partition again (a no-op when it is no longer assigned)."""
+        ...
+
+
+class Claims(Protocol):
+    """Claim checks: a record too large for the broker rides in object storage, the event carries the URI."""
+
+    limit_bytes: int
+
+    async def put(self, topic: str, value: bytes) -> str:
+        """Store ``value`` (content-addressed, so idempotent) and return its URI."""
+        ...
+
+    async def get(self, uri: str) -> bytes:
+        """The value a claim check points at."""
+        ...
+
+
+CLAIM_HEADER = "claim_check"
 
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """Bounded exponential backoff with jitter."""
+    """Capped exponential backoff with jitter.
 
-    attempts: int = 5
+    The first ``in_place`` attempts retry at once in place (a blip); after that the partition is held and
+    retried every :meth:`delay` seconds, without a limit, for as long as the outage lasts.
+    """
+
+    in_place: int = 3
     base_s: float = 0.5
-    max_s: float = 15.0
+    max_s: float = 30.0
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait before attempt ``attempt + 1``."""
@@ -156,6 +200,8 @@ class RunnerStats:
     published: int = 0
     dead_lettered: int = 0
     retries: int = 0
+    holds: int = 0
+    claim_checks: int = 0
     skipped_revoked: int = 0
     started: float = field(default_factory=time.monotonic)
 
@@ -206,6 +252,10 @@ def dead_letter(
     return Outgoing(dlq_topic, key, body.model_dump_json().encode(), headers)
 
 
+class _Held(Exception):
+    """The message's partition is held: the outage outlasted the in-place retries."""
+
+
 class Runner:
     """Consume, handle, publish-and-commit, one message at a time (backpressure by construction)."""
 
@@ -216,6 +266,7 @@ class Runner:
         *,
         dlq_topic: str,
         retry: RetryPolicy | None = None,
+        claims: Claims | None = None,
         batch: int = 16,
         poll_timeout_s: float = 1.0,
         idle: asyncio.Event | None = None,
@@ -225,43 +276,79 @@ class Runner:
         self.transport = transport
         self.dlq_topic = dlq_topic
         self.retry = retry or RetryPolicy()
+        self.claims = claims
         self.batch = batch
         self.poll_timeout_s = poll_timeout_s
         self.stats = RunnerStats()
         self.idle = idle or asyncio.Event()
         self.idle.set()
         self._pending: dict[tuple[str, int], Incoming] = {}
+        # Held partitions: when to fetch them again and the offset they were rewound to; attempts per message.
+        self._held: dict[tuple[str, int], tuple[float, int]] = {}
+        self._attempts: dict[tuple[str, int, int], int] = {}
 
     async def run(self, stop: asyncio.Event) -> None:
         """Process messages until ``stop`` is set; the message in hand is always finished first."""
         await self.transport.start()
         try:
             while not stop.is_set():
+                self._release_due()
                 msgs = await self.transport.poll(self.poll_timeout_s, self.batch)
                 for msg in msgs:
                     if stop.is_set():
                         break
+                    if (msg.topic, msg.partition) in self._held:
+                        self._skip_held(msg)
+                        continue
                     if not self.transport.owns(msg):
                         # Revoked during this batch: the new owner will process it from the committed offset.
                         self.stats.skipped_revoked += 1
                         continue
-                    await self.process(msg)
-                await self._flush_pending()
+                    await self.process(msg, stop)
+                await self._flush_pending(stop)
         finally:
             try:
-                await self._flush_pending()
+                await self._flush_pending(stop)
             finally:
                 await self.transport.stop()
 
-    async def _flush_pending(self) -> None:
+    @property
+    def held(self) -> int:
+        """How many partitions are waiting out an outage."""
+        return len(self._held)
+
+    def _skip_held(self, msg: Incoming) -> None:
+        """A message of a held partition: it comes again once the partition is released.
+
+        Messages after the one held were fetched before the pause. One at or before it means the partition
+        was fetched afresh (revoked and assigned back, which unpauses it): hold it again from there.
+        """
+        until, offset = self._held[(msg.topic, msg.partition)]
+        if msg.offset <= offset:
+            self.transport.hold(msg)
+            self._held[(msg.topic, msg.partition)] = (until, msg.offset)
+
+    def _release_due(self) -> None:
+        now = time.monotonic()
+        for (topic, partition), (until, _offset) in list(self._held.items()):
+            if until <= now:
+                del self._held[(topic, partition)]
+                self.transport.release(topic, partition)
+
+    async def _flush_pending(self, stop: asyncio.Event) -> None:
         """Commit the offsets of messages that published nothing, in one transaction."""
         pending = [m for m in self._pending.values() if self.transport.owns(m)]
         self._pending.clear()
         if pending:
-            await self._commit_with_retries([], pending)
+            await self._commit_until_done([], pending, stop)
 
-    async def process(self, msg: Incoming) -> None:
-        """Handle one message with bounded retries, then publish its results and commit it atomically."""
+    async def process(self, msg: Incoming, stop: asyncio.Event | None = None) -> None:
+        """Handle one message, then publish its results and commit it atomically.
+
+        An outage that outlasts the in-place retries holds the partition (see :class:`RetryPolicy`);
+        the message is handled again when it is released.
+        """
+        stop = stop or asyncio.Event()
         self.idle.clear()
         try:
             with structlog.contextvars.bound_contextvars(
@@ -272,7 +359,10 @@ class Runner:
                 trace_id=msg.trace_id,
             ):
                 t0 = time.monotonic()
-                outgoing = await self._handle_with_retries(msg)
+                try:
+                    outgoing = await self._handle_with_retries(msg)
+                except _Held:
+                    return
                 t1 = time.monotonic()
                 if not outgoing:
                     # Nothing to publish (an event for another bucket, a document already done): its offset
@@ -282,7 +372,20 @@ class Runner:
                     return
                 consumed = [msg, *(m for k, m in self._pending.items() if k != (msg.topic, msg.partition))]
                 self._pending.clear()
-                await self._commit_with_retries(outgoing, consumed)
+                try:
+                    outgoing = await self._check_claims(outgoing)
+                except (TransientError, TimeoutError, ConnectionError) as exc:
+                    # Offsets of messages that published nothing stay pending, to go with a later commit.
+                    self._pending.update({(m.topic, m.partition): m for m in consumed if m is not msg})
+                    self._hold(msg, exc)
+                    return
+                try:
+                    await self._commit_until_done(outgoing, consumed, stop)
+                except RecordRejected as exc:
+                    log.error("broker refused a result record: dead-lettering", error=str(exc))
+                    outgoing = self._dead(msg, exc, 1, exc.category, exc)
+                    await self._commit_until_done(outgoing, consumed, stop)
+                self._attempts.pop((msg.topic, msg.partition, msg.offset), None)
                 self.stats.processed += 1
                 self.stats.published += len(outgoing)
                 log.info(
@@ -298,29 +401,78 @@ class Runner:
         finally:
             self.idle.set()
 
-    async def _handle_with_retries(self, msg: Incoming) -> list[Outgoing]:
+    def _hold(self, msg: Incoming, exc: BaseException) -> _Held:
+        """Pause and rewind the message's partition; the backoff grows with the message's attempts."""
+        key = (msg.topic, msg.partition, msg.offset)
+        attempt = self._attempts.get(key, self.retry.in_place) + 1
+        self._attempts[key] = attempt
+        delay = self.retry.delay(attempt - self.retry.in_place)
+        self.transport.hold(msg)
+        self._held[(msg.topic, msg.partition)] = (time.monotonic() + delay, msg.offset)
+        self.stats.holds += 1
+        log.warning(
+            "outage: partition held",
+            error=f"{type(exc).__name__}: {exc}",
+            attempt=attempt,
+            retry_in_s=round(delay, 2),
+        )
+        return _Held()
+
+    async def _resolve(self, msg: Incoming) -> Incoming:
+        uri = msg.header(CLAIM_HEADER)
+        if uri is None:
+            return msg
+        if self.claims is None:
+            raise PermanentError(
+                f"claim check {uri} but no object store to resolve it", category="claim_check"
+            )
+        return replace(msg, value=await self.claims.get(uri))
+
+    async def _check_claims(self, outgoing: Sequence[Outgoing]) -> list[Outgoing]:
+        """Replace every record over the size limit by a claim check pointing at object storage."""
+        claims = self.claims
+        if claims is None:
+            return list(outgoing)
+        out = []
+        for o in outgoing:
+            if len(o.value) <= claims.limit_bytes:
+                out.append(o)
+                continue
+            uri = await self._with_retries(lambda o=o: claims.put(o.topic, o.value))  # type: ignore[misc]
+            check = ClaimCheck(claim_check=uri, bytes=len(o.value), topic=o.topic)
+            headers = (*o.headers, (CLAIM_HEADER, uri.encode()))
+            out.append(Outgoing(o.topic, o.key, check.model_dump_json().encode(), headers))
+            self.stats.claim_checks += 1
+            log.info("record stored behind a claim check", bytes=len(o.value), uri=uri)
+        return out
+
+    async def _with_retries(self, call: Callable[[], Awaitable[T]]) -> T:
+        """``call`` with the in-place retries; an outage beyond them raises TransientError."""
         attempt = 0
         while True:
             attempt += 1
             try:
-                return await self.handler.handle(msg)
-            except PermanentError as exc:
-                log.warning("permanent error: dead-lettering", error=str(exc), category=exc.category)
-                return self._dead(msg, exc, attempt, exc.category, exc)
-            except Exception as exc:
-                transient = isinstance(exc, TransientError | TimeoutError | ConnectionError)
-                if not transient or attempt >= self.retry.attempts:
-                    why = "retries exhausted" if transient else "unexpected error"
-                    log.error(
-                        f"{why}: dead-lettering", error=f"{type(exc).__name__}: {exc}", attempts=attempt
-                    )
-                    return self._dead(msg, exc, attempt, "transient_exhausted" if transient else "internal")
+                return await call()
+            except (TransientError, TimeoutError, ConnectionError):
+                if attempt >= self.retry.in_place:
+                    raise
                 self.stats.retries += 1
-                delay = self.retry.delay(attempt)
-                log.info(
-                    "transient error: retrying", error=str(exc), attempt=attempt, delay_s=round(delay, 2)
-                )
-                await asyncio.sleep(delay)
+                await asyncio.sleep(self.retry.delay(attempt))
+
+    async def _handle_with_retries(self, msg: Incoming) -> list[Outgoing]:
+        key = (msg.topic, msg.partition, msg.offset)
+        attempt = self._attempts.get(key, 0)
+        try:
+            resolved = await self._with_retries(lambda: self._resolve(msg))
+            return await self._with_retries(lambda: self.handler.handle(resolved))
+        except PermanentError as exc:
+            log.warning("permanent error: dead-lettering", error=str(exc), category=exc.category)
+            return self._dead(msg, exc, attempt + 1, exc.category, exc)
+        except (TransientError, TimeoutError, ConnectionError) as exc:
+            raise self._hold(msg, exc) from exc
+        except Exception as exc:
+            log.error("unexpected error: dead-lettering", error=f"{type(exc).__name__}: {exc}")
+            return self._dead(msg, exc, attempt + 1, "internal")
 
     def _dead(
         self, msg: Incoming, exc: Exception, attempts: int, category: str, perm: PermanentError | None = None
@@ -341,7 +493,14 @@ class Runner:
             )
         ]
 
-    async def _commit_with_retries(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
+    async def _commit_until_done(
+        self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming], stop: asyncio.Event
+    ) -> None:
+        """Commit, retrying an unreachable broker with capped backoff until it answers or we are stopped.
+
+        The handler is not run again: its artifacts are written and the results are in hand. Stopping
+        gives up the commit; the next owner of the partition redoes the message (outputs are idempotent).
+        """
         attempt = 0
         while True:
             attempt += 1
@@ -349,10 +508,12 @@ class Runner:
                 await self.transport.commit(outgoing, consumed)
                 return
             except (TransientError, TimeoutError, ConnectionError) as exc:
-                if attempt >= self.retry.attempts:
+                if stop.is_set():
                     raise
+                self.stats.retries += 1
                 delay = self.retry.delay(attempt)
                 log.warning(
                     "commit failed: retrying", error=str(exc), attempt=attempt, delay_s=round(delay, 2)
                 )
-                await asyncio.sleep(delay)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), delay)

@@ -36,22 +36,44 @@ from pipeline.rewards.records import build_reward_records
 from pipeline.settings import Settings
 from pipeline.sinks.parquet import write_parquet
 from pipeline.sinks.quality import GateResult
-from pipeline.storage import ObjectStore, StorageError, artifact_key, marker_key
-from schemas.events import DocumentSummary, LandingError, ParsedEvent, VerifiedEvent, parse_landing
-from schemas.models import DocumentResult
+from pipeline.sniff import not_a_pdf
+from pipeline.storage import (
+    Downloaded,
+    StorageError,
+    Store,
+    UnsafeKey,
+    artifact_key,
+    claim_key,
+    marker_key,
+    safe_key,
+)
+from schemas.events import (
+    DocumentSummary,
+    LandingError,
+    ObjectRef,
+    ParsedEvent,
+    VerifiedEvent,
+    parse_landing,
+)
+from schemas.models import DocumentResult, ErrorRecord
 
 log = structlog.get_logger(__name__)
 P = ParamSpec("P")
+REPLAY_HEADER = "replay"
 T = TypeVar("T")
 
 
-def _headers(trace_id: str, doc_id: str, worker_id: str) -> tuple[tuple[str, bytes], ...]:
-    return (
+def _headers(
+    trace_id: str, doc_id: str, worker_id: str, *, replay: str | None = None
+) -> tuple[tuple[str, bytes], ...]:
+    out = (
         ("trace_id", trace_id.encode()),
         ("doc_id", doc_id.encode()),
         ("pipeline_version", PIPELINE_VERSION.encode()),
         ("producer", worker_id.encode()),
     )
+    # A reconcile's re-announcement travels down the stages, so each re-publishes what it already did.
+    return (*out, (REPLAY_HEADER, replay.encode())) if replay else out
 
 
 async def _storage(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -64,12 +86,31 @@ async def _storage(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T
         raise PermanentError(str(exc), category="storage") from exc
 
 
+class StoreClaims:
+    """Claim checks in the artifact bucket (:class:`consumers.runner.Claims`)."""
+
+    def __init__(self, store: Store, bucket: str, limit_bytes: int) -> None:
+        """Keep records over ``limit_bytes`` in ``bucket``."""
+        self.store = store
+        self.bucket = bucket
+        self.limit_bytes = limit_bytes
+
+    async def put(self, topic: str, value: bytes) -> str:
+        """Store a record; its key is its digest."""
+        key = claim_key(topic, hashlib.sha256(value).hexdigest())
+        return await _storage(self.store.put_bytes, self.bucket, key, value)
+
+    async def get(self, uri: str) -> bytes:
+        """The record a claim check points at."""
+        return await _storage(self.store.read_uri, uri)
+
+
 class ParseHandler:
     """landing → parsed."""
 
     stage = "parse"
 
-    def __init__(self, settings: Settings, store: ObjectStore, engine: IsolatedEngine) -> None:
+    def __init__(self, settings: Settings, store: Store, engine: IsolatedEngine) -> None:
         """Wire the store and the isolated engine."""
         self.settings = settings
         self.store = store
@@ -83,75 +124,91 @@ class ParseHandler:
         except LandingError as exc:
             raise PermanentError(f"landing message is not an S3 event: {exc}", category="schema") from exc
         out: list[Outgoing] = []
-        trace_id = msg.trace_id
         # Gateways such as versitygw announce writes to every bucket, the pipeline's own artifacts included.
         for ref in (r for r in refs if r.bucket == self.settings.landing_bucket):
-            fetched = await _storage(
-                self.store.get_bytes, ref.bucket, ref.key_candidates(), max_bytes=self.config.max_bytes
-            )
-            key, data = fetched
-            doc_id = hashlib.sha256(data).hexdigest()
-            with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=key):
-                done = await _storage(
-                    self.store.exists,
-                    self.settings.artifact_bucket,
-                    marker_key("parsed", PIPELINE_VERSION, doc_id),
+            try:
+                candidates = [safe_key(k) for k in ref.key_candidates()]
+            except UnsafeKey as exc:
+                raise PermanentError(str(exc), category="unsafe_key", source=ref.key) from exc
+            # The document is streamed to a private file: the parent never holds it in memory.
+            with tempfile.TemporaryDirectory(prefix="tieout-parse-") as tmp:
+                path = Path(tmp) / "document.pdf"
+                got = await _storage(
+                    self.store.download,
+                    ref.bucket,
+                    candidates,
+                    path,
+                    max_bytes=self.config.max_bytes,
                 )
-                if done:
-                    log.info("already parsed by this pipeline version: skipping")
-                    continue
-                result = await asyncio.to_thread(self._parse, data, key)
-                if result.failed:
-                    err = next(e for e in result.errors if e.fatal)
-                    log.warning("document rejected", category=err.category, reason=err.message)
-                    out.append(
-                        dead_letter(
-                            msg,
-                            stage=self.stage,
-                            error_class="DocumentError",
-                            category=err.category,
-                            message=err.message,
-                            attempts=1,
-                            dlq_topic=self.settings.topic("dlq"),
-                            doc_id=doc_id,
-                            source=key,
-                            error=err,
-                        )
-                    )
-                    continue
-                uri = await _storage(
-                    self.store.put_bytes,
-                    self.settings.artifact_bucket,
-                    artifact_key("parsed", PIPELINE_VERSION, doc_id),
-                    result.model_dump_json().encode(),
-                )
-                event = ParsedEvent(
-                    doc_id=doc_id,
-                    trace_id=trace_id,
-                    source=key,
-                    pipeline_version=PIPELINE_VERSION,
-                    produced_at=utc_now(),
-                    object=ref.model_copy(update={"key": key}),
-                    artifact=str(uri),
-                    stats=result.stats,
-                    errors=result.errors,
-                )
-                out.append(
-                    Outgoing(
-                        self.settings.topic("parsed"),
-                        doc_id.encode(),
-                        event.model_dump_json().encode(),
-                        _headers(trace_id, doc_id, self.settings.worker_id),
-                    )
-                )
+                published = await self._parse_one(msg, ref.model_copy(update={"key": got.key}), got, path)
+            if published is not None:
+                out.append(published)
         return out
 
-    def _parse(self, data: bytes, key: str) -> DocumentResult:
-        # The worker reads a file: spool the bytes to a private temporary file for the duration.
-        with tempfile.NamedTemporaryFile(suffix=".pdf") as f:
-            f.write(data)
-            f.flush()
-            return self.engine.run(Path(f.name), key)
+    async def _parse_one(self, msg: Incoming, ref: ObjectRef, got: Downloaded, path: Path) -> Outgoing | None:
+        key, doc_id, trace_id = got.key, got.sha256, msg.trace_id
+        with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=key):
+            done = await _storage(
+                self.store.exists,
+                self.settings.artifact_bucket,
+                marker_key("parsed", PIPELINE_VERSION, doc_id),
+            )
+            if done and msg.header(REPLAY_HEADER) is None:
+                log.info("already parsed by this pipeline version: skipping")
+                return None
+            if done:
+                # A reconcile asked again: the parse is done, so announce it again from its artifact.
+                artifact = (
+                    f"s3://{self.settings.artifact_bucket}/{artifact_key('parsed', PIPELINE_VERSION, doc_id)}"
+                )
+                result = DocumentResult.model_validate_json(await _storage(self.store.read_uri, artifact))
+            elif why := not_a_pdf(got.head):
+                err = ErrorRecord(
+                    doc_id=doc_id, source=key, stage="parse", category="not_a_pdf", message=why, fatal=True
+                )
+                result = DocumentResult(
+                    doc_id=doc_id, source=key, pipeline_version=PIPELINE_VERSION, errors=[err]
+                )
+            else:
+                result = await asyncio.to_thread(self.engine.run, path, key)
+            if result.failed:
+                err = next(e for e in result.errors if e.fatal)
+                log.warning("document rejected", category=err.category, reason=err.message)
+                return dead_letter(
+                    msg,
+                    stage=self.stage,
+                    error_class="DocumentError",
+                    category=err.category,
+                    message=err.message,
+                    attempts=1,
+                    dlq_topic=self.settings.topic("dlq"),
+                    doc_id=doc_id,
+                    source=key,
+                    error=err,
+                )
+            uri = await _storage(
+                self.store.put_bytes,
+                self.settings.artifact_bucket,
+                artifact_key("parsed", PIPELINE_VERSION, doc_id),
+                result.model_dump_json().encode(),
+            )
+            event = ParsedEvent(
+                doc_id=doc_id,
+                trace_id=trace_id,
+                source=key,
+                pipeline_version=PIPELINE_VERSION,
+                produced_at=utc_now(),
+                object=ref,
+                artifact=str(uri),
+                stats=result.stats,
+                errors=result.errors,
+            )
+            return Outgoing(
+                self.settings.topic("parsed"),
+                doc_id.encode(),
+                event.model_dump_json().encode(),
+                _headers(trace_id, doc_id, self.settings.worker_id, replay=msg.header(REPLAY_HEADER)),
+            )
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         """Mark the documents whose parse is committed, so re-uploads of the same bytes are skipped."""
@@ -182,7 +239,7 @@ class VerifyHandler:
 
     stage = "verify"
 
-    def __init__(self, settings: Settings, store: ObjectStore, model: ModelStage | None = None) -> None:
+    def __init__(self, settings: Settings, store: Store, model: ModelStage | None = None) -> None:
         """Wire the store and the model stage (None: skipped)."""
         self.settings = settings
         self.store = store
@@ -251,7 +308,7 @@ class SinkHandler:
     def __init__(
         self,
         settings: Settings,
-        store: ObjectStore,
+        store: Store,
         *,
         gate: Callable[[DocumentResult], GateResult] | None = None,
         postgres: Callable[[DocumentResult, str, str], None] | None = None,
@@ -362,9 +419,7 @@ class SinkHandler:
             del self._manifests[doc_id]
 
 
-async def _verified(
-    store: ObjectStore, settings: Settings, result: DocumentResult, trace_id: str
-) -> Outgoing:
+async def _verified(store: Store, settings: Settings, result: DocumentResult, trace_id: str) -> Outgoing:
     """Write a document's verified artifact and build the ``verified`` event that points at it."""
     doc_id = result.doc_id
     uri = await _storage(
@@ -389,7 +444,7 @@ async def _verified(
 
 
 async def _mark(
-    store: ObjectStore, settings: Settings, stage: str, published: Sequence[Outgoing], topic: str
+    store: Store, settings: Settings, stage: str, published: Sequence[Outgoing], topic: str
 ) -> None:
     for o in published:
         if o.topic == topic and o.key:
@@ -405,7 +460,7 @@ async def _mark(
 
 async def resume_pending(
     settings: Settings,
-    store: ObjectStore,
+    store: Store,
     model: ModelStage,
     publish: Callable[[list[Outgoing]], Awaitable[None]],
 ) -> int:
@@ -436,7 +491,7 @@ async def resume_pending(
         # The sink gates and publishes what is new (model findings) when it sees the updated event.
         out = [await _verified(store, settings, after, trace_id)]
         await publish(out)
-        await asyncio.to_thread(store.client.delete_object, Bucket=settings.artifact_bucket, Key=key)
+        await _storage(store.delete, settings.artifact_bucket, key)
         log.warning("pending model stage completed", doc_id=doc_id[:12], new_flags=len(new_flags))
         done += 1
     return done

@@ -35,6 +35,7 @@ from pipeline.scales import (
     scale_errors,
     scan_page_scales,
 )
+from pipeline.sniff import HEAD_BYTES, not_a_pdf
 from pipeline.statements import annotate_facts, build_statements, equity_statement_facts
 from pipeline.stitch import join_split_tables, stitch_pages
 from pipeline.structure import infer_missing_scales, type_group
@@ -115,6 +116,9 @@ def open_document(data: bytes, config: EngineConfig) -> pymupdf.Document:
         raise DocumentError("too_large", f"{len(data)} bytes exceeds the limit of {config.max_bytes}")
     if not data:
         raise DocumentError("empty", "the file is empty")
+    if why := not_a_pdf(data[:HEAD_BYTES]):
+        # MuPDF opens images and other formats as documents: refuse them before it gets the chance.
+        raise DocumentError("not_a_pdf", why)
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # MuPDF raises plain RuntimeError/FileDataError variants

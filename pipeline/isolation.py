@@ -71,8 +71,11 @@ def failure_result(
 ) -> DocumentResult:
     """A result for a document whose worker timed out or died."""
     try:
-        raw = data if data is not None else job.path.read_bytes()
-        doc_id = hashlib.sha256(raw).hexdigest()
+        if data is not None:
+            doc_id = hashlib.sha256(data).hexdigest()
+        else:
+            with job.path.open("rb") as f:  # streamed: the parent never holds the document
+                doc_id = hashlib.file_digest(f, "sha256").hexdigest()
     except OSError:
         doc_id = hashlib.sha256(job.source.encode()).hexdigest()
     err = ErrorRecord(

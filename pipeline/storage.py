@@ -8,9 +8,11 @@ dead-letter).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import boto3
 from botocore.config import Config
@@ -51,6 +53,56 @@ class ListedObject:
     key: str
     size: int
     etag: str
+
+
+_CHUNK = 1 << 20
+_HEAD = 1024  # a PDF's header must start within its first 1,024 bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Downloaded:
+    """An object streamed to a file."""
+
+    key: str
+    sha256: str
+    size: int
+    head: bytes  # the first bytes, for content sniffing
+
+
+class Store(Protocol):
+    """What the services need of an object store: :class:`ObjectStore` (S3) or :class:`MemoryStore`."""
+
+    def ensure_bucket(self, bucket: str) -> None:
+        """Create ``bucket`` unless it exists."""
+        ...
+
+    def get_bytes(self, bucket: str, keys: list[str], *, max_bytes: int) -> tuple[str, bytes]:
+        """The first of ``keys`` that exists, and its bytes."""
+        ...
+
+    def download(self, bucket: str, keys: list[str], dest: Path, *, max_bytes: int) -> Downloaded:
+        """Stream the first of ``keys`` that exists to ``dest``."""
+        ...
+
+    def put_bytes(self, bucket: str, key: str, data: bytes, content_type: str = "application/json") -> str:
+        """Write an object; return its ``s3://`` URI."""
+        ...
+
+    def exists(self, bucket: str, key: str) -> bool:
+        """Whether an object exists."""
+        ...
+
+    def read_uri(self, uri: str, *, max_bytes: int = 1 << 30) -> bytes:
+        """Read an ``s3://bucket/key`` URI."""
+        ...
+
+    def list_objects(self, bucket: str, prefix: str = "") -> Iterator[ListedObject]:
+        """Every object under ``prefix``."""
+        ...
+
+    def delete(self, bucket: str, key: str) -> None:
+        """Remove an object."""
+        ...
 
 
 class ObjectStore:
@@ -125,6 +177,57 @@ class ObjectStore:
                 raise _classify(exc, f"read s3://{bucket}/{key}") from exc
         raise StorageError(f"no object s3://{bucket}/{keys[0]} ({last})", transient=False)
 
+    def download(self, bucket: str, keys: list[str], dest: Path, *, max_bytes: int) -> Downloaded:
+        """Stream the first of ``keys`` that exists to ``dest``, hashing it on the way (never all in memory).
+
+        Raises:
+            StorageError: Permanent when no candidate exists or the object is too large.
+        """
+        last: Exception | None = None
+        for key in keys:
+            try:
+                obj = self.client.get_object(Bucket=bucket, Key=key)
+            except ClientError as exc:
+                code = exc.response.get("Error", {}).get("Code", "")
+                if code in ("NoSuchKey", "404", "NotFound"):
+                    last = exc
+                    continue
+                raise _classify(exc, f"get s3://{bucket}/{key}") from exc
+            except Exception as exc:
+                raise _classify(exc, f"get s3://{bucket}/{key}") from exc
+            size = int(obj.get("ContentLength", 0) or 0)
+            if size > max_bytes:
+                obj["Body"].close()
+                raise StorageError(f"s3://{bucket}/{key} is {size} bytes, over {max_bytes}", transient=False)
+            digest = hashlib.sha256()
+            head = b""
+            n = 0
+            try:
+                with dest.open("wb") as f:
+                    for chunk in obj["Body"].iter_chunks(_CHUNK):
+                        n += len(chunk)
+                        if n > max_bytes:
+                            raise StorageError(
+                                f"s3://{bucket}/{key} is over {max_bytes} bytes", transient=False
+                            )
+                        if len(head) < _HEAD:
+                            head += chunk[: _HEAD - len(head)]
+                        digest.update(chunk)
+                        f.write(chunk)
+            except StorageError:
+                raise
+            except Exception as exc:
+                raise _classify(exc, f"read s3://{bucket}/{key}") from exc
+            return Downloaded(key=key, sha256=digest.hexdigest(), size=n, head=head)
+        raise StorageError(f"no object s3://{bucket}/{keys[0]} ({last})", transient=False)
+
+    def delete(self, bucket: str, key: str) -> None:
+        """Remove an object (no error when it is already gone)."""
+        try:
+            self.client.delete_object(Bucket=bucket, Key=key)
+        except Exception as exc:
+            raise _classify(exc, f"delete s3://{bucket}/{key}") from exc
+
     def put_bytes(self, bucket: str, key: str, data: bytes, content_type: str = "application/json") -> str:
         """Write an object (idempotent for a given key and content); return its ``s3://`` URI."""
         try:
@@ -177,6 +280,105 @@ def artifact_key(stage: str, pipeline_version: str, doc_id: str) -> str:
     return f"{stage}/v{pipeline_version}/{doc_id[:2]}/{doc_id}.json"
 
 
+def claim_key(topic: str, digest: str) -> str:
+    """Where a record too large for the broker is kept: content-addressed, so a replay writes the same key."""
+    return f"claims/{topic}/{digest[:2]}/{digest}.json"
+
+
 def marker_key(stage: str, pipeline_version: str, doc_id: str) -> str:
     """The key of the marker written once a stage's results for a document are committed."""
     return f"{stage}/v{pipeline_version}/{doc_id[:2]}/{doc_id}.done"
+
+
+class MemoryStore:
+    """An in-memory :class:`Store` for unit tests, with outages on demand.
+
+    ``down`` makes every call fail as an unreachable store would (transient); ``fail_next`` fails that many
+    calls and then recovers.
+    """
+
+    def __init__(self) -> None:
+        """An empty store."""
+        self.objects: dict[tuple[str, str], bytes] = {}
+        self.down = False
+        self.fail_next = 0
+        self.calls = 0
+
+    def _call(self, what: str) -> None:
+        self.calls += 1
+        if self.down or self.fail_next > 0:
+            self.fail_next = max(0, self.fail_next - 1)
+            raise StorageError(f"{what}: connection refused", transient=True)
+
+    def ensure_bucket(self, bucket: str) -> None:
+        """Buckets need no creating here."""
+        self._call(f"head bucket {bucket}")
+
+    def get_bytes(self, bucket: str, keys: list[str], *, max_bytes: int) -> tuple[str, bytes]:
+        """The first of ``keys`` that exists."""
+        self._call(f"get s3://{bucket}/{keys[0] if keys else ''}")
+        for key in keys:
+            if (bucket, key) in self.objects:
+                data = self.objects[(bucket, key)]
+                if len(data) > max_bytes:
+                    raise StorageError(
+                        f"s3://{bucket}/{key} is {len(data)} bytes, over {max_bytes}", transient=False
+                    )
+                return key, data
+        raise StorageError(f"no object s3://{bucket}/{keys[0] if keys else ''}", transient=False)
+
+    def download(self, bucket: str, keys: list[str], dest: Path, *, max_bytes: int) -> Downloaded:
+        """Copy the first of ``keys`` that exists to ``dest``."""
+        key, data = self.get_bytes(bucket, keys, max_bytes=max_bytes)
+        dest.write_bytes(data)
+        return Downloaded(key=key, sha256=hashlib.sha256(data).hexdigest(), size=len(data), head=data[:_HEAD])
+
+    def put_bytes(self, bucket: str, key: str, data: bytes, content_type: str = "application/json") -> str:
+        """Store an object."""
+        self._call(f"put s3://{bucket}/{key}")
+        self.objects[(bucket, key)] = bytes(data)
+        return f"s3://{bucket}/{key}"
+
+    def exists(self, bucket: str, key: str) -> bool:
+        """Whether an object exists."""
+        self._call(f"head s3://{bucket}/{key}")
+        return (bucket, key) in self.objects
+
+    def read_uri(self, uri: str, *, max_bytes: int = 1 << 30) -> bytes:
+        """Read an ``s3://bucket/key`` URI."""
+        bucket, key = split_uri(uri)
+        return self.get_bytes(bucket, [key], max_bytes=max_bytes)[1]
+
+    def list_objects(self, bucket: str, prefix: str = "") -> Iterator[ListedObject]:
+        """Every object under ``prefix``, in key order."""
+        self._call(f"list s3://{bucket}/{prefix}")
+        for (b, key), data in sorted(self.objects.items()):
+            if b == bucket and key.startswith(prefix):
+                yield ListedObject(key=key, size=len(data), etag=hashlib.md5(data).hexdigest())
+
+    def delete(self, bucket: str, key: str) -> None:
+        """Remove an object."""
+        self._call(f"delete s3://{bucket}/{key}")
+        self.objects.pop((bucket, key), None)
+
+
+class UnsafeKey(ValueError):
+    """An object key that is empty, or that would escape its prefix once a store resolves it."""
+
+
+def safe_key(key: str) -> str:
+    """``key`` normalised (no leading ``/``, no empty or ``.`` segments), or :class:`UnsafeKey`.
+
+    Gateways that keep objects as files resolve ``..`` segments, so ``in/../../etc/x.pdf`` would be
+    stored outside its prefix: such keys are refused, not repaired.
+    """
+    if not key or not key.strip():
+        raise UnsafeKey("empty object key")
+    if any(ord(c) < 32 or c == "\x7f" for c in key):
+        raise UnsafeKey(f"control character in object key {key!r}")
+    parts = [p for p in key.replace("\\", "/").split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise UnsafeKey(f"object key {key!r} climbs out of its prefix ('..')")
+    if not parts:
+        raise UnsafeKey(f"object key {key!r} names no object")
+    return "/".join(parts)

@@ -211,6 +211,19 @@ class DeadLetter(Record):
     produced_at: str
 
 
+class ClaimCheck(Record):
+    """Stands in for a record larger than the broker accepts; the record itself is in object storage.
+
+    Any topic may carry one: the message then has a ``claim_check`` header with the same URI, so a reader
+    can tell without parsing. Read the object at ``claim_check`` to get the record the topic's schema
+    describes. Objects are content-addressed, so a replay points at the same one.
+    """
+
+    claim_check: str = Field(description="s3:// URI of the record's bytes.")
+    bytes: int = Field(ge=0, description="Size of the stored record.")
+    topic: str = Field(description="The topic whose schema the stored record follows.")
+
+
 TOPIC_PAYLOADS: dict[str, type[BaseModel]] = {
     "landing": S3EventNotification,
     "parsed": ParsedEvent,

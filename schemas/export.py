@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from schemas.events import TOPIC_PAYLOADS
+from schemas.events import TOPIC_PAYLOADS, ClaimCheck
 from schemas.models import OUTPUT_RECORDS, DocumentResult, Record
 
 SCHEMA_DIR = Path(__file__).parent / "json"
@@ -41,6 +41,7 @@ def write_json_schemas(out_dir: Path = SCHEMA_DIR) -> list[Path]:
     targets: list[tuple[Path, type[BaseModel]]] = [
         (out_dir / f"{name}.schema.json", model) for name, model in all_records().items()
     ]
+    targets.append((out_dir / "claim_check.schema.json", ClaimCheck))
     targets += [
         (out_dir / "topics" / f"{topic}.schema.json", model) for topic, model in topic_payloads().items()
     ]

@@ -347,6 +347,7 @@ class Statement(Record):
 ErrorCategory = Literal[
     "encrypted",
     "corrupt",
+    "not_a_pdf",
     "empty",
     "too_large",
     "too_many_pages",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from pipeline.config import EngineConfig
@@ -73,8 +74,17 @@ def test_limits_are_typed_errors(corpus: Path) -> None:
 
 
 def test_not_a_pdf_and_empty_bytes() -> None:
-    assert [e.category for e in process_bytes(b"hello world", source="x.pdf").errors] == ["corrupt"]
+    assert [e.category for e in process_bytes(b"hello world", source="x.pdf").errors] == ["not_a_pdf"]
     assert [e.category for e in process_bytes(b"", source="x.pdf").errors] == ["empty"]
+    assert [e.category for e in process_bytes(b"%PDF-1.7\n%%EOF", source="x.pdf").errors] == ["corrupt"]
+
+
+def test_an_image_renamed_pdf_is_refused_not_parsed() -> None:
+    # Regression: MuPDF opens a PNG as a one-page document, so a PNG renamed .pdf was accepted.
+    png = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 8, 8), False).tobytes("png")
+    result = process_bytes(png, source="scan.pdf")
+    assert [(e.category, e.fatal) for e in result.errors] == [("not_a_pdf", True)]
+    assert "PNG" in result.errors[0].message
 
 
 @pytest.mark.slow

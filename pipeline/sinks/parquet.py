@@ -13,7 +13,7 @@ from io import BytesIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.storage import ObjectStore
+from pipeline.storage import Store
 from schemas.models import SCHEMA_VERSION, DocumentResult
 
 PARQUET_SCHEMA_VERSION = "v2"
@@ -166,7 +166,7 @@ def dataset_key(name: str, ingest_date: str, doc_id: str) -> str:
     return f"datasets/{name}/schema={PARQUET_SCHEMA_VERSION}/ingest_date={ingest_date}/{doc_id}.parquet"
 
 
-def write_parquet(store: ObjectStore, bucket: str, result: DocumentResult, ingest_date: str) -> list[str]:
+def write_parquet(store: Store, bucket: str, result: DocumentResult, ingest_date: str) -> list[str]:
     """Write the document's rows of every dataset; returns the ``s3://`` URIs written."""
     uris = []
     for name, table in tables_of(result).items():
