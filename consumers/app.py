@@ -10,9 +10,17 @@ from typing import Literal
 import structlog
 from aiokafka import AIOKafkaProducer
 
+from consumers.identity import WorkerSlot, claim_slot
 from consumers.kafka import KafkaTransport, ensure_topics
 from consumers.runner import Handler, Outgoing, RetryPolicy, Runner
-from consumers.services import ParseHandler, SinkHandler, VerifyHandler, model_client, resume_pending
+from consumers.services import (
+    ParseHandler,
+    SinkHandler,
+    StoreClaims,
+    VerifyHandler,
+    model_client,
+    resume_pending,
+)
 from pipeline.config import EngineConfig
 from pipeline.isolation import IsolatedEngine
 from pipeline.model.strategy import ModelStage
@@ -42,6 +50,10 @@ async def run_service(
     """
     cfg = config or EngineConfig()
     stop = stop or asyncio.Event()
+    slot: WorkerSlot | None = None
+    if settings.worker_id is None:
+        slot = claim_slot(f"{settings.topic_prefix}{stage}")
+        settings = settings.model_copy(update={"worker_id": slot.worker_id})
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
@@ -73,16 +85,23 @@ async def run_service(
 
         handler = SinkHandler(settings, store, postgres=postgres)
     idle = asyncio.Event()
+    member = f"{settings.topic_prefix}{stage}-{settings.worker}"
     transport = KafkaTransport(
         bootstrap=settings.kafka_bootstrap,
         topics=[settings.topic(INPUT_TOPIC[stage])],
         group_id=f"{settings.topic_prefix}{stage}",
-        transactional_id=f"{settings.topic_prefix}{stage}-{settings.worker_id}",
+        transactional_id=member,
+        # Static membership: a worker restarted within the session timeout gets its partitions back
+        # without a rebalance of the whole group.
+        group_instance_id=member,
         idle=idle,
         max_processing_s=cfg.timeout_s + 60,
     )
-    runner = Runner(handler, transport, dlq_topic=settings.topic("dlq"), retry=retry, idle=idle)
-    structlog.contextvars.bind_contextvars(service=stage, worker=settings.worker_id)
+    claims = StoreClaims(store, settings.artifact_bucket, settings.max_record_bytes)
+    runner = Runner(
+        handler, transport, dlq_topic=settings.topic("dlq"), retry=retry, idle=idle, claims=claims
+    )
+    structlog.contextvars.bind_contextvars(service=stage, worker=settings.worker)
     log.warning("service started", input=settings.topic(INPUT_TOPIC[stage]), kafka=settings.kafka_bootstrap)
     try:
         await runner.run(stop)
@@ -93,6 +112,8 @@ async def run_service(
                 await asyncio.wait_for(task, 30)
         if engine is not None:
             await asyncio.to_thread(engine.close)
+        if slot is not None:
+            slot.release()
         log.warning(
             "service stopped", processed=runner.stats.processed, dead_lettered=runner.stats.dead_lettered
         )
@@ -105,7 +126,7 @@ async def _resume_loop(
     """Every ``interval_s``: when the model server answers, complete documents left pending."""
     producer = AIOKafkaProducer(
         bootstrap_servers=settings.kafka_bootstrap,
-        transactional_id=f"{settings.topic_prefix}verify-resume-{settings.worker_id}",
+        transactional_id=f"{settings.topic_prefix}verify-resume-{settings.worker}",
         enable_idempotence=True,
         acks="all",
         request_timeout_ms=30_000,

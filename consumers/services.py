@@ -86,6 +86,24 @@ async def _storage(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T
         raise PermanentError(str(exc), category="storage") from exc
 
 
+# SQLSTATE classes an outage produces: connection exception, insufficient resources, operator
+# intervention (shutdown, statement timeout), transaction rollback (deadlock), system error; lock timeout.
+_TRANSIENT_SQLSTATE_CLASSES = {"08", "53", "57", "40", "58"}
+
+
+def database_transient(exc: BaseException) -> bool:
+    """Whether a database error is an outage (retry) rather than this document's fault (dead-letter)."""
+    state = getattr(exc, "sqlstate", None)
+    if isinstance(state, str) and state:
+        return state[:2] in _TRANSIENT_SQLSTATE_CLASSES or state == "55P03"
+    # No SQLSTATE: the server was never reached (refused, reset, timed out) or the connection broke.
+    return isinstance(exc, OSError | TimeoutError) or type(exc).__name__ in {
+        "OperationalError",
+        "InterfaceError",
+        "ConnectionTimeout",
+    }
+
+
 class StoreClaims:
     """Claim checks in the artifact bucket (:class:`consumers.runner.Claims`)."""
 
@@ -207,7 +225,7 @@ class ParseHandler:
                 self.settings.topic("parsed"),
                 doc_id.encode(),
                 event.model_dump_json().encode(),
-                _headers(trace_id, doc_id, self.settings.worker_id, replay=msg.header(REPLAY_HEADER)),
+                _headers(trace_id, doc_id, self.settings.worker, replay=msg.header(REPLAY_HEADER)),
             )
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
@@ -260,9 +278,16 @@ class VerifyHandler:
                 self.settings.artifact_bucket,
                 marker_key("verified", PIPELINE_VERSION, doc_id),
             )
-            if done:
+            replay = msg.header(REPLAY_HEADER)
+            if done and replay is None:
                 log.info("already verified by this pipeline version: skipping")
                 return []
+            if done:
+                # A reconcile asked again: announce the verified artifact again (the sink deduplicates).
+                key = artifact_key("verified", PIPELINE_VERSION, doc_id)
+                art = await _storage(self.store.read_uri, f"s3://{self.settings.artifact_bucket}/{key}")
+                verified = DocumentResult.model_validate_json(art)
+                return [await _verified(self.store, self.settings, verified, trace_id, replay=replay)]
             raw = await _storage(self.store.read_uri, event.artifact)
             try:
                 parsed = DocumentResult.model_validate_json(raw)
@@ -350,10 +375,17 @@ class SinkHandler:
         if self.postgres is not None:
             try:
                 await asyncio.to_thread(self.postgres, result, day, event.model_stage)
-            except Exception as exc:  # database down or timing out: retry the whole message
-                raise TransientError(f"postgres: {type(exc).__name__}: {exc}") from exc
+            except Exception as exc:
+                if database_transient(exc):  # down, restarting, timing out: wait it out
+                    raise TransientError(f"postgres: {type(exc).__name__}: {exc}") from exc
+                raise PermanentError(
+                    f"postgres refused the document: {type(exc).__name__}: {exc}",
+                    category="database",
+                    doc_id=doc_id,
+                    source=event.source,
+                ) from exc
         done = await _storage(self._published, doc_id)
-        headers = _headers(event.trace_id, doc_id, self.settings.worker_id)
+        headers = _headers(event.trace_id, doc_id, self.settings.worker)
         key = doc_id.encode()
         out = [
             Outgoing(self.settings.topic("facts"), key, f.model_dump_json().encode(), headers)
@@ -419,7 +451,9 @@ class SinkHandler:
             del self._manifests[doc_id]
 
 
-async def _verified(store: Store, settings: Settings, result: DocumentResult, trace_id: str) -> Outgoing:
+async def _verified(
+    store: Store, settings: Settings, result: DocumentResult, trace_id: str, *, replay: str | None = None
+) -> Outgoing:
     """Write a document's verified artifact and build the ``verified`` event that points at it."""
     doc_id = result.doc_id
     uri = await _storage(
@@ -439,7 +473,7 @@ async def _verified(store: Store, settings: Settings, result: DocumentResult, tr
         flags=len(result.flags),
         model_stage=result.model.status if result.model else "skipped",
     )
-    headers = _headers(trace_id, doc_id, settings.worker_id)
+    headers = _headers(trace_id, doc_id, settings.worker, replay=replay)
     return Outgoing(settings.topic("verified"), doc_id.encode(), event.model_dump_json().encode(), headers)
 
 

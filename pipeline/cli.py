@@ -188,7 +188,10 @@ def stack_env() -> None:
 def consume(
     stage: Annotated[str, typer.Argument(help="parse | verify | sink")],
     worker_id: Annotated[
-        str | None, typer.Option(help="Stable id of this worker (distinct per concurrent worker).")
+        str | None,
+        typer.Option(
+            help="Stable, unique id of this worker (default: <hostname>-<slot>, one slot per process)."
+        ),
     ] = None,
     env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed per document.")] = 300.0,

@@ -47,7 +47,16 @@ class Settings(BaseModel):
     landing_topic: str | None = Field(
         default=None, description="Where the store publishes its notifications (default <prefix>landing)."
     )
-    worker_id: str = Field(default_factory=socket.gethostname)
+    worker_id: str | None = Field(
+        default=None,
+        description="Stable, unique id of this worker; default <hostname>-<slot> (see consumers.identity).",
+    )
+    max_record_bytes: int = Field(
+        default=900_000,
+        gt=1024,
+        description="Records larger than this ride in object storage behind a claim check (keep it under "
+        "the broker's message.max.bytes, 1,048,588 by default).",
+    )
     model_standard_url: str | None = Field(default=None, description="OpenAI-compatible base URL (…/v1).")
     model_deep_url: str | None = Field(default=None, description="Defaults to the standard endpoint.")
     model_standard_name: str | None = None
@@ -67,6 +76,11 @@ class Settings(BaseModel):
         if deep_url:
             out["deep"] = (deep_url, self.model_deep_name or self.model_standard_name or "default")
         return out
+
+    @property
+    def worker(self) -> str:
+        """The worker id, or the host name before one is assigned."""
+        return self.worker_id or socket.gethostname()
 
     def topic(self, name: str) -> str:
         """A topic's full name."""
@@ -105,6 +119,7 @@ class Settings(BaseModel):
             "model_deep_name": "MODEL_DEEP_NAME",
             "model_api_key": "MODEL_API_KEY",
             "pg_dsn": "PG_DSN",
+            "max_record_bytes": "MAX_RECORD_BYTES",
         }
         kwargs: dict[str, object] = {f: values[k] for f, k in fields.items() if values.get(k)}
         if values.get("MODEL_NAME"):

@@ -1,0 +1,243 @@
+"""The three services' handlers on the in-memory broker and store: every branch, no servers.
+
+The same behaviour runs again against Kafka, the S3 gateway and PostgreSQL in ``tests/integration``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from consumers.ingest import s3_event
+from consumers.memory import MemoryBroker, MemoryTransport
+from consumers.runner import CLAIM_HEADER, Handler, RetryPolicy, Runner
+from consumers.services import ParseHandler, SinkHandler, StoreClaims, VerifyHandler
+from pipeline.config import EngineConfig
+from pipeline.engine import process_path
+from pipeline.settings import Settings
+from pipeline.sinks.quality import GateResult
+from pipeline.storage import MemoryStore
+from schemas.models import DocumentResult
+
+SAMPLE = sorted((Path(__file__).parents[1] / "sample_docs").glob("*.pdf"))[0]
+FAST = RetryPolicy(in_place=2, base_s=0.001, max_s=0.004)
+INPUT = {"parse": "landing", "verify": "parsed", "sink": "verified"}
+
+
+class InThreadEngine:
+    """The engine run in-process (the isolation of a worker process is tested in test_isolation.py)."""
+
+    def __init__(self) -> None:
+        self.config = EngineConfig()
+        self.runs = 0
+
+    def run(self, path: Path, source: str) -> DocumentResult:
+        self.runs += 1
+        return process_path(path, self.config, source=source)
+
+
+class World:
+    """A broker, a store and the three services, with knobs for outages."""
+
+    def __init__(self, *, max_record_bytes: int = 900_000) -> None:
+        self.settings = Settings(
+            topic_prefix="t.", landing_topic="t.landing", worker_id="w1", max_record_bytes=max_record_bytes
+        )
+        self.broker = MemoryBroker(partitions=2)
+        self.store = MemoryStore()
+        self.engine = InThreadEngine()
+        self.gate: Callable[[DocumentResult], GateResult] = lambda r: GateResult(True)
+        self.pg_rows: list[str] = []
+        self.pg_error: Exception | None = None
+        self.pg_failures = 0
+
+    def postgres(self, result: DocumentResult, day: str, model_stage: str) -> None:
+        if self.pg_error is not None and self.pg_failures != 0:
+            self.pg_failures -= 1
+            raise self.pg_error
+        self.pg_rows.append(result.doc_id)
+
+    def handlers(self) -> dict[str, Handler]:
+        return {
+            "parse": ParseHandler(self.settings, self.store, self.engine),  # type: ignore[arg-type]
+            "verify": VerifyHandler(self.settings, self.store),
+            "sink": SinkHandler(
+                self.settings, self.store, gate=lambda r: self.gate(r), postgres=self.postgres
+            ),
+        }
+
+    def upload(self, key: str, data: bytes) -> None:
+        self.store.objects[(self.settings.landing_bucket, key)] = data
+        self.broker.produce("t.landing", s3_event(self.settings.landing_bucket, key, len(data), "e"))
+
+    def run(self, during: Callable[[int], None] | None = None, rounds: int = 4000) -> dict[str, Runner]:
+        """Run the three services until every input is committed and nothing is held."""
+        runners: dict[str, Runner] = {}
+        transports: dict[str, MemoryTransport] = {}
+        claims = StoreClaims(self.store, self.settings.artifact_bucket, self.settings.max_record_bytes)
+        for stage, handler in self.handlers().items():
+            t = MemoryTransport(self.broker, [self.settings.topic(INPUT[stage])], stage)
+            transports[stage] = t
+            runners[stage] = Runner(handler, t, dlq_topic="t.dlq", retry=FAST, batch=4, claims=claims)
+
+        def settled() -> bool:
+            for stage, r in runners.items():
+                topic = self.settings.topic(INPUT[stage])
+                for p, part in enumerate(self.broker.topic(topic)):
+                    if self.broker.committed.get((stage, topic, p), 0) < len(part) or r.held:
+                        return False
+            return True
+
+        async def main() -> None:
+            stop = asyncio.Event()
+
+            async def stopper() -> None:
+                for i in range(rounds):
+                    if during is not None:
+                        during(i)
+                    await asyncio.sleep(0.002)
+                    if i > 10 and settled():
+                        break
+                stop.set()
+
+            await asyncio.gather(*(r.run(stop) for r in runners.values()), stopper())
+
+        asyncio.run(main())
+        return runners
+
+    def values(self, name: str) -> list[dict[str, object]]:
+        return [json.loads(v) for v in self.broker.values(self.settings.topic(name))]
+
+
+@pytest.fixture
+def world() -> World:
+    return World()
+
+
+def test_a_document_flows_through_the_three_services_once(world: World) -> None:
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    world.run()
+    (summary,) = world.values("summaries")
+    assert summary["facts"] == len(world.values("facts")) > 0 and world.values("dlq") == []
+    assert world.pg_rows == [summary["doc_id"]]
+    # The same bytes again: each stage skips what it has done, nothing is published twice.
+    world.upload("in/a-copy.pdf", SAMPLE.read_bytes())
+    world.run()
+    assert len(world.values("summaries")) == 1 and world.engine.runs == 1
+
+
+def test_an_image_renamed_pdf_is_dead_lettered_as_not_a_pdf(world: World) -> None:
+    png = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 8, 8), False).tobytes("png")
+    world.upload("in/scan.pdf", png)
+    world.run()
+    (dead,) = world.values("dlq")
+    assert dead["category"] == "not_a_pdf" and dead["source"] == "in/scan.pdf"
+    assert world.engine.runs == 0 and world.values("parsed") == []
+
+
+@pytest.mark.parametrize(
+    ("key", "why"), [("", "empty"), ("in/../../etc/x.pdf", "climbs"), ("in/\x00.pdf", "control")]
+)
+def test_an_unusable_key_is_dead_lettered_not_retried(world: World, key: str, why: str) -> None:
+    # Regression: an S3 event with an empty key was retried as transient; a key with ../ was stored
+    # by the gateway outside its prefix.
+    world.broker.produce("t.landing", s3_event(world.settings.landing_bucket, key, 1, "e"))
+    runners = world.run()
+    (dead,) = world.values("dlq")
+    assert dead["category"] == "unsafe_key" and why in str(dead["message"])
+    assert runners["parse"].stats.holds == 0 and world.store.calls == 0
+
+
+def test_an_object_store_outage_is_waited_out(world: World) -> None:
+    # Regression: an outage longer than the five attempts (~8 s) sent documents to the DLQ for good.
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    world.store.down = True
+
+    def recover(i: int) -> None:
+        if i == 60:
+            world.store.down = False
+
+    runners = world.run(recover)
+    assert world.values("dlq") == [] and len(world.values("summaries")) == 1
+    assert runners["parse"].stats.holds >= 3
+
+
+def test_a_database_outage_is_waited_out_and_results_come_once(world: World) -> None:
+    world.pg_error, world.pg_failures = OSError("connection refused"), 15
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    runners = world.run()
+    assert world.values("dlq") == [] and len(world.values("summaries")) == 1
+    assert runners["sink"].stats.holds >= 3 and len(world.pg_rows) == 1
+
+
+class DataError(Exception):
+    sqlstate = "22003"  # numeric value out of range: this document's fault, not an outage
+
+
+def test_a_document_the_database_refuses_is_dead_lettered(world: World) -> None:
+    world.pg_error, world.pg_failures = DataError("numeric field overflow"), -1
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    world.run()
+    (dead,) = world.values("dlq")
+    assert dead["category"] == "database" and dead["stage"] == "sink"
+    assert world.values("summaries") == [] and world.values("facts") == []
+
+
+def test_a_failing_quality_gate_dead_letters_the_document_and_publishes_nothing(world: World) -> None:
+    world.gate = lambda r: GateResult(False, ["facts:expect_column_values_to_not_be_null(value)"])
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    world.run()
+    (dead,) = world.values("dlq")
+    assert dead["category"] == "quality_gate" and "expect_column" in str(dead["message"])
+    assert world.values("facts") == [] and world.pg_rows == []
+
+
+def test_a_broker_outage_at_commit_loses_and_duplicates_nothing(world: World) -> None:
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    world.broker.fail_commits = 25
+    world.run()
+    assert len(world.values("summaries")) == 1 and world.values("dlq") == []
+    facts = world.values("facts")
+    assert len({f["fact_id"] for f in facts}) == len(facts)
+
+
+def _pages_without_text(n: int) -> bytes:
+    doc = pymupdf.open()
+    for _ in range(n):
+        page = doc.new_page()
+        page.draw_rect(pymupdf.Rect(50, 50, 300, 300), color=(0, 0, 0), fill=(0.5, 0.5, 0.5))
+    return bytes(doc.tobytes())
+
+
+def test_an_event_over_the_record_limit_rides_behind_a_claim_check() -> None:
+    # Regression: an image-only document's parsed event (one error item per page) exceeded the broker's
+    # limit and vanished. Here the broker refuses anything over 5,000 bytes; the limit is 4,000.
+    w = World(max_record_bytes=4000)
+    w.broker.max_message_bytes = 5000
+    w.upload("in/scan.pdf", _pages_without_text(60))
+    w.upload("in/a.pdf", SAMPLE.read_bytes())
+    w.run()
+    (big,) = [r for r in w.broker.records("t.parsed") if r.header(CLAIM_HEADER)]
+    stored = json.loads(w.store.read_uri(str(big.header(CLAIM_HEADER))))
+    assert len(stored["errors"]) >= 60 and stored["source"] == "in/scan.pdf"
+    assert len(w.values("summaries")) == 2 and w.values("dlq") == []
+
+
+def test_a_replayed_announcement_republishes_what_is_done(world: World) -> None:
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    world.run()
+    # reconcile re-announces with a replay header: parse and verify re-publish from their artifacts,
+    # the sink's manifest keeps the result topics free of duplicates.
+    world.broker.produce(
+        "t.landing",
+        s3_event(world.settings.landing_bucket, "in/a.pdf", 1, "e"),
+        headers=(("replay", b"reconcile"),),
+    )
+    world.run()
+    assert len(world.values("parsed")) == 2 and len(world.values("verified")) == 2
+    assert len(world.values("summaries")) == 1 and world.engine.runs == 1
