@@ -1,11 +1,10 @@
-"""Ways into the pipeline besides the store's own notifications: submit files, and backfill a prefix.
+"""Ways into the pipeline besides the store's own notifications: submit files.
 
 ``submit`` uploads to the landing bucket; the store's notification then announces the object. For a store
 configured without notifications (``S3_NOTIFICATIONS=0``) it publishes the S3 event record itself, in the
 AWS shape, so the parse service cannot tell the difference.
 
-``backfill`` reconciles after lost notifications (the local gateway drops events while Kafka is down):
-it lists a prefix and re-announces every PDF whose bytes have no parse marker for this pipeline version.
+Notifications lost while the broker was down are found by ``tieout reconcile`` (:mod:`consumers.ops`).
 """
 
 from __future__ import annotations
@@ -13,15 +12,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from aiokafka import AIOKafkaProducer
 
-from pipeline.config import PIPELINE_VERSION
 from pipeline.settings import Settings
-from pipeline.storage import ObjectStore, marker_key, split_uri
+from pipeline.storage import ObjectStore, safe_key
 
 
 def s3_event(bucket: str, key: str, size: int, etag: str, name: str = "ObjectCreated:Put") -> bytes:
@@ -66,26 +64,8 @@ def upload(
     """Upload files to the landing bucket under ``prefix``."""
     out = []
     for f in files:
-        key = f"{prefix.strip('/')}/{f.name}" if prefix.strip("/") else f.name
+        key = safe_key(f"{prefix}/{f.name}")  # refuses a prefix that climbs out with ".."
         data = f.read_bytes()
         store.put_bytes(settings.landing_bucket, key, data, "application/pdf")
         out.append(Submitted(f, settings.landing_bucket, key, len(data), hashlib.md5(data).hexdigest()))
     return out
-
-
-def unprocessed(
-    settings: Settings, store: ObjectStore, uri: str, *, progress: Callable[[str], None] | None = None
-) -> list[tuple[str, str, int, str]]:
-    """PDFs under ``s3://bucket/prefix`` whose bytes have no parse marker: ``(bucket, key, size, etag)``."""
-    bucket, prefix = split_uri(uri)
-    todo = []
-    for obj in store.list_objects(bucket, prefix):
-        if not obj.key.lower().endswith(".pdf"):
-            continue
-        if progress is not None:
-            progress(obj.key)
-        _, data = store.get_bytes(bucket, [obj.key], max_bytes=1 << 31)
-        doc_id = hashlib.sha256(data).hexdigest()
-        if not store.exists(settings.artifact_bucket, marker_key("parsed", PIPELINE_VERSION, doc_id)):
-            todo.append((bucket, obj.key, obj.size, obj.etag))
-    return todo

@@ -44,6 +44,7 @@ from pipeline.storage import (
     UnsafeKey,
     artifact_key,
     claim_key,
+    manifest_key,
     marker_key,
     safe_key,
 )
@@ -229,8 +230,9 @@ class ParseHandler:
             )
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
-        """Mark the documents whose parse is committed, so re-uploads of the same bytes are skipped."""
+        """Mark the documents whose parse is committed (or that were rejected), so re-uploads are skipped."""
         await _mark(self.store, self.settings, "parsed", published, self.settings.topic("parsed"))
+        await _mark(self.store, self.settings, "rejected", published, self.settings.topic("dlq"))
 
 
 def model_client(settings: Settings) -> ModelClient | None:
@@ -343,7 +345,8 @@ class SinkHandler:
         self.store = store
         self.gate = gate
         self.postgres = postgres
-        self._manifests: dict[str, set[str]] = {}
+        self._intended: dict[str, set[str]] = {}  # handled, not yet committed
+        self._unwritten: dict[str, set[str]] = {}  # committed, manifest not yet written
 
     def _gate(self, result: DocumentResult) -> GateResult:
         if self.gate is None:
@@ -424,7 +427,7 @@ class SinkHandler:
             out.append(
                 Outgoing(self.settings.topic("summaries"), key, summary.model_dump_json().encode(), headers)
             )
-        self._manifests[doc_id] = (
+        self._intended[doc_id] = (
             done
             | {f.fact_id for f in result.facts}
             | {f.flag_id for f in result.flags}
@@ -434,21 +437,34 @@ class SinkHandler:
         return out
 
     def _published(self, doc_id: str) -> set[str]:
-        key = f"sink/published/v{PIPELINE_VERSION}/{doc_id}.json"
+        # A manifest whose write failed after its commit is still in memory (retried at the next commit).
+        pending = self._unwritten.get(doc_id, set())
+        key = manifest_key(PIPELINE_VERSION, doc_id)
         if not self.store.exists(self.settings.artifact_bucket, key):
-            return set()
-        return set(json.loads(self.store.read_uri(f"s3://{self.settings.artifact_bucket}/{key}")))
+            return set(pending)
+        return pending | set(json.loads(self.store.read_uri(f"s3://{self.settings.artifact_bucket}/{key}")))
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
-        """Record what is now published for the document (a replay then publishes nothing new)."""
-        for doc_id, ids in list(self._manifests.items()):
-            await asyncio.to_thread(
-                self.store.put_bytes,
-                self.settings.artifact_bucket,
-                f"sink/published/v{PIPELINE_VERSION}/{doc_id}.json",
-                json.dumps(sorted(ids)).encode(),
-            )
-            del self._manifests[doc_id]
+        """Record what is now published for the document (a replay then publishes nothing new).
+
+        Only documents whose records were in this commit move from intended to published; a manifest
+        that cannot be written now stays in memory and is written with the next commit.
+        """
+        for doc_id in {o.key.decode() for o in published if o.key}:
+            if doc_id in self._intended:
+                self._unwritten[doc_id] = self._intended.pop(doc_id)
+        for doc_id, ids in list(self._unwritten.items()):
+            try:
+                await _storage(
+                    self.store.put_bytes,
+                    self.settings.artifact_bucket,
+                    manifest_key(PIPELINE_VERSION, doc_id),
+                    json.dumps(sorted(ids)).encode(),
+                )
+            except (TransientError, PermanentError) as exc:
+                log.warning("manifest not written yet", doc_id=doc_id[:12], error=str(exc))
+                continue
+            del self._unwritten[doc_id]
 
 
 async def _verified(

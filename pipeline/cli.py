@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -20,6 +20,9 @@ from pipeline.obs import configure_logging
 from pipeline.output import JsonlOutputs
 from pipeline.settings import Settings
 from schemas.models import DocumentResult
+
+if TYPE_CHECKING:
+    from consumers.runner import Incoming
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Tie out financial documents.")
 console = Console(stderr=True)
@@ -229,24 +232,95 @@ def submit(
 
 
 @app.command()
-def backfill(
-    uri: Annotated[str, typer.Argument(help="s3://bucket/prefix to reconcile.")],
-    dry_run: Annotated[bool, typer.Option(help="List what would be re-announced.")] = False,
+def reconcile(
+    uri: Annotated[
+        str | None, typer.Argument(help="s3://bucket/prefix to check (default: the whole landing bucket).")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option(help="Report, announce nothing.")] = False,
     env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
 ) -> None:
-    """Re-announce PDFs under a prefix that have no results yet (after lost notifications)."""
-    from consumers.ingest import publish_events, s3_event, unprocessed
+    """Announce again every PDF without final results, whatever stage it stopped at."""
+    from consumers.ops import announcements, publish
+    from consumers.ops import reconcile as find
     from pipeline.storage import ObjectStore
 
     settings = Settings.load(env_file)
     store = ObjectStore(settings)
     with console.status("checking objects...") as status:
-        todo = unprocessed(settings, store, uri, progress=lambda k: status.update(f"checking {k}"))
-    for bucket, key, _, _ in todo:
+        report = find(settings, store, uri, progress=lambda k: status.update(f"checking {k}"))
+    for bucket, key, _, _ in report.missing:
         console.print(f"{'would announce' if dry_run else 'announcing'} s3://{bucket}/{key}")
-    if todo and not dry_run:
-        asyncio.run(publish_events(settings, [s3_event(b, k, n, e) for b, k, n, e in todo]))
-    console.print(f"{len(todo)} object(s) without results")
+    if report.missing and not dry_run:
+        asyncio.run(publish(settings, announcements(settings, report)))
+    console.print(
+        f"{len(report.done)} done, {len(report.rejected)} rejected (see `tieout dlq list`), "
+        f"{len(report.missing)} object(s) without results"
+    )
+
+
+@app.command()
+def backfill(
+    uri: Annotated[str, typer.Argument(help="s3://bucket/prefix to reconcile.")],
+    dry_run: Annotated[bool, typer.Option(help="List what would be re-announced.")] = False,
+    env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
+) -> None:
+    """Same as ``reconcile URI`` (kept for scripts written before reconcile)."""
+    reconcile(uri, dry_run=dry_run, env_file=env_file)
+
+
+dlq_app = typer.Typer(no_args_is_help=True, help="The dead-letter topic: what failed, and re-driving it.")
+app.add_typer(dlq_app, name="dlq")
+
+
+@dlq_app.command("list")
+def dlq_list(
+    category: Annotated[str | None, typer.Option(help="Only this category (not_a_pdf, corrupt, …).")] = None,
+    stage: Annotated[str | None, typer.Option(help="Only this stage (parse, verify, sink).")] = None,
+    env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
+) -> None:
+    """Count dead letters by stage and category, then list the chosen ones."""
+    from consumers.ops import parse_dead, read_dlq, select, summary
+
+    settings = Settings.load(env_file)
+
+    async def read() -> list[Incoming]:
+        records, consumer = await read_dlq(settings)
+        await consumer.stop()
+        return records
+
+    dead, bad = parse_dead(asyncio.run(read()))
+    for (st, cat), n in sorted(summary(dead).items()):
+        console.print(f"{n:6d}  {st:8s} {cat}")
+    chosen = select(dead, category=category, stage=stage)
+    for d in chosen:
+        letter = d.letter
+        console.print(
+            f"{d.partition}:{d.offset}  {letter.stage}/{letter.category}  {letter.source or '-'}  "
+            f"{letter.message[:120]}"
+        )
+    console.print(
+        f"{len(chosen)} of {len(dead)} dead letter(s) shown" + (f"; {bad} unreadable" if bad else "")
+    )
+
+
+@dlq_app.command("replay")
+def dlq_replay(
+    category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
+    stage: Annotated[str | None, typer.Option(help="Only this stage.")] = None,
+    dry_run: Annotated[bool, typer.Option(help="Show what would be re-driven.")] = False,
+    env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
+) -> None:
+    """Send chosen dead letters back to their original topics (each letter once)."""
+    from consumers.ops import replay
+
+    settings = Settings.load(env_file)
+    chosen, skipped = asyncio.run(replay(settings, category=category, stage=stage, dry_run=dry_run))
+    for d in chosen:
+        verb = "would replay" if dry_run else "replayed"
+        console.print(f"{verb} {d.letter.stage}/{d.letter.category} {d.letter.source or '-'}")
+    console.print(
+        f"{len(chosen)} dead letter(s) {'to replay' if dry_run else 'replayed'}, {skipped} not chosen"
+    )
 
 
 export_app = typer.Typer(no_args_is_help=True, help="Export datasets for ML teams.")

@@ -280,6 +280,11 @@ def artifact_key(stage: str, pipeline_version: str, doc_id: str) -> str:
     return f"{stage}/v{pipeline_version}/{doc_id[:2]}/{doc_id}.json"
 
 
+def manifest_key(pipeline_version: str, doc_id: str) -> str:
+    """The sink's list of what it has published for a document: its presence means final results."""
+    return f"sink/published/v{pipeline_version}/{doc_id}.json"
+
+
 def claim_key(topic: str, digest: str) -> str:
     """Where a record too large for the broker is kept: content-addressed, so a replay writes the same key."""
     return f"claims/{topic}/{digest[:2]}/{digest}.json"

@@ -182,7 +182,8 @@ def test_backfill_announces_objects_whose_notification_was_lost(isolated: Isolat
     it.services.env["LANDING_TOPIC"] = own
     it.settings = it.settings.model_copy(update={"landing_topic": own})
     _upload_boto3(it, SAMPLES[:2], "lost")
-    it.services.start("parse", "w1")
+    for stage in ("parse", "verify", "sink"):
+        it.services.start(stage, "w1")
     env = {**it.env}
     out = subprocess.run(
         [str(REPO / ".venv" / "bin" / "tieout"), "backfill", f"s3://{it.settings.landing_bucket}/lost/"],
@@ -190,9 +191,9 @@ def test_backfill_announces_objects_whose_notification_was_lost(isolated: Isolat
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "2 object(s) without results" in out.stdout + out.stderr
-    parsed = it.read(it.topic("parsed"), until=lambda r: len(r) >= 2)
-    assert len(parsed) == 2
-    # Once processed, a second backfill finds nothing to do.
+    summaries = it.read(it.topic("summaries"), until=lambda r: len(r) >= 2)
+    assert len(summaries) == 2
+    # Once the sink has published them, a second backfill finds nothing to do.
     time.sleep(2)
     again = subprocess.run(
         [str(REPO / ".venv" / "bin" / "tieout"), "backfill", f"s3://{it.settings.landing_bucket}/lost/"],

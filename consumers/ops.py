@@ -1,0 +1,230 @@
+"""Operator tools: reconcile the landing bucket with the sink, and re-drive dead letters.
+
+``reconcile`` is the answer to "is anything missing?" whatever went wrong: a notification lost while the
+broker was down, a document dead-lettered by an older version, a stage that never finished. It lists the
+landing bucket, hashes each PDF into its document id, and sorts documents into
+
+* ``done``: the sink's manifest exists (final results are published);
+* ``rejected``: the parse stage dead-lettered the bytes (the DLQ says why; ``dlq replay`` re-drives);
+* ``missing``: anything else, whatever stage it stopped at. Missing documents are announced again with a
+  ``replay`` header, so a stage that already did its part publishes it again from its artifact instead of
+  skipping, and the sink, which deduplicates against its manifest, publishes what is not yet published.
+
+``dlq list`` and ``dlq replay`` read the dead-letter topic (``read_committed``) and send each chosen
+record's original payload back to its original topic; a replay group remembers what was re-driven.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from pydantic import ValidationError
+
+from consumers.ingest import s3_event
+from consumers.runner import CLAIM_HEADER, Incoming, Outgoing
+from pipeline.config import PIPELINE_VERSION
+from pipeline.settings import Settings
+from pipeline.storage import Store, manifest_key, marker_key, split_uri
+from schemas.events import ClaimCheck, DeadLetter
+
+REPLAY_HEADER = "replay"
+
+
+@dataclass
+class ReconcileReport:
+    """What ``reconcile`` found, by document state."""
+
+    done: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    missing: list[tuple[str, str, int, str]] = field(default_factory=list)  # bucket, key, size, etag
+
+
+def reconcile(
+    settings: Settings,
+    store: Store,
+    uri: str | None = None,
+    *,
+    progress: Callable[[str], None] | None = None,
+    max_bytes: int = 1 << 31,
+) -> ReconcileReport:
+    """Sort the PDFs under ``uri`` (default: the landing bucket) into done, rejected and missing."""
+    bucket, prefix = split_uri(uri) if uri else (settings.landing_bucket, "")
+    report = ReconcileReport()
+    with tempfile.TemporaryDirectory(prefix="tieout-reconcile-") as tmp:
+        for obj in store.list_objects(bucket, prefix):
+            if not obj.key.lower().endswith(".pdf"):
+                continue
+            if progress is not None:
+                progress(obj.key)
+            got = store.download(bucket, [obj.key], Path(tmp) / "doc", max_bytes=max_bytes)
+            doc_id = got.sha256
+            if store.exists(settings.artifact_bucket, manifest_key(PIPELINE_VERSION, doc_id)):
+                report.done.append(obj.key)
+            elif store.exists(settings.artifact_bucket, marker_key("rejected", PIPELINE_VERSION, doc_id)):
+                report.rejected.append(obj.key)
+            else:
+                report.missing.append((bucket, obj.key, obj.size, obj.etag))
+    return report
+
+
+def announcements(settings: Settings, report: ReconcileReport) -> list[Outgoing]:
+    """The re-announcements of missing documents, marked as replays."""
+    return [
+        Outgoing(
+            settings.topic("landing"),
+            None,
+            s3_event(b, k, n, e, name="ObjectCreated:Reconcile"),
+            ((REPLAY_HEADER, b"reconcile"),),
+        )
+        for b, k, n, e in report.missing
+    ]
+
+
+async def publish(settings: Settings, messages: Sequence[Outgoing], *, timeout_s: float = 30.0) -> None:
+    """Send messages and wait until the broker has every one of them."""
+    producer = AIOKafkaProducer(**_kafka_common(settings, timeout_s), acks="all", enable_idempotence=True)
+    await asyncio.wait_for(producer.start(), timeout_s)
+    try:
+        for m in messages:
+            await asyncio.wait_for(
+                producer.send_and_wait(m.topic, m.value, key=m.key, headers=list(m.headers)), timeout_s
+            )
+    finally:
+        await producer.stop()
+
+
+@dataclass(frozen=True, slots=True)
+class DeadRecord:
+    """One dead letter with its position in the DLQ."""
+
+    partition: int
+    offset: int
+    letter: DeadLetter
+
+
+def parse_dead(records: Sequence[Incoming]) -> tuple[list[DeadRecord], int]:
+    """The dead letters among ``records``, and how many records were not dead letters at all."""
+    out: list[DeadRecord] = []
+    bad = 0
+    for r in records:
+        try:
+            out.append(DeadRecord(r.partition, r.offset, DeadLetter.model_validate_json(r.value or b"")))
+        except ValidationError:
+            bad += 1
+    return out, bad
+
+
+def select(
+    dead: Sequence[DeadRecord], *, category: str | None = None, stage: str | None = None
+) -> list[DeadRecord]:
+    """Dead letters of one category and/or stage."""
+    return [
+        d
+        for d in dead
+        if (category is None or d.letter.category == category) and (stage is None or d.letter.stage == stage)
+    ]
+
+
+def summary(dead: Sequence[DeadRecord]) -> Counter[tuple[str, str]]:
+    """How many dead letters per (stage, category)."""
+    return Counter((d.letter.stage, d.letter.category) for d in dead)
+
+
+def replay_message(d: DeadRecord) -> Outgoing:
+    """The original message of a dead letter, to send back to its original topic."""
+    letter = d.letter
+    headers: list[tuple[str, bytes]] = [(REPLAY_HEADER, f"dlq:{d.partition}:{d.offset}".encode())]
+    if letter.trace_id:
+        headers.append(("trace_id", letter.trace_id.encode()))
+    value = letter.original_value.encode()
+    with contextlib.suppress(ValidationError):  # the original was a claim check: its header goes back
+        headers.append((CLAIM_HEADER, ClaimCheck.model_validate_json(value).claim_check.encode()))
+    key = letter.original_key.encode() if letter.original_key is not None else None
+    return Outgoing(letter.original_topic, key, value, tuple(headers))
+
+
+def _kafka_common(settings: Settings, timeout_s: float) -> dict[str, object]:
+    return {"bootstrap_servers": settings.kafka_bootstrap, "request_timeout_ms": int(timeout_s * 1000)}
+
+
+async def read_dlq(
+    settings: Settings, *, group: str | None = None, timeout_s: float = 30.0
+) -> tuple[list[Incoming], AIOKafkaConsumer]:
+    """Every committed record of the DLQ after ``group``'s position (all of them without a group).
+
+    Returns the records and the (started) consumer, so that the caller can commit what it re-drove.
+    """
+    topic = settings.topic("dlq")
+    consumer = AIOKafkaConsumer(
+        **_kafka_common(settings, timeout_s),
+        group_id=group,
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        isolation_level="read_committed",
+    )
+    await asyncio.wait_for(consumer.start(), timeout_s)
+    await asyncio.wait_for(consumer.topics(), timeout_s)  # refreshes the metadata
+    tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+    if not tps:
+        return [], consumer
+    # Without a group every record is read; with one, reading starts after what it committed.
+    consumer.assign(tps)
+    end = await asyncio.wait_for(consumer.end_offsets(tps), timeout_s)
+    out: list[Incoming] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while [tp for tp in tps if await consumer.position(tp) < end[tp]]:
+        if loop.time() > deadline:
+            raise TimeoutError(f"reading {topic} did not reach its end within {timeout_s:.0f}s")
+        batch = await consumer.getmany(timeout_ms=500)
+        for _tp, records in batch.items():
+            out.extend(
+                Incoming(
+                    r.topic,
+                    r.partition,
+                    r.offset,
+                    r.key,
+                    r.value,
+                    tuple((k, bytes(v)) for k, v in r.headers or ()),
+                )
+                for r in records
+            )
+    return out, consumer
+
+
+async def replay(
+    settings: Settings,
+    *,
+    category: str | None = None,
+    stage: str | None = None,
+    dry_run: bool = False,
+    timeout_s: float = 30.0,
+) -> tuple[list[DeadRecord], int]:
+    """Send chosen dead letters back to their topics; returns them and the DLQ records skipped.
+
+    The replay group's offsets move past every record read (chosen or not) once the chosen ones are on
+    the broker, so running replay twice does not re-drive the same letter twice.
+    """
+    group = f"{settings.topic_prefix}dlq-replay"
+    records, consumer = await read_dlq(settings, group=group, timeout_s=timeout_s)
+    try:
+        dead, _bad = parse_dead(records)
+        chosen = select(dead, category=category, stage=stage)
+        if dry_run or not records:
+            return chosen, len(records) - len(chosen)
+        await publish(settings, [replay_message(d) for d in chosen], timeout_s=timeout_s)
+        offsets: dict[TopicPartition, int] = {}
+        for r in records:
+            tp = TopicPartition(r.topic, r.partition)
+            offsets[tp] = max(offsets.get(tp, 0), r.offset + 1)
+        await asyncio.wait_for(consumer.commit(offsets), timeout_s)
+        return chosen, len(records) - len(chosen)
+    finally:
+        await consumer.stop()

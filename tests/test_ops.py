@@ -1,0 +1,112 @@
+"""Operator tools and identities without servers: reconcile, dead-letter replay, worker slots, object keys."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from consumers.identity import claim_slot
+from consumers.ops import REPLAY_HEADER, announcements, parse_dead, reconcile, replay_message, select, summary
+from consumers.runner import CLAIM_HEADER, Incoming, dead_letter
+from pipeline.config import PIPELINE_VERSION
+from pipeline.settings import Settings
+from pipeline.storage import MemoryStore, UnsafeKey, manifest_key, marker_key, safe_key
+from schemas.events import ClaimCheck, parse_landing
+
+SETTINGS = Settings(topic_prefix="t.", landing_topic="t.landing")
+
+
+def _put(store: MemoryStore, key: str, data: bytes) -> str:
+    store.put_bytes(SETTINGS.landing_bucket, key, data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_reconcile_sorts_documents_by_their_furthest_stage() -> None:
+    store = MemoryStore()
+    done = _put(store, "in/done.pdf", b"%PDF-1 done")
+    rejected = _put(store, "in/rejected.pdf", b"PNG rejected")
+    parsed_only = _put(store, "in/parsed.pdf", b"%PDF-1 parsed only")
+    _put(store, "in/new.pdf", b"%PDF-1 never announced")
+    _put(store, "in/notes.txt", b"not a document")
+    store.put_bytes(SETTINGS.artifact_bucket, manifest_key(PIPELINE_VERSION, done), b"[]")
+    store.put_bytes(SETTINGS.artifact_bucket, marker_key("rejected", PIPELINE_VERSION, rejected), b"")
+    store.put_bytes(SETTINGS.artifact_bucket, marker_key("parsed", PIPELINE_VERSION, parsed_only), b"")
+    report = reconcile(SETTINGS, store)
+    assert report.done == ["in/done.pdf"] and report.rejected == ["in/rejected.pdf"]
+    # Regression: backfill looked at the parse marker only, so a parsed-but-never-sunk document was "done".
+    assert sorted(k for _, k, _, _ in report.missing) == ["in/new.pdf", "in/parsed.pdf"]
+    (msg, _) = announcements(SETTINGS, report)
+    assert msg.topic == "t.landing" and dict(msg.headers)[REPLAY_HEADER] == b"reconcile"
+    assert [r.key for r in parse_landing(msg.value)] == ["in/new.pdf"]
+
+
+def _dead(stage: str, category: str, value: bytes, offset: int) -> Incoming:
+    src = Incoming("t.landing", 0, offset, b"k", value, (("trace_id", b"tr"),))
+    out = dead_letter(
+        src, stage=stage, error_class="X", category=category, message="m", attempts=1, dlq_topic="t.dlq"
+    )
+    return Incoming("t.dlq", 0, offset, out.key, out.value, out.headers)
+
+
+def test_dead_letters_are_chosen_and_sent_back_as_they_came() -> None:
+    check = (
+        ClaimCheck(claim_check="s3://a/claims/x.json", bytes=9, topic="t.parsed").model_dump_json().encode()
+    )
+    records = [
+        _dead("parse", "transient_exhausted", b'{"Records": []}', 0),
+        _dead("verify", "schema", check, 1),
+        _dead("parse", "not_a_pdf", b"{}", 2),
+        Incoming("t.dlq", 0, 3, None, b"not a dead letter"),
+    ]
+    dead, bad = parse_dead(records)
+    assert bad == 1 and summary(dead)[("parse", "transient_exhausted")] == 1
+    (old,) = select(dead, category="transient_exhausted")
+    m = replay_message(old)
+    assert (m.topic, m.key, m.value) == ("t.landing", b"k", b'{"Records": []}')
+    assert dict(m.headers)[REPLAY_HEADER] == b"dlq:0:0" and dict(m.headers)["trace_id"] == b"tr"
+    # A dead claim check goes back with its header, so the runner resolves it again.
+    (claimed,) = select(dead, stage="verify")
+    assert dict(replay_message(claimed).headers)[CLAIM_HEADER] == b"s3://a/claims/x.json"
+
+
+def test_worker_slots_are_unique_per_process_and_reused_after_a_crash(tmp_path: Path) -> None:
+    # Regression: the id defaulted to the host name, so a second worker fenced the first.
+    a = claim_slot("t.parse", host="h", lock_dir=tmp_path)
+    b = claim_slot("t.parse", host="h", lock_dir=tmp_path)
+    other = claim_slot("t.verify", host="h", lock_dir=tmp_path)
+    assert (a.worker_id, b.worker_id, other.worker_id) == ("h-0", "h-1", "h-0")
+    a.release()
+    assert claim_slot("t.parse", host="h", lock_dir=tmp_path).worker_id == "h-0"
+    # A process killed with SIGKILL gives its slot back (the kernel drops its lock).
+    code = (
+        "import os, signal; from pathlib import Path; from consumers.identity import claim_slot; "
+        f"s = claim_slot('t.sink', host='h', lock_dir=Path({str(tmp_path)!r})); "
+        "print(s.worker_id, flush=True); os.kill(os.getpid(), signal.SIGKILL)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "h-0"
+    assert claim_slot("t.sink", host="h", lock_dir=tmp_path).worker_id == "h-0"
+
+
+@pytest.mark.parametrize(
+    ("key", "safe"),
+    [
+        ("in/a.pdf", "in/a.pdf"),
+        ("/in//./a.pdf", "in/a.pdf"),
+        ("Annual Report +final.pdf", "Annual Report +final.pdf"),
+    ],
+)
+def test_keys_are_normalised(key: str, safe: str) -> None:
+    assert safe_key(key) == safe
+
+
+@pytest.mark.parametrize(
+    "key", ["", "  ", "in/../../etc/passwd.pdf", "..", "in\\..\\x.pdf", "a/\x00.pdf", "/"]
+)
+def test_keys_that_escape_or_name_nothing_are_refused(key: str) -> None:
+    with pytest.raises(UnsafeKey):
+        safe_key(key)
