@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from typing import Literal
+from collections.abc import Awaitable, Callable
+from typing import Literal, TypeVar
 
 import structlog
 from aiokafka import AIOKafkaProducer
@@ -30,6 +31,7 @@ from schemas.events import TOPICS
 from schemas.models import DocumentResult
 
 log = structlog.get_logger(__name__)
+T = TypeVar("T")
 
 Stage = Literal["parse", "verify", "sink"]
 INPUT_TOPIC: dict[Stage, str] = {"parse": "landing", "verify": "parsed", "sink": "verified"}
@@ -58,9 +60,14 @@ async def run_service(
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
             loop.add_signal_handler(sig, stop.set)
+    policy = retry or RetryPolicy()
     store = ObjectStore(settings)
-    await asyncio.to_thread(store.ensure_bucket, settings.artifact_bucket)
-    await ensure_topics(settings.kafka_bootstrap, sorted({settings.topic(t) for t in TOPICS}))
+    # A service started while a dependency is down waits for it instead of exiting.
+    await _until_up(
+        "object store", lambda: asyncio.to_thread(store.ensure_bucket, settings.artifact_bucket), stop, policy
+    )
+    topics = sorted({settings.topic(t) for t in TOPICS})
+    await _until_up("kafka", lambda: ensure_topics(settings.kafka_bootstrap, topics), stop, policy)
     engine: IsolatedEngine | None = None
     background: list[asyncio.Task[None]] = []
     handler: Handler
@@ -77,8 +84,14 @@ async def run_service(
         if settings.pg_dsn:
             from pipeline.sinks.postgres import PostgresSink
 
-            db = PostgresSink(settings.pg_dsn)
-            await asyncio.to_thread(db.migrate)
+            dsn = settings.pg_dsn
+
+            def connect() -> PostgresSink:
+                sink = PostgresSink(dsn)
+                sink.migrate()
+                return sink
+
+            db = await _until_up("postgres", lambda: asyncio.to_thread(connect), stop, policy)
 
             def postgres(result: DocumentResult, day: str, model_stage: str) -> None:
                 db.write(result, ingest_date=day, model_stage=model_stage)
@@ -118,6 +131,29 @@ async def run_service(
             "service stopped", processed=runner.stats.processed, dead_lettered=runner.stats.dead_lettered
         )
     return runner
+
+
+async def _until_up(
+    what: str, call: Callable[[], Awaitable[T]], stop: asyncio.Event, policy: RetryPolicy
+) -> T:
+    """Run a start-up call until it succeeds, with capped backoff; give up only when stopped."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await call()
+        except Exception as exc:  # at start-up any failure to reach a dependency is waited out, loudly
+            if stop.is_set():
+                raise
+            delay = policy.delay(attempt)
+            log.warning(
+                "dependency not ready: waiting",
+                dependency=what,
+                error=f"{type(exc).__name__}: {exc}",
+                retry_in_s=round(delay, 2),
+            )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), delay)
 
 
 async def _resume_loop(

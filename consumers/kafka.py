@@ -70,7 +70,7 @@ class KafkaTransport:
         """Configure (not connect) the consumer and producer."""
         self.group_id = group_id
         self.topics = list(topics)
-        self.consumer = AIOKafkaConsumer(
+        self._consumer_kwargs: dict[str, object] = dict(
             bootstrap_servers=bootstrap,
             group_id=group_id,
             enable_auto_commit=False,
@@ -103,11 +103,26 @@ class KafkaTransport:
         self._listener = _WaitForIdle(idle, max_processing_s)
         self._started = False
 
+        self.consumer = AIOKafkaConsumer(**self._consumer_kwargs)
+
     async def start(self, timeout_s: float = 60.0) -> None:
-        """Connect the producer (initialising its transactions) and join the consumer group."""
-        await asyncio.wait_for(self.producer.start(), timeout_s)
-        self.consumer.subscribe(self.topics, listener=self._listener)
-        await asyncio.wait_for(self.consumer.start(), timeout_s)
+        """Connect the producer (initialising its transactions) and join the consumer group.
+
+        Raises:
+            TransientError: The broker cannot be reached; both clients are closed and can start again.
+        """
+        self.producer = AIOKafkaProducer(**self._producer_kwargs)
+        self.consumer = AIOKafkaConsumer(**self._consumer_kwargs)
+        try:
+            await asyncio.wait_for(self.producer.start(), timeout_s)
+            self.consumer.subscribe(self.topics, listener=self._listener)
+            await asyncio.wait_for(self.consumer.start(), timeout_s)
+        except (KafkaError, OSError, TimeoutError) as exc:
+            for client in (self.consumer, self.producer):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(client.stop(), 10)
+            raise TransientError(f"cannot start the Kafka clients: {type(exc).__name__}: {exc}") from exc
+        self._producer_broken = False
         self._started = True
 
     async def stop(self) -> None:

@@ -79,7 +79,9 @@ class MemoryTransport:
         self.position: dict[tuple[str, int], int] = {}
 
     async def start(self) -> None:
-        """Start each partition at the group's committed offset."""
+        """Start each partition at the group's committed offset (fails while the broker is down)."""
+        if self.broker.down:
+            raise TransientError("broker unreachable")
         for t in self.topics:
             for p in range(len(self.broker.topic(t))):
                 self.position[(t, p)] = self.broker.committed.get((self.group, t, p), 0)

@@ -289,7 +289,8 @@ class Runner:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Process messages until ``stop`` is set; the message in hand is always finished first."""
-        await self.transport.start()
+        if not await self.start(stop):
+            return
         try:
             while not stop.is_set():
                 self._release_due()
@@ -311,6 +312,21 @@ class Runner:
                 await self._flush_pending(stop)
             finally:
                 await self.transport.stop()
+
+    async def start(self, stop: asyncio.Event) -> bool:
+        """Start the transport, waiting out an unreachable broker; False when stopped before it started."""
+        attempt = 0
+        while not stop.is_set():
+            attempt += 1
+            try:
+                await self.transport.start()
+                return True
+            except (TransientError, TimeoutError, ConnectionError) as exc:
+                delay = self.retry.delay(attempt)
+                log.warning("transport not ready: waiting", error=str(exc), retry_in_s=round(delay, 2))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), delay)
+        return False
 
     @property
     def held(self) -> int:

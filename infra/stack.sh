@@ -8,6 +8,7 @@
 #   bash infra/stack.sh status   # health of each service (exit 1 if anything is down)
 #   bash infra/stack.sh env      # print $STATE/stack.env
 #   bash infra/stack.sh down     # stop both (SIGTERM, bounded wait, SIGKILL)
+#   bash infra/stack.sh stop kafka|s3   # stop one (outage drills; `up` starts it again, same port)
 #   bash infra/stack.sh reset    # down, then delete all runtime state (data, logs)
 #
 # See infra/README.md for the environment variables.
@@ -441,5 +442,11 @@ case "${1:-}" in
   status) cmd_status ;;
   env)    cmd_env ;;
   reset)  cmd_reset ;;
-  *) echo "usage: bash infra/stack.sh fetch|up|down|status|env|reset" >&2; exit 2 ;;
+  stop)
+    case "${2:-}" in
+      kafka) stop_service kafka "$KAFKA_MATCH" ;;
+      s3)    stop_service versitygw "$VGW_MATCH" ;;
+      *) echo "usage: bash infra/stack.sh stop kafka|s3" >&2; exit 2 ;;
+    esac ;;
+  *) echo "usage: bash infra/stack.sh fetch|up|down|status|env|reset|stop kafka|s3" >&2; exit 2 ;;
 esac

@@ -260,3 +260,26 @@ def test_claim_check_objects_are_written_again_after_a_store_outage() -> None:
     r = run(broker, FakeHandler(log, {0: ["big"] * 10}), claims=claims)
     (rec,) = broker.records("out")
     assert rec.header(CLAIM_HEADER) and broker.values("dlq") == [] and r.stats.holds >= 1
+
+
+def test_a_service_started_while_the_broker_is_down_waits_for_it() -> None:
+    log: list[str] = []
+    broker = MemoryBroker(down=True)
+    seed(broker, (0, 0))
+    transport = MemoryTransport(broker, ["in"], "g", log=log)
+    runner = Runner(FakeHandler(log, {}), transport, dlq_topic="dlq", retry=FAST)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+
+        async def outage() -> None:
+            await asyncio.sleep(0.05)
+            broker.down = False
+            while broker.committed.get(("g", "in", 0), 0) < 1:
+                await asyncio.sleep(0.001)
+            stop.set()
+
+        await asyncio.gather(runner.run(stop), outage())
+
+    asyncio.run(main())
+    assert broker.values("out") == [b"v0"] and log[0] == "start"
