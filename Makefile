@@ -9,7 +9,7 @@ export UV_CACHE_DIR ?= $(TIEOUT_CACHE)/uv
 UV_VERSION := 0.13.9
 OUT ?= out/demo
 
-.PHONY: venv demo test lint typecheck unit schemas samples bench clean stack-up stack-down
+.PHONY: venv demo test lint typecheck unit faults schemas samples bench clean stack-up stack-down
 
 venv: $(VENV)/.installed
 
@@ -54,6 +54,13 @@ integration: venv
 	bash infra/postgres.sh up
 	bash infra/model.sh up
 	$(BIN)/python -m pytest -q -m integration
+
+## faults: the fault suite alone (kills, broker restart, store and database outages; ~5 min)
+faults: venv
+	bash infra/stack.sh up
+	bash infra/postgres.sh up
+	@set +e; $(BIN)/python -m pytest -q -s -m faults; rc=$$?; \
+	  bash infra/postgres.sh down; bash infra/stack.sh down; exit $$rc
 
 schemas: venv
 	$(BIN)/tieout schemas --out schemas/json
