@@ -14,8 +14,9 @@
 # PG_OS_USER (OS user that owns and runs the cluster when this script runs as root; default postgres),
 # PG_START_TIMEOUT (seconds, default 60), TIEOUT_STATE, TIEOUT_CACHE, TIEOUT_FETCH_TIMEOUT (apt, seconds).
 #
-# Authentication is `trust`, but only over the Unix socket (in a 0700 directory of the cluster) and
-# 127.0.0.1: this is a throw-away test/dev server that listens on loopback only.
+# Authentication is scram-sha-256 with a password generated on first `up` into $STATE/pg.secret (0600)
+# and written into PG_DSN of $STATE/pg.env (0600): even on loopback, a process that does not have the
+# secret cannot connect. A cluster made by an older version of this script (trust) is switched over.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,6 +27,7 @@ STATE=${TIEOUT_STATE:-$REPO/.tieout}
 LOGS="$STATE/logs"
 RUN="$STATE/run"
 ENV_FILE="$STATE/pg.env"
+SECRET_FILE="$STATE/pg.secret"
 PORT_FILE="$RUN/pg.port"
 LOCK_FILE="$RUN/pg.lock"
 
@@ -199,10 +201,9 @@ init_cluster() {
     tail -n 30 "$LOGS/postgres-initdb.log" >&2
     die "initdb failed (log: $LOGS/postgres-initdb.log)"
   fi
-  # Our own pg_hba.conf: initdb's also trusts ::1 and replication, which nothing here needs.
+  # Trust only until ensure_role_and_db has set the passwords; write_hba then requires them.
   as_pg sh -c "cat >'$tmp/pg_hba.conf'" <<'EOF'
-# written by infra/postgres.sh: a private test/dev cluster, trust on the unix socket and IPv4 loopback only
-# TYPE  DATABASE  USER  ADDRESS        METHOD
+# written by infra/postgres.sh at initdb: trust until the first `up` sets passwords
 local   all       all                  trust
 host    all       all   127.0.0.1/32   trust
 EOF
@@ -229,9 +230,31 @@ log_line_prefix = '%m [%p] %q%u@%d '
 EOF
 }
 
+ensure_secret() {
+  if [[ ! -s "$SECRET_FILE" ]]; then
+    (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$SECRET_FILE")
+    log "generated a password into $SECRET_FILE"
+  fi
+  chmod 600 "$SECRET_FILE"
+  PG_PASSWORD=$(<"$SECRET_FILE")
+}
+
 psql_su() { # ARGS...: psql as the cluster's superuser over TCP, bounded
-  timeout "$SQL_TIMEOUT" "$BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" \
-    -U "$PG_SUPERUSER" -d postgres "$@"
+  PGPASSWORD="$PG_PASSWORD" timeout "$SQL_TIMEOUT" "$BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 \
+    -p "$PORT" -U "$PG_SUPERUSER" -d postgres "$@"
+}
+
+HBA='# written by infra/postgres.sh: a private test/dev cluster on loopback; every login needs its password
+# TYPE  DATABASE  USER  ADDRESS        METHOD
+local   all       all                  scram-sha-256
+host    all       all   127.0.0.1/32   scram-sha-256'
+
+write_hba() { # passwords required from now on (scram-sha-256), also over the Unix socket
+  if [[ "$(as_pg cat "$DATA_DIR/pg_hba.conf")" != "$HBA" ]]; then
+    printf '%s\n' "$HBA" | as_pg sh -c "cat >'$DATA_DIR/pg_hba.conf'"
+    ctl reload >/dev/null
+    log "password authentication (scram-sha-256) required"
+  fi
 }
 
 ensure_role_and_db() {
@@ -240,6 +263,9 @@ ensure_role_and_db() {
     # CREATEDB: the integration tests create (and drop) one database per test
     psql_su -c "CREATE ROLE $PG_ROLE LOGIN CREATEDB"
   fi
+  # The secret is hex: safe inside a SQL literal and a URI. Sent on stdin, so it never shows in `ps`.
+  printf "ALTER ROLE %s PASSWORD '%s';\nALTER ROLE %s PASSWORD '%s';\n" \
+    "$PG_SUPERUSER" "$PG_PASSWORD" "$PG_ROLE" "$PG_PASSWORD" | psql_su
   if [[ "$(psql_su -tAc "SELECT 1 FROM pg_database WHERE datname = '$PG_DATABASE'")" != 1 ]]; then
     log "creating database $PG_DATABASE"
     psql_su -c "CREATE DATABASE $PG_DATABASE OWNER $PG_ROLE"
@@ -248,9 +274,10 @@ ensure_role_and_db() {
 
 write_env() {
   local tmp="$ENV_FILE.tmp"
+  (umask 077 && : >"$tmp")
   cat >"$tmp" <<EOF
 # written by infra/postgres.sh up at $(date -u +%Y-%m-%dT%H:%M:%SZ); source it or pass to --env-file
-PG_DSN=postgresql://$PG_ROLE@127.0.0.1:$PORT/$PG_DATABASE
+PG_DSN=postgresql://$PG_ROLE:$PG_PASSWORD@127.0.0.1:$PORT/$PG_DATABASE
 PG_HOST=127.0.0.1
 PG_PORT=$PORT
 PG_USER=$PG_ROLE
@@ -318,12 +345,14 @@ cmd_up() {
     log "ready in $(since "$t1") (pid $(pid_of))"
   fi
   timeout 10 "$BIN/pg_isready" -q -h 127.0.0.1 -p "$PORT" -U "$PG_SUPERUSER" -d postgres -t 5 || die "pg_isready: no answer on 127.0.0.1:$PORT"
+  ensure_secret
   ensure_role_and_db
+  write_hba
   write_env
   trap - EXIT
   exec 9>&-
   log "up in $(since "$t0"); env file: $ENV_FILE"
-  cat "$ENV_FILE"
+  sed -E "s#^(PG_DSN=postgresql://[^:]+:)[^@]+@#\1***@#" "$ENV_FILE"   # the password stays in the file
 }
 
 cmd_down() {

@@ -40,7 +40,8 @@ LANDING_TOPIC="${TOPIC_PREFIX}landing"
 LANDING_PARTITIONS=${LANDING_PARTITIONS:-4}
 LANDING_BUCKET=${LANDING_BUCKET:-tieout-landing}
 S3_ACCESS_KEY=${S3_ACCESS_KEY:-tieout}
-S3_SECRET_KEY=${S3_SECRET_KEY:-tieout-local-secret}
+S3_SECRET_KEY=${S3_SECRET_KEY:-}              # empty: generated once into $STATE/s3.secret (0600)
+S3_SECRET_FILE="$STATE/s3.secret"
 S3_REGION=${S3_REGION:-us-east-1}
 
 START_TIMEOUT=${TIEOUT_START_TIMEOUT:-90}    # seconds, per service
@@ -338,8 +339,19 @@ create_landing_bucket() {
   log "versitygw: bucket $LANDING_BUCKET ready"
 }
 
+s3_secret() { # no published default: the environment's, else one generated for this state directory
+  [[ -n "$S3_SECRET_KEY" ]] && return 0
+  if [[ ! -s "$S3_SECRET_FILE" ]]; then
+    mkdir -p "$STATE"
+    (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$S3_SECRET_FILE")
+    log "generated the S3 secret key into $S3_SECRET_FILE"
+  fi
+  S3_SECRET_KEY=$(<"$S3_SECRET_FILE")
+}
+
 write_env() {
   local tmp="$ENV_FILE.tmp"
+  (umask 077 && : >"$tmp")  # it holds the S3 secret
   cat >"$tmp" <<EOF
 # written by infra/stack.sh up at $(date -u +%Y-%m-%dT%H:%M:%SZ); source it or pass to --env-file
 KAFKA_BOOTSTRAP=127.0.0.1:$KAFKA_PORT
@@ -370,6 +382,7 @@ cmd_up() {
   cmd_fetch
   mkdir -p "$LOGS" "$RUN" "$KAFKA_STATE" "$S3_DATA"
   trap cleanup_on_failure EXIT
+  s3_secret
   resolve_ports
   start_kafka
   create_landing_topic        # before versitygw: it sends a test event at start-up
@@ -377,7 +390,7 @@ cmd_up() {
   create_landing_bucket
   write_env
   log "up in $((SECONDS - t0)) s; env file: $ENV_FILE"
-  cat "$ENV_FILE"
+  sed 's/^S3_SECRET_KEY=.*/S3_SECRET_KEY=*** (kept in the file; "stack.sh env" prints it)/' "$ENV_FILE"
 }
 
 cmd_down() {
@@ -388,6 +401,7 @@ cmd_down() {
 
 cmd_status() {
   local rc=0 kport="" sport=""
+  [[ -n "$S3_SECRET_KEY" || ! -s "$S3_SECRET_FILE" ]] || S3_SECRET_KEY=$(<"$S3_SECRET_FILE")
   if [[ -f "$PORTS_FILE" ]]; then
     kport=$(sed -n 's/^KAFKA_PORT=//p' "$PORTS_FILE")
     sport=$(sed -n 's/^S3_PORT=//p' "$PORTS_FILE")

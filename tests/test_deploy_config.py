@@ -59,6 +59,8 @@ LONG_RUNNING_RESTART = {"always", "unless-stopped", "on-failure"}
 # Variables the compose file interpolates, overridden all at once: every cross-service check must hold for
 # any values, not just for the defaults written in the file. MODEL_NAME is left out on purpose: it must
 # equal serve.yaml's served-model-name, which an override of only one side breaks by design.
+# The one variable compose requires (no secret is published in the file).
+REQUIRED = {"S3_SECRET_KEY": "secret-x"}
 OVERRIDES = {
     "TOPIC_PREFIX": "acme.",
     "S3_ACCESS_KEY": "access-x",
@@ -134,7 +136,7 @@ def raw() -> dict[str, Any]:
     return _load_yaml(COMPOSE)
 
 
-@pytest.fixture(scope="module", params=[{}, OVERRIDES], ids=["defaults", "overrides"])
+@pytest.fixture(scope="module", params=[REQUIRED, OVERRIDES], ids=["defaults", "overrides"])
 def env(request: pytest.FixtureRequest) -> dict[str, str]:
     return dict(request.param)
 
@@ -308,7 +310,7 @@ def test_every_needed_env_var_is_set_and_consistent(doc: dict[str, Any], tmp_pat
 
 
 def test_model_settings_point_at_the_vllm_service(raw: dict[str, Any], serve: dict[str, Any]) -> None:
-    env = tieout_env(resolve(raw, {}))
+    env = tieout_env(resolve(raw, REQUIRED))
     assert env["MODEL_NAME"] == serve["served-model-name"]
     for key in ("MODEL_STANDARD_URL", "MODEL_DEEP_URL"):
         assert env[key] == f"http://vllm:{serve['port']}/v1", key
@@ -656,7 +658,14 @@ def test_docker_compose_config_validates(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "DOCKER_CONFIG"}}
     empty = tmp_path / "empty.env"
     empty.write_text("", encoding="utf-8")
-    base = [docker, "compose", "--env-file", str(empty), "-f", str(COMPOSE)]
+    refused = subprocess.run(
+        [docker, "compose", "--env-file", str(empty), "-f", str(COMPOSE), "config", "--quiet"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert refused.returncode != 0 and "S3_SECRET_KEY" in refused.stderr
+    required = tmp_path / "required.env"
+    required.write_text("".join(f"{k}={v}\n" for k, v in REQUIRED.items()), encoding="utf-8")
+    base = [docker, "compose", "--env-file", str(required), "-f", str(COMPOSE)]
     for profile in ([], ["--profile", "gpu"]):
         proc = subprocess.run(
             [*base, *profile, "config", "--quiet"], env=env, capture_output=True, text=True, timeout=120
@@ -672,6 +681,13 @@ def test_docker_compose_config_validates(tmp_path: Path) -> None:
         check=True,
     )
     compose_view = _map(json.loads(proc.stdout), "compose config")
-    ours = resolve(_load_yaml(COMPOSE), {})
+    ours = resolve(_load_yaml(COMPOSE), REQUIRED)
     for name in (*TIEOUT_SERVICES, "kafka-init", "s3-init", "s3"):
         assert environment(services(compose_view)[name]) == environment(services(ours)[name]), name
+
+
+def test_compose_refuses_to_start_without_a_secret(raw: dict[str, Any]) -> None:
+    # Regression: S3_SECRET_KEY fell back to a secret published in the file.
+    with pytest.raises(AssertionError, match="compose requires S3_SECRET_KEY"):
+        resolve(raw, {})
+    assert "tieout-local-secret" not in COMPOSE.read_text(encoding="utf-8")

@@ -196,3 +196,16 @@ def test_values_pages_and_evidence_round_trip(
         assert pages == g.pages
         assert evidence == [e.model_dump(mode="json") for e in g.evidence]
         assert Flag.model_validate(record) == g
+
+
+def test_the_local_cluster_refuses_a_login_without_its_password(pg_dsn: str) -> None:
+    # Regression: infra/postgres.sh trusted every login on loopback.
+    info = psycopg.conninfo.conninfo_to_dict(pg_dsn)
+    assert info.get("password"), "PG_DSN carries the generated password"
+    for password in (None, "wrong"):
+        attempt = (
+            {**info, "password": password} if password else {k: v for k, v in info.items() if k != "password"}
+        )
+        with pytest.raises(psycopg.OperationalError, match="password"):
+            psycopg.connect(psycopg.conninfo.make_conninfo(**attempt), connect_timeout=10).close()  # type: ignore[arg-type]
+    psycopg.connect(pg_dsn, connect_timeout=10).close()
