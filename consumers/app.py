@@ -12,7 +12,7 @@ import structlog
 from aiokafka import AIOKafkaProducer
 
 from consumers.identity import WorkerSlot, claim_slot
-from consumers.kafka import KafkaTransport, ensure_topics
+from consumers.kafka import KafkaTransport, client_options, ensure_topics
 from consumers.runner import Handler, Outgoing, RetryPolicy, Runner
 from consumers.services import (
     ParseHandler,
@@ -67,7 +67,8 @@ async def run_service(
         "object store", lambda: asyncio.to_thread(store.ensure_bucket, settings.artifact_bucket), stop, policy
     )
     topics = sorted({settings.topic(t) for t in TOPICS})
-    await _until_up("kafka", lambda: ensure_topics(settings.kafka_bootstrap, topics), stop, policy)
+    connection = client_options(settings)
+    await _until_up("kafka", lambda: ensure_topics(connection, topics), stop, policy)
     engine: IsolatedEngine | None = None
     background: list[asyncio.Task[None]] = []
     handler: Handler
@@ -100,7 +101,7 @@ async def run_service(
     idle = asyncio.Event()
     member = f"{settings.topic_prefix}{stage}-{settings.worker}"
     transport = KafkaTransport(
-        bootstrap=settings.kafka_bootstrap,
+        connection=connection,
         topics=[settings.topic(INPUT_TOPIC[stage])],
         group_id=f"{settings.topic_prefix}{stage}",
         transactional_id=member,
@@ -161,7 +162,7 @@ async def _resume_loop(
 ) -> None:
     """Every ``interval_s``: when the model server answers, complete documents left pending."""
     producer = AIOKafkaProducer(
-        bootstrap_servers=settings.kafka_bootstrap,
+        **client_options(settings),
         transactional_id=f"{settings.topic_prefix}verify-resume-{settings.worker}",
         enable_idempotence=True,
         acks="all",

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from aiokafka import AIOKafkaProducer
 
+from consumers.kafka import client_options
 from pipeline.settings import Settings
 from pipeline.storage import ObjectStore, safe_key
 
@@ -36,7 +37,7 @@ def s3_event(bucket: str, key: str, size: int, etag: str, name: str = "ObjectCre
 async def publish_events(settings: Settings, events: Sequence[bytes], *, timeout_s: float = 30.0) -> None:
     """Publish S3 event records to the landing topic and wait until the broker has them."""
     producer = AIOKafkaProducer(
-        bootstrap_servers=settings.kafka_bootstrap, acks="all", request_timeout_ms=int(timeout_s * 1000)
+        **client_options(settings), acks="all", request_timeout_ms=int(timeout_s * 1000)
     )
     await asyncio.wait_for(producer.start(), timeout_s)
     try:

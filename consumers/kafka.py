@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
@@ -29,8 +30,10 @@ from aiokafka.errors import (
     RecordTooLargeError,
     TopicAlreadyExistsError,
 )
+from aiokafka.helpers import create_ssl_context
 
 from consumers.runner import Incoming, Outgoing, RecordRejected, TransientError
+from pipeline.settings import Settings
 
 log = structlog.get_logger(__name__)
 
@@ -52,13 +55,39 @@ class _WaitForIdle(ConsumerRebalanceListener):  # type: ignore[misc]
         log.info("partitions assigned", partitions=sorted(f"{tp.topic}-{tp.partition}" for tp in assigned))
 
 
+def client_options(settings: Settings) -> dict[str, Any]:
+    """Connection options every aiokafka client of a service shares: bootstrap servers and security.
+
+    ``KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT`` or ``SASL_SSL`` with ``KAFKA_USERNAME``/``KAFKA_PASSWORD``
+    authenticates with ``KAFKA_SASL_MECHANISM`` (SCRAM-SHA-512 by default); ``SSL``/``SASL_SSL`` verify
+    the broker against ``KAFKA_CA_FILE`` or the system's CAs.
+
+    Raises:
+        ValueError: A SASL protocol without a username and password.
+    """
+    opts: dict[str, Any] = {"bootstrap_servers": settings.kafka_bootstrap}
+    protocol = settings.kafka_security_protocol
+    if protocol == "PLAINTEXT":
+        return opts
+    opts["security_protocol"] = protocol
+    if protocol.startswith("SASL_"):
+        if not (settings.kafka_username and settings.kafka_password):
+            raise ValueError(f"KAFKA_SECURITY_PROTOCOL={protocol} needs KAFKA_USERNAME and KAFKA_PASSWORD")
+        opts["sasl_mechanism"] = settings.kafka_sasl_mechanism
+        opts["sasl_plain_username"] = settings.kafka_username
+        opts["sasl_plain_password"] = settings.kafka_password
+    if protocol.endswith("SSL"):
+        opts["ssl_context"] = create_ssl_context(cafile=settings.kafka_ca_file)
+    return opts
+
+
 class KafkaTransport:
     """Implements :class:`consumers.runner.Transport` on Apache Kafka."""
 
     def __init__(
         self,
         *,
-        bootstrap: str,
+        connection: Mapping[str, Any],
         topics: Sequence[str],
         group_id: str,
         transactional_id: str,
@@ -71,7 +100,7 @@ class KafkaTransport:
         self.group_id = group_id
         self.topics = list(topics)
         self._consumer_kwargs: dict[str, object] = dict(
-            bootstrap_servers=bootstrap,
+            **connection,
             group_id=group_id,
             enable_auto_commit=False,
             auto_offset_reset="earliest",
@@ -85,7 +114,7 @@ class KafkaTransport:
             group_instance_id=group_instance_id,
         )
         self._producer_kwargs: dict[str, object] = dict(
-            bootstrap_servers=bootstrap,
+            **connection,
             transactional_id=transactional_id,
             enable_idempotence=True,
             acks="all",
@@ -231,10 +260,10 @@ class KafkaTransport:
 
 
 async def ensure_topics(
-    bootstrap: str, topics: Sequence[str], *, partitions: int = 4, timeout_s: float = 30.0
+    connection: Mapping[str, Any], topics: Sequence[str], *, partitions: int = 4, timeout_s: float = 30.0
 ) -> None:
     """Create missing topics (``partitions`` each, replication 1 for the local stack)."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=int(timeout_s * 1000))
+    admin = AIOKafkaAdminClient(**connection, request_timeout_ms=int(timeout_s * 1000))
     await asyncio.wait_for(admin.start(), timeout_s)
     try:
         existing = set(await asyncio.wait_for(admin.list_topics(), timeout_s))

@@ -28,6 +28,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from pydantic import ValidationError
 
 from consumers.ingest import s3_event
+from consumers.kafka import client_options
 from consumers.runner import CLAIM_HEADER, Incoming, Outgoing
 from pipeline.config import PIPELINE_VERSION
 from pipeline.settings import Settings
@@ -151,7 +152,7 @@ def replay_message(d: DeadRecord) -> Outgoing:
 
 
 def _kafka_common(settings: Settings, timeout_s: float) -> dict[str, object]:
-    return {"bootstrap_servers": settings.kafka_bootstrap, "request_timeout_ms": int(timeout_s * 1000)}
+    return {**client_options(settings), "request_timeout_ms": int(timeout_s * 1000)}
 
 
 async def read_dlq(

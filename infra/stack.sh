@@ -42,6 +42,8 @@ LANDING_BUCKET=${LANDING_BUCKET:-tieout-landing}
 S3_ACCESS_KEY=${S3_ACCESS_KEY:-tieout}
 S3_SECRET_KEY=${S3_SECRET_KEY:-}              # empty: generated once into $STATE/s3.secret (0600)
 S3_SECRET_FILE="$STATE/s3.secret"
+KAFKA_USERNAME=tieout                          # the SCRAM user of the SASL listener
+KAFKA_SECRET_FILE="$STATE/kafka.secret"        # its password, generated once (0600)
 S3_REGION=${S3_REGION:-us-east-1}
 
 START_TIMEOUT=${TIEOUT_START_TIMEOUT:-90}    # seconds, per service
@@ -177,18 +179,19 @@ fail_with_log() { # LOGFILE MESSAGE
 # Precedence: explicit env var > port of the running service / previous run (if still
 # free) > a new free port.  Chosen ports are remembered in $RUN/ports.env.
 resolve_ports() {
-  local prev_kafka="" prev_ctrl="" prev_s3=""
+  local prev_kafka="" prev_ctrl="" prev_s3="" prev_sasl=""
   if [[ -f "$PORTS_FILE" ]]; then
     prev_kafka=$(sed -n 's/^KAFKA_PORT=//p' "$PORTS_FILE")
     prev_ctrl=$(sed -n 's/^KAFKA_CONTROLLER_PORT=//p' "$PORTS_FILE")
     prev_s3=$(sed -n 's/^S3_PORT=//p' "$PORTS_FILE")
+    prev_sasl=$(sed -n 's/^KAFKA_SASL_PORT=//p' "$PORTS_FILE")
   fi
   local kafka_up=0 s3_up=0
   pid_alive kafka "$KAFKA_MATCH" && kafka_up=1
   pid_alive versitygw "$VGW_MATCH" && s3_up=1
 
   local -a fresh
-  mapfile -t fresh < <("${PROBE[@]}" free-ports 3)
+  mapfile -t fresh < <("${PROBE[@]}" free-ports 4)
   pick() { # VAR-VALUE RUNNING PREV FRESH
     local want=$1 running=$2 prev=$3 new=$4
     if [[ -n "$want" ]]; then echo "$want"
@@ -199,19 +202,20 @@ resolve_ports() {
   KAFKA_PORT=$(pick "${KAFKA_PORT:-}" $kafka_up "$prev_kafka" "${fresh[0]}")
   KAFKA_CONTROLLER_PORT=$(pick "${KAFKA_CONTROLLER_PORT:-}" $kafka_up "$prev_ctrl" "${fresh[1]}")
   S3_PORT=$(pick "${S3_PORT:-}" $s3_up "$prev_s3" "${fresh[2]}")
+  KAFKA_SASL_PORT=$(pick "${KAFKA_SASL_PORT:-}" $kafka_up "$prev_sasl" "${fresh[3]}")
   if [[ $KAFKA_PORT == "$KAFKA_CONTROLLER_PORT" || $KAFKA_PORT == "$S3_PORT" || $KAFKA_CONTROLLER_PORT == "$S3_PORT" ]]; then
     die "ports must differ: KAFKA_PORT=$KAFKA_PORT KAFKA_CONTROLLER_PORT=$KAFKA_CONTROLLER_PORT S3_PORT=$S3_PORT"
   fi
   if [[ $kafka_up == 0 ]]; then
-    for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+    for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$KAFKA_SASL_PORT"; do
       "${PROBE[@]}" port-free "$p" || die "port 127.0.0.1:$p is already in use (set KAFKA_PORT / KAFKA_CONTROLLER_PORT)"
     done
   fi
   if [[ $s3_up == 0 ]]; then
     "${PROBE[@]}" port-free "$S3_PORT" || die "port 127.0.0.1:$S3_PORT is already in use (set S3_PORT)"
   fi
-  printf 'KAFKA_PORT=%s\nKAFKA_CONTROLLER_PORT=%s\nS3_PORT=%s\n' \
-    "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$S3_PORT" >"$PORTS_FILE"
+  printf 'KAFKA_PORT=%s\nKAFKA_CONTROLLER_PORT=%s\nS3_PORT=%s\nKAFKA_SASL_PORT=%s\n' \
+    "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$S3_PORT" "$KAFKA_SASL_PORT" >"$PORTS_FILE"
 }
 
 # ------------------------------------------------------------------------------ kafka
@@ -235,6 +239,7 @@ start_kafka() {
   mkdir -p "$data"
   sed -e "s|@KAFKA_PORT@|$KAFKA_PORT|g" \
       -e "s|@KAFKA_CONTROLLER_PORT@|$KAFKA_CONTROLLER_PORT|g" \
+      -e "s|@KAFKA_SASL_PORT@|$KAFKA_SASL_PORT|g" \
       -e "s|@KAFKA_DATA_DIR@|$data|g" \
       -e "s|@NUM_PARTITIONS@|${KAFKA_NUM_PARTITIONS:-4}|g" \
       "$INFRA/kafka/server.properties.tmpl" >"$props"
@@ -349,6 +354,22 @@ s3_secret() { # no published default: the environment's, else one generated for 
   S3_SECRET_KEY=$(<"$S3_SECRET_FILE")
 }
 
+kafka_secret() {
+  if [[ ! -s "$KAFKA_SECRET_FILE" ]]; then
+    mkdir -p "$STATE"
+    (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$KAFKA_SECRET_FILE")
+  fi
+  KAFKA_PASSWORD=$(<"$KAFKA_SECRET_FILE")
+}
+
+create_scram_user() { # the SASL listener's user; idempotent (the credential is simply set again)
+  kafka_secret
+  kafka_tool kafka.admin.ConfigCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" --alter \
+    --add-config "SCRAM-SHA-512=[password=$KAFKA_PASSWORD]" --entity-type users --entity-name "$KAFKA_USERNAME" \
+    >>"$LOGS/kafka-tools.log" 2>&1 || fail_with_log "$LOGS/kafka-tools.log" "could not create the SCRAM user"
+  log "kafka: SASL/SCRAM-SHA-512 listener on 127.0.0.1:$KAFKA_SASL_PORT (user $KAFKA_USERNAME)"
+}
+
 write_env() {
   local tmp="$ENV_FILE.tmp"
   (umask 077 && : >"$tmp")  # it holds the S3 secret
@@ -357,6 +378,9 @@ write_env() {
 KAFKA_BOOTSTRAP=127.0.0.1:$KAFKA_PORT
 KAFKA_PORT=$KAFKA_PORT
 KAFKA_CONTROLLER_PORT=$KAFKA_CONTROLLER_PORT
+KAFKA_SASL_BOOTSTRAP=127.0.0.1:$KAFKA_SASL_PORT
+KAFKA_USERNAME=$KAFKA_USERNAME
+KAFKA_PASSWORD=$KAFKA_PASSWORD
 KAFKA_VERSION=$KAFKA_VERSION
 KAFKA_LIBS=$KAFKA_LIBS
 TOPIC_PREFIX=$TOPIC_PREFIX
@@ -385,12 +409,13 @@ cmd_up() {
   s3_secret
   resolve_ports
   start_kafka
+  create_scram_user
   create_landing_topic        # before versitygw: it sends a test event at start-up
   start_versitygw
   create_landing_bucket
   write_env
   log "up in $((SECONDS - t0)) s; env file: $ENV_FILE"
-  sed 's/^S3_SECRET_KEY=.*/S3_SECRET_KEY=*** (kept in the file; "stack.sh env" prints it)/' "$ENV_FILE"
+  sed -E 's/^(S3_SECRET_KEY|KAFKA_PASSWORD)=.*/\1=*** (kept in the file; "stack.sh env" prints it)/' "$ENV_FILE"
 }
 
 cmd_down() {

@@ -11,6 +11,7 @@ import os
 import socket
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -39,7 +40,7 @@ class Settings(BaseModel):
     kafka_bootstrap: str = "127.0.0.1:9092"
     s3_endpoint: str | None = None
     s3_access_key: str | None = None
-    s3_secret_key: str | None = None
+    s3_secret_key: str | None = Field(default=None, repr=False)
     s3_region: str = "us-east-1"
     landing_bucket: str = "tieout-landing"
     artifact_bucket: str = "tieout-artifacts"
@@ -51,6 +52,13 @@ class Settings(BaseModel):
         default=None,
         description="Stable, unique id of this worker; default <hostname>-<slot> (see consumers.identity).",
     )
+    kafka_security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    kafka_sasl_mechanism: Literal["SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"] = "SCRAM-SHA-512"
+    kafka_username: str | None = None
+    kafka_password: str | None = Field(default=None, repr=False)
+    kafka_ca_file: str | None = Field(
+        default=None, description="CA bundle for SSL/SASL_SSL (default: system)."
+    )
     max_record_bytes: int = Field(
         default=900_000,
         gt=1024,
@@ -61,8 +69,12 @@ class Settings(BaseModel):
     model_deep_url: str | None = Field(default=None, description="Defaults to the standard endpoint.")
     model_standard_name: str | None = None
     model_deep_name: str | None = None
-    model_api_key: str | None = None
-    pg_dsn: str | None = Field(default=None, description="PostgreSQL sink DSN; none: no database sink.")
+    model_api_key: str | None = Field(default=None, repr=False)
+    pg_dsn: str | None = Field(
+        default=None,
+        repr=False,
+        description="PostgreSQL sink DSN (with its password); none: no database sink.",
+    )
     notifications: bool = Field(
         default=True, description="Whether the store publishes bucket notifications to the landing topic."
     )
@@ -120,6 +132,11 @@ class Settings(BaseModel):
             "model_api_key": "MODEL_API_KEY",
             "pg_dsn": "PG_DSN",
             "max_record_bytes": "MAX_RECORD_BYTES",
+            "kafka_security_protocol": "KAFKA_SECURITY_PROTOCOL",
+            "kafka_sasl_mechanism": "KAFKA_SASL_MECHANISM",
+            "kafka_username": "KAFKA_USERNAME",
+            "kafka_password": "KAFKA_PASSWORD",
+            "kafka_ca_file": "KAFKA_CA_FILE",
         }
         kwargs: dict[str, object] = {f: values[k] for f, k in fields.items() if values.get(k)}
         if values.get("MODEL_NAME"):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from consumers.identity import claim_slot
+from consumers.kafka import client_options
 from consumers.ops import REPLAY_HEADER, announcements, parse_dead, reconcile, replay_message, select, summary
 from consumers.runner import CLAIM_HEADER, Incoming, dead_letter
 from pipeline.config import PIPELINE_VERSION
@@ -110,3 +111,20 @@ def test_keys_are_normalised(key: str, safe: str) -> None:
 def test_keys_that_escape_or_name_nothing_are_refused(key: str) -> None:
     with pytest.raises(UnsafeKey):
         safe_key(key)
+
+
+def test_kafka_client_options_follow_the_security_settings() -> None:
+    assert client_options(SETTINGS) == {"bootstrap_servers": "127.0.0.1:9092"}
+    sasl = SETTINGS.model_copy(
+        update={"kafka_security_protocol": "SASL_SSL", "kafka_username": "u", "kafka_password": "s3cr3t-pw"}
+    )
+    opts = client_options(sasl)
+    assert opts["security_protocol"] == "SASL_SSL" and opts["sasl_mechanism"] == "SCRAM-SHA-512"
+    assert (opts["sasl_plain_username"], opts["sasl_plain_password"]) == ("u", "s3cr3t-pw") and opts[
+        "ssl_context"
+    ]
+    with pytest.raises(ValueError, match="KAFKA_USERNAME"):
+        client_options(SETTINGS.model_copy(update={"kafka_security_protocol": "SASL_PLAINTEXT"}))
+    # Secrets stay out of logs and tracebacks.
+    dsn = sasl.model_copy(update={"pg_dsn": "postgresql://u:s3cr3t-pw@h/d", "model_api_key": "s3cr3t-pw"})
+    assert "s3cr3t-pw" not in repr(dsn)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from consumers.kafka import KafkaTransport, ensure_topics
+from consumers.kafka import KafkaTransport, client_options, ensure_topics
 from consumers.runner import CLAIM_HEADER, Incoming, Outgoing, RecordRejected, RetryPolicy, Runner
 from consumers.services import StoreClaims
 from pipeline.storage import ObjectStore
@@ -32,7 +32,7 @@ def _committed(it: Isolated, group: str, topic: str) -> int:
 
 
 async def _one_message(it: Isolated, inp: str, group: str) -> tuple[KafkaTransport, Incoming]:
-    await ensure_topics(it.settings.kafka_bootstrap, [inp, it.topic("out"), it.topic("dlq")], partitions=1)
+    await ensure_topics(client_options(it.settings), [inp, it.topic("out"), it.topic("dlq")], partitions=1)
     from aiokafka import AIOKafkaProducer
 
     p = AIOKafkaProducer(bootstrap_servers=it.settings.kafka_bootstrap)
@@ -44,7 +44,7 @@ async def _one_message(it: Isolated, inp: str, group: str) -> tuple[KafkaTranspo
     idle = asyncio.Event()
     idle.set()  # nothing in hand: a revocation need not wait
     t = KafkaTransport(
-        bootstrap=it.settings.kafka_bootstrap,
+        connection=client_options(it.settings),
         topics=[inp],
         group_id=group,
         transactional_id=f"{group}-w1",
