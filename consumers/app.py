@@ -26,9 +26,10 @@ from pipeline.config import EngineConfig
 from pipeline.isolation import IsolatedEngine
 from pipeline.model.strategy import ModelStage
 from pipeline.settings import Settings
+from pipeline.sinks.base import Sink
+from pipeline.sinks.parquet import ParquetDatasets
 from pipeline.storage import ObjectStore
 from schemas.events import TOPICS
-from schemas.models import DocumentResult
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -81,23 +82,12 @@ async def run_service(
         if model.client is not None:
             background.append(asyncio.create_task(_resume_loop(settings, store, model, stop)))
     else:
-        postgres = None
+        sinks: list[Sink] = [ParquetDatasets(store, settings.artifact_bucket)]
         if settings.pg_dsn:
-            from pipeline.sinks.postgres import PostgresSink
+            from pipeline.sinks.postgres import PostgresTables
 
-            dsn = settings.pg_dsn
-
-            def connect() -> PostgresSink:
-                sink = PostgresSink(dsn)
-                sink.migrate()
-                return sink
-
-            db = await _until_up("postgres", lambda: asyncio.to_thread(connect), stop, policy)
-
-            def postgres(result: DocumentResult, day: str, model_stage: str) -> None:
-                db.write(result, ingest_date=day, model_stage=model_stage)
-
-        handler = SinkHandler(settings, store, postgres=postgres)
+            sinks.append(PostgresTables.from_dsn(settings.pg_dsn))
+        handler = SinkHandler(settings, store, sinks=sinks)
     idle = asyncio.Event()
     member = f"{settings.topic_prefix}{stage}-{settings.worker}"
     transport = KafkaTransport(

@@ -1,15 +1,12 @@
 """The one runner every Kafka service shares.
 
 A service is a :class:`Handler` (pure-ish logic: read one message, write artifacts, return the messages to
-publish) run by :class:`Runner` over a :class:`Transport`. The order is the one that loses nothing:
-
-1. a message whose value is a claim check (see :class:`Claims`) is resolved from object storage;
-2. the handler writes its artifacts (object storage, keyed by document id: idempotent);
-3. results over the record size limit are written to object storage and replaced by a claim check;
-4. the transport publishes the results **and** the consumed message's offset in one Kafka transaction,
-   awaiting every delivery before it commits, so a ``read_committed`` reader sees a document's results
-   exactly when its input is marked done — never half of them, never an offset without its results;
-5. only then ``after_commit`` runs (markers that let re-uploads of the same bytes be skipped).
+publish) run by :class:`Runner` over a :class:`Transport`. A message whose value is a claim check is
+resolved from object storage first; results over the record size limit are replaced by claim checks
+(:class:`Claims`). The order of side effects that loses nothing is :class:`Checkpoint`'s: artifacts, then
+the results and the consumed offsets in one Kafka transaction whose deliveries are all confirmed, then the
+after-commit markers, so a ``read_committed`` reader sees a document's results exactly when its input is
+marked done, never half of them, never an offset without its results.
 
 Errors are sorted by whose fault they are. An outage (object store, database, model server or broker
 unreachable, 5xx, timeouts, connection resets: :class:`TransientError`) is waited out: a few quick retries
@@ -252,6 +249,49 @@ def dead_letter(
     return Outgoing(dlq_topic, key, body.model_dump_json().encode(), headers)
 
 
+class Checkpoint:
+    """The messages handled since the last commit: the highest of each partition (Quix Streams' model).
+
+    Its offsets go into the next transaction, in this order:
+
+    1. the handler's artifacts are already written (object storage, keyed by document id);
+    2. the transaction begins and the results of the message in hand are produced;
+    3. every delivery report is awaited (a refused record aborts here);
+    4. the next offset of every partition in the checkpoint joins the transaction;
+    5. the transaction commits and the checkpoint is cleared;
+    6. only then the handler's after-commit markers are written.
+
+    Messages that publish nothing only add their offset, which rides along with the next commit (or the
+    end-of-batch flush) instead of costing a transaction of its own.
+    """
+
+    def __init__(self) -> None:
+        """An empty checkpoint."""
+        self._last: dict[tuple[str, int], Incoming] = {}
+
+    def add(self, msg: Incoming) -> None:
+        """Record that ``msg`` (and everything before it in its partition) is handled."""
+        key = (msg.topic, msg.partition)
+        if key not in self._last or msg.offset > self._last[key].offset:
+            self._last[key] = msg
+
+    def consumed(self, owns: Callable[[Incoming], bool]) -> list[Incoming]:
+        """The last handled message of each partition still owned."""
+        return [m for m in self._last.values() if owns(m)]
+
+    def offsets(self) -> dict[tuple[str, int], int]:
+        """The offset to commit for each partition: one past its last handled message."""
+        return {k: m.offset + 1 for k, m in self._last.items()}
+
+    def clear(self) -> None:
+        """Forget everything (after a commit, or when the partitions were taken away)."""
+        self._last.clear()
+
+    def __len__(self) -> int:
+        """How many partitions have handled messages not yet committed."""
+        return len(self._last)
+
+
 class _Held(Exception):
     """The message's partition is held: the outage outlasted the in-place retries."""
 
@@ -282,7 +322,7 @@ class Runner:
         self.stats = RunnerStats()
         self.idle = idle or asyncio.Event()
         self.idle.set()
-        self._pending: dict[tuple[str, int], Incoming] = {}
+        self.checkpoint = Checkpoint()
         # Held partitions: when to fetch them again and the offset they were rewound to; attempts per message.
         self._held: dict[tuple[str, int], tuple[float, int]] = {}
         self._attempts: dict[tuple[str, int, int], int] = {}
@@ -306,10 +346,10 @@ class Runner:
                         self.stats.skipped_revoked += 1
                         continue
                     await self.process(msg, stop)
-                await self._flush_pending(stop)
+                await self._flush(stop)
         finally:
             try:
-                await self._flush_pending(stop)
+                await self._flush(stop)
             finally:
                 await self.transport.stop()
 
@@ -351,12 +391,12 @@ class Runner:
                 del self._held[(topic, partition)]
                 self.transport.release(topic, partition)
 
-    async def _flush_pending(self, stop: asyncio.Event) -> None:
-        """Commit the offsets of messages that published nothing, in one transaction."""
-        pending = [m for m in self._pending.values() if self.transport.owns(m)]
-        self._pending.clear()
-        if pending:
-            await self._commit_until_done([], pending, stop)
+    async def _flush(self, stop: asyncio.Event) -> None:
+        """Commit the checkpoint's offsets of messages that published nothing, in one transaction."""
+        consumed = self.checkpoint.consumed(self.transport.owns)
+        self.checkpoint.clear()
+        if consumed:
+            await self._commit_until_done([], consumed, stop)
 
     async def process(self, msg: Incoming, stop: asyncio.Event | None = None) -> None:
         """Handle one message, then publish its results and commit it atomically.
@@ -381,26 +421,24 @@ class Runner:
                     return
                 t1 = time.monotonic()
                 if not outgoing:
-                    # Nothing to publish (an event for another bucket, a document already done): its offset
-                    # rides along with the next commit instead of costing a transaction of its own.
-                    self._pending[(msg.topic, msg.partition)] = msg
+                    # Nothing to publish (an event for another bucket, a document already done).
+                    self.checkpoint.add(msg)
                     self.stats.processed += 1
                     return
-                consumed = [msg, *(m for k, m in self._pending.items() if k != (msg.topic, msg.partition))]
-                self._pending.clear()
                 try:
                     outgoing = await self._check_claims(outgoing)
                 except (TransientError, TimeoutError, ConnectionError) as exc:
-                    # Offsets of messages that published nothing stay pending, to go with a later commit.
-                    self._pending.update({(m.topic, m.partition): m for m in consumed if m is not msg})
                     self._hold(msg, exc)
                     return
+                self.checkpoint.add(msg)
+                consumed = self.checkpoint.consumed(self.transport.owns)
                 try:
                     await self._commit_until_done(outgoing, consumed, stop)
                 except RecordRejected as exc:
                     log.error("broker refused a result record: dead-lettering", error=str(exc))
                     outgoing = self._dead(msg, exc, 1, exc.category, exc)
                     await self._commit_until_done(outgoing, consumed, stop)
+                self.checkpoint.clear()
                 self._attempts.pop((msg.topic, msg.partition, msg.offset), None)
                 self.stats.processed += 1
                 self.stats.published += len(outgoing)

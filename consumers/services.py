@@ -34,7 +34,7 @@ from pipeline.model.client import Endpoint, ModelClient, Tier
 from pipeline.model.strategy import ModelStage
 from pipeline.rewards.records import build_reward_records
 from pipeline.settings import Settings
-from pipeline.sinks.parquet import write_parquet
+from pipeline.sinks.base import Sink, SinkBatch, SinkOutage, SinkRefused
 from pipeline.sinks.quality import GateResult
 from pipeline.sniff import not_a_pdf
 from pipeline.storage import (
@@ -85,24 +85,6 @@ async def _storage(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T
         if exc.transient:
             raise TransientError(str(exc)) from exc
         raise PermanentError(str(exc), category="storage") from exc
-
-
-# SQLSTATE classes an outage produces: connection exception, insufficient resources, operator
-# intervention (shutdown, statement timeout), transaction rollback (deadlock), system error; lock timeout.
-_TRANSIENT_SQLSTATE_CLASSES = {"08", "53", "57", "40", "58"}
-
-
-def database_transient(exc: BaseException) -> bool:
-    """Whether a database error is an outage (retry) rather than this document's fault (dead-letter)."""
-    state = getattr(exc, "sqlstate", None)
-    if isinstance(state, str) and state:
-        return state[:2] in _TRANSIENT_SQLSTATE_CLASSES or state == "55P03"
-    # No SQLSTATE: the server was never reached (refused, reset, timed out) or the connection broke.
-    return isinstance(exc, OSError | TimeoutError) or type(exc).__name__ in {
-        "OperationalError",
-        "InterfaceError",
-        "ConnectionTimeout",
-    }
 
 
 class StoreClaims:
@@ -337,14 +319,14 @@ class SinkHandler:
         settings: Settings,
         store: Store,
         *,
+        sinks: Sequence[Sink] = (),
         gate: Callable[[DocumentResult], GateResult] | None = None,
-        postgres: Callable[[DocumentResult, str, str], None] | None = None,
     ) -> None:
-        """Wire the store, the gate (default: the repository's GX suites) and a PostgreSQL writer."""
+        """Wire the store, the sinks written before the topics, and the gate (default: the GX suites)."""
         self.settings = settings
         self.store = store
+        self.sinks = list(sinks)
         self.gate = gate
-        self.postgres = postgres
         self._intended: dict[str, set[str]] = {}  # handled, not yet committed
         self._unwritten: dict[str, set[str]] = {}  # committed, manifest not yet written
 
@@ -373,19 +355,17 @@ class SinkHandler:
                 doc_id=doc_id,
                 source=event.source,
             )
-        day = event.produced_at[:10]
-        datasets = await _storage(write_parquet, self.store, self.settings.artifact_bucket, result, day)
-        if self.postgres is not None:
+        batch = SinkBatch(result, ingest_date=event.produced_at[:10], model_stage=event.model_stage)
+        datasets: list[str] = []
+        for sink in self.sinks:
+            # A sink that cannot be reached holds the partition; one that refuses dead-letters the document.
             try:
-                await asyncio.to_thread(self.postgres, result, day, event.model_stage)
-            except Exception as exc:
-                if database_transient(exc):  # down, restarting, timing out: wait it out
-                    raise TransientError(f"postgres: {type(exc).__name__}: {exc}") from exc
+                datasets += await asyncio.to_thread(sink.write, batch)
+            except SinkOutage as exc:
+                raise TransientError(f"{sink.name}: {exc}") from exc
+            except SinkRefused as exc:
                 raise PermanentError(
-                    f"postgres refused the document: {type(exc).__name__}: {exc}",
-                    category="database",
-                    doc_id=doc_id,
-                    source=event.source,
+                    str(exc), category=exc.category, doc_id=doc_id, source=event.source
                 ) from exc
         done = await _storage(self._published, doc_id)
         headers = _headers(event.trace_id, doc_id, self.settings.worker)

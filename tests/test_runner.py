@@ -200,7 +200,7 @@ def test_messages_without_results_ride_along_with_the_next_commit() -> None:
     assert commits == [
         "commit 0:0 (1 out)",
         "commit 0:3 (1 out)",
-        "commit 1:0,0:5 (1 out)",
+        "commit 0:5,1:0 (1 out)",
         "commit 1:2 (0 out)",
     ]
     assert broker.committed[("g", "in", 0)] == 6 and broker.committed[("g", "in", 1)] == 3

@@ -16,10 +16,14 @@ import pytest
 from consumers.ingest import s3_event
 from consumers.memory import MemoryBroker, MemoryTransport
 from consumers.runner import CLAIM_HEADER, Handler, RetryPolicy, Runner
-from consumers.services import ParseHandler, SinkHandler, StoreClaims, VerifyHandler
+from consumers.services import ParseHandler, SinkHandler, StoreClaims, VerifyHandler, pending_key
 from pipeline.config import EngineConfig
 from pipeline.engine import process_path
+from pipeline.model.client import Endpoint, ModelClient
+from pipeline.model.strategy import ModelStage
 from pipeline.settings import Settings
+from pipeline.sinks.parquet import ParquetDatasets
+from pipeline.sinks.postgres import PostgresTables
 from pipeline.sinks.quality import GateResult
 from pipeline.storage import MemoryStore
 from schemas.models import DocumentResult
@@ -56,7 +60,8 @@ class World:
         self.pg_error: Exception | None = None
         self.pg_failures = 0
 
-    def postgres(self, result: DocumentResult, day: str, model_stage: str) -> None:
+    def write(self, result: DocumentResult, *, ingest_date: str, model_stage: str = "skipped") -> None:
+        """What PostgresSink.write does, with failures on demand."""
         if self.pg_error is not None and self.pg_failures != 0:
             self.pg_failures -= 1
             raise self.pg_error
@@ -67,7 +72,13 @@ class World:
             "parse": ParseHandler(self.settings, self.store, self.engine),  # type: ignore[arg-type]
             "verify": VerifyHandler(self.settings, self.store),
             "sink": SinkHandler(
-                self.settings, self.store, gate=lambda r: self.gate(r), postgres=self.postgres
+                self.settings,
+                self.store,
+                sinks=[
+                    ParquetDatasets(self.store, self.settings.artifact_bucket),
+                    PostgresTables(lambda: self),
+                ],
+                gate=lambda r: self.gate(r),
             ),
         }
 
@@ -241,3 +252,18 @@ def test_a_replayed_announcement_republishes_what_is_done(world: World) -> None:
     world.run()
     assert len(world.values("parsed")) == 2 and len(world.values("verified")) == 2
     assert len(world.values("summaries")) == 1 and world.engine.runs == 1
+
+
+def test_a_model_server_that_does_not_answer_leaves_the_model_stage_pending(world: World) -> None:
+    # Port 9 (discard) refuses connections: the deterministic results go out now, the model stage waits.
+    down = Endpoint("http://127.0.0.1:9/v1", "m", timeout_s=2.0)
+    model = ModelStage(ModelClient({"standard": down, "deep": down}, retries=0))
+    handlers = world.handlers()
+    handlers["verify"] = VerifyHandler(world.settings, world.store, model)
+    world.handlers = lambda: handlers  # type: ignore[method-assign]
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    world.run()
+    (summary,) = world.values("summaries")
+    assert summary["model_stage"] == "pending" and summary["facts"] and world.values("dlq") == []
+    pending = [k for (b, k) in world.store.objects if k.startswith("pending/")]
+    assert pending == [pending_key(str(summary["doc_id"]))]

@@ -13,7 +13,8 @@ from io import BytesIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.storage import Store
+from pipeline.sinks.base import SinkBatch, SinkOutage, SinkRefused
+from pipeline.storage import StorageError, Store
 from schemas.models import SCHEMA_VERSION, DocumentResult
 
 PARQUET_SCHEMA_VERSION = "v2"
@@ -181,3 +182,23 @@ def write_parquet(store: Store, bucket: str, result: DocumentResult, ingest_date
             )
         )
     return uris
+
+
+class ParquetDatasets:
+    """The Parquet datasets as a :class:`~pipeline.sinks.base.Sink`."""
+
+    name = "parquet"
+
+    def __init__(self, store: Store, bucket: str) -> None:
+        """Write into ``bucket`` of ``store``."""
+        self.store = store
+        self.bucket = bucket
+
+    def write(self, batch: SinkBatch) -> list[str]:
+        """One file per dataset for the document; returns their URIs."""
+        try:
+            return write_parquet(self.store, self.bucket, batch.result, batch.ingest_date)
+        except StorageError as exc:
+            if exc.transient:
+                raise SinkOutage(str(exc)) from exc
+            raise SinkRefused(str(exc), category="storage") from exc

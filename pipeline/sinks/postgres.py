@@ -15,16 +15,17 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from importlib import resources
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 import psycopg
 
+from pipeline.sinks.base import SinkBatch, SinkOutage, SinkRefused
 from schemas.models import DocumentResult, Fact, Flag
 
 MIGRATIONS_PACKAGE = "pipeline.sinks"
@@ -374,3 +375,61 @@ class PostgresSink:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+# SQLSTATE classes an outage produces: connection exception, insufficient resources, operator
+# intervention (shutdown, statement timeout), transaction rollback (deadlock), system error; lock timeout.
+_TRANSIENT_SQLSTATE_CLASSES = {"08", "53", "57", "40", "58"}
+
+
+def database_transient(exc: BaseException) -> bool:
+    """Whether a database error is an outage (retry) rather than this document's fault (dead-letter)."""
+    state = getattr(exc, "sqlstate", None)
+    if isinstance(state, str) and state:
+        return state[:2] in _TRANSIENT_SQLSTATE_CLASSES or state == "55P03"
+    # No SQLSTATE: the server was never reached (refused, reset, timed out) or the connection broke.
+    return isinstance(exc, OSError | TimeoutError | psycopg.OperationalError | psycopg.InterfaceError)
+
+
+class _Writer(Protocol):
+    def write(self, result: DocumentResult, *, ingest_date: str, model_stage: str = "skipped") -> None: ...
+
+
+class PostgresTables:
+    """The PostgreSQL tables as a :class:`~pipeline.sinks.base.Sink`.
+
+    It connects (and migrates) on first use, so a sink started while the database is down waits for it
+    like any other outage instead of failing to start.
+    """
+
+    name = "postgres"
+
+    def __init__(self, connect: Callable[[], _Writer]) -> None:
+        """``connect`` opens and migrates a :class:`PostgresSink` (or anything with its ``write``)."""
+        self._connect = connect
+        self._db: _Writer | None = None
+
+    @classmethod
+    def from_dsn(cls, dsn: str) -> PostgresTables:
+        """Tables of the database at ``dsn``, migrated on first connection."""
+
+        def connect() -> PostgresSink:
+            db = PostgresSink(dsn)
+            db.migrate()
+            return db
+
+        return cls(connect)
+
+    def write(self, batch: SinkBatch) -> list[str]:
+        """Replace the document's rows."""
+        try:
+            if self._db is None:
+                self._db = self._connect()
+            self._db.write(batch.result, ingest_date=batch.ingest_date, model_stage=batch.model_stage)
+        except Exception as exc:
+            if database_transient(exc):
+                raise SinkOutage(f"postgres: {type(exc).__name__}: {exc}") from exc
+            raise SinkRefused(
+                f"postgres refused the document: {type(exc).__name__}: {exc}", category="database"
+            ) from exc
+        return []
