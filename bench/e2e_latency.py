@@ -34,10 +34,10 @@ from confluent_kafka import Consumer
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from adapters.settings import Settings, read_env_file  # noqa: E402
+from adapters.storage import ObjectStore  # noqa: E402
 from pipeline.config import EngineConfig  # noqa: E402
 from pipeline.isolation import Job, run_isolated  # noqa: E402
-from pipeline.settings import Settings, read_env_file  # noqa: E402
-from pipeline.storage import ObjectStore  # noqa: E402
 
 
 def _copies(src: list[Path], n: int, out: Path, tag: str) -> list[Path]:

@@ -22,10 +22,10 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from adapters.model_client import Endpoint, ModelClient  # noqa: E402
+from adapters.settings import read_env_file  # noqa: E402
 from pipeline.engine import process_path  # noqa: E402
-from pipeline.model.client import Endpoint, ModelClient  # noqa: E402
 from pipeline.model.strategy import ModelStage, ModelStageConfig  # noqa: E402
-from pipeline.settings import read_env_file  # noqa: E402
 
 _COUNTER = re.compile(r"^(vllm:prefix_cache_(?:hits|queries))(?:_total)?(?:\{[^}]*\})?\s+([0-9.eE+]+)$")
 

@@ -11,6 +11,10 @@ from typing import Literal, TypeVar
 import structlog
 from aiokafka import AIOKafkaProducer
 
+from adapters.settings import Settings
+from adapters.sinks.base import Sink
+from adapters.sinks.parquet import ParquetDatasets
+from adapters.storage import ObjectStore
 from consumers.identity import WorkerSlot, claim_slot
 from consumers.kafka import KafkaTransport, client_options, ensure_topics
 from consumers.runner import Handler, Outgoing, RetryPolicy, Runner
@@ -25,10 +29,6 @@ from consumers.services import (
 from pipeline.config import EngineConfig
 from pipeline.isolation import IsolatedEngine
 from pipeline.model.strategy import ModelStage
-from pipeline.settings import Settings
-from pipeline.sinks.base import Sink
-from pipeline.sinks.parquet import ParquetDatasets
-from pipeline.storage import ObjectStore
 from schemas.events import TOPICS
 
 log = structlog.get_logger(__name__)
@@ -84,7 +84,7 @@ async def run_service(
     else:
         sinks: list[Sink] = [ParquetDatasets(store, settings.artifact_bucket)]
         if settings.pg_dsn:
-            from pipeline.sinks.postgres import PostgresTables
+            from adapters.sinks.postgres import PostgresTables
 
             sinks.append(PostgresTables.from_dsn(settings.pg_dsn))
         handler = SinkHandler(settings, store, sinks=sinks)

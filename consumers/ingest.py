@@ -18,9 +18,9 @@ from pathlib import Path
 
 from aiokafka import AIOKafkaProducer
 
+from adapters.settings import Settings
+from adapters.storage import ObjectStore, safe_key
 from consumers.kafka import client_options
-from pipeline.settings import Settings
-from pipeline.storage import ObjectStore, safe_key
 
 
 def s3_event(bucket: str, key: str, size: int, etag: str, name: str = "ObjectCreated:Put") -> bytes:

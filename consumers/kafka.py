@@ -32,8 +32,8 @@ from aiokafka.errors import (
 )
 from aiokafka.helpers import create_ssl_context
 
+from adapters.settings import Settings
 from consumers.runner import Incoming, Outgoing, RecordRejected, TransientError
-from pipeline.settings import Settings
 
 log = structlog.get_logger(__name__)
 

@@ -27,12 +27,12 @@ from pathlib import Path
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from pydantic import ValidationError
 
+from adapters.settings import Settings
+from adapters.storage import Store, manifest_key, marker_key, split_uri
 from consumers.ingest import s3_event
 from consumers.kafka import client_options
 from consumers.runner import CLAIM_HEADER, Incoming, Outgoing
 from pipeline.config import PIPELINE_VERSION
-from pipeline.settings import Settings
-from pipeline.storage import Store, manifest_key, marker_key, split_uri
 from schemas.events import ClaimCheck, DeadLetter
 
 REPLAY_HEADER = "replay"

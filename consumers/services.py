@@ -1,12 +1,12 @@
 """The three services: thin handlers around the engine's stages.
 
-* ``parse``: landing (S3 event) → fetch the PDF → parse in a killable worker process → parsed document
-  to object storage → ``parsed`` event (the pointer). A document that cannot be processed at all goes to
-  the dead-letter topic with its typed error record.
-* ``verify``: ``parsed`` → load the parsed document → deterministic checks → ``facts`` and ``flags``
-  records (the embedded run's records) and a ``verified`` event, all in one transaction.
-* ``sink``: ``verified`` → the document's results as JSON Lines in object storage under
-  ``results/ingest_date=YYYY-MM-DD/``, keyed by document id (replays overwrite, never add).
+* ``parse``: landing (S3 event) → stream the PDF to a temporary file → parse in a killable worker process
+  → parsed document to object storage → ``parsed`` event (the pointer). A document that cannot be
+  processed at all goes to the dead-letter topic with its typed error record.
+* ``verify``: ``parsed`` → load the parsed document → deterministic checks, then the model stage when one
+  is configured → verified document to object storage → ``verified`` event.
+* ``sink``: ``verified`` → quality gate → every sink (Parquet datasets, PostgreSQL) → ``facts``,
+  ``flags``, ``rewards`` and ``summaries`` records not yet published for the document.
 
 Every output is keyed by document id and pipeline version, so a redelivered message or a re-uploaded
 identical file yields no second set of results.
@@ -26,18 +26,11 @@ from typing import ParamSpec, TypeVar
 import structlog
 from pydantic import ValidationError
 
-from consumers.runner import Incoming, Outgoing, PermanentError, TransientError, dead_letter, utc_now
-from pipeline.config import PIPELINE_VERSION, EngineConfig
-from pipeline.engine import verify
-from pipeline.isolation import IsolatedEngine
-from pipeline.model.client import Endpoint, ModelClient, Tier
-from pipeline.model.strategy import ModelStage
-from pipeline.rewards.records import build_reward_records
-from pipeline.settings import Settings
-from pipeline.sinks.base import Sink, SinkBatch, SinkOutage, SinkRefused
-from pipeline.sinks.quality import GateResult
-from pipeline.sniff import not_a_pdf
-from pipeline.storage import (
+from adapters.model_client import Endpoint, ModelClient
+from adapters.settings import Settings
+from adapters.sinks.base import Sink, SinkBatch, SinkOutage, SinkRefused
+from adapters.sinks.quality import GateResult
+from adapters.storage import (
     Downloaded,
     StorageError,
     Store,
@@ -48,6 +41,14 @@ from pipeline.storage import (
     marker_key,
     safe_key,
 )
+from consumers.runner import Incoming, Outgoing, PermanentError, TransientError, dead_letter, utc_now
+from pipeline.config import PIPELINE_VERSION, EngineConfig
+from pipeline.isolation import IsolatedEngine
+from pipeline.model.ports import Tier
+from pipeline.model.strategy import ModelStage
+from pipeline.rewards.records import build_reward_records
+from pipeline.sniff import not_a_pdf
+from pipeline.verify import verify
 from schemas.events import (
     DocumentSummary,
     LandingError,
@@ -332,7 +333,7 @@ class SinkHandler:
 
     def _gate(self, result: DocumentResult) -> GateResult:
         if self.gate is None:
-            from pipeline.sinks.quality import default_gate
+            from adapters.sinks.quality import default_gate
 
             self.gate = default_gate().check
         return self.gate(result)

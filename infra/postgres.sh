@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tieout's local PostgreSQL: a private cluster (its own initdb, data dir, port and socket), never the
-# system cluster, for the PostgreSQL sink (pipeline/sinks/postgres.py) and its integration tests.
+# system cluster, for the PostgreSQL sink (adapters/sinks/postgres.py) and its integration tests.
 #
 #   bash infra/postgres.sh up       # install the server if missing, initdb once, start, create role + db,
 #                                   # write $STATE/pg.env (PG_DSN, PG_PORT, PG_DATA, ...)

@@ -20,7 +20,6 @@ from typing import Any
 import pymupdf
 import structlog
 
-from pipeline.checks import run_checks
 from pipeline.chunks import build_chunks, classify_blocks
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.facts import claims_cache, extract_facts, extract_text_facts
@@ -41,6 +40,7 @@ from pipeline.stitch import join_split_tables, stitch_pages
 from pipeline.structure import infer_missing_scales, type_group
 from pipeline.tables import RawTable, Rules, find_tables, rules_from_drawings
 from pipeline.taxonomy import Taxonomy, load_taxonomy, normalise_label
+from pipeline.verify import verify
 from schemas.models import (
     BBox,
     Block,
@@ -420,26 +420,6 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
         errors=ctx.errors,
         stats=stats,
     )
-
-
-def verify(result: DocumentResult) -> DocumentResult:
-    """Stage: run the deterministic checks over a parsed document and attach their flags.
-
-    Pure in its input, so a verify service can run it on a parsed document loaded from storage.
-    """
-    if result.failed:
-        return result
-    with claims_cache():
-        flags = run_checks(
-            result.tables,
-            result.facts,
-            result.blocks,
-            doc_id=result.doc_id,
-            source=result.source,
-            statements=result.statements,
-        )
-    stats = result.stats.model_copy(update={"flags": len(flags)})
-    return result.model_copy(update={"flags": flags, "stats": stats})
 
 
 def parse_path(

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from schemas.events import TOPIC_PAYLOADS, ClaimCheck
 from schemas.models import OUTPUT_RECORDS, DocumentResult, Record
+from schemas.rewards import RewardRecord
 
 SCHEMA_DIR = Path(__file__).parent / "json"
 TOPIC_DIR = SCHEMA_DIR / "topics"
@@ -22,9 +23,7 @@ def all_records() -> dict[str, type[Record]]:
 
 
 def topic_payloads() -> dict[str, type[BaseModel]]:
-    """Every topic's payload model, the rewards topic's included (its record lives with the rewards code)."""
-    from pipeline.rewards.records import RewardRecord
-
+    """Every topic's payload model."""
     return {**TOPIC_PAYLOADS, "rewards": RewardRecord}
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
 from schemas.models import OUTPUT_RECORDS
+from tieout.cli import app
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 

@@ -28,9 +28,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.settings import Settings
+from adapters.settings import Settings
 from schemas.events import TOPICS
+from tieout.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "docker-compose.yml"
@@ -39,7 +39,7 @@ SERVE = ROOT / "infra" / "vllm" / "serve.yaml"
 LOCK = ROOT / "requirements.lock"
 
 TIEOUT_SERVICES = ("parse", "verify", "sink")
-# What the services read (pipeline/settings.py, and the model client for the MODEL_* ones).
+# What the services read (adapters/settings.py, and the model client for the MODEL_* ones).
 REQUIRED_ENV = {
     "KAFKA_BOOTSTRAP",
     "S3_ENDPOINT",

@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 
+from adapters.model_client import Endpoint, ModelClient
 from pipeline.engine import process_path
-from pipeline.model.client import Endpoint, ModelClient
 from pipeline.model.strategy import ModelStage, load_prompt, route
 from schemas.models import DocumentResult
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from adapters.settings import Settings
+from adapters.storage import MemoryStore, UnsafeKey, manifest_key, marker_key, safe_key
 from consumers.identity import claim_slot
 from consumers.kafka import client_options
 from consumers.ops import REPLAY_HEADER, announcements, parse_dead, reconcile, replay_message, select, summary
 from consumers.runner import CLAIM_HEADER, Incoming, dead_letter
 from pipeline.config import PIPELINE_VERSION
-from pipeline.settings import Settings
-from pipeline.storage import MemoryStore, UnsafeKey, manifest_key, marker_key, safe_key
 from schemas.events import ClaimCheck, parse_landing
 
 SETTINGS = Settings(topic_prefix="t.", landing_topic="t.landing")

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pipeline.sinks.postgres import load_migrations, order_migrations
+from adapters.sinks.postgres import load_migrations, order_migrations
 
 
 def test_migrations_apply_in_numeric_order_and_other_files_are_ignored() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from adapters.sinks.quality import QualityGate
 from pipeline.config import EngineConfig
 from pipeline.engine import process_path
-from pipeline.sinks.quality import QualityGate
 from schemas.models import DocumentResult
 
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "sample_docs").glob("*.pdf"))

@@ -11,8 +11,8 @@ import pyarrow.parquet as pq
 import pydantic
 import pytest
 
+from adapters.rewards_dataset import build_dataset, export_dataset, export_rewards, main
 from pipeline.engine import process_path
-from pipeline.rewards.dataset import build_dataset, export_dataset, export_rewards, main
 from pipeline.rewards.functions import compute_score, grpo_reward, implied_decimals, score_extraction
 from pipeline.rewards.records import RewardRecord, build_reward_records
 from schemas.models import DocumentResult

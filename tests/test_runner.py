@@ -6,6 +6,7 @@ import asyncio
 import json
 from collections.abc import Sequence
 
+from adapters.storage import MemoryStore
 from consumers.memory import MemoryBroker, MemoryTransport
 from consumers.runner import (
     CLAIM_HEADER,
@@ -17,7 +18,6 @@ from consumers.runner import (
     TransientError,
 )
 from consumers.services import StoreClaims
-from pipeline.storage import MemoryStore
 from schemas.events import ClaimCheck
 
 FAST = RetryPolicy(in_place=3, base_s=0.001, max_s=0.004)

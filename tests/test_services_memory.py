@@ -13,19 +13,19 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from adapters.model_client import Endpoint, ModelClient
+from adapters.settings import Settings
+from adapters.sinks.parquet import ParquetDatasets
+from adapters.sinks.postgres import PostgresTables
+from adapters.sinks.quality import GateResult
+from adapters.storage import MemoryStore
 from consumers.ingest import s3_event
 from consumers.memory import MemoryBroker, MemoryTransport
 from consumers.runner import CLAIM_HEADER, Handler, RetryPolicy, Runner
 from consumers.services import ParseHandler, SinkHandler, StoreClaims, VerifyHandler, pending_key
 from pipeline.config import EngineConfig
 from pipeline.engine import process_path
-from pipeline.model.client import Endpoint, ModelClient
 from pipeline.model.strategy import ModelStage
-from pipeline.settings import Settings
-from pipeline.sinks.parquet import ParquetDatasets
-from pipeline.sinks.postgres import PostgresTables
-from pipeline.sinks.quality import GateResult
-from pipeline.storage import MemoryStore
 from schemas.models import DocumentResult
 
 SAMPLE = sorted((Path(__file__).parents[1] / "sample_docs").glob("*.pdf"))[0]

@@ -23,7 +23,7 @@ from importlib import resources
 from pydantic import BaseModel
 
 from pipeline.chunks import count_tokens
-from pipeline.model.client import ModelClient, ModelUnavailable, Tier
+from pipeline.model.ports import ModelPort, ModelUnavailable, Tier
 from pipeline.model.proposals import (
     CrossPageLinks,
     FigureLink,
@@ -148,7 +148,7 @@ class ModelStage:
 
     def __init__(
         self,
-        client: ModelClient | None,
+        client: ModelPort | None,
         config: ModelStageConfig | None = None,
         taxonomy: Taxonomy | None = None,
     ) -> None:

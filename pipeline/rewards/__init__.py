@@ -1,7 +1,7 @@
-"""Rewards for RL on financial extraction: reward records, TRL/verl reward functions, datasets.
+"""Rewards for RL on financial extraction: reward records and TRL/verl reward functions.
 
-See ``pipeline/rewards/README.md``. ``pipeline.rewards.dataset`` (datasets and Parquet export) is not
-imported here, so that loading a reward function does not pull in pyarrow.
+See ``pipeline/rewards/README.md``. Datasets and their Parquet export are an adapter
+(``adapters.rewards_dataset``); the record's schema is ``schemas.rewards.RewardRecord``.
 """
 
 from pipeline.rewards.functions import compute_score, grpo_reward, score_extraction

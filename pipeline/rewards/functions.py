@@ -1,6 +1,6 @@
 """Reward functions for RL on financial-figure extraction: a scorer and its TRL and verl adapters.
 
-A policy model reads a statement or summary table (see :mod:`pipeline.rewards.dataset`) and answers
+A policy model reads a statement or summary table (see :mod:`adapters.rewards_dataset`) and answers
 with the figures it found, as JSON::
 
     [{"metric": "revenue", "period": "FY2025", "value": 1368900000, "page": 4}, ...]

@@ -15,12 +15,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from pydantic import Field
-
 from pipeline.checks.tolerance import KnownFact, compare_values, known_facts
 from pipeline.ids import stable_id
 from pipeline.rewards.functions import sign_free
-from schemas.models import BBox, DocumentResult, Fact, Flag, PageNo, Record, Table
+from schemas.models import BBox, DocumentResult, Fact, Flag, Table
+from schemas.rewards import RewardRecord
 
 __all__ = [
     "RECORD_COMPONENTS",
@@ -43,24 +42,6 @@ RECORD_COMPONENTS: tuple[str, ...] = ("consistency", "agreement", "truth", "anal
 
 _SEVERITY_CONSISTENCY: dict[str, float] = {"error": 0.0, "warning": 0.5, "info": 0.9}
 """Consistency of a figure touched by a flag of that severity; an untouched figure gets 1.0."""
-
-
-class RewardRecord(Record):
-    """One extraction with its reward, ready for a training set."""
-
-    record_id: str
-    doc_id: str
-    source: str
-    task: str = Field(description="'table_fact' or 'narrative_claim'.")
-    extractor: str = Field(description="'pymupdf_tables', 'pymupdf_text', 'pdfplumber', 'model:<name>'.")
-    context: str = Field(description="The text the figure was read from, with '[page N]' markers.")
-    completion: str = Field(description='The extraction as JSON: [{"metric","period","value","page"}].')
-    reward: float = Field(ge=0.0, le=1.0)
-    components: dict[str, float] = Field(
-        description="consistency, agreement, truth, analyst (each in [0, 1]; absent when unknown)."
-    )
-    pages: list[PageNo]
-    created_at: datetime
 
 
 # --- shared with the dataset builder --------------------------------------------------------------

@@ -22,7 +22,7 @@ import pytest
 from confluent_kafka import Consumer, Message
 from psycopg.conninfo import make_conninfo
 
-from pipeline.settings import Settings, read_env_file
+from adapters.settings import Settings, read_env_file
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_FILE = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
@@ -202,7 +202,7 @@ def isolated(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Isolated]:
         "TIEOUT_LOG_LEVEL": "INFO",
     }
     settings = Settings.load(tmp_path / "none.env", env)
-    from pipeline.storage import ObjectStore
+    from adapters.storage import ObjectStore
 
     store = ObjectStore(settings)
     store.ensure_bucket(settings.landing_bucket)

@@ -31,7 +31,7 @@ import pymupdf
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
-from pipeline.storage import ObjectStore
+from adapters.storage import ObjectStore
 from tests.integration.conftest import REPO, TIEOUT, Isolated
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]

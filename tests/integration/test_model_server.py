@@ -14,10 +14,10 @@ from urllib.parse import urlparse
 
 import pytest
 
+from adapters.model_client import Endpoint, ModelClient
+from adapters.settings import read_env_file
 from pipeline.engine import process_path
-from pipeline.model.client import Endpoint, ModelClient
 from pipeline.model.strategy import ModelStage, ModelStageConfig
-from pipeline.settings import read_env_file
 from schemas.models import DocumentResult
 from tests.integration.conftest import REPO, Isolated
 from tests.support.proxy import Switch

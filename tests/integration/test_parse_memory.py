@@ -9,7 +9,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from pipeline.storage import ObjectStore
+from adapters.storage import ObjectStore
 from tests.integration.conftest import Isolated
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -14,8 +14,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from adapters.sinks.postgres import PostgresSink, load_migrations
 from pipeline.engine import process_path
-from pipeline.sinks.postgres import PostgresSink, load_migrations
 from schemas.models import DocumentResult, Fact, Flag
 
 pytestmark = pytest.mark.integration

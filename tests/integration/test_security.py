@@ -8,8 +8,8 @@ import pytest
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 
+from adapters.storage import ObjectStore, StorageError
 from consumers.kafka import client_options
-from pipeline.storage import ObjectStore, StorageError
 from tests.integration.conftest import REPO, Isolated
 
 pytestmark = pytest.mark.integration

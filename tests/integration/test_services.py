@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from adapters.storage import ObjectStore
 from pipeline.engine import process_path
-from pipeline.storage import ObjectStore
 from tests.integration.conftest import REPO, Isolated
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from confluent_kafka import Producer
 
-from pipeline.storage import ObjectStore, artifact_key
+from adapters.storage import ObjectStore, artifact_key
 from schemas.events import VerifiedEvent
 from tests.integration.conftest import Isolated
 from tests.integration.test_services import SAMPLES, _upload_boto3
@@ -30,7 +30,7 @@ def _rows(store: ObjectStore, bucket: str, name: str) -> int:
 
 
 def _pg_counts(dsn: str) -> dict[str, int]:
-    from pipeline.sinks.postgres import PostgresSink
+    from adapters.sinks.postgres import PostgresSink
 
     with PostgresSink(dsn) as db:
         return db.counts()

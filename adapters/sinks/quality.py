@@ -1,6 +1,6 @@
 """Data-quality gate (Great Expectations, GX Core) in front of every sink.
 
-The suites live in the repository (``pipeline/sinks/expectations/*.json``) and are applied to each
+The suites live in the repository (``adapters/sinks/expectations/*.json``) and are applied to each
 document's facts and tables as a batch: types, required fields, periods, plausible ranges, known units and
 metrics, uniqueness of (doc, metric, period, location). A batch that fails reaches no sink; the caller turns
 the failed expectations into a dead-letter record.
@@ -34,7 +34,7 @@ class GateResult:
 
 def load_suite_spec(name: str) -> dict[str, Any]:
     """A suite from the repository, with ``$taxonomy_ids`` resolved."""
-    raw = (resources.files("pipeline.sinks") / "expectations" / f"{name}.json").read_text(encoding="utf-8")
+    raw = (resources.files("adapters.sinks") / "expectations" / f"{name}.json").read_text(encoding="utf-8")
     spec: dict[str, Any] = json.loads(raw)
     ids = load_taxonomy().ids()
     for e in spec["expectations"]:

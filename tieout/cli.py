@@ -14,11 +14,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
+from adapters.settings import Settings
 from pipeline.config import EngineConfig
 from pipeline.isolation import Job, run_isolated
 from pipeline.obs import configure_logging
 from pipeline.output import JsonlOutputs
-from pipeline.settings import Settings
 from schemas.models import DocumentResult
 
 if TYPE_CHECKING:
@@ -217,8 +217,8 @@ def submit(
     env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
 ) -> None:
     """Upload PDFs to the landing bucket (and announce them when the store sends no notifications)."""
+    from adapters.storage import ObjectStore
     from consumers.ingest import publish_events, s3_event, upload
-    from pipeline.storage import ObjectStore
 
     settings = Settings.load(env_file)
     paths = collect_inputs(files)
@@ -240,9 +240,9 @@ def reconcile(
     env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
 ) -> None:
     """Announce again every PDF without final results, whatever stage it stopped at."""
+    from adapters.storage import ObjectStore
     from consumers.ops import announcements, publish
     from consumers.ops import reconcile as find
-    from pipeline.storage import ObjectStore
 
     settings = Settings.load(env_file)
     store = ObjectStore(settings)
@@ -335,8 +335,8 @@ def export_rewards_cmd(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("out/rewards"),
 ) -> None:
     """Reward records (JSONL + Parquet) and a prompt dataset for TRL/verl from the given documents."""
+    from adapters.rewards_dataset import build_dataset, export_dataset, export_rewards
     from pipeline.engine import process_path
-    from pipeline.rewards.dataset import build_dataset, export_dataset, export_rewards
     from pipeline.rewards.records import build_reward_records
 
     results = []

@@ -1,6 +1,6 @@
 """PostgreSQL sink: one row per document, fact and flag, with ordered SQL migrations.
 
-Migrations are the ``NNNN_name.sql`` files of ``pipeline/sinks/migrations`` (shipped as package data),
+Migrations are the ``NNNN_name.sql`` files of ``adapters/sinks/migrations`` (shipped as package data),
 applied in numeric order, each in its own transaction and recorded in ``schema_migrations``. A writer
 replaces a document's rows as a whole: :meth:`PostgresSink.write` upserts the document, its facts and its
 flags and deletes the facts and flags the new result no longer has, in one transaction, so a replay adds
@@ -25,10 +25,10 @@ from typing import Any, Protocol
 
 import psycopg
 
-from pipeline.sinks.base import SinkBatch, SinkOutage, SinkRefused
+from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
 from schemas.models import DocumentResult, Fact, Flag
 
-MIGRATIONS_PACKAGE = "pipeline.sinks"
+MIGRATIONS_PACKAGE = "adapters.sinks"
 MIGRATIONS_DIR = "migrations"
 
 MIGRATION_LOCK_KEY = 0x7469656F7574  # "tieout" in ASCII: the advisory lock that serialises migrate()
@@ -396,7 +396,7 @@ class _Writer(Protocol):
 
 
 class PostgresTables:
-    """The PostgreSQL tables as a :class:`~pipeline.sinks.base.Sink`.
+    """The PostgreSQL tables as a :class:`~adapters.sinks.base.Sink`.
 
     It connects (and migrates) on first use, so a sink started while the database is down waits for it
     like any other outage instead of failing to start.

@@ -6,7 +6,7 @@ answer against the figures tieout checked. The rows carry the columns both train
 ``GRPOTrainer`` passes ``ground_truth`` (and every other column) to the reward function, and verl reads
 ``data_source``, ``reward_model.ground_truth`` and ``extra_info``.
 
-CLI: ``python -m pipeline.rewards.dataset --out DIR`` builds the example from ``sample_docs/``.
+CLI: ``python -m adapters.rewards_dataset --out DIR`` builds the example from ``sample_docs/``.
 """
 
 from __future__ import annotations
@@ -251,7 +251,7 @@ def export_dataset(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[
     return [jsonl, parquet]
 
 
-_DEFAULT_SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
+_DEFAULT_SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -265,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from pipeline.engine import process_path  # the engine pulls in PyMuPDF; only the CLI needs it
 
-    parser = argparse.ArgumentParser(prog="python -m pipeline.rewards.dataset", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m adapters.rewards_dataset", description=main.__doc__)
     parser.add_argument("--out", required=True, type=Path, help="Directory to write the files to.")
     parser.add_argument("--samples", type=Path, default=_DEFAULT_SAMPLES, help="Directory of PDFs.")
     args = parser.parse_args(argv)

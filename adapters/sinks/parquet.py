@@ -13,8 +13,8 @@ from io import BytesIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.sinks.base import SinkBatch, SinkOutage, SinkRefused
-from pipeline.storage import StorageError, Store
+from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
+from adapters.storage import StorageError, Store
 from schemas.models import SCHEMA_VERSION, DocumentResult
 
 PARQUET_SCHEMA_VERSION = "v2"
@@ -185,7 +185,7 @@ def write_parquet(store: Store, bucket: str, result: DocumentResult, ingest_date
 
 
 class ParquetDatasets:
-    """The Parquet datasets as a :class:`~pipeline.sinks.base.Sink`."""
+    """The Parquet datasets as a :class:`~adapters.sinks.base.Sink`."""
 
     name = "parquet"
 

@@ -22,14 +22,10 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from pipeline.model.ports import Answer, ModelUnavailable, Tier
 from schemas.models import ModelCall
 
-Tier = Literal["standard", "deep"]
 M = TypeVar("M", bound=BaseModel)
-
-
-class ModelUnavailable(Exception):
-    """The endpoint is down (circuit open, connection refused, retries exhausted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +65,6 @@ class CircuitBreaker:
         self.failures += 1
         if self.failures >= self.threshold:
             self.opened_at = time.monotonic()
-
-
-@dataclass
-class Answer:
-    """A validated answer (or None when the model's output broke the schema) and its accounting."""
-
-    parsed: BaseModel | None
-    raw: str
-    call: ModelCall
 
 
 @dataclass

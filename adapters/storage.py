@@ -18,7 +18,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, ConnectionError, ReadTimeoutError
 
-from pipeline.settings import Settings
+from adapters.settings import Settings
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client

@@ -1,0 +1,55 @@
+"""What the model stage needs of a model server, as a protocol; the HTTP client is an adapter.
+
+:class:`adapters.model_client.ModelClient` implements :class:`ModelPort` over an OpenAI-compatible API;
+tests may pass anything with the same two methods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from pydantic import BaseModel
+
+from schemas.models import ModelCall
+
+Tier = Literal["standard", "deep"]
+
+
+class ModelUnavailable(Exception):
+    """The endpoint is down (circuit open, connection refused, retries exhausted)."""
+
+
+@dataclass
+class Answer:
+    """A validated answer (or None when the model's output broke the schema) and its accounting."""
+
+    parsed: BaseModel | None
+    raw: str
+    call: ModelCall
+
+
+class ModelPort(Protocol):
+    """A model server with structured output."""
+
+    async def structured(
+        self,
+        *,
+        tier: Tier,
+        task: str,
+        prompt_version: str,
+        messages: list[dict[str, str]],
+        schema: type[BaseModel],
+        max_tokens: int = 512,
+        mode: Literal["whole", "ledger"] = "whole",
+    ) -> Answer:
+        """An answer constrained to ``schema``'s JSON Schema, validated (``parsed`` None when it broke it).
+
+        Raises:
+            ModelUnavailable: The server cannot be reached.
+        """
+        ...
+
+    async def healthy(self, tier: Tier, timeout_s: float = 5.0) -> bool:
+        """Whether the tier's server answers."""
+        ...

@@ -1,0 +1,31 @@
+"""The verify stage: the deterministic checks over a parsed document.
+
+Kept apart from the parsing engine so that the verify service, which loads parsed documents from storage,
+never imports PyMuPDF (a test checks ``sys.modules``).
+"""
+
+from __future__ import annotations
+
+from pipeline.checks import run_checks
+from pipeline.facts import claims_cache
+from schemas.models import DocumentResult
+
+
+def verify(result: DocumentResult) -> DocumentResult:
+    """Stage: run the deterministic checks over a parsed document and attach their flags.
+
+    Pure in its input, so a verify service can run it on a parsed document loaded from storage.
+    """
+    if result.failed:
+        return result
+    with claims_cache():
+        flags = run_checks(
+            result.tables,
+            result.facts,
+            result.blocks,
+            doc_id=result.doc_id,
+            source=result.source,
+            statements=result.statements,
+        )
+    stats = result.stats.model_copy(update={"flags": len(flags)})
+    return result.model_copy(update={"flags": flags, "stats": stats})

@@ -1,0 +1,31 @@
+"""The reward record: one extraction with its reward, as the rewards topic and the training sets carry it.
+
+Built by :func:`pipeline.rewards.records.build_reward_records`; lives here so that the schema of every
+topic is defined in ``schemas`` alone.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field
+
+from schemas.models import PageNo, Record
+
+
+class RewardRecord(Record):
+    """One extraction with its reward, ready for a training set."""
+
+    record_id: str
+    doc_id: str
+    source: str
+    task: str = Field(description="'table_fact' or 'narrative_claim'.")
+    extractor: str = Field(description="'pymupdf_tables', 'pymupdf_text', 'pdfplumber', 'model:<name>'.")
+    context: str = Field(description="The text the figure was read from, with '[page N]' markers.")
+    completion: str = Field(description='The extraction as JSON: [{"metric","period","value","page"}].')
+    reward: float = Field(ge=0.0, le=1.0)
+    components: dict[str, float] = Field(
+        description="consistency, agreement, truth, analyst (each in [0, 1]; absent when unknown)."
+    )
+    pages: list[PageNo]
+    created_at: datetime

@@ -1,0 +1,1 @@
+"""The composition root: the ``tieout`` command wires stages, adapters and services together."""
