@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import boto3
 from botocore.config import Config
@@ -146,6 +146,27 @@ class ObjectStore:
             if code not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
                 raise _classify(exc, f"create bucket {bucket}") from exc
 
+    def _open_first(self, bucket: str, keys: list[str], max_bytes: int) -> tuple[str, Any]:
+        """The first of ``keys`` that exists, opened (its body not yet read), refused over ``max_bytes``."""
+        last: Exception | None = None
+        for key in keys:
+            try:
+                obj = self.client.get_object(Bucket=bucket, Key=key)
+            except ClientError as exc:
+                code = exc.response.get("Error", {}).get("Code", "")
+                if code in ("NoSuchKey", "404", "NotFound"):
+                    last = exc
+                    continue
+                raise _classify(exc, f"get s3://{bucket}/{key}") from exc
+            except Exception as exc:
+                raise _classify(exc, f"get s3://{bucket}/{key}") from exc
+            size = int(obj.get("ContentLength", 0) or 0)
+            if size > max_bytes:
+                obj["Body"].close()
+                raise StorageError(f"s3://{bucket}/{key} is {size} bytes, over {max_bytes}", transient=False)
+            return key, obj["Body"]
+        raise StorageError(f"no object s3://{bucket}/{keys[0]} ({last})", transient=False)
+
     def get_bytes(self, bucket: str, keys: list[str], *, max_bytes: int) -> tuple[str, bytes]:
         """Read the first of ``keys`` that exists; refuse objects larger than ``max_bytes``.
 
@@ -155,27 +176,11 @@ class ObjectStore:
         Raises:
             StorageError: Permanent when no candidate exists or the object is too large.
         """
-        last: Exception | None = None
-        for key in keys:
-            try:
-                obj = self.client.get_object(Bucket=bucket, Key=key)
-            except ClientError as exc:
-                code = exc.response.get("Error", {}).get("Code", "")
-                if code in ("NoSuchKey", "404", "NotFound"):
-                    last = exc
-                    continue
-                raise _classify(exc, f"get s3://{bucket}/{key}") from exc
-            except Exception as exc:
-                raise _classify(exc, f"get s3://{bucket}/{key}") from exc
-            size = int(obj.get("ContentLength", 0) or 0)
-            if size > max_bytes:
-                obj["Body"].close()
-                raise StorageError(f"s3://{bucket}/{key} is {size} bytes, over {max_bytes}", transient=False)
-            try:
-                return key, obj["Body"].read(max_bytes + 1)
-            except Exception as exc:
-                raise _classify(exc, f"read s3://{bucket}/{key}") from exc
-        raise StorageError(f"no object s3://{bucket}/{keys[0]} ({last})", transient=False)
+        key, body = self._open_first(bucket, keys, max_bytes)
+        try:
+            return key, bytes(body.read(max_bytes + 1))
+        except Exception as exc:
+            raise _classify(exc, f"read s3://{bucket}/{key}") from exc
 
     def download(self, bucket: str, keys: list[str], dest: Path, *, max_bytes: int) -> Downloaded:
         """Stream the first of ``keys`` that exists to ``dest``, hashing it on the way (never all in memory).
@@ -183,43 +188,25 @@ class ObjectStore:
         Raises:
             StorageError: Permanent when no candidate exists or the object is too large.
         """
-        last: Exception | None = None
-        for key in keys:
-            try:
-                obj = self.client.get_object(Bucket=bucket, Key=key)
-            except ClientError as exc:
-                code = exc.response.get("Error", {}).get("Code", "")
-                if code in ("NoSuchKey", "404", "NotFound"):
-                    last = exc
-                    continue
-                raise _classify(exc, f"get s3://{bucket}/{key}") from exc
-            except Exception as exc:
-                raise _classify(exc, f"get s3://{bucket}/{key}") from exc
-            size = int(obj.get("ContentLength", 0) or 0)
-            if size > max_bytes:
-                obj["Body"].close()
-                raise StorageError(f"s3://{bucket}/{key} is {size} bytes, over {max_bytes}", transient=False)
-            digest = hashlib.sha256()
-            head = b""
-            n = 0
-            try:
-                with dest.open("wb") as f:
-                    for chunk in obj["Body"].iter_chunks(_CHUNK):
-                        n += len(chunk)
-                        if n > max_bytes:
-                            raise StorageError(
-                                f"s3://{bucket}/{key} is over {max_bytes} bytes", transient=False
-                            )
-                        if len(head) < _HEAD:
-                            head += chunk[: _HEAD - len(head)]
-                        digest.update(chunk)
-                        f.write(chunk)
-            except StorageError:
-                raise
-            except Exception as exc:
-                raise _classify(exc, f"read s3://{bucket}/{key}") from exc
-            return Downloaded(key=key, sha256=digest.hexdigest(), size=n, head=head)
-        raise StorageError(f"no object s3://{bucket}/{keys[0]} ({last})", transient=False)
+        key, body = self._open_first(bucket, keys, max_bytes)
+        digest = hashlib.sha256()
+        head = b""
+        n = 0
+        try:
+            with dest.open("wb") as f:
+                for chunk in body.iter_chunks(_CHUNK):
+                    n += len(chunk)
+                    if n > max_bytes:
+                        raise StorageError(f"s3://{bucket}/{key} is over {max_bytes} bytes", transient=False)
+                    if len(head) < _HEAD:
+                        head += chunk[: _HEAD - len(head)]
+                    digest.update(chunk)
+                    f.write(chunk)
+        except StorageError:
+            raise
+        except Exception as exc:
+            raise _classify(exc, f"read s3://{bucket}/{key}") from exc
+        return Downloaded(key=key, sha256=digest.hexdigest(), size=n, head=head)
 
     def delete(self, bucket: str, key: str) -> None:
         """Remove an object (no error when it is already gone)."""
