@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -22,6 +21,7 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from pipeline.backoff import backoff_s
 from pipeline.model.ports import Answer, ModelUnavailable, Tier
 from schemas.models import ModelCall
 
@@ -184,7 +184,8 @@ class ModelClient:
 
     @staticmethod
     def _backoff(attempt: int) -> float:
-        return float(min(8.0, 0.5 * 2**attempt) * (0.75 + 0.5 * random.random()))
+        # attempt counts from 0 here: the first retry waits about 0.5 s
+        return backoff_s(attempt + 1, base_s=0.5, max_s=8.0)
 
     @staticmethod
     def _answer(

@@ -19,6 +19,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, ConnectionError, ReadTimeoutError
 
 from adapters.settings import Settings
+from pipeline.ids import document_hasher, document_id
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -64,7 +65,7 @@ class Downloaded:
     """An object streamed to a file."""
 
     key: str
-    sha256: str
+    doc_id: str  # the sha256 of the bytes (pipeline.ids.document_id)
     size: int
     head: bytes  # the first bytes, for content sniffing
 
@@ -189,7 +190,7 @@ class ObjectStore:
             StorageError: Permanent when no candidate exists or the object is too large.
         """
         key, body = self._open_first(bucket, keys, max_bytes)
-        digest = hashlib.sha256()
+        digest = document_hasher()
         head = b""
         n = 0
         try:
@@ -206,7 +207,7 @@ class ObjectStore:
             raise
         except Exception as exc:
             raise _classify(exc, f"read s3://{bucket}/{key}") from exc
-        return Downloaded(key=key, sha256=digest.hexdigest(), size=n, head=head)
+        return Downloaded(key=key, doc_id=digest.hexdigest(), size=n, head=head)
 
     def delete(self, bucket: str, key: str) -> None:
         """Remove an object (no error when it is already gone)."""
@@ -323,7 +324,7 @@ class MemoryStore:
         """Copy the first of ``keys`` that exists to ``dest``."""
         key, data = self.get_bytes(bucket, keys, max_bytes=max_bytes)
         dest.write_bytes(data)
-        return Downloaded(key=key, sha256=hashlib.sha256(data).hexdigest(), size=len(data), head=data[:_HEAD])
+        return Downloaded(key=key, doc_id=document_id(data), size=len(data), head=data[:_HEAD])
 
     def put_bytes(self, bucket: str, key: str, data: bytes, content_type: str = "application/json") -> str:
         """Store an object."""

@@ -65,7 +65,7 @@ def reconcile(
             if progress is not None:
                 progress(obj.key)
             got = store.download(bucket, [obj.key], Path(tmp) / "doc", max_bytes=max_bytes)
-            doc_id = got.sha256
+            doc_id = got.doc_id
             if store.exists(settings.artifact_bucket, manifest_key(PIPELINE_VERSION, doc_id)):
                 report.done.append(obj.key)
             elif store.exists(settings.artifact_bucket, marker_key("rejected", PIPELINE_VERSION, doc_id)):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -30,6 +29,7 @@ from typing import Protocol, TypeVar
 
 import structlog
 
+from pipeline.backoff import backoff_s
 from schemas.events import ClaimCheck, DeadLetter
 from schemas.models import ErrorRecord
 
@@ -186,7 +186,7 @@ class RetryPolicy:
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait before attempt ``attempt + 1``."""
-        return float(min(self.max_s, self.base_s * 2 ** (attempt - 1)) * (0.75 + 0.5 * random.random()))
+        return backoff_s(attempt, base_s=self.base_s, max_s=self.max_s)
 
 
 @dataclass

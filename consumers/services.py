@@ -148,7 +148,7 @@ class ParseHandler:
         return out
 
     async def _parse_one(self, msg: Incoming, ref: ObjectRef, got: Downloaded, path: Path) -> Outgoing | None:
-        key, doc_id, trace_id = got.key, got.sha256, msg.trace_id
+        key, doc_id, trace_id = got.key, got.doc_id, msg.trace_id
         with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=key):
             done = await _storage(
                 self.store.exists,

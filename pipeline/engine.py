@@ -9,7 +9,6 @@ walked, so memory stays flat in the page count.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ import structlog
 from pipeline.chunks import build_chunks, classify_blocks
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.facts import claims_cache, extract_facts, extract_text_facts
-from pipeline.ids import stable_id
+from pipeline.ids import document_id, stable_id
 from pipeline.layout import Word, build_lines, transform_words
 from pipeline.plumber import second_opinion
 from pipeline.scales import (
@@ -61,11 +60,6 @@ _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE
 # MuPDF reports repairs and bad streams on stderr; they are collected per document instead.
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
-
-
-def doc_id_of(data: bytes) -> str:
-    """A document's id: the sha256 of its bytes, so the same file always gets the same id."""
-    return hashlib.sha256(data).hexdigest()
 
 
 class DocumentError(Exception):
@@ -297,7 +291,7 @@ def parse_bytes(data: bytes, *, source: str, config: EngineConfig | None = None)
     """
     cfg = config or EngineConfig()
     t0 = time.monotonic()
-    doc_id = doc_id_of(data)
+    doc_id = document_id(data)
     ctx = _Ctx(doc_id=doc_id, source=source, config=cfg)
     bound = log.bind(doc_id=doc_id[:12], source=source)
     pymupdf.TOOLS.reset_mupdf_warnings()

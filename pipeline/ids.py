@@ -32,3 +32,15 @@ def stable_id(*parts: object) -> str:
     # A unit separator that cannot appear in printed labels keeps ("a", "bc") distinct from ("ab", "c").
     joined = "\x1f".join(_part_text(p) for p in parts)
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:ID_LENGTH]
+
+
+def document_hasher() -> hashlib._Hash:
+    """A hash to feed a document's bytes to, chunk by chunk; its hex digest is the document id."""
+    return hashlib.sha256()
+
+
+def document_id(data: bytes) -> str:
+    """A document's id: the sha256 of its bytes, so the same file always gets the same id."""
+    hasher = document_hasher()
+    hasher.update(data)
+    return hasher.hexdigest()

@@ -9,7 +9,6 @@ typed fatal :class:`~schemas.models.ErrorRecord` while the others carry on.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import multiprocessing as mp
 import threading
@@ -21,6 +20,7 @@ from multiprocessing.context import ForkServerContext
 from pathlib import Path
 
 from pipeline.config import PIPELINE_VERSION, EngineConfig
+from pipeline.ids import document_hasher, document_id
 from pipeline.obs import configure_logging
 from schemas.models import DocumentResult, DocumentStats, ErrorCategory, ErrorRecord
 
@@ -72,12 +72,15 @@ def failure_result(
     """A result for a document whose worker timed out or died."""
     try:
         if data is not None:
-            doc_id = hashlib.sha256(data).hexdigest()
+            doc_id = document_id(data)
         else:
+            hasher = document_hasher()
             with job.path.open("rb") as f:  # streamed: the parent never holds the document
-                doc_id = hashlib.file_digest(f, "sha256").hexdigest()
+                while chunk := f.read(1 << 20):
+                    hasher.update(chunk)
+            doc_id = hasher.hexdigest()
     except OSError:
-        doc_id = hashlib.sha256(job.source.encode()).hexdigest()
+        doc_id = document_id(job.source.encode())
     err = ErrorRecord(
         doc_id=doc_id, source=job.source, stage="engine", category=category, message=message, fatal=True
     )
