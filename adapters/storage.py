@@ -268,6 +268,16 @@ def artifact_key(stage: str, pipeline_version: str, doc_id: str) -> str:
     return f"{stage}/v{pipeline_version}/{doc_id[:2]}/{doc_id}.json"
 
 
+def pending_prefix(pipeline_version: str) -> str:
+    """Where the markers of documents waiting for the model server are listed."""
+    return f"pending/v{pipeline_version}/"
+
+
+def pending_key(pipeline_version: str, doc_id: str) -> str:
+    """Marker of a document whose model stage is waiting for the model server."""
+    return f"{pending_prefix(pipeline_version)}{doc_id}.json"
+
+
 def manifest_key(pipeline_version: str, doc_id: str) -> str:
     """The sink's list of what it has published for a document: its presence means final results."""
     return f"sink/published/v{pipeline_version}/{doc_id}.json"

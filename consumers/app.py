@@ -9,14 +9,13 @@ from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
 import structlog
-from aiokafka import AIOKafkaProducer
 
 from adapters.settings import Settings
 from adapters.sinks.base import Sink
 from adapters.sinks.parquet import ParquetDatasets
 from adapters.storage import ObjectStore
 from consumers.identity import WorkerSlot, claim_slot
-from consumers.kafka import KafkaTransport, client_options, ensure_topics
+from consumers.kafka import KafkaTransport, TransactionalProducer, client_options, ensure_topics
 from consumers.runner import Handler, Outgoing, RetryPolicy, Runner
 from consumers.services import (
     ParseHandler,
@@ -151,20 +150,13 @@ async def _resume_loop(
     settings: Settings, store: ObjectStore, model: ModelStage, stop: asyncio.Event, interval_s: float = 10.0
 ) -> None:
     """Every ``interval_s``: when the model server answers, complete documents left pending."""
-    producer = AIOKafkaProducer(
-        **client_options(settings),
-        transactional_id=f"{settings.topic_prefix}verify-resume-{settings.worker}",
-        enable_idempotence=True,
-        acks="all",
-        request_timeout_ms=30_000,
-        retry_backoff_ms=10,
+    producer = TransactionalProducer(
+        client_options(settings), f"{settings.topic_prefix}verify-resume-{settings.worker}"
     )
-    await asyncio.wait_for(producer.start(), 60)
+    await _until_up("kafka", producer.start, stop, RetryPolicy())
 
     async def publish(out: list[Outgoing]) -> None:
-        async with producer.transaction():
-            for o in out:
-                await producer.send(o.topic, value=o.value, key=o.key, headers=list(o.headers))
+        await producer.publish(out)
 
     try:
         while not stop.is_set():

@@ -81,6 +81,107 @@ def client_options(settings: Settings) -> dict[str, Any]:
     return opts
 
 
+class TransactionalProducer:
+    """A transactional producer that confirms every delivery and renews itself after a failure.
+
+    One transaction, in order:
+
+    1. begin;
+    2. send every record and await each delivery report (``send`` only queues the record);
+    3. add the consumed offsets, if any, for the consumer group;
+    4. commit. A failure before 4 aborts, and nothing of the transaction is visible.
+
+    A transaction that failed half-way leaves aiokafka's producer in a state only a new producer id
+    clears, so the next transaction starts on a new producer with the same transactional id (which also
+    fences and aborts whatever an earlier incarnation left open).
+    """
+
+    def __init__(
+        self,
+        connection: Mapping[str, Any],
+        transactional_id: str,
+        *,
+        transaction_timeout_s: float = 660.0,
+        request_timeout_s: float = 30.0,
+    ) -> None:
+        """Configure (not connect) the producer."""
+        self._kwargs: dict[str, object] = dict(
+            **connection,
+            transactional_id=transactional_id,
+            enable_idempotence=True,
+            acks="all",
+            request_timeout_ms=int(request_timeout_s * 1000),
+            transaction_timeout_ms=int(transaction_timeout_s * 1000),
+            max_request_size=8 * 1024 * 1024,
+            # After a commit the broker answers CONCURRENT_TRANSACTIONS until its markers are written;
+            # the default 100 ms backoff would add that to every document.
+            retry_backoff_ms=10,
+        )
+        self.producer = AIOKafkaProducer(**self._kwargs)
+        self._broken = False
+        self._start_timeout_s = 60.0
+        self._timeout_s = 2 * request_timeout_s + 10
+
+    async def start(self) -> None:
+        """Connect and initialise transactions (a new producer each time)."""
+        self.producer = AIOKafkaProducer(**self._kwargs)
+        try:
+            await asyncio.wait_for(self.producer.start(), self._start_timeout_s)
+        except (KafkaError, OSError, TimeoutError) as exc:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.producer.stop(), 10)
+            raise TransientError(f"cannot start the producer: {type(exc).__name__}: {exc}") from exc
+        self._broken = False
+
+    async def stop(self) -> None:
+        """Close the producer (an open transaction is aborted by the broker or the next incarnation)."""
+        await self.producer.stop()
+
+    async def publish(
+        self,
+        outgoing: Sequence[Outgoing],
+        offsets: Mapping[TopicPartition, int] | None = None,
+        group_id: str | None = None,
+    ) -> None:
+        """Publish ``outgoing`` (and commit ``offsets`` for ``group_id``) in one transaction.
+
+        Raises:
+            RecordRejected: The broker refused a record (larger than ``message.max.bytes``, invalid).
+            TransientError: The broker is unreachable or the transaction timed out.
+        """
+        if self._broken:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.producer.stop(), 10)
+            await self.start()
+            log.warning("producer restarted after a failed transaction")
+        try:
+            await asyncio.wait_for(self._transaction(outgoing, offsets, group_id), self._timeout_s)
+        except ProducerFenced:
+            raise  # another process has this worker's identity: stopping is the only safe move
+        except (MessageSizeTooLargeError, RecordTooLargeError) as exc:
+            self._broken = True
+            raise RecordRejected(f"broker refused a record: {exc}", category="record_too_large") from exc
+        except (KafkaError, OSError, TimeoutError) as exc:
+            self._broken = True
+            raise TransientError(f"transaction failed: {type(exc).__name__}: {exc}") from exc
+
+    async def _transaction(
+        self,
+        outgoing: Sequence[Outgoing],
+        offsets: Mapping[TopicPartition, int] | None,
+        group_id: str | None,
+    ) -> None:
+        async with self.producer.transaction():
+            deliveries = [
+                await self.producer.send(o.topic, value=o.value, key=o.key, headers=list(o.headers))
+                for o in outgoing
+            ]
+            for delivery in deliveries:
+                await delivery
+            if offsets:
+                await self.producer.send_offsets_to_transaction(dict(offsets), group_id)
+
+
 class KafkaTransport:
     """Implements :class:`consumers.runner.Transport` on Apache Kafka."""
 
@@ -113,22 +214,12 @@ class KafkaTransport:
             rebalance_timeout_ms=int((max_processing_s + 60) * 1000),
             group_instance_id=group_instance_id,
         )
-        self._producer_kwargs: dict[str, object] = dict(
-            **connection,
-            transactional_id=transactional_id,
-            enable_idempotence=True,
-            acks="all",
-            request_timeout_ms=int(request_timeout_s * 1000),
-            transaction_timeout_ms=int((max_processing_s + 60) * 1000),
-            max_request_size=8 * 1024 * 1024,
-            # After a commit the broker answers CONCURRENT_TRANSACTIONS until its markers are written;
-            # the default 100 ms backoff would add that to every document.
-            retry_backoff_ms=10,
+        self.producer = TransactionalProducer(
+            connection,
+            transactional_id,
+            transaction_timeout_s=max_processing_s + 60,
+            request_timeout_s=request_timeout_s,
         )
-        self.producer = AIOKafkaProducer(**self._producer_kwargs)
-        self._producer_broken = False
-        self._start_timeout_s = 60.0
-        self._commit_timeout_s = 2 * request_timeout_s + 10
         self._listener = _WaitForIdle(idle, max_processing_s)
         self._started = False
 
@@ -140,18 +231,16 @@ class KafkaTransport:
         Raises:
             TransientError: The broker cannot be reached; both clients are closed and can start again.
         """
-        self.producer = AIOKafkaProducer(**self._producer_kwargs)
+        await self.producer.start()
         self.consumer = AIOKafkaConsumer(**self._consumer_kwargs)
         try:
-            await asyncio.wait_for(self.producer.start(), timeout_s)
             self.consumer.subscribe(self.topics, listener=self._listener)
             await asyncio.wait_for(self.consumer.start(), timeout_s)
         except (KafkaError, OSError, TimeoutError) as exc:
             for client in (self.consumer, self.producer):
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(client.stop(), 10)
-            raise TransientError(f"cannot start the Kafka clients: {type(exc).__name__}: {exc}") from exc
-        self._producer_broken = False
+            raise TransientError(f"cannot start the Kafka consumer: {type(exc).__name__}: {exc}") from exc
         self._started = True
 
     async def stop(self) -> None:
@@ -207,56 +296,13 @@ class KafkaTransport:
     async def commit(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
         """Publish ``outgoing`` and commit each consumed partition's next offset in one transaction.
 
-        1. begin the transaction;
-        2. send every record and await each delivery report (``send`` only queues the record);
-        3. add the consumed offsets to the transaction;
-        4. commit. Any failure before 4 aborts, and nothing of the transaction is visible.
-
-        Raises:
-            RecordRejected: The broker refused a record (larger than ``message.max.bytes``, invalid).
-            TransientError: The broker is unreachable or the transaction timed out.
+        See :class:`TransactionalProducer` for the order of the steps and the errors raised.
         """
         offsets: dict[TopicPartition, int] = {}
         for m in consumed:
             tp = TopicPartition(m.topic, m.partition)
             offsets[tp] = max(offsets.get(tp, 0), m.offset + 1)
-        if self._producer_broken:
-            await self._renew_producer()
-        try:
-            await asyncio.wait_for(self._transaction(outgoing, offsets), self._commit_timeout_s)
-        except ProducerFenced:
-            raise  # another process has this worker's identity: stopping is the only safe move
-        except (MessageSizeTooLargeError, RecordTooLargeError) as exc:
-            self._producer_broken = True
-            raise RecordRejected(f"broker refused a record: {exc}", category="record_too_large") from exc
-        except (KafkaError, OSError, TimeoutError) as exc:
-            self._producer_broken = True
-            raise TransientError(f"commit failed: {type(exc).__name__}: {exc}") from exc
-
-    async def _transaction(self, outgoing: Sequence[Outgoing], offsets: dict[TopicPartition, int]) -> None:
-        async with self.producer.transaction():
-            deliveries = [
-                await self.producer.send(o.topic, value=o.value, key=o.key, headers=list(o.headers))
-                for o in outgoing
-            ]
-            for delivery in deliveries:
-                await delivery
-            await self.producer.send_offsets_to_transaction(offsets, self.group_id)
-
-    async def _renew_producer(self) -> None:
-        """A new producer with the same transactional id: its start aborts whatever the old one left open."""
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.producer.stop(), 10)
-        producer = AIOKafkaProducer(**self._producer_kwargs)
-        try:
-            await asyncio.wait_for(producer.start(), self._start_timeout_s)
-        except (KafkaError, OSError, TimeoutError) as exc:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(producer.stop(), 10)
-            raise TransientError(f"producer restart failed: {type(exc).__name__}: {exc}") from exc
-        self.producer = producer
-        self._producer_broken = False
-        log.warning("producer restarted after a failed transaction")
+        await self.producer.publish(outgoing, offsets, self.group_id)
 
 
 async def ensure_topics(

@@ -39,6 +39,8 @@ from adapters.storage import (
     claim_key,
     manifest_key,
     marker_key,
+    pending_key,
+    pending_prefix,
     safe_key,
 )
 from consumers.runner import Incoming, Outgoing, PermanentError, TransientError, dead_letter, utc_now
@@ -232,11 +234,6 @@ def model_client(settings: Settings) -> ModelClient | None:
     return ModelClient(endpoints)
 
 
-def pending_key(doc_id: str) -> str:
-    """Marker of a document whose model stage is waiting for the model server."""
-    return f"pending/v{PIPELINE_VERSION}/{doc_id}.json"
-
-
 class VerifyHandler:
     """parsed → facts, flags, verified (deterministic checks, then the model stage when configured)."""
 
@@ -290,7 +287,7 @@ class VerifyHandler:
                 await _storage(
                     self.store.put_bytes,
                     self.settings.artifact_bucket,
-                    pending_key(doc_id),
+                    pending_key(PIPELINE_VERSION, doc_id),
                     json.dumps({"doc_id": doc_id, "trace_id": trace_id, "source": event.source}).encode(),
                 )
                 log.warning("model stage pending", reason=result.model.reason)
@@ -506,7 +503,7 @@ async def resume_pending(
     keys = [
         o.key
         for o in await asyncio.to_thread(
-            lambda: list(store.list_objects(settings.artifact_bucket, f"pending/v{PIPELINE_VERSION}/"))
+            lambda: list(store.list_objects(settings.artifact_bucket, pending_prefix(PIPELINE_VERSION)))
         )
     ]
     done = 0

@@ -18,12 +18,12 @@ from adapters.settings import Settings
 from adapters.sinks.parquet import ParquetDatasets
 from adapters.sinks.postgres import PostgresTables
 from adapters.sinks.quality import GateResult
-from adapters.storage import MemoryStore
+from adapters.storage import MemoryStore, pending_key
 from consumers.ingest import s3_event
 from consumers.memory import MemoryBroker, MemoryTransport
 from consumers.runner import CLAIM_HEADER, Handler, RetryPolicy, Runner
-from consumers.services import ParseHandler, SinkHandler, StoreClaims, VerifyHandler, pending_key
-from pipeline.config import EngineConfig
+from consumers.services import ParseHandler, SinkHandler, StoreClaims, VerifyHandler
+from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.engine import process_path
 from pipeline.model.strategy import ModelStage
 from schemas.models import DocumentResult
@@ -266,4 +266,4 @@ def test_a_model_server_that_does_not_answer_leaves_the_model_stage_pending(worl
     (summary,) = world.values("summaries")
     assert summary["model_stage"] == "pending" and summary["facts"] and world.values("dlq") == []
     pending = [k for (b, k) in world.store.objects if k.startswith("pending/")]
-    assert pending == [pending_key(str(summary["doc_id"]))]
+    assert pending == [pending_key(PIPELINE_VERSION, str(summary["doc_id"]))]
