@@ -11,7 +11,6 @@ CLI: ``python -m adapters.rewards_dataset --out DIR`` builds the example from ``
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from collections.abc import Sequence
@@ -26,7 +25,6 @@ from pipeline.rewards.records import (
     RECORD_COMPONENTS,
     RewardRecord,
     agrees,
-    build_reward_records,
     fact_key,
     reference_facts,
     table_text,
@@ -42,7 +40,6 @@ __all__ = [
     "export_dataset",
     "export_rewards",
     "ground_truth_for",
-    "main",
 ]
 
 _INSTRUCTION = (
@@ -249,38 +246,3 @@ def export_dataset(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[
     _write_jsonl(jsonl, [json.dumps(row, ensure_ascii=False) for row in rows])
     pq.write_table(pa.Table.from_pylist(list(rows), schema=DATASET_SCHEMA), parquet)
     return [jsonl, parquet]
-
-
-_DEFAULT_SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Build the example dataset and reward records from the sample documents and export them.
-
-    Args:
-        argv: Command-line arguments (``--out DIR [--samples DIR]``).
-
-    Returns:
-        The exit code.
-    """
-    from pipeline.engine import process_path  # the engine pulls in PyMuPDF; only the CLI needs it
-
-    parser = argparse.ArgumentParser(prog="python -m adapters.rewards_dataset", description=main.__doc__)
-    parser.add_argument("--out", required=True, type=Path, help="Directory to write the files to.")
-    parser.add_argument("--samples", type=Path, default=_DEFAULT_SAMPLES, help="Directory of PDFs.")
-    args = parser.parse_args(argv)
-    pdfs = sorted(Path(args.samples).glob("*.pdf"))
-    if not pdfs:
-        parser.error(f"no PDF in {args.samples}")
-    results = [process_path(p) for p in pdfs]
-    rows = build_dataset(results)
-    records = [r for result in results for r in build_reward_records(result)]
-    paths = export_dataset(rows, args.out) + export_rewards(records, args.out)
-    print(f"{len(rows)} prompts, {len(records)} reward records from {len(pdfs)} documents")
-    for path in paths:
-        print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -10,12 +10,14 @@ from typing import Any
 import pyarrow.parquet as pq
 import pydantic
 import pytest
+from typer.testing import CliRunner
 
-from adapters.rewards_dataset import build_dataset, export_dataset, export_rewards, main
+from adapters.rewards_dataset import build_dataset, export_dataset, export_rewards
 from pipeline.engine import process_path
 from pipeline.rewards.functions import compute_score, grpo_reward, implied_decimals, score_extraction
 from pipeline.rewards.records import RewardRecord, build_reward_records
 from schemas.models import DocumentResult
+from tieout.cli import app
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 TRUTH = json.loads((SAMPLES / "truth.json").read_text(encoding="utf-8"))
@@ -338,8 +340,9 @@ def test_export_dataset_round_trip(results: dict[str, DocumentResult], tmp_path:
     assert pq.read_table(parquet).to_pylist() == rows
 
 
-def test_cli_builds_the_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--out", str(tmp_path)]) == 0
+def test_cli_builds_the_example(tmp_path: Path) -> None:
+    out = CliRunner().invoke(app, ["export", "rewards", str(SAMPLES), "--out", str(tmp_path)])
+    assert out.exit_code == 0, out.output
     names = {p.name for p in tmp_path.iterdir()}
     assert names == {"dataset.jsonl", "dataset.parquet", "rewards.jsonl", "rewards.parquet"}
-    assert "prompts" in capsys.readouterr().out
+    assert f"reward records from {len(list(SAMPLES.glob('*.pdf')))} documents" in out.output
