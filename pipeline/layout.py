@@ -1,4 +1,4 @@
-"""Page geometry: words into lines, lines into segments, spans into styled blocks.
+"""Page geometry: words into lines, and lines into segments (the cells of a row) split at wide gaps.
 
 Everything here works on plain tuples and slotted dataclasses rather than pydantic models because it runs
 for every word of every page; the typed records are built once per table, chunk and fact downstream.
