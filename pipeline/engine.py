@@ -43,11 +43,14 @@ from pipeline.verify import verify
 from schemas.models import (
     BBox,
     Block,
+    Chunk,
     DocumentResult,
     DocumentStats,
     ErrorCategory,
     ErrorRecord,
+    Fact,
     PageInfo,
+    Statement,
     Table,
 )
 
@@ -333,84 +336,140 @@ def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = Non
         return verify(parse_bytes(data, source=source, config=config))
 
 
-def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> DocumentResult:
-    cfg = ctx.config
-    page_info: list[PageInfo] = []
-    blocks: list[Block] = []
-    per_page_tables: list[tuple[list[RawTable], float]] = []
-    page_scales: dict[int, ScaleResolution | None] = {}
-    headings: dict[int, str] = {}
-    defaults: dict[int, ScaleResolution] = {}
-    words = 0
-    for pr in iter_pages(doc, ctx, t0 + cfg.timeout_s):
-        page_info.append(pr.info)
-        words += pr.words
-        blocks.extend(pr.blocks)
-        per_page_tables.append((pr.tables, pr.info.height))
+@dataclass
+class _Work:
+    """What the stages of one document hand to each other (each stage reads some fields and fills others)."""
+
+    doc: pymupdf.Document
+    data: bytes
+    ctx: _Ctx
+    deadline: float
+    taxonomy: Taxonomy = field(default_factory=load_taxonomy)
+    page_info: list[PageInfo] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    per_page_tables: list[tuple[list[RawTable], float]] = field(default_factory=list)
+    page_scales: dict[int, ScaleResolution | None] = field(default_factory=dict)
+    headings: dict[int, str] = field(default_factory=dict)
+    defaults: dict[int, ScaleResolution] = field(default_factory=dict)
+    words: int = 0
+    tables: list[Table] = field(default_factory=list)
+    table_headings: dict[str, str] = field(default_factory=dict)
+    chunks: list[Chunk] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    text_blocks: list[Block] = field(default_factory=list)
+    statements: list[Statement] = field(default_factory=list)
+
+
+def _pages(w: _Work) -> None:
+    """Words, lines, blocks and raw tables of every page, with each table's scale context."""
+    for pr in iter_pages(w.doc, w.ctx, w.deadline):
+        w.page_info.append(pr.info)
+        w.words += pr.words
+        w.blocks.extend(pr.blocks)
+        w.per_page_tables.append((pr.tables, pr.info.height))
         for raw, context in zip(pr.tables, pr.contexts, strict=True):
-            page_scales[id(raw)] = context.scale
-            headings[id(raw)] = context.heading
+            w.page_scales[id(raw)] = context.scale
+            w.headings[id(raw)] = context.heading
         if pr.default_scale is not None:
-            defaults[pr.info.page] = pr.default_scale
-    n_pages = doc.page_count
+            w.defaults[pr.info.page] = pr.default_scale
+    if w.page_info and all(not p.has_text_layer for p in w.page_info):
+        w.ctx.error("parse", "no_text_layer", "no page of the document has a text layer")
 
-    if page_info and all(not p.has_text_layer for p in page_info):
-        ctx.error("parse", "no_text_layer", "no page of the document has a text layer")
 
-    groups = stitch_pages(per_page_tables)
-    resolved = resolve_group_scales([g.fragments for g in groups], page_scales, defaults)
-    tables: list[Table] = []
-    table_headings: dict[str, str] = {}
+def _tables(w: _Work) -> None:
+    """Tables stitched across pages, their scales resolved, their cells typed."""
+    groups = stitch_pages(w.per_page_tables)
+    resolved = resolve_group_scales([g.fragments for g in groups], w.page_scales, w.defaults)
     for i, (g, scale) in enumerate(zip(groups, resolved, strict=True)):
         try:
-            table_id = stable_id(ctx.doc_id, "table", i)
-            tables.append(type_group(g, doc_id=ctx.doc_id, source=ctx.source, table_id=table_id, scale=scale))
-            table_headings[table_id] = headings.get(id(g.first), "")
+            table_id = stable_id(w.ctx.doc_id, "table", i)
+            w.tables.append(
+                type_group(g, doc_id=w.ctx.doc_id, source=w.ctx.source, table_id=table_id, scale=scale)
+            )
+            w.table_headings[table_id] = w.headings.get(id(g.first), "")
         except Exception as exc:  # a table that cannot be typed is reported, the rest go on
-            ctx.error("tables", "table_error", f"{type(exc).__name__}: {exc}", g.first.page)
-    taxonomy = load_taxonomy()
-    tables = infer_missing_scales(tables, _label_key(taxonomy))
-    if cfg.plumber_second_opinion:
-        tables = second_opinion(data, tables, max_pages=cfg.plumber_max_pages)
+            w.ctx.error("tables", "table_error", f"{type(exc).__name__}: {exc}", g.first.page)
+    w.tables = infer_missing_scales(w.tables, _label_key(w.taxonomy))
 
-    blocks = classify_blocks(blocks)
-    chunks = build_chunks(
-        blocks, tables, doc_id=ctx.doc_id, source=ctx.source, max_tokens=cfg.chunk_max_tokens
+
+def _second_opinion(w: _Work) -> None:
+    """Pdfplumber re-reads ruled tables (when configured); agreement becomes each table's confidence."""
+    if w.ctx.config.plumber_second_opinion:
+        w.tables = second_opinion(w.data, w.tables, max_pages=w.ctx.config.plumber_max_pages)
+
+
+def _chunks(w: _Work) -> None:
+    """Blocks classified (headings, text) and cut into heading-aware chunks, tables included."""
+    w.blocks = classify_blocks(w.blocks)
+    w.text_blocks = [b for b in w.blocks if b.kind == "text"]
+    w.chunks = build_chunks(
+        w.blocks, w.tables, doc_id=w.ctx.doc_id, source=w.ctx.source, max_tokens=w.ctx.config.chunk_max_tokens
     )
-    facts = extract_facts(tables, taxonomy)
-    text_blocks = [b for b in blocks if b.kind == "text"]
-    years = [f.period.fiscal_year for f in facts if f.period is not None and f.period.fiscal_year]
-    facts += extract_text_facts(
-        text_blocks,
-        taxonomy,
-        doc_id=ctx.doc_id,
-        source=ctx.source,
+
+
+def _facts(w: _Work) -> None:
+    """Key facts from the tables, then from the narrative (defaulting to the latest fiscal year seen)."""
+    w.facts = extract_facts(w.tables, w.taxonomy)
+    years = [f.period.fiscal_year for f in w.facts if f.period is not None and f.period.fiscal_year]
+    w.facts += extract_text_facts(
+        w.text_blocks,
+        w.taxonomy,
+        doc_id=w.ctx.doc_id,
+        source=w.ctx.source,
         default_year=max(years) if years else None,
     )
-    ctx.errors.extend(scale_errors(tables, facts))
-    statements = build_statements(tables, table_headings, taxonomy)
-    facts = annotate_facts([*facts, *equity_statement_facts(tables, statements, taxonomy)], statements)
+    w.ctx.errors.extend(scale_errors(w.tables, w.facts))
+
+
+def _statements(w: _Work) -> None:
+    """Statements as calculation trees; every fact gets its role, parent and statement."""
+    w.statements = build_statements(w.tables, w.table_headings, w.taxonomy)
+    w.facts = annotate_facts(
+        [*w.facts, *equity_statement_facts(w.tables, w.statements, w.taxonomy)], w.statements
+    )
+
+
+STAGES: tuple[tuple[str, Callable[[_Work], None]], ...] = (
+    ("pages", _pages),
+    ("tables", _tables),
+    ("second_opinion", _second_opinion),
+    ("chunks", _chunks),
+    ("facts", _facts),
+    ("statements", _statements),
+)
+"""The parse, in order; each stage's wall time goes into ``DocumentStats.stage_seconds``. The checks
+(:func:`pipeline.verify.verify`) run after it, as the verify service runs them."""
+
+
+def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> DocumentResult:
+    w = _Work(doc=doc, data=data, ctx=ctx, deadline=t0 + ctx.config.timeout_s)
+    timings: dict[str, float] = {}
+    for name, stage in STAGES:
+        t = time.monotonic()
+        stage(w)
+        timings[name] = round(time.monotonic() - t, 4)
     stats = DocumentStats(
-        pages=n_pages,
-        pages_parsed=sum(1 for p in page_info if p.has_text_layer),
-        words=words,
-        tables=len(tables),
-        facts=len(facts),
-        chunks=len(chunks),
+        pages=doc.page_count,
+        pages_parsed=sum(1 for p in w.page_info if p.has_text_layer),
+        words=w.words,
+        tables=len(w.tables),
+        facts=len(w.facts),
+        chunks=len(w.chunks),
         errors=len(ctx.errors),
         seconds=round(time.monotonic() - t0, 4),
+        stage_seconds=timings,
     )
     log.bind(doc_id=ctx.doc_id[:12], source=ctx.source).debug("document processed", **stats.model_dump())
     return DocumentResult(
         doc_id=ctx.doc_id,
         source=ctx.source,
         pipeline_version=PIPELINE_VERSION,
-        page_info=page_info,
-        tables=tables,
-        chunks=chunks,
-        facts=facts,
-        blocks=text_blocks,
-        statements=statements,
+        page_info=w.page_info,
+        tables=w.tables,
+        chunks=w.chunks,
+        facts=w.facts,
+        blocks=w.text_blocks,
+        statements=w.statements,
         errors=ctx.errors,
         stats=stats,
     )

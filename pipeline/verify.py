@@ -6,6 +6,8 @@ never imports PyMuPDF (a test checks ``sys.modules``).
 
 from __future__ import annotations
 
+import time
+
 from pipeline.checks import run_checks
 from pipeline.facts import claims_cache
 from schemas.models import DocumentResult
@@ -18,6 +20,7 @@ def verify(result: DocumentResult) -> DocumentResult:
     """
     if result.failed:
         return result
+    t0 = time.monotonic()
     with claims_cache():
         flags = run_checks(
             result.tables,
@@ -27,5 +30,6 @@ def verify(result: DocumentResult) -> DocumentResult:
             source=result.source,
             statements=result.statements,
         )
-    stats = result.stats.model_copy(update={"flags": len(flags)})
+    timings = {**result.stats.stage_seconds, "checks": round(time.monotonic() - t0, 4)}
+    stats = result.stats.model_copy(update={"flags": len(flags), "stage_seconds": timings})
     return result.model_copy(update={"flags": flags, "stats": stats})

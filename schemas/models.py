@@ -425,6 +425,9 @@ class DocumentStats(Record):
     chunks: int = 0
     errors: int = 0
     seconds: float = 0.0
+    stage_seconds: dict[str, float] = Field(
+        default_factory=dict, description="Wall time of each engine stage (pages, tables, …, checks)."
+    )
 
 
 class DocumentResult(Record):
