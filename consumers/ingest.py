@@ -9,18 +9,16 @@ Notifications lost while the broker was down are found by ``tieout reconcile`` (
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from aiokafka import AIOKafkaProducer
-
 from adapters.settings import Settings
 from adapters.storage import ObjectStore, safe_key
-from consumers.kafka import client_options
+from consumers.kafka import publish
+from consumers.runner import Outgoing
 
 
 def s3_event(bucket: str, key: str, size: int, etag: str, name: str = "ObjectCreated:Put") -> bytes:
@@ -36,16 +34,9 @@ def s3_event(bucket: str, key: str, size: int, etag: str, name: str = "ObjectCre
 
 async def publish_events(settings: Settings, events: Sequence[bytes], *, timeout_s: float = 30.0) -> None:
     """Publish S3 event records to the landing topic and wait until the broker has them."""
-    producer = AIOKafkaProducer(
-        **client_options(settings), acks="all", request_timeout_ms=int(timeout_s * 1000)
+    await publish(
+        settings, [Outgoing(settings.topic("landing"), None, e) for e in events], timeout_s=timeout_s
     )
-    await asyncio.wait_for(producer.start(), timeout_s)
-    try:
-        for e in events:
-            await asyncio.wait_for(producer.send(settings.topic("landing"), value=e), timeout_s)
-        await asyncio.wait_for(producer.flush(), timeout_s)
-    finally:
-        await producer.stop()
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,6 +81,24 @@ def client_options(settings: Settings) -> dict[str, Any]:
     return opts
 
 
+async def publish(settings: Settings, messages: Sequence[Outgoing], *, timeout_s: float = 30.0) -> None:
+    """Send messages outside any transaction (tools: submit, reconcile, DLQ replay) and wait for each."""
+    producer = AIOKafkaProducer(
+        **client_options(settings),
+        acks="all",
+        enable_idempotence=True,
+        request_timeout_ms=int(timeout_s * 1000),
+    )
+    await asyncio.wait_for(producer.start(), timeout_s)
+    try:
+        for m in messages:
+            await asyncio.wait_for(
+                producer.send_and_wait(m.topic, m.value, key=m.key, headers=list(m.headers)), timeout_s
+            )
+    finally:
+        await producer.stop()
+
+
 class TransactionalProducer:
     """A transactional producer that confirms every delivery and renews itself after a failure.
 

@@ -24,13 +24,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer, TopicPartition
 from pydantic import ValidationError
 
 from adapters.settings import Settings
 from adapters.storage import Store, manifest_key, marker_key, split_uri
 from consumers.ingest import s3_event
-from consumers.kafka import client_options
+from consumers.kafka import client_options, publish
 from consumers.runner import CLAIM_HEADER, Incoming, Outgoing
 from pipeline.config import PIPELINE_VERSION
 from schemas.events import ClaimCheck, DeadLetter
@@ -86,19 +86,6 @@ def announcements(settings: Settings, report: ReconcileReport) -> list[Outgoing]
         )
         for b, k, n, e in report.missing
     ]
-
-
-async def publish(settings: Settings, messages: Sequence[Outgoing], *, timeout_s: float = 30.0) -> None:
-    """Send messages and wait until the broker has every one of them."""
-    producer = AIOKafkaProducer(**_kafka_common(settings, timeout_s), acks="all", enable_idempotence=True)
-    await asyncio.wait_for(producer.start(), timeout_s)
-    try:
-        for m in messages:
-            await asyncio.wait_for(
-                producer.send_and_wait(m.topic, m.value, key=m.key, headers=list(m.headers)), timeout_s
-            )
-    finally:
-        await producer.stop()
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 import structlog
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from adapters.model_client import Endpoint, ModelClient
 from adapters.settings import Settings
@@ -65,6 +65,7 @@ log = structlog.get_logger(__name__)
 P = ParamSpec("P")
 REPLAY_HEADER = "replay"
 T = TypeVar("T")
+E = TypeVar("E", bound=BaseModel)
 
 
 def _headers(
@@ -88,6 +89,16 @@ async def _storage(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T
         if exc.transient:
             raise TransientError(str(exc)) from exc
         raise PermanentError(str(exc), category="storage") from exc
+
+
+def _event(model: type[E], msg: Incoming, what: str) -> E:
+    """The message's event, or a permanent (schema) error naming what broke."""
+    try:
+        return model.model_validate_json(msg.value or b"")
+    except ValidationError as exc:
+        raise PermanentError(
+            f"{what} breaks its schema: {exc.errors()[0]['msg']}", category="schema"
+        ) from exc
 
 
 class StoreClaims:
@@ -247,12 +258,7 @@ class VerifyHandler:
 
     async def handle(self, msg: Incoming) -> list[Outgoing]:
         """Check one parsed document and publish its facts and flags."""
-        try:
-            event = ParsedEvent.model_validate_json(msg.value or b"")
-        except ValidationError as exc:
-            raise PermanentError(
-                f"parsed event breaks its schema: {exc.errors()[0]['msg']}", category="schema"
-            ) from exc
+        event = _event(ParsedEvent, msg, "parsed event")
         doc_id, trace_id = event.doc_id, event.trace_id
         with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=event.source):
             done = await _storage(
@@ -337,12 +343,7 @@ class SinkHandler:
 
     async def handle(self, msg: Incoming) -> list[Outgoing]:
         """Gate one verified document, write it to every sink, and publish what is new."""
-        try:
-            event = VerifiedEvent.model_validate_json(msg.value or b"")
-        except ValidationError as exc:
-            raise PermanentError(
-                f"verified event breaks its schema: {exc.errors()[0]['msg']}", category="schema"
-            ) from exc
+        event = _event(VerifiedEvent, msg, "verified event")
         doc_id = event.doc_id
         result = DocumentResult.model_validate_json(await _storage(self.store.read_uri, event.artifact))
         gate = await asyncio.to_thread(self._gate, result)

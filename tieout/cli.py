@@ -241,7 +241,8 @@ def reconcile(
 ) -> None:
     """Announce again every PDF without final results, whatever stage it stopped at."""
     from adapters.storage import ObjectStore
-    from consumers.ops import announcements, publish
+    from consumers.kafka import publish
+    from consumers.ops import announcements
     from consumers.ops import reconcile as find
 
     settings = Settings.load(env_file)
