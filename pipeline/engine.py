@@ -20,8 +20,9 @@ import pymupdf
 import structlog
 
 from pipeline.chunks import build_chunks, classify_blocks
+from pipeline.claims import claims_cache, extract_text_facts
 from pipeline.config import PIPELINE_VERSION, EngineConfig
-from pipeline.facts import claims_cache, extract_facts, extract_text_facts
+from pipeline.facts import extract_facts
 from pipeline.ids import document_id, stable_id
 from pipeline.layout import Word, build_lines, transform_words
 from pipeline.plumber import second_opinion

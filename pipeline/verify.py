@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from pipeline.checks import run_checks
-from pipeline.facts import claims_cache
+from pipeline.claims import claims_cache
 from schemas.models import DocumentResult
 
 

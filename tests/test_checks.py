@@ -447,7 +447,7 @@ def test_crossref_other_entity_statements_are_not_compared() -> None:
 
 def sentence_flags(text: str) -> list[Flag]:
     from pipeline.checks.narrative import check_sentence
-    from pipeline.facts import parse_claims
+    from pipeline.claims import parse_claims
 
     return [
         f

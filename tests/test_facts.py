@@ -1,12 +1,11 @@
 from __future__ import annotations
 
+from pipeline.claims import extract_text_facts, parse_claims
 from pipeline.facts import (
     extract_facts,
-    extract_text_facts,
     header_dimension,
     heading_is_generic,
     latest_fiscal_year,
-    parse_claims,
     table_rows,
 )
 from pipeline.taxonomy import load_taxonomy

@@ -26,7 +26,8 @@ from pipeline.checks.tolerance import (
     printed_decimals,
     scale_note,
 )
-from pipeline.facts import NarrativeClaim, PeriodRef, latest_fiscal_year, parse_claims
+from pipeline.claims import NarrativeClaim, PeriodRef, parse_claims
+from pipeline.facts import latest_fiscal_year
 from pipeline.taxonomy import Taxonomy
 from schemas.models import Block, Evidence, Flag, Period
 

@@ -53,7 +53,7 @@ class LabelMappings(_Strict):
     mappings: list[LabelMapping] = Field(max_length=10)
 
 
-class NarrativeClaim(_Strict):
+class ProposedClaim(_Strict):
     """A figure stated in running text, with the metric and period it is about."""
 
     page: PageRef
@@ -64,10 +64,10 @@ class NarrativeClaim(_Strict):
     rationale: Rationale
 
 
-class NarrativeClaims(_Strict):
+class ProposedClaims(_Strict):
     """Answer of the ``narrative_claims`` task."""
 
-    claims: list[NarrativeClaim] = Field(max_length=6)
+    claims: list[ProposedClaim] = Field(max_length=6)
 
 
 class PageSummary(_Strict):
@@ -87,6 +87,6 @@ class LedgerUpdate(_Strict):
 TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "cross_page_links": CrossPageLinks,
     "label_mapping": LabelMappings,
-    "narrative_claims": NarrativeClaims,
+    "narrative_claims": ProposedClaims,
     "ledger_step": LedgerUpdate,
 }

@@ -29,8 +29,8 @@ from pipeline.model.proposals import (
     FigureLink,
     LabelMappings,
     LedgerUpdate,
-    NarrativeClaim,
-    NarrativeClaims,
+    ProposedClaim,
+    ProposedClaims,
 )
 from pipeline.model.verify import PageIndex, verify_claim, verify_link, verify_mapping
 from pipeline.taxonomy import Taxonomy, load_taxonomy
@@ -266,7 +266,7 @@ class ModelStage:
         )
         return answer if isinstance(answer, LabelMappings) else None
 
-    async def _claims(self, doc: DocumentResult) -> list[NarrativeClaim]:
+    async def _claims(self, doc: DocumentResult) -> list[ProposedClaim]:
         by_page: dict[int, list[str]] = {}
         for b in doc.blocks:
             if any(ch.isdigit() for ch in b.text):
@@ -278,14 +278,14 @@ class ModelStage:
         texts = {p: "\n".join(t) for p, t in by_page.items()}
         numbers = sorted(texts)
         step = self.config.claim_pages_per_call
-        found: list[NarrativeClaim] = []
+        found: list[ProposedClaim] = []
         for i in range(0, len(numbers), step):
             answer = await self._ask(
                 "narrative_claims",
                 prompt.messages(metrics=metrics, document=with_markers(texts, numbers[i : i + step])),
-                NarrativeClaims,
+                ProposedClaims,
                 "whole",
             )
-            if isinstance(answer, NarrativeClaims):
+            if isinstance(answer, ProposedClaims):
                 found.extend(answer.claims)
         return found

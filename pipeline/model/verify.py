@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pipeline.checks.tolerance import compare_values, known_facts, make_flag
 from pipeline.ids import stable_id
-from pipeline.model.proposals import FigureLink, LabelMapping, NarrativeClaim
+from pipeline.model.proposals import FigureLink, LabelMapping, ProposedClaim
 from pipeline.numbers import find_numbers
 from pipeline.periods import parse_period
 from pipeline.taxonomy import Taxonomy, normalise_label
@@ -99,7 +99,7 @@ def _reject(task: str, reason: str, proposal: object, pages: Sequence[int] = ())
 def _accept(
     task: str,
     reason: str,
-    proposal: FigureLink | LabelMapping | NarrativeClaim,
+    proposal: FigureLink | LabelMapping | ProposedClaim,
     pages: Sequence[int],
     flag: Flag | None = None,
 ) -> ProposalOutcome:
@@ -255,7 +255,7 @@ def _norm(text: str) -> str:
 
 
 def verify_claim(
-    claim: NarrativeClaim, index: PageIndex, taxonomy: Taxonomy, flags: Sequence[Flag]
+    claim: ProposedClaim, index: PageIndex, taxonomy: Taxonomy, flags: Sequence[Flag]
 ) -> tuple[ProposalOutcome, Flag | None]:
     """Check a narrative claim the model read.
 
