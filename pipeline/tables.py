@@ -23,6 +23,8 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from pipeline.layout import CURRENCY_TOKENS, Line, Segment
 
 BBoxT = tuple[float, float, float, float]
@@ -270,11 +272,48 @@ def _median_height(lines: Sequence[Line]) -> float:
     return statistics.median(hs) if hs else 10.0
 
 
+class TableFinderSettings(BaseModel):
+    """The table finder's tolerances, named and documented; unknown keys raise.
+
+    pdfplumber's ``table_settings`` are the model. Distances are in points unless they say line heights
+    (the page's median line height).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    region_gap_heights: float = Field(2.4, description="A vertical gap wider than this ends a table region.")
+    region_other_lines: int = Field(
+        3, description="Lines that are neither rows nor labels a region may hold."
+    )
+    nil_items: int = Field(8, description="Line items printed without figures a region may hold in a row.")
+    year_head_search: int = Field(4, description="Lines at a region's top searched for a line of year heads.")
+    rule_x_margin: float = Field(30.0, description="Vertical rules this far beside the region are its rules.")
+    rule_y_margin: float = Field(2.0, description="Vertical rules reaching this close to the region count.")
+    rules_above: float = Field(120.0, description="Horizontal rules this far above the region are its rules.")
+    rules_below: float = Field(4.0, description="... and this far below it.")
+    frame_edge: float = Field(5.0, description="A rule within this of both region edges spans the table.")
+    header_lines: int = Field(8, description="Lines above the body searched for column heads and captions.")
+    header_gap_heights: float = Field(2.6, description="A gap wider than this ends the header search.")
+    caption_lines: int = Field(4, description="Caption lines kept above a table at most.")
+    value_edge: float = Field(2.0, description="A head ending this close before the values is over them.")
+    title_overhang: float = Field(
+        5.0, description="A phrase crossing the value edge by this much is a title."
+    )
+    frame_top_tolerance: float = Field(1.0, description="A line this close above the frame's top is inside.")
+    continuation_gap_heights: float = Field(
+        0.6, description="A lower-case label line this close under a row continues the row's label."
+    )
+
+
+DEFAULT_FINDER = TableFinderSettings()
+
+
 def find_tables(
     lines: Sequence[Line],
     page: int,
     page_width: float,
     rules: Rules | Callable[[], Rules | None] | None = None,
+    settings: TableFinderSettings = DEFAULT_FINDER,
 ) -> list[RawTable]:
     """Find the tables on one page.
 
@@ -284,6 +323,7 @@ def find_tables(
         page_width: Page width in points.
         rules: Rules drawn on the page, or a function that collects them; it is called only when the
             page has a table region, since walking a page's drawings costs more than finding regions.
+        settings: The finder's tolerances (:class:`TableFinderSettings`).
 
     Returns:
         Tables top to bottom.
@@ -308,7 +348,7 @@ def find_tables(
         j = i + 1
         while j < n:
             gap = lines[j].y0 - lines[j - 1].y1
-            if gap > 2.4 * h:
+            if gap > settings.region_gap_heights * h:
                 break
             if data[j] and j > last_data + 1 and _is_year_line(segs_per_line[j]):
                 break  # years under a caption after the figures: the next table's column heads
@@ -320,13 +360,13 @@ def find_tables(
             elif is_prose(lines[j], page_width - 100):
                 if not _label_line_inside(lines, data, j, last_data, h):
                     break
-            elif not others and items < _MAX_NIL_ITEMS and _nil_item(lines[j], lines[last_data], gap, h):
+            elif not others and items < settings.nil_items and _nil_item(lines[j], lines[last_data], gap, h):
                 items += 1  # a line item printed without figures ("Derivative financial assets")
             else:
                 # Anything else (a title, column heads) ends the table after at most three such lines,
                 # however many nil items it follows.
                 others += 1
-                if others + items > 3:
+                if others + items > settings.region_other_lines:
                     break
             j += 1
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
@@ -338,13 +378,10 @@ def find_tables(
     if regions:
         resolved = rules() if callable(rules) else rules
     for start, last_data, floor in regions:
-        t = _build_table(lines, segs_per_line, data, start, last_data, floor, page, h, resolved)
+        t = _build_table(lines, segs_per_line, data, (start, last_data, floor), page, h, resolved, settings)
         if t is not None:
             tables.append(t)
     return tables
-
-
-_MAX_NIL_ITEMS = 8
 
 
 def _nil_item(line: Line, row: Line, gap: float, h: float) -> bool:
@@ -375,20 +412,20 @@ def _label_line_inside(lines: Sequence[Line], data: Sequence[bool], j: int, last
     return False
 
 
-def _build_table(
-    lines: Sequence[Line],
-    segs: Sequence[list[Segment]],
-    data: Sequence[bool],
-    start: int,
-    end: int,
-    floor: int,
-    page: int,
-    h: float,
-    rules: Rules | None,
-) -> RawTable | None:
+@dataclass(frozen=True, slots=True)
+class _NearRules:
+    vertical: list[float]
+    horizontal: list[float]
+    full_width: list[float]  # above the region, spanning it: a grid's frame top
+
+
+def _trim_heads(
+    segs: Sequence[list[Segment]], data: Sequence[bool], start: int, end: int, cfg: TableFinderSettings
+) -> int:
+    """Step 1: the body's first line, past column heads that look like figures (years) and unit lines."""
     # Column heads printed as bare years ("2018  2017") look like figures: they are header, not body.
     # A title line with a page number may sit above them; it goes with the header search too.
-    for k in range(start, min(start + 4, end)):
+    for k in range(start, min(start + cfg.year_head_search, end)):
         if _is_year_line(segs[k]):
             if all(sum(1 for s in segs[j] if s.figure) <= 1 for j in range(start, k)):
                 start = k
@@ -401,80 +438,106 @@ def _build_table(
     )
     while start < end and not data[start] and _is_unit_line(segs[start], value_left):
         start += 1
-    body_idx = list(range(start, end + 1))
-    data_body = [segs[k] for k in body_idx if data[k]]
-    x_left = min(lines[k].x0 for k in body_idx)
-    x_right = max(lines[k].x1 for k in body_idx)
-    y_top, y_bot = lines[start].y0, lines[end].y1
+    return start
 
-    v_rules: list[float] = []
-    h_rules: list[float] = []
-    full_width: list[float] = []
-    if rules is not None:
-        v_rules = [
+
+def _rules_near(
+    rules: Rules | None, box: tuple[float, float, float, float], cfg: TableFinderSettings
+) -> _NearRules:
+    """Step 2: the page's rules that belong to the region ``box`` (x0, y0, x1, y1)."""
+    if rules is None:
+        return _NearRules([], [], [])
+    x_left, y_top, x_right, y_bot = box
+    return _NearRules(
+        vertical=[
             x
             for x, a, b in rules.vertical
-            if a <= y_bot + 2 and b >= y_top - 2 and x_left - 30 <= x <= x_right + 30
-        ]
-        h_rules = [
+            if a <= y_bot + cfg.rule_y_margin
+            and b >= y_top - cfg.rule_y_margin
+            and x_left - cfg.rule_x_margin <= x <= x_right + cfg.rule_x_margin
+        ],
+        horizontal=[
             y
             for y, a, b in rules.horizontal
-            if a <= x_right and b >= x_left and y_top - 120 <= y <= y_bot + 4
-        ]
-        full_width = [
+            if a <= x_right and b >= x_left and y_top - cfg.rules_above <= y <= y_bot + cfg.rules_below
+        ],
+        full_width=[
             y
             for y, a, b in rules.horizontal
-            if a <= x_left + 5 and b >= x_right - 5 and y_top - 120 <= y < y_top
-        ]
+            if a <= x_left + cfg.frame_edge
+            and b >= x_right - cfg.frame_edge
+            and y_top - cfg.rules_above <= y < y_top
+        ],
+    )
 
-    fully_ruled = _fully_ruled([lines[k] for k in body_idx], h_rules)
-    # In a grid, the frame's top rule is where the table starts: lines above it are captions.
-    frame_top = min(full_width) if fully_ruled and full_width else None
 
-    # Header and caption lines above the body.
-    fig_cols = _cluster([(s.x0, s.x1) for row in data_body for s in row if s.figure], 0.5)
-    value_x0 = fig_cols[0][0] if fig_cols else x_right
+def _heads_and_caption(
+    lines: Sequence[Line],
+    segs: Sequence[list[Segment]],
+    start: int,
+    floor: int,
+    x_span: tuple[float, float],
+    value_x0: float,
+    frame_top: float | None,
+    h: float,
+    cfg: TableFinderSettings,
+) -> tuple[list[int], list[int], list[int]]:
+    """Step 3: the column-head lines and caption lines above the body, walking up from ``start``.
+
+    Returns:
+        Head lines, caption lines (both top to bottom) and label lines that sat between the heads and the
+        first figures: section headings of the body ("Real estate loans"), to prepend to it.
+    """
+    x_left, x_right = x_span
     header_idx: list[int] = []
     caption_idx: list[int] = []
+    to_body: list[int] = []
     k = start - 1
-    while k > floor and start - k <= 8:
+    while k > floor and start - k <= cfg.header_lines:
         gap = lines[k + 1].y0 - lines[k].y1
-        if gap > 2.6 * h:
+        if gap > cfg.header_gap_heights * h:
             break
         ln = lines[k]
         # Running text ends the search: a long line, or the last line of a sentence above the table.
         if is_prose(ln, x_right - x_left) or (ln.text.rstrip().endswith(".") and len(ln.words) >= 4):
             break
-        over_values = any(s.x1 > value_x0 - 2 for s in segs[k])
+        over_values = any(s.x1 > value_x0 - cfg.value_edge for s in segs[k])
         # One phrase reaching from the label area across the value columns is a title, not a column head.
-        if len(segs[k]) == 1 and segs[k][0].x0 < value_x0 - 5 and segs[k][0].x1 > value_x0 + 5:
+        if (
+            len(segs[k]) == 1
+            and segs[k][0].x0 < value_x0 - cfg.title_overhang
+            and segs[k][0].x1 > value_x0 + cfg.title_overhang
+        ):
             over_values = False
-        inside_frame = frame_top is None or ln.y0 >= frame_top - 1
+        inside_frame = frame_top is None or ln.y0 >= frame_top - cfg.frame_top_tolerance
         if over_values and inside_frame and (not caption_idx or (not header_idx and len(caption_idx) <= 2)):
             # Label-only lines between the column heads and the first figures are section headings of
             # the body ("Real estate loans"), not captions.
             if not header_idx and caption_idx:
-                held = sorted(caption_idx)
-                body_idx[:0] = held
+                to_body[:0] = sorted(caption_idx)
                 caption_idx = []
             header_idx.append(k)
         else:
             caption_idx.append(k)
-            if len(caption_idx) >= 4:
+            if len(caption_idx) >= cfg.caption_lines:
                 break
         k -= 1
     header_idx.reverse()
     caption_idx.reverse()
-    start = body_idx[0]
+    return header_idx, caption_idx, to_body
 
-    bounds = derive_columns(data_body, v_rules)
-    if len(bounds) < 2:
-        return None
 
+def _head_rows(
+    header_idx: Sequence[int],
+    lines: Sequence[Line],
+    segs: Sequence[list[Segment]],
+    bounds: list[tuple[float, float]],
+    rules: Rules | None,
+    fully_ruled: bool,
+) -> tuple[list[list[RawCell]], list[float]]:
+    """Step 5: header rows; spanning heads get their own row, single-column text stacks into the leaf row."""
     rows: list[list[RawCell]] = []
     row_tops: list[float] = []
-
-    # Header rows: spanning segments get their own row; single-column text stacks into the leaf row.
     span_rows: list[list[RawCell]] = []
     leaf: dict[int, list[Segment]] = {}
     for k in header_idx:
@@ -497,16 +560,30 @@ def _build_table(
         ]
         rows.append(leaf_row)
         row_tops.append(min(c.bbox[1] for c in leaf_row))
+    return rows, row_tops
+
+
+def _body_rows(
+    body_idx: Sequence[int],
+    end: int,
+    lines: Sequence[Line],
+    segs: Sequence[list[Segment]],
+    data: Sequence[bool],
+    bounds: list[tuple[float, float]],
+    band_edges: Sequence[float] | None,
+    rows: list[list[RawCell]],
+    row_tops: list[float],
+    h: float,
+    cfg: TableFinderSettings,
+) -> None:
+    """Step 6: body rows appended to ``rows``; a grid's band or a wrapped label makes one row of lines."""
     header_rows = len(rows)
-
-    band_edges = sorted(h_rules) if fully_ruled else []
-
     pending_label: list[Segment] = []
     prev_band = -1
     for k in body_idx:
         ln = lines[k]
         cells = _place(segs[k], bounds)
-        if fully_ruled:
+        if band_edges is not None:
             band = sum(1 for y in band_edges if y < (ln.y0 + ln.y1) / 2)
             if rows and band == prev_band and len(rows) > header_rows:
                 _merge_into(rows[-1], cells)
@@ -529,7 +606,7 @@ def _build_table(
                     and rows
                     and len(rows) > header_rows
                     and cells[0].text[:1].islower()
-                    and ln.y0 - lines[k - 1].y1 < 0.6 * h
+                    and ln.y0 - lines[k - 1].y1 < cfg.continuation_gap_heights * h
                 ):
                     _merge_into(rows[-1], cells)
                     continue
@@ -543,6 +620,43 @@ def _build_table(
         rows.append(cells)
         row_tops.append(ln.y0)
 
+
+def _build_table(
+    lines: Sequence[Line],
+    segs: Sequence[list[Segment]],
+    data: Sequence[bool],
+    region: tuple[int, int, int],
+    page: int,
+    h: float,
+    rules: Rules | None,
+    cfg: TableFinderSettings,
+) -> RawTable | None:
+    """One region (first line, last data line, the line above which nothing belongs to it) as a table."""
+    start, end, floor = region
+    start = _trim_heads(segs, data, start, end, cfg)
+    body_idx = list(range(start, end + 1))
+    data_body = [segs[k] for k in body_idx if data[k]]
+    x_left = min(lines[k].x0 for k in body_idx)
+    x_right = max(lines[k].x1 for k in body_idx)
+    near = _rules_near(rules, (x_left, lines[start].y0, x_right, lines[end].y1), cfg)
+    fully_ruled = _fully_ruled([lines[k] for k in body_idx], near.horizontal)
+    # In a grid, the frame's top rule is where the table starts: lines above it are captions.
+    frame_top = min(near.full_width) if fully_ruled and near.full_width else None
+    fig_cols = _cluster([(s.x0, s.x1) for row in data_body for s in row if s.figure], 0.5)
+    value_x0 = fig_cols[0][0] if fig_cols else x_right
+    header_idx, caption_idx, to_body = _heads_and_caption(
+        lines, segs, start, floor, (x_left, x_right), value_x0, frame_top, h, cfg
+    )
+    body_idx[:0] = to_body
+    # Step 4: the columns, from the figures' extents or the grid's rules.
+    bounds = derive_columns(data_body, near.vertical)
+    if len(bounds) < 2:
+        return None
+    rows, row_tops = _head_rows(header_idx, lines, segs, bounds, rules, fully_ruled)
+    header_rows = len(rows)
+    band_edges = sorted(near.horizontal) if fully_ruled else None
+    _body_rows(body_idx, end, lines, segs, data, bounds, band_edges, rows, row_tops, h, cfg)
+    # Step 7: the table.
     for ri, row in enumerate(rows):
         for cell in row:
             cell.row = ri
@@ -555,7 +669,6 @@ def _build_table(
     )
     caption = [lines[k].text for k in caption_idx]
     caption_boxes = [(lines[k].x0, lines[k].y0, lines[k].x1, lines[k].y1) for k in caption_idx]
-    title = pick_title(caption)
     return RawTable(
         page=page,
         bbox=bbox,
@@ -564,8 +677,8 @@ def _build_table(
         header_rows=header_rows,
         col_bounds=bounds,
         caption=caption,
-        title=title,
-        method="ruled" if fully_ruled or len(v_rules) >= 2 else "whitespace",
+        title=pick_title(caption),
+        method="ruled" if fully_ruled or len(near.vertical) >= 2 else "whitespace",
         row_tops=row_tops,
         caption_boxes=caption_boxes,
     )

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pydantic
+import pytest
+
 from pipeline.layout import Word, build_lines, is_figure, transform_words
-from pipeline.tables import RawTable, Rules, find_tables
+from pipeline.tables import RawTable, Rules, TableFinderSettings, find_tables
 
 H = 9.0  # line height of the synthetic pages
 
@@ -202,3 +205,19 @@ def test_share_beside_next_years_amount_between_group_rules() -> None:
         ["1,136", "3", "918", "4", "703"],
         ["1,256", "4", "1,104", "4", "941"],
     ]
+
+
+def test_finder_settings_are_named_and_reject_unknown_keys() -> None:
+    with pytest.raises(pydantic.ValidationError):
+        TableFinderSettings(region_gap=3.0)  # type: ignore[call-arg]
+    rows = [
+        [(60, "Title"), (300, "2025"), (400, "2024")],
+        [(60, "Revenue"), (300, "1,200"), (400, "1,100")],
+        [(60, "Costs"), (300, "(700)"), (400, "(650)")],
+        [(60, "Profit"), (300, "500"), (400, "450")],
+    ]
+    lines = build_lines(transform_words(words(rows), None))
+    assert [len(t.rows) for t in find_tables(lines, 1, 600.0)] == [4]
+    # The settings reach the finder: with no lines searched above the body, the year heads are not read.
+    narrow = find_tables(lines, 1, 600.0, settings=TableFinderSettings(header_lines=0))
+    assert [t.caption for t in narrow] == [[]] and narrow[0].header_rows == 0
