@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from pipeline.numbers import parse_number, to_typed
 from pipeline.periods import combine_periods, parse_period
 from pipeline.scales import ScaleResolution, column_scales, label_scale
 from pipeline.stitch import TableGroup, section_headings
-from pipeline.tables import RawCell
-from schemas.models import Cell, Period, Table
+from pipeline.tables import RawCell, RawTable
+from schemas.models import Cell, Period, Table, TypedNumber
 
 _PERIOD_HINTS = (
     "ended",
@@ -127,6 +127,91 @@ def percent_columns(group: TableGroup) -> set[int]:
     }
 
 
+def _table_scale_and_currency(
+    group: TableGroup, scale: ScaleResolution | None, by_column: dict[int, ScaleResolution]
+) -> tuple[ScaleResolution | None, str | None]:
+    """The table's scale (a unit head over every value column counts) and its currency."""
+    if scale is None and by_column and len({r.scale for r in by_column.values()}) == 1:
+        # "£m" over every value column: the table's scale, said column by column.
+        scale = next(iter(by_column.values()))
+    currency = scale.currency if scale is not None else None
+    if currency is None:
+        # 10-K tables print "$" only on the first and total rows: it names the whole table's currency.
+        signs = Counter(
+            raw_currency(c.currency) for f in group.fragments for row in f.rows for c in row if c.currency
+        )
+        signs.pop(None, None)
+        currency = signs.most_common(1)[0][0] if signs else None
+    return scale, currency
+
+
+def _fragment_body(frag: RawTable, i: int) -> tuple[int, list[list[RawCell]]]:
+    """A fragment's rows after its repeated header, with the row index they start at.
+
+    A repeated header on a continuation page is dropped (its rows are the first fragment's);
+    "Current liabilities" atop a continuation page is a heading of the body, not a caption.
+    """
+    start = 0 if i == 0 else frag.header_rows
+    body = list(frag.rows[start:])
+    if i > 0 and not frag.header_rows and section_headings(frag):
+        heads = [[RawCell(0, 0, t, box)] for t, box in zip(frag.caption, frag.caption_boxes, strict=False)]
+        body = heads + body
+    return start, body
+
+
+@dataclass
+class _Typer:
+    """Types the cells of one logical table, row by row."""
+
+    scale: ScaleResolution | None
+    currency: str | None
+    by_column: dict[int, ScaleResolution]
+    periods: dict[int, Period]
+    ref_cols: set[int]
+    pct_cols: set[int]
+    cells: list[Cell] = field(default_factory=list)
+
+    def number(self, raw: RawCell, row_scale: ScaleResolution | None) -> TypedNumber | None:
+        """The cell's typed number, or None for labels, reference columns and text."""
+        if raw.col == 0 or raw.col in self.ref_cols:
+            return None
+        parsed = parse_number(raw.text)
+        if parsed is None:
+            return None
+        if raw.col in self.pct_cols and not parsed.percent:
+            parsed = replace(parsed, percent=True)
+        stated = row_scale or self.by_column.get(raw.col, self.scale)
+        return to_typed(
+            parsed,
+            scale=stated.scale if stated is not None else None,
+            source=stated.source if stated is not None else None,
+            currency=raw_currency(raw.currency) or self.currency,
+            period=self.periods.get(raw.col),
+        )
+
+    def emit(
+        self, raw: RawCell, row: int, page: int, header: bool, row_scale: ScaleResolution | None
+    ) -> None:
+        """Append the cell."""
+        # model_construct: every field comes from the finder's own typed values (non-negative grid
+        # indices, 1-based pages, a validated TypedNumber), and validating each of the thousands of
+        # cells of a filing costs more than finding them. tests/test_sample_structure.py re-validates
+        # every cell of the sample documents to keep this honest.
+        self.cells.append(
+            Cell.model_construct(
+                row=row,
+                col=raw.col,
+                col_span=raw.col_span,
+                row_span=1,
+                text=raw.text,
+                bbox=raw.bbox,
+                page=page,
+                is_header=header,
+                number=None if header else self.number(raw, row_scale),
+            )
+        )
+
+
 def type_group(
     group: TableGroup, *, doc_id: str, source: str, table_id: str, scale: ScaleResolution | None
 ) -> Table:
@@ -142,69 +227,14 @@ def type_group(
     """
     first = group.first
     by_column = column_scales(first)
-    if scale is None and by_column and len({r.scale for r in by_column.values()}) == 1:
-        # "£m" over every value column: the table's scale, said column by column.
-        scale = next(iter(by_column.values()))
-    currency = scale.currency if scale is not None else None
-    if currency is None:
-        # 10-K tables print "$" only on the first and total rows: it names the whole table's currency.
-        signs = Counter(
-            raw_currency(c.currency) for f in group.fragments for row in f.rows for c in row if c.currency
-        )
-        signs.pop(None, None)
-        currency = signs.most_common(1)[0][0] if signs else None
-    periods = column_periods(group)
-    cells: list[Cell] = []
+    scale, currency = _table_scale_and_currency(group, scale, by_column)
+    typer = _Typer(
+        scale, currency, by_column, column_periods(group), reference_columns(group), percent_columns(group)
+    )
     row_pages: list[int] = []
-    row_idx = 0
-
-    ref_cols = reference_columns(group)
-    pct_cols = percent_columns(group)
-
-    def emit(raw: RawCell, page: int, header: bool, row_scale: ScaleResolution | None) -> None:
-        number = None
-        if not header and raw.col > 0 and raw.col not in ref_cols:
-            parsed = parse_number(raw.text)
-            if parsed is not None and raw.col in pct_cols and not parsed.percent:
-                parsed = replace(parsed, percent=True)
-            if parsed is not None:
-                stated = row_scale or by_column.get(raw.col, scale)
-                number = to_typed(
-                    parsed,
-                    scale=stated.scale if stated is not None else None,
-                    source=stated.source if stated is not None else None,
-                    currency=raw_currency(raw.currency) or currency,
-                    period=periods.get(raw.col),
-                )
-        # model_construct: every field comes from the finder's own typed values (non-negative grid
-        # indices, 1-based pages, a validated TypedNumber), and validating each of the thousands of
-        # cells of a filing costs more than finding them. tests/test_sample_structure.py re-validates
-        # every cell of the sample documents to keep this honest.
-        cells.append(
-            Cell.model_construct(
-                row=row_idx,
-                col=raw.col,
-                col_span=raw.col_span,
-                row_span=1,
-                text=raw.text,
-                bbox=raw.bbox,
-                page=page,
-                is_header=header,
-                number=number,
-            )
-        )
-
     section_scale: ScaleResolution | None = None  # "Revenues (in millions):" over a section's rows
     for i, frag in enumerate(group.fragments):
-        # A repeated header on a continuation page is dropped; its rows are the first fragment's.
-        start = 0 if i == 0 else frag.header_rows
-        body = list(frag.rows[start:])
-        if i > 0 and not frag.header_rows and section_headings(frag):
-            # "Current liabilities" atop the continuation page: a heading of the body, not a caption.
-            heads = [
-                [RawCell(0, 0, t, box)] for t, box in zip(frag.caption, frag.caption_boxes, strict=False)
-            ]
-            body = heads + body
+        start, body = _fragment_body(frag, i)
         for r, row in enumerate(body, start=start):
             header = i == 0 and r < first.header_rows
             years = None if header else _year_heads(row)
@@ -214,31 +244,28 @@ def type_group(
                 for col, text in years.items():
                     p = combine_periods([phrase, text] if phrase else [text])
                     if p is not None:
-                        periods[col] = p
+                        typer.periods[col] = p
                 header = True
             row_scale = None if header else label_scale(row)
             if not header and all(c.col == 0 for c in row):
                 section_scale = row_scale  # a section heading: its scale, or none, holds until the next
             row_scale = row_scale or section_scale
             for raw in row:
-                emit(raw, frag.page, header, row_scale)
+                typer.emit(raw, len(row_pages), frag.page, header, row_scale)
             row_pages.append(frag.page)
-            row_idx += 1
-
-    pages = sorted({f.page for f in group.fragments})
     return Table(
         table_id=table_id,
         doc_id=doc_id,
         source=source,
         page=first.page,
-        pages=pages,
+        pages=sorted({f.page for f in group.fragments}),
         bbox=first.bbox,
         title=first.title,
-        n_rows=row_idx,
+        n_rows=len(row_pages),
         n_cols=first.n_cols,
         header_rows=first.header_rows,
         row_pages=row_pages,
-        cells=cells,
+        cells=typer.cells,
         method="ruled" if first.method == "ruled" else "whitespace",
         continued=len(group.fragments) > 1,
         scale=scale.scale if scale is not None else None,
