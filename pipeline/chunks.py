@@ -124,6 +124,88 @@ def table_lines(table: Table) -> tuple[list[str], list[str]]:
     return header, body
 
 
+@dataclass
+class _Chunker:
+    """Turns blocks and tables, in reading order, into chunks that carry their heading path."""
+
+    doc_id: str
+    source: str
+    max_tokens: int
+    chunks: list[Chunk] = field(default_factory=list)
+    path: list[tuple[float, str]] = field(default_factory=list)  # (font size, heading), outermost first
+    cur: _Open = field(default_factory=_Open)
+
+    def emit(
+        self,
+        texts: list[str],
+        boxes: list[PageBox],
+        kind: str = "text",
+        table_id: str | None = None,
+        tokens: int | None = None,
+    ) -> None:
+        text = "\n".join(texts)
+        pages = sorted({b.page for b in boxes})
+        self.chunks.append(
+            Chunk(
+                chunk_id=stable_id(self.doc_id, "chunk", len(self.chunks)),
+                doc_id=self.doc_id,
+                source=self.source,
+                page=pages[0],
+                pages=pages,
+                heading_path=[h for _, h in self.path],
+                text=text,
+                token_count=count_tokens(text) if tokens is None else tokens,
+                kind="table" if kind == "table" else "text",
+                table_id=table_id,
+                boxes=boxes,
+            )
+        )
+
+    def flush(self) -> None:
+        if self.cur.texts:
+            self.emit(self.cur.texts, self.cur.boxes, tokens=self.cur.tokens)
+        self.cur = _Open()
+
+    def table(self, table: Table) -> None:
+        """A table's chunks; headings waiting above it open its first part."""
+        cur = self.cur
+        lead = [] if cur.has_body else cur.texts
+        lead_boxes = [] if cur.has_body else cur.boxes
+        if cur.has_body:
+            self.flush()
+        self.cur = _Open()
+        boxes = [PageBox(page=p, bbox=table.bbox) for p in table.pages]
+        for i, part in enumerate(table_parts(table, self.max_tokens)):
+            self.emit(
+                lead + part if i == 0 else part,
+                lead_boxes + boxes if i == 0 else boxes,
+                "table",
+                table.table_id,
+            )
+
+    def heading(self, b: Block) -> None:
+        """A heading closes the chunk in hand and opens the next, replacing headings at its level or below."""
+        if self.cur.has_body:
+            self.flush()
+        while self.path and self.path[-1][0] <= b.font_size + 0.1:
+            self.path.pop()
+        self.path.append((b.font_size, b.text.strip()))
+        self.cur.texts.append(b.text.strip())
+        self.cur.boxes.append(PageBox(page=b.page, bbox=b.bbox))
+        self.cur.tokens += count_tokens(b.text)
+
+    def text(self, b: Block) -> None:
+        """Body text, cut by sentences when a paragraph alone is over the bound."""
+        for piece in _split_long(b.text, self.max_tokens):
+            n = count_tokens(piece)
+            if self.cur.tokens + n > self.max_tokens and self.cur.has_body:
+                self.flush()
+            self.cur.texts.append(piece)
+            self.cur.boxes.append(PageBox(page=b.page, bbox=b.bbox))
+            self.cur.tokens += n
+            self.cur.has_body = True
+
+
 def build_chunks(
     blocks: Sequence[Block],
     tables: Sequence[Table],
@@ -133,6 +215,9 @@ def build_chunks(
     max_tokens: int,
 ) -> list[Chunk]:
     """Chunk a document's text blocks and tables in reading order.
+
+    Heading lines open the chunk that follows them, so a chunk's text is self-contained and no printed
+    text is lost when headings follow each other without body text in between.
 
     Args:
         blocks: Text blocks outside tables, headings already classified.
@@ -147,84 +232,16 @@ def build_chunks(
     items: list[tuple[int, float, int, Block | Table]] = [(b.page, b.bbox[1], 0, b) for b in blocks]
     items += [(t.page, t.bbox[1], 1, t) for t in tables]
     items.sort(key=lambda x: (x[0], x[1], x[2]))
-
-    chunks: list[Chunk] = []
-    path: list[tuple[float, str]] = []  # (font size, heading text), outermost first
-    cur = _Open()
-
-    def heading_path() -> list[str]:
-        return [h for _, h in path]
-
-    def emit(
-        texts: list[str],
-        boxes: list[PageBox],
-        kind: str = "text",
-        table_id: str | None = None,
-        tokens: int | None = None,
-    ) -> None:
-        text = "\n".join(texts)
-        pages = sorted({b.page for b in boxes})
-        chunks.append(
-            Chunk(
-                chunk_id=stable_id(doc_id, "chunk", len(chunks)),
-                doc_id=doc_id,
-                source=source,
-                page=pages[0],
-                pages=pages,
-                heading_path=heading_path(),
-                text=text,
-                token_count=count_tokens(text) if tokens is None else tokens,
-                kind="table" if kind == "table" else "text",
-                table_id=table_id,
-                boxes=boxes,
-            )
-        )
-
-    def flush() -> None:
-        nonlocal cur
-        if cur.texts:
-            emit(cur.texts, cur.boxes, tokens=cur.tokens)
-        cur = _Open()
-
-    # Heading lines open the chunk that follows them, so a chunk's text is self-contained and no printed
-    # text is lost when headings follow each other without body text in between.
+    chunker = _Chunker(doc_id, source, max_tokens)
     for _, _, _, item in items:
         if isinstance(item, Table):
-            lead = [] if cur.has_body else cur.texts
-            lead_boxes = [] if cur.has_body else cur.boxes
-            if cur.has_body:
-                flush()
-            cur = _Open()
-            boxes = [PageBox(page=p, bbox=item.bbox) for p in item.pages]
-            for i, part in enumerate(table_parts(item, max_tokens)):
-                emit(
-                    lead + part if i == 0 else part,
-                    lead_boxes + boxes if i == 0 else boxes,
-                    "table",
-                    item.table_id,
-                )
-            continue
-        b = item
-        if b.kind == "heading":
-            if cur.has_body:
-                flush()
-            while path and path[-1][0] <= b.font_size + 0.1:
-                path.pop()
-            path.append((b.font_size, b.text.strip()))
-            cur.texts.append(b.text.strip())
-            cur.boxes.append(PageBox(page=b.page, bbox=b.bbox))
-            cur.tokens += count_tokens(b.text)
-            continue
-        for piece in _split_long(b.text, max_tokens):
-            n = count_tokens(piece)
-            if cur.tokens + n > max_tokens and cur.has_body:
-                flush()
-            cur.texts.append(piece)
-            cur.boxes.append(PageBox(page=b.page, bbox=b.bbox))
-            cur.tokens += n
-            cur.has_body = True
-    flush()
-    return chunks
+            chunker.table(item)
+        elif item.kind == "heading":
+            chunker.heading(item)
+        else:
+            chunker.text(item)
+    chunker.flush()
+    return chunker.chunks
 
 
 def table_parts(table: Table, max_tokens: int) -> list[list[str]]:
