@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipeline.tables import TableFinderSettings
+
 PIPELINE_VERSION = "0.1.0"
 """Bumped whenever outputs for the same bytes may change; part of the idempotency key downstream."""
 
@@ -29,4 +31,7 @@ class EngineConfig(BaseModel):
     )
     plumber_max_pages: int = Field(
         default=4, ge=0, description="Cap on pages given to pdfplumber per document."
+    )
+    table_finder: TableFinderSettings = Field(
+        default_factory=TableFinderSettings, description="The table finder's tolerances."
     )

@@ -213,7 +213,8 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
         rules = rules_from_drawings(drawings, rect.height)
         return _rotate_rules(rules, matrix) if matrix is not None else rules
 
-    tables = join_split_tables(find_tables(lines, pno, rect.width, collect_rules), lines)
+    found = find_tables(lines, pno, rect.width, collect_rules, ctx.config.table_finder)
+    tables = join_split_tables(found, lines)
     blocks = _blocks(words, pno, [t.bbox for t in tables])
     info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(tables))
     contexts = scan_page_scales(tables, lines) if tables else []
