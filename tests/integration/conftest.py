@@ -7,6 +7,7 @@ service ignores notifications for other buckets.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -23,6 +24,7 @@ from confluent_kafka import Consumer, Message
 from psycopg.conninfo import make_conninfo
 
 from adapters.settings import Settings, read_env_file
+from adapters.storage import ObjectStore
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_FILE = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
@@ -202,8 +204,6 @@ def isolated(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Isolated]:
         "TIEOUT_LOG_LEVEL": "INFO",
     }
     settings = Settings.load(tmp_path / "none.env", env)
-    from adapters.storage import ObjectStore
-
     store = ObjectStore(settings)
     store.ensure_bucket(settings.landing_bucket)
     store.ensure_bucket(settings.artifact_bucket)
@@ -212,3 +212,13 @@ def isolated(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Isolated]:
         yield Isolated(settings, env, services)
     finally:
         services.stop_all()
+        _drop_buckets(store, [settings.landing_bucket, settings.artifact_bucket])
+
+
+def _drop_buckets(store: ObjectStore, buckets: list[str]) -> None:
+    """Delete a test's buckets, so that repeated runs do not fill the gateway's disk (best effort)."""
+    for bucket in buckets:
+        with contextlib.suppress(Exception):
+            for obj in list(store.list_objects(bucket)):
+                store.delete(bucket, obj.key)
+            store.client.delete_bucket(Bucket=bucket)
