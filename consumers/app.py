@@ -16,7 +16,7 @@ from adapters.sinks.parquet import ParquetDatasets
 from adapters.storage import ObjectStore
 from consumers.identity import WorkerSlot, claim_slot
 from consumers.kafka import KafkaTransport, TransactionalProducer, client_options, ensure_topics
-from consumers.runner import Handler, Outgoing, RetryPolicy, Runner
+from consumers.runner import Handler, Outgoing, RetryPolicy, Runner, wait_out
 from consumers.services import (
     ParseHandler,
     SinkHandler,
@@ -126,24 +126,8 @@ async def run_service(
 async def _until_up(
     what: str, call: Callable[[], Awaitable[T]], stop: asyncio.Event, policy: RetryPolicy
 ) -> T:
-    """Run a start-up call until it succeeds, with capped backoff; give up only when stopped."""
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            return await call()
-        except Exception as exc:  # at start-up any failure to reach a dependency is waited out, loudly
-            if stop.is_set():
-                raise
-            delay = policy.delay(attempt)
-            log.warning(
-                "dependency not ready: waiting",
-                dependency=what,
-                error=f"{type(exc).__name__}: {exc}",
-                retry_in_s=round(delay, 2),
-            )
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), delay)
+    """A start-up call, waited out like an outage; at start-up any failure to reach a dependency counts."""
+    return await wait_out(call, what=f"{what} not ready", stop=stop, policy=policy, retry_on=(Exception,))
 
 
 async def _resume_loop(

@@ -31,11 +31,9 @@ from adapters.settings import Settings
 from adapters.storage import Store, manifest_key, marker_key, split_uri
 from consumers.ingest import s3_event
 from consumers.kafka import client_options, publish
-from consumers.runner import CLAIM_HEADER, Incoming, Outgoing
+from consumers.runner import CLAIM_HEADER, REPLAY_HEADER, Incoming, Outgoing
 from pipeline.config import PIPELINE_VERSION
 from schemas.events import ClaimCheck, DeadLetter
-
-REPLAY_HEADER = "replay"
 
 
 @dataclass

@@ -100,6 +100,10 @@ class PermanentError(Exception):
         self.error = error
 
 
+OUTAGE: tuple[type[Exception], ...] = (TransientError, TimeoutError, ConnectionError)
+"""What an outage raises: retried for as long as it lasts, never dead-lettered."""
+
+
 class RecordRejected(PermanentError):
     """The broker refused a record of this message's results (too large, invalid): dead-letter the input."""
 
@@ -170,6 +174,8 @@ class Claims(Protocol):
 
 
 CLAIM_HEADER = "claim_check"
+REPLAY_HEADER = "replay"
+"""Set by ``tieout reconcile`` and ``tieout dlq replay``: a stage that did its part re-publishes it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +207,43 @@ class RunnerStats:
     claim_checks: int = 0
     skipped_revoked: int = 0
     started: float = field(default_factory=time.monotonic)
+
+
+async def wait_out(
+    call: Callable[[], Awaitable[T]],
+    *,
+    what: str,
+    stop: asyncio.Event,
+    policy: RetryPolicy,
+    retry_on: tuple[type[Exception], ...] = OUTAGE,
+    on_retry: Callable[[], None] | None = None,
+) -> T:
+    """``call`` until it succeeds, with capped backoff between attempts, for as long as it takes.
+
+    Errors outside ``retry_on`` propagate at once; once ``stop`` is set (at a failure or during the wait)
+    the last error propagates, so that a stopping service does not keep trying.
+    """
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await call()
+        except retry_on as exc:
+            if stop.is_set():
+                raise
+            if on_retry is not None:
+                on_retry()
+            delay = policy.delay(attempt)
+            log.warning(
+                f"{what}: waiting",
+                error=f"{type(exc).__name__}: {exc}",
+                attempt=attempt,
+                retry_in_s=round(delay, 2),
+            )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), delay)
+            if stop.is_set():
+                raise
 
 
 def dead_letter(
@@ -279,17 +322,9 @@ class Checkpoint:
         """The last handled message of each partition still owned."""
         return [m for m in self._last.values() if owns(m)]
 
-    def offsets(self) -> dict[tuple[str, int], int]:
-        """The offset to commit for each partition: one past its last handled message."""
-        return {k: m.offset + 1 for k, m in self._last.items()}
-
     def clear(self) -> None:
         """Forget everything (after a commit, or when the partitions were taken away)."""
         self._last.clear()
-
-    def __len__(self) -> int:
-        """How many partitions have handled messages not yet committed."""
-        return len(self._last)
 
 
 class _Held(Exception):
@@ -355,18 +390,13 @@ class Runner:
 
     async def start(self, stop: asyncio.Event) -> bool:
         """Start the transport, waiting out an unreachable broker; False when stopped before it started."""
-        attempt = 0
-        while not stop.is_set():
-            attempt += 1
-            try:
-                await self.transport.start()
-                return True
-            except (TransientError, TimeoutError, ConnectionError) as exc:
-                delay = self.retry.delay(attempt)
-                log.warning("transport not ready: waiting", error=str(exc), retry_in_s=round(delay, 2))
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), delay)
-        return False
+        if stop.is_set():
+            return False
+        try:
+            await wait_out(self.transport.start, what="transport not ready", stop=stop, policy=self.retry)
+        except OUTAGE:
+            return False  # stopped while the broker was away
+        return True
 
     @property
     def held(self) -> int:
@@ -427,7 +457,7 @@ class Runner:
                     return
                 try:
                     outgoing = await self._check_claims(outgoing)
-                except (TransientError, TimeoutError, ConnectionError) as exc:
+                except OUTAGE as exc:
                     self._hold(msg, exc)
                     return
                 self.checkpoint.add(msg)
@@ -507,7 +537,7 @@ class Runner:
             attempt += 1
             try:
                 return await call()
-            except (TransientError, TimeoutError, ConnectionError):
+            except OUTAGE:
                 if attempt >= self.retry.in_place:
                     raise
                 self.stats.retries += 1
@@ -522,7 +552,7 @@ class Runner:
         except PermanentError as exc:
             log.warning("permanent error: dead-lettering", error=str(exc), category=exc.category)
             return self._dead(msg, exc, attempt + 1, exc.category, exc)
-        except (TransientError, TimeoutError, ConnectionError) as exc:
+        except OUTAGE as exc:
             raise self._hold(msg, exc) from exc
         except Exception as exc:
             log.error("unexpected error: dead-lettering", error=f"{type(exc).__name__}: {exc}")
@@ -555,19 +585,13 @@ class Runner:
         The handler is not run again: its artifacts are written and the results are in hand. Stopping
         gives up the commit; the next owner of the partition redoes the message (outputs are idempotent).
         """
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                await self.transport.commit(outgoing, consumed)
-                return
-            except (TransientError, TimeoutError, ConnectionError) as exc:
-                if stop.is_set():
-                    raise
-                self.stats.retries += 1
-                delay = self.retry.delay(attempt)
-                log.warning(
-                    "commit failed: retrying", error=str(exc), attempt=attempt, delay_s=round(delay, 2)
-                )
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), delay)
+        await wait_out(
+            lambda: self.transport.commit(outgoing, consumed),
+            what="commit failed",
+            stop=stop,
+            policy=self.retry,
+            on_retry=self._count_retry,
+        )
+
+    def _count_retry(self) -> None:
+        self.stats.retries += 1

@@ -43,7 +43,15 @@ from adapters.storage import (
     pending_prefix,
     safe_key,
 )
-from consumers.runner import Incoming, Outgoing, PermanentError, TransientError, dead_letter, utc_now
+from consumers.runner import (
+    REPLAY_HEADER,
+    Incoming,
+    Outgoing,
+    PermanentError,
+    TransientError,
+    dead_letter,
+    utc_now,
+)
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.isolation import IsolatedEngine
 from pipeline.model.ports import Tier
@@ -63,7 +71,6 @@ from schemas.models import DocumentResult, ErrorRecord
 
 log = structlog.get_logger(__name__)
 P = ParamSpec("P")
-REPLAY_HEADER = "replay"
 T = TypeVar("T")
 E = TypeVar("E", bound=BaseModel)
 

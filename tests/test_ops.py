@@ -13,8 +13,8 @@ from adapters.settings import Settings
 from adapters.storage import MemoryStore, UnsafeKey, manifest_key, marker_key, safe_key
 from consumers.identity import claim_slot
 from consumers.kafka import client_options
-from consumers.ops import REPLAY_HEADER, announcements, parse_dead, reconcile, replay_message, select, summary
-from consumers.runner import CLAIM_HEADER, Incoming, dead_letter
+from consumers.ops import announcements, parse_dead, reconcile, replay_message, select, summary
+from consumers.runner import CLAIM_HEADER, REPLAY_HEADER, Incoming, dead_letter
 from pipeline.config import PIPELINE_VERSION
 from schemas.events import ClaimCheck, parse_landing
 
