@@ -55,6 +55,12 @@ class _WaitForIdle(ConsumerRebalanceListener):  # type: ignore[misc]
         log.info("partitions assigned", partitions=sorted(f"{tp.topic}-{tp.partition}" for tp in assigned))
 
 
+def incoming(record: Any) -> Incoming:
+    """An aiokafka ``ConsumerRecord`` as the runner's :class:`~consumers.runner.Incoming`."""
+    headers = tuple((k, bytes(v)) for k, v in (record.headers or ()))
+    return Incoming(record.topic, record.partition, record.offset, record.key, record.value, headers)
+
+
 def client_options(settings: Settings) -> dict[str, Any]:
     """Connection options every aiokafka client of a service shares: bootstrap servers and security.
 
@@ -135,25 +141,29 @@ class TransactionalProducer:
             # the default 100 ms backoff would add that to every document.
             retry_backoff_ms=10,
         )
-        self.producer = AIOKafkaProducer(**self._kwargs)
+        # Built by start(): aiokafka clients cannot start twice, and an unstarted one warns when collected.
+        self.producer: AIOKafkaProducer | None = None
         self._broken = False
         self._start_timeout_s = 60.0
         self._timeout_s = 2 * request_timeout_s + 10
 
     async def start(self) -> None:
         """Connect and initialise transactions (a new producer each time)."""
-        self.producer = AIOKafkaProducer(**self._kwargs)
+        producer = AIOKafkaProducer(**self._kwargs)
         try:
-            await asyncio.wait_for(self.producer.start(), self._start_timeout_s)
+            await asyncio.wait_for(producer.start(), self._start_timeout_s)
         except (KafkaError, OSError, TimeoutError) as exc:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.producer.stop(), 10)
+                await asyncio.wait_for(producer.stop(), 10)
             raise TransientError(f"cannot start the producer: {type(exc).__name__}: {exc}") from exc
+        self.producer = producer
         self._broken = False
 
     async def stop(self) -> None:
         """Close the producer (an open transaction is aborted by the broker or the next incarnation)."""
-        await self.producer.stop()
+        producer, self.producer = self.producer, None
+        if producer is not None:
+            await producer.stop()
 
     async def publish(
         self,
@@ -167,9 +177,9 @@ class TransactionalProducer:
             RecordRejected: The broker refused a record (larger than ``message.max.bytes``, invalid).
             TransientError: The broker is unreachable or the transaction timed out.
         """
-        if self._broken:
+        if self._broken or self.producer is None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.producer.stop(), 10)
+                await asyncio.wait_for(self.stop(), 10)
             await self.start()
             log.warning("producer restarted after a failed transaction")
         try:
@@ -189,15 +199,17 @@ class TransactionalProducer:
         offsets: Mapping[TopicPartition, int] | None,
         group_id: str | None,
     ) -> None:
-        async with self.producer.transaction():
+        producer = self.producer
+        assert producer is not None  # publish() starts it
+        async with producer.transaction():
             deliveries = [
-                await self.producer.send(o.topic, value=o.value, key=o.key, headers=list(o.headers))
+                await producer.send(o.topic, value=o.value, key=o.key, headers=list(o.headers))
                 for o in outgoing
             ]
             for delivery in deliveries:
                 await delivery
             if offsets:
-                await self.producer.send_offsets_to_transaction(dict(offsets), group_id)
+                await producer.send_offsets_to_transaction(dict(offsets), group_id)
 
 
 class KafkaTransport:
@@ -239,9 +251,7 @@ class KafkaTransport:
             request_timeout_s=request_timeout_s,
         )
         self._listener = _WaitForIdle(idle, max_processing_s)
-        self._started = False
-
-        self.consumer = AIOKafkaConsumer(**self._consumer_kwargs)
+        self.consumer: AIOKafkaConsumer | None = None  # built by start(), like the producer
 
     async def start(self, timeout_s: float = 60.0) -> None:
         """Connect the producer (initialising its transactions) and join the consumer group.
@@ -250,66 +260,59 @@ class KafkaTransport:
             TransientError: The broker cannot be reached; both clients are closed and can start again.
         """
         await self.producer.start()
-        self.consumer = AIOKafkaConsumer(**self._consumer_kwargs)
+        consumer = AIOKafkaConsumer(**self._consumer_kwargs)
         try:
-            self.consumer.subscribe(self.topics, listener=self._listener)
-            await asyncio.wait_for(self.consumer.start(), timeout_s)
+            consumer.subscribe(self.topics, listener=self._listener)
+            await asyncio.wait_for(consumer.start(), timeout_s)
         except (KafkaError, OSError, TimeoutError) as exc:
-            for client in (self.consumer, self.producer):
+            for client in (consumer, self.producer):
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(client.stop(), 10)
             raise TransientError(f"cannot start the Kafka consumer: {type(exc).__name__}: {exc}") from exc
-        self._started = True
+        self.consumer = consumer
 
     async def stop(self) -> None:
         """Leave the group and close both clients."""
-        if not self._started:
+        consumer, self.consumer = self.consumer, None
+        if consumer is None:
             return
-        self._started = False
         try:
-            await self.consumer.stop()
+            await consumer.stop()
         finally:
             await self.producer.stop()
 
     async def poll(self, timeout_s: float, max_records: int) -> list[Incoming]:
         """Up to ``max_records`` messages, in offset order per partition (none while the broker is away)."""
+        assert self.consumer is not None  # the runner polls only after start()
         try:
             batch = await self.consumer.getmany(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
             log.warning("poll failed: broker unreachable?", error=f"{type(exc).__name__}: {exc}")
             await asyncio.sleep(timeout_s)
             return []
-        out: list[Incoming] = []
-        for _tp, records in batch.items():
-            for r in records:
-                out.append(
-                    Incoming(
-                        topic=r.topic,
-                        partition=r.partition,
-                        offset=r.offset,
-                        key=r.key,
-                        value=r.value,
-                        headers=tuple((k, bytes(v)) for k, v in (r.headers or ())),
-                    )
-                )
-        return out
+        return [incoming(r) for records in batch.values() for r in records]
+
+    def _owner(self, tp: TopicPartition) -> AIOKafkaConsumer | None:
+        """The consumer, when ``tp`` is assigned to it."""
+        consumer = self.consumer
+        return consumer if consumer is not None and tp in consumer.assignment() else None
 
     def owns(self, msg: Incoming) -> bool:
         """Whether the partition is still assigned to this worker."""
-        return TopicPartition(msg.topic, msg.partition) in self.consumer.assignment()
+        return self._owner(TopicPartition(msg.topic, msg.partition)) is not None
 
     def hold(self, msg: Incoming) -> None:
         """Pause the partition and seek back to ``msg`` (a no-op when the partition is not assigned)."""
         tp = TopicPartition(msg.topic, msg.partition)
-        if tp in self.consumer.assignment():
-            self.consumer.pause(tp)
-            self.consumer.seek(tp, msg.offset)
+        if (consumer := self._owner(tp)) is not None:
+            consumer.pause(tp)
+            consumer.seek(tp, msg.offset)
 
     def release(self, topic: str, partition: int) -> None:
         """Resume fetching a held partition."""
         tp = TopicPartition(topic, partition)
-        if tp in self.consumer.assignment():
-            self.consumer.resume(tp)
+        if (consumer := self._owner(tp)) is not None:
+            consumer.resume(tp)
 
     async def commit(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
         """Publish ``outgoing`` and commit each consumed partition's next offset in one transaction.

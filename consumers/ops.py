@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from adapters.settings import Settings
 from adapters.storage import Store, manifest_key, marker_key, split_uri
 from consumers.ingest import s3_event
-from consumers.kafka import client_options, publish
+from consumers.kafka import client_options, incoming, publish
 from consumers.runner import CLAIM_HEADER, REPLAY_HEADER, Incoming, Outgoing
 from pipeline.config import PIPELINE_VERSION
 from schemas.events import ClaimCheck, DeadLetter
@@ -156,10 +156,18 @@ async def read_dlq(
         isolation_level="read_committed",
     )
     await asyncio.wait_for(consumer.start(), timeout_s)
+    try:
+        return await _read_to_end(consumer, topic, timeout_s), consumer
+    except BaseException:
+        await consumer.stop()
+        raise
+
+
+async def _read_to_end(consumer: AIOKafkaConsumer, topic: str, timeout_s: float) -> list[Incoming]:
     await asyncio.wait_for(consumer.topics(), timeout_s)  # refreshes the metadata
     tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
     if not tps:
-        return [], consumer
+        return []
     # Without a group every record is read; with one, reading starts after what it committed.
     consumer.assign(tps)
     end = await asyncio.wait_for(consumer.end_offsets(tps), timeout_s)
@@ -170,19 +178,8 @@ async def read_dlq(
         if loop.time() > deadline:
             raise TimeoutError(f"reading {topic} did not reach its end within {timeout_s:.0f}s")
         batch = await consumer.getmany(timeout_ms=500)
-        for _tp, records in batch.items():
-            out.extend(
-                Incoming(
-                    r.topic,
-                    r.partition,
-                    r.offset,
-                    r.key,
-                    r.value,
-                    tuple((k, bytes(v)) for k, v in r.headers or ()),
-                )
-                for r in records
-            )
-    return out, consumer
+        out.extend(incoming(r) for records in batch.values() for r in records)
+    return out
 
 
 async def replay(
