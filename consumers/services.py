@@ -68,6 +68,7 @@ from schemas.events import (
     parse_landing,
 )
 from schemas.models import DocumentResult, ErrorRecord
+from schemas.rewards import RewardRecord
 
 log = structlog.get_logger(__name__)
 P = ParamSpec("P")
@@ -98,14 +99,36 @@ async def _storage(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T
         raise PermanentError(str(exc), category="storage") from exc
 
 
-def _event(model: type[E], msg: Incoming, what: str) -> E:
-    """The message's event, or a permanent (schema) error naming what broke."""
+def _validated(model: type[E], raw: bytes, what: str, doc_id: str | None = None) -> E:
+    """``raw`` as a ``model``, or a permanent (schema) error naming what broke."""
     try:
-        return model.model_validate_json(msg.value or b"")
+        return model.model_validate_json(raw)
     except ValidationError as exc:
         raise PermanentError(
-            f"{what} breaks its schema: {exc.errors()[0]['msg']}", category="schema"
+            f"{what} breaks its schema: {exc.errors()[0]['msg']}", category="schema", doc_id=doc_id
         ) from exc
+
+
+def _event(model: type[E], msg: Incoming, what: str) -> E:
+    """The message's event, or a permanent (schema) error naming what broke."""
+    return _validated(model, msg.value or b"", what)
+
+
+def _reward_id(r: RewardRecord) -> str:
+    """A reward record's entry in the sink's manifest: a new reward for the same record is new."""
+    return f"reward:{r.record_id}:{r.reward:.6f}"
+
+
+def _artifact_uri(settings: Settings, stage: str, doc_id: str) -> str:
+    """Where a stage keeps a document's artifact for this pipeline version."""
+    return f"s3://{settings.artifact_bucket}/{artifact_key(stage, PIPELINE_VERSION, doc_id)}"
+
+
+async def _load_artifact(store: Store, settings: Settings, stage: str, doc_id: str) -> DocumentResult:
+    """A stage's stored artifact of a document (for replays and the pending model stage)."""
+    return DocumentResult.model_validate_json(
+        await _storage(store.read_uri, _artifact_uri(settings, stage, doc_id))
+    )
 
 
 class StoreClaims:
@@ -180,10 +203,7 @@ class ParseHandler:
                 return None
             if done:
                 # A reconcile asked again: the parse is done, so announce it again from its artifact.
-                artifact = (
-                    f"s3://{self.settings.artifact_bucket}/{artifact_key('parsed', PIPELINE_VERSION, doc_id)}"
-                )
-                result = DocumentResult.model_validate_json(await _storage(self.store.read_uri, artifact))
+                result = await _load_artifact(self.store, self.settings, "parsed", doc_id)
             elif why := not_a_pdf(got.head):
                 err = ErrorRecord(
                     doc_id=doc_id, source=key, stage="parse", category="not_a_pdf", message=why, fatal=True
@@ -208,12 +228,15 @@ class ParseHandler:
                     source=key,
                     error=err,
                 )
-            uri = await _storage(
-                self.store.put_bytes,
-                self.settings.artifact_bucket,
-                artifact_key("parsed", PIPELINE_VERSION, doc_id),
-                result.model_dump_json().encode(),
-            )
+            if done:
+                uri = _artifact_uri(self.settings, "parsed", doc_id)  # stored already: not written again
+            else:
+                uri = await _storage(
+                    self.store.put_bytes,
+                    self.settings.artifact_bucket,
+                    artifact_key("parsed", PIPELINE_VERSION, doc_id),
+                    result.model_dump_json().encode(),
+                )
             event = ParsedEvent(
                 doc_id=doc_id,
                 trace_id=trace_id,
@@ -279,19 +302,11 @@ class VerifyHandler:
                 return []
             if done:
                 # A reconcile asked again: announce the verified artifact again (the sink deduplicates).
-                key = artifact_key("verified", PIPELINE_VERSION, doc_id)
-                art = await _storage(self.store.read_uri, f"s3://{self.settings.artifact_bucket}/{key}")
-                verified = DocumentResult.model_validate_json(art)
-                return [await _verified(self.store, self.settings, verified, trace_id, replay=replay)]
+                verified = await _load_artifact(self.store, self.settings, "verified", doc_id)
+                uri = _artifact_uri(self.settings, "verified", doc_id)
+                return [_verified_event(self.settings, verified, uri, trace_id, replay=replay)]
             raw = await _storage(self.store.read_uri, event.artifact)
-            try:
-                parsed = DocumentResult.model_validate_json(raw)
-            except ValidationError as exc:
-                raise PermanentError(
-                    f"parsed artifact breaks its schema: {exc.errors()[0]['msg']}",
-                    category="schema",
-                    doc_id=doc_id,
-                ) from exc
+            parsed = _validated(DocumentResult, raw, "parsed artifact", doc_id)
             result = await asyncio.to_thread(verify, parsed)
             result = await self.model.run(result)
             assert result.model is not None
@@ -406,7 +421,7 @@ class SinkHandler:
         out += [
             Outgoing(self.settings.topic("rewards"), key, r.model_dump_json().encode(), headers)
             for r in rewards
-            if f"reward:{r.record_id}:{r.reward:.6f}" not in done
+            if _reward_id(r) not in done
         ]
         summary_id = f"summary:{event.model_stage}:{len(result.facts)}:{len(result.flags)}"
         if summary_id not in done:
@@ -417,7 +432,7 @@ class SinkHandler:
             done
             | {f.fact_id for f in result.facts}
             | {f.flag_id for f in result.flags}
-            | {f"reward:{r.record_id}:{r.reward:.6f}" for r in rewards}
+            | {_reward_id(r) for r in rewards}
             | {summary_id}
         )
         return out
@@ -453,17 +468,22 @@ class SinkHandler:
             del self._unwritten[doc_id]
 
 
-async def _verified(
-    store: Store, settings: Settings, result: DocumentResult, trace_id: str, *, replay: str | None = None
-) -> Outgoing:
+async def _verified(store: Store, settings: Settings, result: DocumentResult, trace_id: str) -> Outgoing:
     """Write a document's verified artifact and build the ``verified`` event that points at it."""
-    doc_id = result.doc_id
     uri = await _storage(
         store.put_bytes,
         settings.artifact_bucket,
-        artifact_key("verified", PIPELINE_VERSION, doc_id),
+        artifact_key("verified", PIPELINE_VERSION, result.doc_id),
         result.model_dump_json().encode(),
     )
+    return _verified_event(settings, result, uri, trace_id)
+
+
+def _verified_event(
+    settings: Settings, result: DocumentResult, uri: str, trace_id: str, *, replay: str | None = None
+) -> Outgoing:
+    """The ``verified`` event of a document whose verified artifact is at ``uri``."""
+    doc_id = result.doc_id
     event = VerifiedEvent(
         doc_id=doc_id,
         trace_id=trace_id,
@@ -518,8 +538,7 @@ async def resume_pending(
     for key in keys:
         meta = json.loads(await _storage(store.read_uri, f"s3://{settings.artifact_bucket}/{key}"))
         doc_id, trace_id = str(meta["doc_id"]), str(meta["trace_id"])
-        art = f"s3://{settings.artifact_bucket}/{artifact_key('verified', PIPELINE_VERSION, doc_id)}"
-        before = DocumentResult.model_validate_json(await _storage(store.read_uri, art))
+        before = await _load_artifact(store, settings, "verified", doc_id)
         after = await model.run(before.model_copy(update={"model": None}))
         if after.model is None or after.model.status != "done":
             break  # still down: try again later
