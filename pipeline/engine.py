@@ -36,7 +36,7 @@ from pipeline.scales import (
 )
 from pipeline.sniff import HEAD_BYTES, not_a_pdf
 from pipeline.statements import annotate_facts, build_statements, equity_statement_facts
-from pipeline.stitch import join_split_tables, stitch_pages
+from pipeline.stitch import join_split_tables, page_furniture, stitch_pages
 from pipeline.structure import infer_missing_scales, type_group
 from pipeline.tables import RawTable, Rules, find_tables, rules_from_drawings
 from pipeline.taxonomy import Taxonomy, load_taxonomy, normalise_label
@@ -380,7 +380,8 @@ def _pages(w: _Work) -> None:
 
 def _tables(w: _Work) -> None:
     """Tables stitched across pages, their scales resolved, their cells typed."""
-    groups = stitch_pages(w.per_page_tables)
+    heights = {p.page: p.height for p in w.page_info}
+    groups = stitch_pages(w.per_page_tables, page_furniture(w.blocks, heights))
     resolved = resolve_group_scales([g.fragments for g in groups], w.page_scales, w.defaults)
     for i, (g, scale) in enumerate(zip(groups, resolved, strict=True)):
         try:

@@ -800,10 +800,14 @@ def _fold(visible: list[int], starts: list[int], structure: Structure) -> tuple[
 
 @dataclass(frozen=True, slots=True)
 class TreeNode:
-    """A total the tree builder recognised: its structure and whether its failures are inconsistencies."""
+    """A total the tree builder recognised: its structure and whether its failures are inconsistencies.
+
+    ``below``: the components are printed under the total, splitting it (:func:`breakdowns`).
+    """
 
     structure: Structure
     proven: bool
+    below: bool = False
 
 
 def build_tree(
@@ -878,7 +882,79 @@ def build_tree(
             starts.append(len(visible))  # a total starts the next run (it may itself be a component)
         visible.append(row.index)
         previous = row
-    return nodes
+    return nodes + breakdowns(rows, grid, columns, nodes, kinds)
+
+
+# "Profit for the year / Attributable to: / Owners of the parent / Non-controlling interests";
+# "二、营业总成本 / 其中：营业成本 / …"; "Total revenue / of which: …".
+_BREAKDOWN = re.compile(r"^(?:of which|attributable to|其中|归属于|歸屬於)", re.IGNORECASE)
+_BREAKDOWN_REACH = 3
+"""Lines between a total and the first line of its breakdown (another breakdown of the same total)."""
+
+
+def breakdowns(
+    rows: Sequence[RowView],
+    grid: Grid,
+    columns: Sequence[int],
+    nodes: Sequence[TreeNode],
+    kinds: Mapping[int, str],
+) -> list[TreeNode]:
+    """Totals printed above their parts, which the walk down the rows (totals under their items) misses.
+
+    A breakdown says so: its first line, or the heading over it, reads "of which", "attributable to"
+    (其中, 归属于). The parts are a run of the lines after the total, starting within a few lines of it
+    (a statement may break a total down twice: by continuing and discontinued operations, then by owner),
+    none of them already part of another total. As for a labelled total, the run is taken when the
+    figures prove it (:func:`resolve_total`). The total may itself add up lines above it ("Profit for the
+    year" = profit before tax less tax): its parts are recorded beside its children.
+
+    Args:
+        rows: Body rows of the table.
+        grid: Their figures in the value columns.
+        columns: The value columns.
+        nodes: The totals already recognised (their lines keep their place in the tree).
+        kinds: Each row's kind of line (amounts, per-share amounts, share counts).
+
+    Returns:
+        The totals found above their breakdowns.
+    """
+    taken = {r for n in nodes for r, _ in n.structure.components}
+    with_parts: set[int] = set()
+    figures = [row for row in rows if row.index in grid]
+    heading_before: dict[int, str] = {}
+    heading = ""
+    for row in rows:
+        if row.is_heading:
+            heading = normalise_label(row.label)
+        elif row.index in grid:
+            heading_before[row.index], heading = heading, ""
+    out: list[TreeNode] = []
+    for pos, row in enumerate(figures):
+        if row.index in with_parts:
+            continue
+        after = figures[pos + 1 : pos + 1 + _BREAKDOWN_REACH + _MAX_COMPONENTS]
+        candidates: list[Structure] = []
+        for start in range(min(_BREAKDOWN_REACH, len(after))):
+            first = after[start]
+            if not (
+                _BREAKDOWN.search(normalise_label(first.label))
+                or _BREAKDOWN.search(heading_before[first.index])
+            ):
+                continue
+            run: list[int] = []
+            for part in after[start:]:
+                if part.index in taken:
+                    break
+                run.append(part.index)
+                if len(run) >= 2:
+                    candidates.append(Structure(row.index, tuple((r, 1) for r in run), "sum", False))
+        candidates = [c for c in candidates if _one_kind(c, kinds)]
+        resolution = resolve_total(candidates, grid, columns, 1) if candidates else None
+        if resolution is not None and resolution.proven:
+            out.append(TreeNode(resolution.structure, True, below=True))
+            taken.update(r for r, _ in resolution.structure.components)
+            with_parts.add(row.index)
+    return out
 
 
 # --- columns that add up --------------------------------------------------------------------------------
@@ -988,8 +1064,9 @@ def _lines(
 ) -> list[LineItem]:
     parents: dict[int, tuple[int, int]] = {}
     totals: dict[int, TreeNode] = {}
+    split: dict[int, TreeNode] = {}
     for node in nodes:
-        totals[node.structure.total] = node
+        (split if node.below else totals)[node.structure.total] = node
         for r, sign in node.structure.components:
             parents[r] = (node.structure.total, sign)
     out: list[LineItem] = []
@@ -998,10 +1075,11 @@ def _lines(
             continue
         parent = parents.get(row.index)
         role: LineRole = "item"
-        if row.index in totals:
+        if row.index in totals or row.index in split:
             role = "subtotal" if parent is not None else "total"
         metric = taxonomy.match(row.label) if row.label.strip() else None
         own = totals.get(row.index)
+        parts = split.get(row.index)
         # model_construct: every field is the builder's own typed value (tests/test_statements.py validates
         # every line of the sample documents), and validating thousands of lines costs more than building.
         out.append(
@@ -1016,6 +1094,7 @@ def _lines(
                 children=[r for r, _ in own.structure.components] if own else [],
                 proven=own.proven if own else False,
                 rollforward=own.structure.rollforward if own else False,
+                parts=[r for r, _ in parts.structure.components] if parts else [],
             )
         )
     return out

@@ -8,11 +8,12 @@ the first fragment's column heads, or has no heads at all. Stitching keeps per-r
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from pipeline.layout import Line
-from pipeline.tables import RawCell, RawTable
+from pipeline.tables import RawCell, RawTable, pick_title
+from schemas.models import Block
 
 _CONTINUED = re.compile(r"\b(continued|cont['’]?d|cont\.)\b|\(cont", re.IGNORECASE)
 
@@ -46,7 +47,52 @@ def _title_key(title: str) -> str:
     return " ".join(title.casefold().split())
 
 
-def continues(prev: RawTable, nxt: RawTable, prev_is_last_on_page: bool, page_height: float) -> bool:
+def furniture_key(text: str) -> str:
+    """A line's text as page furniture is compared: no spaces, every digit alike ("Page 7" = "Page 12")."""
+    return _DIGIT.sub("#", "".join(text.split())).casefold()
+
+
+_DIGIT = re.compile(r"\d")
+# Top and bottom bands of a page where running heads and feet sit, as a share of its height.
+_FURNITURE_BAND = 0.12
+# A line is furniture when it is repeated in those bands on this many pages (and this share of them).
+_FURNITURE_PAGES = 3
+_FURNITURE_SHARE = 0.2
+
+
+def page_furniture(blocks: Sequence[Block], page_heights: Mapping[int, float]) -> frozenset[str]:
+    """Running heads and feet: lines repeated at the top or bottom of many pages.
+
+    A report that prints its name at the top of every page ("…2018 年第一季度报告全文", "Table of
+    Contents") puts that line over every table that starts a page; read as the table's caption, it hides
+    that the table carries on from the page before.
+
+    Args:
+        blocks: The document's text blocks.
+        page_heights: Each page's height.
+
+    Returns:
+        The furniture lines' keys (:func:`furniture_key`).
+    """
+    pages: dict[str, set[int]] = {}
+    for b in blocks:
+        height = page_heights.get(b.page)
+        if not height or (
+            b.bbox[1] > _FURNITURE_BAND * height and b.bbox[3] < (1 - _FURNITURE_BAND) * height
+        ):
+            continue
+        pages.setdefault(furniture_key(b.text), set()).add(b.page)
+    least = max(_FURNITURE_PAGES, _FURNITURE_SHARE * len(page_heights))
+    return frozenset(key for key, on in pages.items() if key and len(on) >= least)
+
+
+def continues(
+    prev: RawTable,
+    nxt: RawTable,
+    prev_is_last_on_page: bool,
+    page_height: float,
+    furniture: frozenset[str] = frozenset(),
+) -> bool:
     """Whether ``nxt`` (first table on its page) continues ``prev`` from the page before.
 
     Args:
@@ -54,6 +100,7 @@ def continues(prev: RawTable, nxt: RawTable, prev_is_last_on_page: bool, page_he
         nxt: The first table of the next page.
         prev_is_last_on_page: Guard: only the last table of a page can continue.
         page_height: Height of the previous page, to tell whether ``prev`` ran to the bottom.
+        furniture: Running heads and feet (:func:`page_furniture`), which are no table's caption.
     """
     if not prev_is_last_on_page or nxt.page != prev.page + 1:
         return False
@@ -62,23 +109,25 @@ def continues(prev: RawTable, nxt: RawTable, prev_is_last_on_page: bool, page_he
     edges_a, edges_b = _value_edges(prev), _value_edges(nxt)
     if any(abs(a - b) > 12 for a, b in zip(edges_a, edges_b, strict=True)):
         return False
-    said_continued = any(_CONTINUED.search(c) for c in nxt.caption) or bool(
-        nxt.title and _CONTINUED.search(nxt.title)
-    )
-    new_title = nxt.title and prev.title and _title_key(nxt.title) != _title_key(prev.title)
-    if not said_continued and new_title and not section_headings(nxt):
+    caption = [c for c in nxt.caption if furniture_key(c) not in furniture]
+    title = nxt.title if nxt.title and furniture_key(nxt.title) not in furniture else None
+    said_continued = any(_CONTINUED.search(c) for c in caption) or bool(title and _CONTINUED.search(title))
+    new_title = title and prev.title and _title_key(title) != _title_key(prev.title)
+    if not said_continued and new_title and not section_headings(caption):
         # A new title is a new table (the same statement of another registrant, the next note).
         return False
     same_header = nxt.header_rows > 0 and _header_texts(prev) == _header_texts(nxt)
-    no_header = nxt.header_rows == 0 and not nxt.caption
+    no_header = nxt.header_rows == 0 and not caption
     ran_to_bottom = prev.bbox[3] > 0.72 * page_height
     # A statement kept together by section ("Current liabilities" starts the next page) need not have
     # filled its page: the heading over figures without column heads is the continuation's mark.
-    by_section = nxt.header_rows == 0 and section_headings(nxt)
+    by_section = nxt.header_rows == 0 and section_headings(caption)
     return said_continued or by_section or ((same_header or no_header) and ran_to_bottom)
 
 
-_SECTION_HEADING = re.compile(r"^[A-Za-z][A-Za-z ,'’&()-]{1,60}:?$")
+# A letter (of any script) first, then letters, spaces and the punctuation of line-item labels; full-width
+# forms included, as Chinese and Japanese statements print them ("其中：优先股").
+_SECTION_HEADING = re.compile(r"^[^\W\d_](?:[^\W\d_]|[ ,'’&()（）、-]){1,60}[:：]?$")
 _NOT_SECTION = re.compile(
     r"\b(?:statements?|balance sheets?|notes?|continued|in (?:thousands|millions|billions)|page|"
     r"inc|incorporated|corp|corporation|company|limited|llc|plc|partnership|ag|se|n\.?v|s\.?a)\b",
@@ -86,23 +135,26 @@ _NOT_SECTION = re.compile(
 )
 
 
-def section_headings(table: RawTable) -> bool:
+def section_headings(caption: Sequence[str]) -> bool:
     """Whether a table's caption lines are section headings of its body ("Current liabilities").
 
     A statement that breaks at a section heading starts the next page with that heading above its
     figures, with no column heads; the finder takes the heading for the table's caption.
     """
-    return bool(table.caption) and all(
+    return bool(caption) and all(
         len(text.split()) <= 6 and _SECTION_HEADING.match(text.strip()) and not _NOT_SECTION.search(text)
-        for text in table.caption
+        for text in caption
     )
 
 
-def stitch_pages(pages: Sequence[tuple[Sequence[RawTable], float]]) -> list[TableGroup]:
+def stitch_pages(
+    pages: Sequence[tuple[Sequence[RawTable], float]], furniture: frozenset[str] = frozenset()
+) -> list[TableGroup]:
     """Group the tables of consecutive pages into logical tables.
 
     Args:
         pages: For each page in order, its tables and its height.
+        furniture: Running heads and feet (:func:`page_furniture`).
 
     Returns:
         Logical tables in reading order.
@@ -112,13 +164,32 @@ def stitch_pages(pages: Sequence[tuple[Sequence[RawTable], float]]) -> list[Tabl
     prev_height = 0.0
     for tables, height in pages:
         for i, t in enumerate(tables):
-            if i == 0 and prev_last is not None and continues(prev_last.last, t, True, prev_height):
+            if (
+                i == 0
+                and prev_last is not None
+                and continues(prev_last.last, t, True, prev_height, furniture)
+            ):
+                _drop_furniture(t, furniture)
                 prev_last.fragments.append(t)
                 continue
             groups.append(TableGroup([t]))
         prev_last = groups[-1] if tables and groups and groups[-1].last is tables[-1] else None
         prev_height = height
     return groups
+
+
+def _drop_furniture(table: RawTable, furniture: frozenset[str]) -> None:
+    """Take running heads off a continuation's caption, so they do not become rows of the statement.
+
+    In place: the page stage keys each table's scale context by the object.
+    """
+    kept = [k for k, text in enumerate(table.caption) if furniture_key(text) not in furniture]
+    if len(kept) == len(table.caption):
+        return
+    boxes = table.caption_boxes
+    table.caption = [table.caption[k] for k in kept]
+    table.caption_boxes = [boxes[k] for k in kept if k < len(boxes)]
+    table.title = pick_title(table.caption)
 
 
 _MAX_GAP_LINES = 10
@@ -164,8 +235,8 @@ def _lines_between(prev: RawTable, nxt: RawTable, lines: Sequence[Line]) -> list
     for ln in gap:
         if ln.text.rstrip().endswith(".") and len(ln.words) >= 6:
             return None  # a sentence between them: two tables
-        if len(ln.words) > 10 or abs(ln.x0 - x0) > 40:
-            return None  # not a label of the table's label column
+        if len(ln.words) > 10 or ln.x0 < x0 - 40 or ln.x1 > prev.col_bounds[0][1] + 12:
+            return None  # not a label of the table's label column (sub-items may be indented deep)
     return gap
 
 

@@ -153,7 +153,7 @@ def _fragment_body(frag: RawTable, i: int) -> tuple[int, list[list[RawCell]]]:
     """
     start = 0 if i == 0 else frag.header_rows
     body = list(frag.rows[start:])
-    if i > 0 and not frag.header_rows and section_headings(frag):
+    if i > 0 and not frag.header_rows and section_headings(frag.caption):
         heads = [[RawCell(0, 0, t, box)] for t, box in zip(frag.caption, frag.caption_boxes, strict=False)]
         body = heads + body
     return start, body

@@ -296,7 +296,7 @@ class LineItem(Record):
     label: str = Field(description="The label, cleaned of dot leaders and footnote marks.")
     page: PageNo
     role: LineRole
-    parent: int | None = Field(default=None, description="Row of the line it adds into.")
+    parent: int | None = Field(default=None, description="Row of the line it adds into (or is a part of).")
     sign: Literal[1, -1] = Field(default=1, description="How it enters its parent: added or subtracted.")
     metric: str | None = Field(default=None, description="The taxonomy metric its label maps to.")
     children: list[Annotated[int, Field(ge=0)]] = Field(
@@ -307,6 +307,13 @@ class LineItem(Record):
         description="Its children add up to it in other columns, so a column where they do not is an error.",
     )
     rollforward: bool = Field(default=False, description="A closing balance: blank movements are nil.")
+    parts: list[Annotated[int, Field(ge=0)]] = Field(
+        default_factory=list,
+        description=(
+            "Rows of the lines printed below it that split it ('attributable to …', 'of which …'); they add "
+            "up to it in every column, as its children do."
+        ),
+    )
 
 
 class StatementColumn(Record):

@@ -8,6 +8,7 @@ Rules (each module documents its own):
 * ``NAR001`` (:mod:`.narrative`): narrative figures and changes agree with the tables.
 * ``BAL001`` (:mod:`.balance`): the balance sheet balances.
 * ``CHG001`` (:mod:`.changes`): columns of changes and of shares agree with the figures they compare.
+* ``LED001`` (:mod:`.ledger`): a ledger's running balance follows from its debits and credits.
 
 Every rule is rounding-aware (:mod:`.tolerance`) and silent when the structure is ambiguous: a false
 flag on a real filing costs an analyst more than a missed one.
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 from pipeline.checks.balance import check_balance
 from pipeline.checks.changes import check_changes
 from pipeline.checks.crossref import check_crossref
+from pipeline.checks.ledger import check_ledgers
 from pipeline.checks.narrative import check_narrative
 from pipeline.checks.sums import check_sums
 from pipeline.checks.tolerance import known_facts
@@ -38,6 +40,7 @@ RULES: dict[str, str] = {
     "NAR002": "The figures of one sentence agree among themselves (from X to Y, up Z or P%).",
     "BAL001": "Total assets equal total liabilities plus equity.",
     "CHG001": "A column of changes or of shares agrees, row by row, with the figures it is computed from.",
+    "LED001": "A ledger's running balance is the previous balance plus its debits less its credits.",
 }
 """Rule id → what it checks."""
 
@@ -74,6 +77,7 @@ def run_checks(
     trees = build_statements(tables, {}, tax) if statements is None else statements
     found.extend(check_sums(tables, trees, tax))
     found.extend(check_changes(tables))
+    found.extend(check_ledgers(tables))
     found.extend(check_balance(known, doc_id=doc_id, source=source))
     found.extend(check_crossref(known, tables, trees, tax, doc_id=doc_id, source=source))
     found.extend(check_narrative(blocks, known, tax, doc_id=doc_id, source=source))

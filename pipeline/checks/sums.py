@@ -12,7 +12,7 @@ tax) are checked where the tree did not already cover the cells.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.checks.tolerance import (
@@ -149,6 +149,8 @@ def _sum_flag(
     ]
     if s.rollforward:
         reasons.append("a roll-forward: the closing balance is the opening balance plus the movements")
+    if s.convention == "breakdown":
+        reasons.append(f"the lines printed under {label} split it ('attributable to', 'of which')")
     return make_flag(
         rule=RULE,
         kind="sum_mismatch",
@@ -174,6 +176,17 @@ def _structure(line: LineItem, lines: Mapping[int, LineItem]) -> Structure:
     )
 
 
+def _proven_structures(
+    statement: Statement, lines: Mapping[int, LineItem]
+) -> Iterator[tuple[LineItem, Structure]]:
+    """Every proven node, top to bottom: a total with its children, then with its parts below it."""
+    for line in sorted(statement.lines, key=lambda x: x.row):
+        if line.children and line.proven:
+            yield line, _structure(line, lines)
+        if line.parts:
+            yield line, Structure(line.row, tuple((r, 1) for r in line.parts), "breakdown")
+
+
 def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tuple[int, int]]]:
     """TOT001 over one statement: every proven node in every value column.
 
@@ -193,10 +206,7 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
     flagged: set[tuple[int, int]] = set()
     misprints: dict[tuple[int, int], float] = {}  # flagged (row, col) → printed minus expected
     across = _across_failures(statement, rows)
-    for line in sorted(statement.lines, key=lambda x: x.row):
-        if not line.children or not line.proven:
-            continue
-        structure = _structure(line, lines)
+    for line, structure in _proven_structures(statement, lines):
         results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
         support = [r for r in results if supports(r, _EACH)]
         for result in results:
@@ -215,8 +225,8 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
             ):
                 continue
             finding = _Finding(structure, result, support)
-            if _explained_by_components(finding, misprints):
-                continue
+            if (line.row, result.col) in flagged or _explained_by_components(finding, misprints):
+                continue  # (a total that fails against its children and its parts is one misprint)
             flags.append(_sum_flag(table, statement, finding, grid, lines))
             flagged.add((line.row, result.col))
             misprints[(line.row, result.col)] = result.comparison.difference

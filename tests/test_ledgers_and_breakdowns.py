@@ -1,0 +1,245 @@
+"""Ledgers (LED001), totals printed above their breakdown, and statements under a running page head.
+
+Each case is a small PDF generated here in a layout none of the samples has, run through the whole
+engine: clean, it raises nothing; with one figure keyed wrong, the flag names that figure. The last tests
+cut the real pages that showed the gap out of the shared corpus.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pipeline.checks.ledger import check_ledgers
+from pipeline.engine import process_bytes
+from pipeline.stitch import furniture_key, page_furniture
+from schemas.models import Block, DocumentResult, Flag
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+Row = tuple[str, ...]
+
+
+def _pdf(pages: Sequence[Sequence[tuple[float, str]]], head: str | None = None) -> bytes:
+    """Pages of lines; each line is ``(y, text)`` with columns separated by ``|`` at fixed x positions."""
+    xs = (50.0, 120.0, 330.0, 420.0, 510.0)
+    doc = pymupdf.open()
+    for lines in pages:
+        page = doc.new_page(width=595, height=842)
+        if head:
+            page.insert_text((50, 40), head, fontsize=9)
+        for y, text in lines:
+            for k, part in enumerate(text.split("|")):
+                if not part:
+                    continue
+                x = xs[k]
+                if k >= 2:  # figures right-aligned on their column's right edge
+                    x = xs[k] + 60 - pymupdf.get_text_length(part, fontsize=9)
+                page.insert_text((x, y), part, fontsize=9)
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+def _ledger(rows: Sequence[Row], heads: Row = ("Date", "Particulars", "Debit", "Credit", "Balance")) -> bytes:
+    lines = [(100.0, "Statement of account: Acme Trading Ltd"), (130.0, "|".join(heads))]
+    lines += [(150.0 + 16 * i, "|".join(r)) for i, r in enumerate(rows)]
+    return _pdf([lines])
+
+
+_LEDGER: list[Row] = [
+    ("01-Apr-24", "Opening Balance", "", "4,250,000", "4,250,000 Cr."),
+    ("12-May-24", "Bank payment 3312", "1,125,400", "0", "3,124,600 Cr."),
+    ("30-Jun-24", "Invoice 77", "0", "86,975", "3,211,575 Cr."),
+    ("14-Aug-24", "Bank payment 3390", "2,000,000", "0", "1,211,575 Cr."),
+    ("02-Sep-24", "Journal: exchange difference", "0", "13,410", "1,224,985 Cr."),
+    ("30-Sep-24", "Bank payment 3411", "1,300,000", "0", "75,015 Dr."),
+]
+
+
+def _flags(data: bytes, rule: str) -> list[Flag]:
+    result = process_bytes(data, source="generated.pdf")
+    return [f for f in result.flags if f.rule == rule]
+
+
+def test_a_clean_ledger_raises_nothing() -> None:
+    assert _flags(_ledger(_LEDGER), "LED001") == []
+
+
+@pytest.mark.parametrize(
+    ("row", "col", "wrong"), [(2, 3, "86,795"), (3, 2, "200,000"), (1, 2, "(1,125,400)")]
+)
+def test_a_miskeyed_amount_breaks_its_entry(row: int, col: int, wrong: str) -> None:
+    rows = [list(r) for r in _LEDGER]
+    right = rows[row][col]
+    rows[row][col] = wrong
+    flags = _flags(_ledger([tuple(r) for r in rows]), "LED001")
+    assert len(flags) == 1
+    assert any(wrong in e.text for e in flags[0].evidence), flags[0].message
+    assert right not in flags[0].message
+
+
+def test_a_miskeyed_balance_gives_one_flag_for_its_two_entries() -> None:
+    rows = [list(r) for r in _LEDGER]
+    rows[3][4] = "1,121,575 Cr."
+    flags = _flags(_ledger([tuple(r) for r in rows]), "LED001")
+    assert len(flags) == 1
+    assert sum("1,121,575" in e.text for e in flags[0].evidence) >= 1
+
+
+def test_a_miskeyed_opening_balance_is_caught_by_its_own_amount() -> None:
+    rows = [list(r) for r in _LEDGER]
+    rows[0][3] = "4,205,000"
+    flags = _flags(_ledger([tuple(r) for r in rows]), "LED001")
+    assert len(flags) == 1 and "4,205,000" in flags[0].message + " ".join(e.text for e in flags[0].evidence)
+
+
+def test_a_bank_statement_runs_the_other_way_without_sides() -> None:
+    heads = ("Date", "Description", "Withdrawals", "Deposits", "Balance")
+    rows: list[Row] = [
+        ("01/03", "Balance brought forward", "", "", "12,400.50"),
+        ("03/03", "Card payment", "210.40", "", "12,190.10"),
+        ("05/03", "Salary", "", "3,850.00", "16,040.10"),
+        ("09/03", "Rent", "1,900.00", "", "14,140.10"),
+        ("15/03", "Transfer in", "", "500.00", "14,640.10"),
+    ]
+    assert _flags(_ledger(rows, heads), "LED001") == []
+    rows[3] = ("09/03", "Rent", "1,090.00", "", "14,140.10")
+    flags = _flags(_ledger(rows, heads), "LED001")
+    assert len(flags) == 1 and any("1,090.00" in e.text for e in flags[0].evidence)
+
+
+def test_a_trial_balance_is_no_running_ledger() -> None:
+    # Debit, credit and balance columns, but each row stands alone: nothing runs, nothing is flagged.
+    rows: list[Row] = [
+        ("1000", "Cash", "52,000", "", "52,000"),
+        ("1200", "Receivables", "18,300", "", "18,300"),
+        ("2000", "Payables", "", "21,750", "(21,750)"),
+        ("3000", "Share capital", "", "40,000", "(40,000)"),
+        ("4000", "Revenue", "", "8,550", "(8,550)"),
+    ]
+    data = _ledger(rows, ("Account", "Name", "Debit", "Credit", "Balance"))
+    result = process_bytes(data, source="tb.pdf")
+    assert check_ledgers(result.tables) == []
+
+
+# --- totals printed above their parts --------------------------------------------------------------------
+
+
+def _income(nci: str = "(41.2)") -> bytes:
+    rows = [
+        "Revenue||2,410.6|2,288.1",
+        "Operating costs||(1,902.3)|(1,811.0)",
+        "Operating profit||508.3|477.1",
+        "Finance costs||(61.4)|(58.9)",
+        "Profit before tax||446.9|418.2",
+        "Income tax||(112.5)|(104.9)",
+        "Profit for the year||334.4|313.3",
+        "Attributable to:|||",
+        "Owners of the parent||293.2|281.6",
+        f"Non-controlling interests||{nci.strip('()')}|31.7",
+    ]
+    lines = [
+        (80.0, "Consolidated income statement"),
+        (96.0, "(in EUR millions)"),
+        (120.0, "||2025|2024"),
+    ]
+    lines += [(140.0 + 16 * i, r) for i, r in enumerate(rows)]
+    return _pdf([lines])
+
+
+def test_profit_broken_down_by_owner_is_a_total_of_its_parts() -> None:
+    result = process_bytes(_income(), source="ifrs.pdf")
+    lines = {line.label: line for s in result.statements for line in s.lines}
+    profit = lines["Profit for the year"]
+    assert profit.proven
+    assert {lines["Owners of the parent"].row, lines["Non-controlling interests"].row} == set(profit.parts)
+    assert not [f for f in result.flags if f.rule == "TOT001"]
+
+
+def test_a_miskeyed_part_of_a_breakdown_is_flagged() -> None:
+    result = process_bytes(_income("(14.2)"), source="ifrs.pdf")
+    flags = [f for f in result.flags if f.rule == "TOT001"]
+    assert len(flags) == 1 and any("14.2" in e.text for e in flags[0].evidence)
+
+
+# --- running heads ---------------------------------------------------------------------------------------
+
+
+def test_page_furniture_is_a_line_repeated_in_the_page_margins() -> None:
+    head = "Acme Holdings plc  Annual Report 2025"
+    blocks = [Block(page=p, bbox=(50, 30, 300, 42), text=head, font_size=9) for p in range(1, 6)]
+    blocks += [Block(page=p, bbox=(50, 800, 80, 812), text=str(p), font_size=9) for p in range(1, 6)]
+    blocks += [
+        Block(page=p, bbox=(50, 400, 300, 412), text="(in millions)", font_size=9) for p in range(1, 6)
+    ]
+    furniture = page_furniture(blocks, dict.fromkeys(range(1, 6), 842.0))
+    assert furniture_key(head) in furniture
+    assert furniture_key("7") in furniture  # page numbers, whatever the number
+    assert furniture_key("(in millions)") not in furniture  # mid-page text is never furniture
+
+
+def test_a_statement_under_a_running_head_continues_on_the_next_page() -> None:
+    first = [
+        (80.0, "Consolidated balance sheet"),
+        (96.0, "(in thousands of dollars)"),
+        (120.0, "||2025|2024"),
+    ]
+    items = [(f"Asset line {k}", 1000 + 37 * k, 900 + 29 * k) for k in range(1, 40)]
+    first += [(140.0 + 16 * i, f"{label}||{a:,}|{b:,}") for i, (label, a, b) in enumerate(items[:38])]
+    rest = items[38:]
+    total_a = sum(a for _, a, _ in items)
+    total_b = sum(b for _, _, b in items)
+    second = [(70.0 + 16 * i, f"{label}||{a:,}|{b:,}") for i, (label, a, b) in enumerate(rest)]
+    second.append((70.0 + 16 * len(rest), f"Total assets||{total_a:,}|{total_b:,}"))
+    filler = [[(100.0, "Notes to the financial statements"), (120.0, "Text of the notes.")]] * 3
+    data = _pdf([first, second, *filler], head="Acme Holdings plc  Annual Report 2025")
+    result = process_bytes(data, source="heads.pdf")
+    stitched = [t for t in result.tables if t.pages[:2] == [1, 2]]
+    assert stitched, [t.pages for t in result.tables]
+    total = next(line for s in result.statements for line in s.lines if line.label == "Total assets")
+    assert total.proven and len(total.children) == len(items)
+
+
+# --- the real pages --------------------------------------------------------------------------------------
+
+
+def _cut(corpus: Path, name: str, pages: Sequence[int]) -> bytes:
+    path = next(corpus.glob(f"*/{name}"))
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        for p in pages:
+            out.insert_pdf(src, from_page=p - 1, to_page=p - 1)
+        data: bytes = out.tobytes()
+    return data
+
+
+@pytest.mark.corpus
+def test_chinese_balance_sheet_over_three_pages_is_one_tree(corpus: Path) -> None:
+    # pdfplumber issue 67: a quarterly report whose every page starts with the report's name.
+    result: DocumentResult = process_bytes(
+        _cut(corpus, "pdfplumber__issue-67-example.pdf", range(1, 23)), source="issue-67.pdf"
+    )
+    balance = next(s for s in result.statements if 9 in s.pages)
+    assert balance.pages[:3] == [9, 10, 11]
+    lines = {line.label: line for line in balance.lines}
+    total = lines["资产总计"]
+    assert total.proven and {lines["流动资产合计"].row, lines["非流动资产合计"].row} == set(total.children)
+    assert not result.flags
+
+
+@pytest.mark.corpus
+def test_a_swap_in_a_real_ledger_is_caught(corpus: Path) -> None:
+    from bench.planted_errors import plant, scan_document
+
+    data = _cut(corpus, "pdfplumber__issue-912.pdf", [2])
+    assert not process_bytes(data, source="issue-912.pdf").flags
+    candidate = next(c for c in scan_document(data) if c.text == "39784")
+    planted = plant(data, candidate, "37984")
+    assert planted is not None
+    flags = process_bytes(planted, source="issue-912.pdf").flags
+    assert [f.rule for f in flags] == ["LED001"]
+    assert any("37984" in e.text for e in flags[0].evidence)
