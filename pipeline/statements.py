@@ -20,8 +20,9 @@ A stage of its own, run once per document after the facts (:func:`build_statemen
    A candidate is accepted when it holds in the other value columns: the tree is what the figures
    themselves prove, and a column where a proven node fails is where a figure is wrong. In roll-forwards
    (a closing balance as the total) blank cells are nil.
-4. **Columns that add up** (:func:`column_total`): a "Total" column that is the sum of the others row by
-   row (statements of changes in equity, segment tables).
+4. **Columns that add up** (:func:`column_sums`): a "Total" column that is the sum of the others row by
+   row (statements of changes in equity, segment tables), or of its own group of columns where a table
+   prints several periods side by side ("2022: Total | Level 1 | Level 2 — 2021: Total | …").
 
 The result is one :class:`~schemas.models.Statement` per table with at least one value column; the checks
 read it, and :func:`annotate_facts` gives every fact its statement, role, parent and basis.
@@ -44,6 +45,7 @@ from pipeline.taxonomy import Taxonomy, normalise_label
 from schemas.models import (
     Basis,
     Cell,
+    ColumnSum,
     Fact,
     LineItem,
     LineRole,
@@ -64,7 +66,7 @@ __all__ = [
     "build_tree",
     "classify",
     "clean_label",
-    "column_total",
+    "column_sums",
     "equity_statement_facts",
     "evaluate",
     "grid_of",
@@ -787,6 +789,24 @@ def resolve_total(
     return Resolution(chosen, True)
 
 
+def _single_item(
+    row: RowView, visible: Sequence[int], starts: Sequence[int], grid: Grid, columns: Sequence[int]
+) -> Resolution | None:
+    """A "Total …" line over the one line of its section ("Derivatives" / "Total liabilities").
+
+    It repeats that line, so it proves nothing by adding up; it is taken as its total when the two agree,
+    with real figures, in at least two columns and differ in at most one (the misprint).
+    """
+    run = visible[max(starts) :] if starts else []
+    if len(run) != 1 or not _TOTAL_LABEL.search(normalise_label(row.label)):
+        return None
+    structure = Structure(row.index, ((run[0], 1),), "sum")
+    results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
+    holds = sum(1 for r in results if r.comparison.ok and r.comparison.actual != 0.0)
+    fails = sum(1 for r in results if not r.comparison.ok)
+    return Resolution(structure, True) if holds >= 2 and fails <= 1 and holds > fails else None
+
+
 def _fold(visible: list[int], starts: list[int], structure: Structure) -> tuple[list[int], list[int]]:
     """Remove a recognised total's components from the visible rows, keeping the run starts aligned."""
     folded = {r for r, _ in structure.components}
@@ -853,7 +873,7 @@ def build_tree(
         strength = total_strength(row, previous, taxonomy)
         if kind == "balance_sheet" and not label and row.index == last_row:
             strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
-        if len(visible) >= 2 and (strength or len(columns) >= 3):
+        if visible and (len(visible) >= 2 or strength == 2) and (strength or len(columns) >= 3):
             rollforward = bool(_CLOSING_LABEL.search(label))
             candidates = candidate_structures(row.index, visible, starts, signs, rollforward)
             if strength < 2:
@@ -873,6 +893,8 @@ def build_tree(
             resolution = resolve_total(
                 candidates, grid, columns, 2 if strength < 2 else 1, strict=not strength
             )
+            if resolution is None and strength == 2:
+                resolution = _single_item(row, visible, starts, grid, columns)
             if resolution is not None:
                 nodes.append(TreeNode(resolution.structure, resolution.proven))
                 totals.add(row.index)
@@ -961,6 +983,8 @@ def breakdowns(
 
 _TOTAL_HEAD = re.compile(r"\btotal\b|\bconsolidated\b", re.IGNORECASE)
 _MIN_ROWS = 3
+_MIN_ROWS_WITH_COPIES = 5
+"""Rows a column sum must hold in when only one of them adds two figures or more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1002,19 +1026,21 @@ def across_rows(
     return out
 
 
-def column_total(table: Table, rows: Sequence[RowView]) -> ColumnTotal | None:
-    """A "Total" column that adds up the table's other amount columns in every row but at most one.
+def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
+    """The "Total" columns that add up their groups of amount columns in every row but at most one.
 
-    The total column is the first or last amount column, headed "Total" or "Consolidated"; the components
-    are the other amount columns (blank is nil). The structure must hold, with real figures, in at least
-    three rows; a row where it fails is an inconsistency only when it is the only one.
+    A total column is headed "Total" or "Consolidated"; its components are the amount columns between it
+    and the next total column (a total printed first in its group) or the previous one (printed last),
+    blanks being nil. A table with one total column thus has the others as its components. Each sum must
+    hold, with real figures, in at least three rows; a row where it then fails is an inconsistency only
+    when it is the only one.
 
     Args:
         table: The table.
         rows: Its body rows.
 
     Returns:
-        The structure, with the rows it was evaluated in; None when there is none.
+        The column sums, with the rows each was evaluated in, left to right.
     """
     headers = column_headers(table)
     counts: dict[int, int] = {}
@@ -1036,24 +1062,35 @@ def column_total(table: Table, rows: Sequence[RowView]) -> ColumnTotal | None:
         and not _NOT_ADDITIVE.search(headers.get(c, ""))
     ]
     if len(amount_cols) < 3:
-        return None
+        return []
     grid = grid_of(rows, amount_cols)
-    for total in dict.fromkeys((amount_cols[-1], amount_cols[0])):
-        if not _TOTAL_HEAD.search(headers.get(total, "")):
-            continue
-        parts = tuple(c for c in amount_cols if c != total)
-        results = across_rows(rows, grid, total, parts)
-        strong = sum(
-            1
-            for r, c in results.items()
-            if c.ok
-            and sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0) >= 2
-            and abs(c.actual) >= _MIN_SIGNAL * max(c.tolerance, 1e-12)
-        )
-        fails = sum(1 for c in results.values() if not c.ok)
-        if strong >= _MIN_ROWS and fails <= 1:
-            return ColumnTotal(total, parts, tuple(sorted(results)))
-    return None
+    at = [i for i, c in enumerate(amount_cols) if _TOTAL_HEAD.search(headers.get(c, ""))]
+    found: list[ColumnTotal] = []
+    used: set[int] = set()
+    for k, pos in enumerate(at):
+        after = amount_cols[pos + 1 : at[k + 1] if k + 1 < len(at) else len(amount_cols)]
+        before = amount_cols[(at[k - 1] + 1 if k else 0) : pos]
+        for parts in (
+            (tuple(before), tuple(after)) if pos == len(amount_cols) - 1 else (tuple(after), tuple(before))
+        ):
+            if len(parts) < 2 or used.intersection(parts):
+                continue
+            total = amount_cols[pos]
+            results = across_rows(rows, grid, total, parts)
+            held = [
+                sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0)
+                for r, c in results.items()
+                if c.ok and abs(c.actual) >= _MIN_SIGNAL * max(c.tolerance, 1e-12)
+            ]
+            strong = sum(1 for n in held if n >= 2)
+            fails = sum(1 for c in results.values() if not c.ok)
+            # A fair-value table fills one level per row: the total equals that one figure in most rows,
+            # which agrees with the sum without proving it; a few rows adding two figures prove it.
+            if fails <= 1 and (strong >= _MIN_ROWS or (strong >= 1 and len(held) >= _MIN_ROWS_WITH_COPIES)):
+                found.append(ColumnTotal(total, parts, tuple(sorted(results))))
+                used.update((total, *parts))
+                break
+    return found
 
 
 # --- the stage ------------------------------------------------------------------------------------------
@@ -1112,7 +1149,7 @@ def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement
     metrics = [m.id for row in rows if row.label.strip() and (m := taxonomy.match(row.label)) is not None]
     kind = classify(table, heading, metrics)
     nodes = build_tree(rows, grid, cols, taxonomy, kind)
-    across = column_total(table, rows)
+    sums = column_sums(table, rows)
     return Statement(
         statement_id=stable_id(table.doc_id, "statement", table.table_id),
         doc_id=table.doc_id,
@@ -1124,8 +1161,7 @@ def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement
         pages=table.pages,
         columns=columns,
         lines=_lines(rows, nodes, grid, taxonomy),
-        total_column=across.total if across else None,
-        component_columns=list(across.components) if across else [],
+        column_sums=[ColumnSum(total=c.total, components=list(c.components)) for c in sums],
     )
 
 

@@ -326,6 +326,13 @@ class StatementColumn(Record):
     context: str | None = Field(default=None, description="Segment or dimension the column names.")
 
 
+class ColumnSum(Record):
+    """A column that is the sum of other columns of its table, row by row."""
+
+    total: Annotated[int, Field(ge=0)]
+    components: list[Annotated[int, Field(ge=0)]]
+
+
 class Statement(Record):
     """A table rebuilt as a calculation tree.
 
@@ -345,10 +352,10 @@ class Statement(Record):
     pages: list[PageNo]
     columns: list[StatementColumn]
     lines: list[LineItem]
-    total_column: int | None = Field(
-        default=None, description="A column that is the sum of the component columns, row by row."
+    column_sums: list[ColumnSum] = Field(
+        default_factory=list,
+        description="Columns that are the sum of other columns, row by row ('Total' beside its parts).",
     )
-    component_columns: list[int] = Field(default_factory=list)
 
 
 ErrorCategory = Literal[

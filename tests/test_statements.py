@@ -159,7 +159,7 @@ def test_roll_forward_with_blank_movements() -> None:
     closing = lines(statement)["Balance at December 31, 2025"]
     assert closing.proven and closing.rollforward and len(closing.children) == 4
     assert lines(statement)["Balance at December 31, 2024"].role == "subtotal"
-    assert statement.total_column == 3 and statement.component_columns == [1, 2]
+    assert [(s.total, s.components) for s in statement.column_sums] == [(3, [1, 2])]
 
 
 def test_a_line_that_does_not_say_it_is_a_total_is_one_only_when_two_columns_prove_it() -> None:

@@ -235,12 +235,14 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
 
 
 def _across_failures(statement: Statement, rows: Sequence[RowView]) -> set[int] | None:
-    """Rows where the statement's total column does not add up; None when it has no total column."""
-    if statement.total_column is None or not statement.component_columns:
+    """Rows where a total column of the statement does not add up; None when it has no total column."""
+    if not statement.column_sums:
         return None
-    total_col, parts = statement.total_column, statement.component_columns
-    grid = grid_of(rows, [total_col, *parts])
-    return {r for r, c in across_rows(rows, grid, total_col, parts).items() if not c.ok}
+    failing: set[int] = set()
+    for s in statement.column_sums:
+        grid = grid_of(rows, [s.total, *s.components])
+        failing.update(r for r, c in across_rows(rows, grid, s.total, s.components).items() if not c.ok)
+    return failing
 
 
 def _complete(structure: Structure, grid: Grid, col: int) -> bool:
@@ -262,10 +264,16 @@ def _corroborated(structure: Structure, statement: Statement, across: set[int] |
 
 
 def _check_across(table: Table, statement: Statement, rows: Sequence[RowView]) -> list[Flag]:
-    """TOT002: the row where the "Total" column is not the sum of the component columns."""
-    if statement.total_column is None or not statement.component_columns:
-        return []
-    total_col, parts = statement.total_column, statement.component_columns
+    """TOT002: the row where a "Total" column is not the sum of its component columns."""
+    flags: list[Flag] = []
+    for s in statement.column_sums:
+        flags.extend(_across_flags(table, statement, rows, s.total, s.components))
+    return flags
+
+
+def _across_flags(
+    table: Table, statement: Statement, rows: Sequence[RowView], total_col: int, parts: Sequence[int]
+) -> list[Flag]:
     grid = grid_of(rows, [total_col, *parts])
     by_index = {r.index: r for r in rows}
     flags: list[Flag] = []

@@ -1,8 +1,9 @@
-"""Ledgers (LED001), totals printed above their breakdown, and statements under a running page head.
+"""Identities in shapes the first rules missed: ledgers (LED001), totals above their breakdown, one-line
+totals, column groups of several periods side by side, and statements under a running page head.
 
-Each case is a small PDF generated here in a layout none of the samples has, run through the whole
-engine: clean, it raises nothing; with one figure keyed wrong, the flag names that figure. The last tests
-cut the real pages that showed the gap out of the shared corpus.
+Each case is a small table or PDF generated here in a layout none of the samples has: clean, it raises
+nothing; with one figure keyed wrong, the flag names that figure. The last tests cut the real pages that
+showed the gap out of the shared corpus.
 """
 
 from __future__ import annotations
@@ -15,9 +16,13 @@ import pymupdf
 import pytest
 
 from pipeline.checks.ledger import check_ledgers
+from pipeline.checks.sums import check_sums
 from pipeline.engine import process_bytes
+from pipeline.statements import build_statements
 from pipeline.stitch import furniture_key, page_furniture
-from schemas.models import Block, DocumentResult, Flag
+from pipeline.taxonomy import load_taxonomy
+from schemas.models import Block, DocumentResult, Flag, Table
+from tests.support.tables import make_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -165,6 +170,60 @@ def test_a_miskeyed_part_of_a_breakdown_is_flagged() -> None:
     result = process_bytes(_income("(14.2)"), source="ifrs.pdf")
     flags = [f for f in result.flags if f.rule == "TOT001"]
     assert len(flags) == 1 and any("14.2" in e.text for e in flags[0].evidence)
+
+
+# --- one-line totals and column groups --------------------------------------------------------------------
+
+TAX = load_taxonomy()
+
+
+def _sums(table: Table) -> list[Flag]:
+    return check_sums([table], build_statements([table], {}, TAX), TAX)
+
+
+def _fair_value(derivatives_2022: str = "(141)") -> Table:
+    heads = ("2022 Total", "2022 Level 1", "2022 Level 2", "2021 Total", "2021 Level 1", "2021 Level 2")
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Assets", [None] * 6),
+        ("Money market funds", ["1,797", "1,797", None, "1,370", "1,370", None]),
+        ("Commercial paper", ["256", None, "256", "225", None, "225"]),
+        ("Corporate notes", ["195", None, "195", "262", None, "262"]),
+        ("Other equity investments", ["10", "10", None, "20", "20", None]),
+        ("Derivatives", ["112", None, "112", "98", None, "98"]),
+        ("Total assets", ["2,370", "1,807", "563", "1,975", "1,390", "585"]),
+        ("Liabilities", [None] * 6),
+        ("Derivatives", ["(141)", None, derivatives_2022, "(50)", None, "(50)"]),
+        ("Total liabilities", ["(141)", None, "(141)", "(50)", None, "(50)"]),
+    ]
+    return make_table(rows, periods=("2022-12-31", None, None, "2021-12-31", None, None), headers=heads)
+
+
+def test_each_period_group_has_its_own_total_column() -> None:
+    statement = build_statements([_fair_value()], {}, TAX)[0]
+    assert [(s.total, s.components) for s in statement.column_sums] == [(1, [2, 3]), (4, [5, 6])]
+    assert _sums(_fair_value()) == []
+
+
+def test_a_miskeyed_figure_in_a_column_group_is_flagged() -> None:
+    flags = _sums(_fair_value("(114)"))
+    assert flags and all(any("114" in e.text for e in f.evidence) for f in flags)
+    assert "TOT002" in {f.rule for f in flags}
+
+
+def test_a_total_over_its_sections_one_line_repeats_it() -> None:
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Adjustments for special items:", [None, None, None]),
+        ("Net costs for significant litigation", ["249", "463", "104"]),
+        ("Total special items", ["249", "463", "104"]),
+    ]
+    table = make_table(rows, periods=("FY2021", None, None), headers=("Segment", "Company", "Tax"))
+    statement = build_statements([table], {}, TAX)[0]
+    total = next(line for line in statement.lines if line.label == "Total special items")
+    assert total.proven and len(total.children) == 1
+    assert _sums(table) == []
+    rows[2] = ("Total special items", ["249", "463", "140"])
+    flags = _sums(make_table(rows, periods=("FY2021", None, None), headers=("Segment", "Company", "Tax")))
+    assert len(flags) == 1 and any("140" in e.text for e in flags[0].evidence)
 
 
 # --- running heads ---------------------------------------------------------------------------------------
