@@ -903,6 +903,11 @@ def build_tree(
         if strength:
             starts.append(len(visible))  # a total starts the next run (it may itself be a component)
         visible.append(row.index)
+        if strength == 2:
+            # ... or the next run starts after it: a second block of the same lines for another period
+            # ("December 31, 2020" under the 2021 block's total) adds up to its own total, and the
+            # movements under "Balance at January 1" add up to "Net change" before the closing balance.
+            starts.append(len(visible))
         previous = row
     return nodes + breakdowns(rows, grid, columns, nodes, kinds)
 
@@ -1031,7 +1036,7 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
 
     A total column is headed "Total" or "Consolidated"; its components are the amount columns between it
     and the next total column (a total printed first in its group) or the previous one (printed last),
-    blanks being nil. A table with one total column thus has the others as its components. Each sum must
+    blanks being nil, or, for the first or last column, all the others. Each sum must
     hold, with real figures, in at least three rows; a row where it then fails is an inconsistency only
     when it is the only one.
 
@@ -1070,9 +1075,14 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
     for k, pos in enumerate(at):
         after = amount_cols[pos + 1 : at[k + 1] if k + 1 < len(at) else len(amount_cols)]
         before = amount_cols[(at[k - 1] + 1 if k else 0) : pos]
-        for parts in (
-            (tuple(before), tuple(after)) if pos == len(amount_cols) - 1 else (tuple(after), tuple(before))
-        ):
+        groups = (
+            [tuple(before), tuple(after)] if pos == len(amount_cols) - 1 else [tuple(after), tuple(before)]
+        )
+        if pos in (0, len(amount_cols) - 1):
+            # A first or last total column may add up all the others, "Total" heads among them ("Total
+            # stores at the start of the quarter | opened | closed | Total stores at its end").
+            groups.append(tuple(c for c in amount_cols if c != amount_cols[pos]))
+        for parts in groups:
             if len(parts) < 2 or used.intersection(parts):
                 continue
             total = amount_cols[pos]

@@ -585,7 +585,11 @@ def _body_rows(
         cells = _place(segs[k], bounds)
         if band_edges is not None:
             band = sum(1 for y in band_edges if y < (ln.y0 + ln.y1) / 2)
-            if rows and band == prev_band and len(rows) > header_rows:
+            filled = {c.col for c in rows[-1] if c.col > 0 and c.text.strip()} if rows else set()
+            # A band is one row of wrapped lines, unless its lines each fill the same value columns: then
+            # it holds several rows under one shading ("January / February / March" above their total).
+            stacked = data[k] and any(c.col in filled for c in cells if c.col > 0)
+            if rows and band == prev_band and len(rows) > header_rows and not stacked:
                 _merge_into(rows[-1], cells)
                 continue
             prev_band = band

@@ -210,6 +210,23 @@ def test_a_miskeyed_figure_in_a_column_group_is_flagged() -> None:
     assert "TOT002" in {f.rule for f in flags}
 
 
+def test_a_total_column_may_add_up_another_total_column() -> None:
+    # Store counts: the stores open at the start of the quarter, plus openings, less closings.
+    heads = ("Total stores at start", "Stores opened", "Stores closed", "Total stores at end")
+    rows: list[tuple[str, list[str | None]]] = [
+        ("1st Quarter", ["1,308", "10", "0", "1,318"]),
+        ("2nd Quarter", ["1,318", "7", "0", "1,325"]),
+        ("3rd Quarter", ["1,325", "18", "0", "1,343"]),
+        ("4th Quarter", ["1,343", "12", "0", "1,355"]),
+    ]
+    table = make_table(rows, periods=(None, None, None, None), headers=heads, scale=0)
+    statement = build_statements([table], {}, TAX)[0]
+    assert [(s.total, s.components) for s in statement.column_sums] == [(4, [1, 2, 3])]
+    rows[1] = ("2nd Quarter", ["1,318", "7", "0", "1,235"])
+    flags = _sums(make_table(rows, periods=(None, None, None, None), headers=heads, scale=0))
+    assert [f.rule for f in flags] == ["TOT002"]
+
+
 def test_a_total_over_its_sections_one_line_repeats_it() -> None:
     rows: list[tuple[str, list[str | None]]] = [
         ("Adjustments for special items:", [None, None, None]),
@@ -302,3 +319,37 @@ def test_a_swap_in_a_real_ledger_is_caught(corpus: Path) -> None:
     flags = process_bytes(planted, source="issue-912.pdf").flags
     assert [f.rule for f in flags] == ["LED001"]
     assert any("37984" in e.text for e in flags[0].evidence)
+
+
+@pytest.mark.corpus
+def test_months_stacked_in_one_shaded_band_are_rows_of_their_own(corpus: Path) -> None:
+    # 3M 2018, Item 5: each quarter's three months share one shaded band above the quarter's total.
+    result = process_bytes(_cut(corpus, "financebench__3M_2018_10K.pdf", [13]), source="3m-p13.pdf")
+    lines = {line.label: line for s in result.statements for line in s.lines}
+    quarter = lines["Total January 1-March 31, 2018"]
+    months = {lines[m].row for m in ("January 1-31, 2018", "February 1-28, 2018", "March 1-31, 2018")}
+    assert quarter.proven and months <= set(quarter.children)
+    year = lines["Total January 1-December 31, 2018"]
+    assert year.proven and len(year.children) == 4
+
+
+@pytest.mark.corpus
+def test_a_second_period_block_adds_up_to_its_own_subtotal(corpus: Path) -> None:
+    # JPMorgan Q1 2021: wholesale exposure by industry for March 2021, then the same lines for December 2020.
+    result = process_bytes(_cut(corpus, "financebench__JPMORGAN_2021Q1_10Q.pdf", [56, 57]), source="jpm.pdf")
+    subtotals = [line for s in result.statements for line in s.lines if line.label == "Subtotal"]
+    assert len(subtotals) == 2 and all(line.proven for line in subtotals)
+    assert all(len(line.children) == 20 for line in subtotals)
+
+
+@pytest.mark.corpus
+def test_movements_under_an_opening_balance_add_up_to_the_net_change(corpus: Path) -> None:
+    # Boeing 2022: AOCI roll-forward; "Balance at January 1, 2020" opens it, the net change closes the
+    # movements, and the closing balance is the opening balance plus the net change.
+    result = process_bytes(_cut(corpus, "financebench__BOEING_2022_10K.pdf", [108]), source="boeing.pdf")
+    lines = [line for s in result.statements for line in s.lines]
+    net = next(line for line in lines if line.label.startswith("Net current period"))
+    closing = next(line for line in lines if line.label == "Balance at December 31, 2020")
+    assert net.proven and len(net.children) == 2
+    assert closing.proven and set(closing.children) == {lines[0].row, net.row}
+    assert not result.flags

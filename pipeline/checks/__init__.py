@@ -82,6 +82,20 @@ def run_checks(
     found.extend(check_crossref(known, tables, trees, tax, doc_id=doc_id, source=source))
     found.extend(check_narrative(blocks, known, tax, doc_id=doc_id, source=source))
     unique: dict[str, Flag] = {}
-    for flag in found:
-        unique.setdefault(flag.flag_id, flag)
+    seen: set[frozenset[tuple[int, tuple[float, ...]]]] = set()
+    # One misprint, one flag: where two rules compare the very same printed figures (the balance
+    # identity and the tree node "Net assets = Total assets − Total liabilities"), the more specific
+    # rule's flag is kept.
+    for flag in sorted(found, key=lambda f: _PRECEDENCE.get(f.rule, len(_PRECEDENCE))):
+        cells = frozenset(
+            (e.page, tuple(round(x, 1) for x in e.bbox) if e.bbox else ()) for e in flag.evidence
+        )
+        if flag.flag_id in unique or (len(cells) > 1 and cells in seen):
+            continue
+        unique[flag.flag_id] = flag
+        seen.add(cells)
     return sorted(unique.values(), key=lambda f: (f.pages[0] if f.pages else 0, f.rule, f.flag_id))
+
+
+_PRECEDENCE = {rule: k for k, rule in enumerate(("BAL001", "XST001", "LED001", "TOT002", "TOT001", "CHG001"))}
+"""Which rule's flag stands when two compare the same figures: the identity that names what they are."""
