@@ -1035,10 +1035,10 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
     """The "Total" columns that add up their groups of amount columns in every row but at most one.
 
     A total column is headed "Total" or "Consolidated"; its components are the amount columns between it
-    and the next total column (a total printed first in its group) or the previous one (printed last),
-    blanks being nil, or, for the first or last column, all the others. Each sum must
-    hold, with real figures, in at least three rows; a row where it then fails is an inconsistency only
-    when it is the only one.
+    and the next total column (a total printed first in its group) or the previous one (printed last, with
+    or without that previous total), blanks being nil, or, for the first or last column, all the others.
+    Each sum must hold, with real figures, in at least three rows; a row where it then fails is an
+    inconsistency only when it is the only one.
 
     Args:
         table: The table.
@@ -1078,13 +1078,17 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
         groups = (
             [tuple(before), tuple(after)] if pos == len(amount_cols) - 1 else [tuple(after), tuple(before)]
         )
+        if k:
+            # A grand total adds the total before it to the columns between them ("Total shareholders'
+            # equity | Noncontrolling interests | Total equity").
+            groups.append((amount_cols[at[k - 1]], *before))
         if pos in (0, len(amount_cols) - 1):
             # A first or last total column may add up all the others, "Total" heads among them ("Total
             # stores at the start of the quarter | opened | closed | Total stores at its end").
             groups.append(tuple(c for c in amount_cols if c != amount_cols[pos]))
         for parts in groups:
             if len(parts) < 2 or used.intersection(parts):
-                continue
+                continue  # a column is a component of one sum only
             total = amount_cols[pos]
             results = across_rows(rows, grid, total, parts)
             held = [
@@ -1098,7 +1102,7 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
             # which agrees with the sum without proving it; a few rows adding two figures prove it.
             if fails <= 1 and (strong >= _MIN_ROWS or (strong >= 1 and len(held) >= _MIN_ROWS_WITH_COPIES)):
                 found.append(ColumnTotal(total, parts, tuple(sorted(results))))
-                used.update((total, *parts))
+                used.update(parts)
                 break
     return found
 

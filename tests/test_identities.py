@@ -227,6 +227,23 @@ def test_a_total_column_may_add_up_another_total_column() -> None:
     assert [f.rule for f in flags] == ["TOT002"]
 
 
+def test_a_grand_total_column_adds_the_total_before_it() -> None:
+    # A statement of changes in equity: the company's columns, their total, the minority, the grand total.
+    heads = ("Share capital", "Retained earnings", "Total shareholders' equity", "Minority", "Total equity")
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Balance at March 31", ["911", "16,713", "17,624", "282", "17,906"]),
+        ("Net income", [None, "281", "281", "22", "303"]),
+        ("Shares issued", ["4", "71", "75", None, "75"]),
+        ("Dividends", [None, "(485)", "(485)", None, "(485)"]),
+        ("Other", [None, "(82)", "(82)", "(5)", "(87)"]),
+        ("Balance at June 30", ["915", "16,498", "17,413", "299", "17,712"]),
+    ]
+    table = make_table(rows, periods=(None,) * 5, headers=heads)
+    statement = build_statements([table], {}, TAX)[0]
+    assert [(s.total, s.components) for s in statement.column_sums] == [(3, [1, 2]), (5, [3, 4])]
+    assert _sums(table) == []
+
+
 def test_a_total_over_its_sections_one_line_repeats_it() -> None:
     rows: list[tuple[str, list[str | None]]] = [
         ("Adjustments for special items:", [None, None, None]),
