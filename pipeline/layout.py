@@ -203,6 +203,10 @@ def split_segments(line: Line) -> list[Segment]:
     words = line.words
     h = max(line.height, 1.0)
     big_gap = 0.85 * h
+    # A line that ends in a figure prints its currency signs before the figures ("$ (4,000) $ 55,047"): a
+    # sign after a figure then opens the next cell however close it sits. A line ending in a sign prints
+    # them after ("1 234 $  5 678 $"), and only a column gap splits.
+    prefix_signs = words[-1][4] not in CURRENCY_TOKENS
     segs: list[Segment] = []
     first = words[0]
     sx0, sy0, sx1, sy1, text0 = first[:5]
@@ -225,6 +229,7 @@ def split_segments(line: Line) -> list[Segment]:
                     or (wtext in CURRENCY_TOKENS and wtext != "%")
                 )
             )
+            or (fig and prefix_signs and gap > 0 and wtext in CURRENCY_TOKENS and wtext != "%")
             # "Net revenue . . . . . 1,513": a figure after spaced-out leader dots is its own cell.
             or (wfig and len(texts) >= 2 and texts[-1] in _LEADER_DOTS and texts[-2] in _LEADER_DOTS)
         )

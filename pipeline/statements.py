@@ -505,8 +505,8 @@ def evaluate(structure: Structure, grid: Mapping[int, Mapping[int, Figure]], col
     return ColumnResult(col, comparison, sum(1 for v, _ in parts if v != 0.0))
 
 
-_MAX_COMPONENTS = 40
-"""Longest run of rows tried as components."""
+_MAX_COMPONENTS = 80
+"""Longest run of rows tried as components (a schedule of debt lists fifty notes and more)."""
 _MAX_UNLABELLED = 6
 """Longest run tried under a line whose label does not say it is a total."""
 _MIN_SIGNAL = 50.0
@@ -789,6 +789,24 @@ def resolve_total(
     return Resolution(chosen, True)
 
 
+def _inner_runs(
+    total: int, visible: Sequence[int], starts: Sequence[int], signs: Mapping[int, int]
+) -> list[Structure]:
+    """Runs that start inside the last section: "Total cost of sales" under "Net revenue" with no heading.
+
+    Tried only for a line that says it is a total, when no run from a natural start adds up to it.
+    """
+    first = max(max(starts) if starts else 0, len(visible) - _MAX_COMPONENTS)
+    out: list[Structure] = []
+    for i in range(len(visible) - 2, first, -1):
+        run = visible[i:]
+        out.append(Structure(total, tuple((r, 1) for r in run), "sum"))
+        by_label = tuple((r, signs.get(r, 1)) for r in run)
+        if any(sign < 0 for _, sign in by_label):
+            out.append(Structure(total, by_label, "by_label"))
+    return out
+
+
 def _single_item(
     row: RowView, visible: Sequence[int], starts: Sequence[int], grid: Grid, columns: Sequence[int]
 ) -> Resolution | None:
@@ -883,6 +901,10 @@ def build_tree(
                 candidates = [
                     c for c in candidates if all(r > section_row or r in totals for r, _ in c.components)
                 ]
+            if not label:
+                # A line with no label at all adds its lines as printed or signed by their labels ("Less
+                # current portion"); "the first less the rest" of a column of notes agrees by chance.
+                candidates = [c for c in candidates if c.convention != "first_less_rest"]
             if not strength:
                 # A line whose label says nothing ("Free cash flow") is a total only when the figures
                 # prove it, in two columns with real figures, adding a short run as printed.
@@ -893,6 +915,9 @@ def build_tree(
             resolution = resolve_total(
                 candidates, grid, columns, 2 if strength < 2 else 1, strict=not strength
             )
+            if resolution is None and strength == 2 and _TOTAL_LABEL.search(label):
+                inner = [c for c in _inner_runs(row.index, visible, starts, signs) if _one_kind(c, kinds)]
+                resolution = resolve_total(inner, grid, columns, 1) if inner else None
             if resolution is None and strength == 2:
                 resolution = _single_item(row, visible, starts, grid, columns)
             if resolution is not None:
@@ -986,7 +1011,11 @@ def breakdowns(
 
 # --- columns that add up --------------------------------------------------------------------------------
 
-_TOTAL_HEAD = re.compile(r"\btotal\b|\bconsolidated\b", re.IGNORECASE)
+# "Consolidated" heads a total column; "Consolidated Statements of …" is a title printed over the heads.
+_TOTAL_HEAD = re.compile(
+    r"\btotal\b|\bconsolidated\b(?!\s+(?:statements?|balance sheets?|financial|schedules?)\b)", re.IGNORECASE
+)
+_SHARES_HEAD = re.compile(r"\bshares\s*$|\bnumber of shares\b|\bunits\s*$", re.IGNORECASE)
 _MIN_ROWS = 3
 _MIN_ROWS_WITH_COPIES = 5
 """Rows a column sum must hold in when only one of them adds two figures or more."""
@@ -1065,6 +1094,8 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
         and c not in percent_cols
         and not is_change_column(headers.get(c, ""))
         and not _NOT_ADDITIVE.search(headers.get(c, ""))
+        # A statement of equity prints share counts beside the amounts; the total adds the amounts only.
+        and not _SHARES_HEAD.search(headers.get(c, ""))
     ]
     if len(amount_cols) < 3:
         return []

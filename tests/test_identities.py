@@ -260,6 +260,56 @@ def test_a_total_over_its_sections_one_line_repeats_it() -> None:
     assert len(flags) == 1 and any("140" in e.text for e in flags[0].evidence)
 
 
+def test_a_total_of_the_lines_under_the_first_one() -> None:
+    # "Total cost of sales" adds the two lines above it, not "Net revenue" printed first with no heading.
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Net revenue", ["23,601", "16,434", "9,763"]),
+        ("Cost of sales", ["11,550", "8,505", "5,416"]),
+        ("Amortization of acquisition-related intangibles", ["1,448", "—", "—"]),
+        ("Total cost of sales", ["12,998", "8,505", "5,416"]),
+        ("Gross profit", ["10,603", "7,929", "4,347"]),
+    ]
+    periods = ("FY2022", "FY2021", "FY2020")
+    statement = build_statements([make_table(rows, periods=periods)], {}, TAX)[0]
+    lines = {line.label: line for line in statement.lines}
+    assert set(lines["Total cost of sales"].children) == {lines["Cost of sales"].row, lines[rows[2][0]].row}
+    assert lines["Gross profit"].proven
+    rows[1] = ("Cost of sales", ["11,550", "5,805", "5,416"])
+    flags = _sums(make_table(rows, periods=periods))
+    assert len(flags) == 1 and any("5,805" in e.text for e in flags[0].evidence)
+
+
+def test_a_schedule_of_fifty_notes_adds_up_to_its_total() -> None:
+    notes = [
+        (f"{2 + k % 5}.{k % 9}% senior notes due {2024 + k}", 100 + 37 * k, 90 + 41 * k) for k in range(50)
+    ]
+    rows: list[tuple[str, list[str | None]]] = [("Long-term debt", [None, None])]
+    rows += [(label, [f"{a:,}", f"{b:,}"]) for label, a, b in notes]
+    rows.append(
+        ("Total debt principal", [f"{sum(a for _, a, _ in notes):,}", f"{sum(b for *_, b in notes):,}"])
+    )
+    statement = build_statements([make_table(rows, periods=("FY2022", "FY2021"))], {}, TAX)[0]
+    total = next(line for line in statement.lines if line.label == "Total debt principal")
+    assert total.proven and len(total.children) == 50
+
+
+def test_an_unlabelled_line_is_no_first_less_rest_by_chance() -> None:
+    # FedEx's notes by rate and maturity: 991 − 496 = 495 in one column and nearly in the other.
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Senior unsecured debt:", [None, None]),
+        ("", ["748", "747"]),
+        ("", ["991", "990"]),
+        ("", ["496", "496"]),
+        ("", ["495", "495"]),
+        ("", ["740", "740"]),
+        ("Total senior unsecured debt", ["3,470", "3,468"]),
+    ]
+    statement = build_statements([make_table(rows, periods=("2023-05-31", "2022-05-31"))], {}, TAX)[0]
+    total = next(line for line in statement.lines if line.label == "Total senior unsecured debt")
+    assert total.proven and len(total.children) == 5
+    assert [line.row for line in statement.lines if line.children] == [total.row]
+
+
 # --- running heads ---------------------------------------------------------------------------------------
 
 
@@ -369,4 +419,14 @@ def test_movements_under_an_opening_balance_add_up_to_the_net_change(corpus: Pat
     closing = next(line for line in lines if line.label == "Balance at December 31, 2020")
     assert net.proven and len(net.children) == 2
     assert closing.proven and set(closing.children) == {lines[0].row, net.row}
+    assert not result.flags
+
+
+@pytest.mark.corpus
+def test_a_statement_of_equity_totals_its_amounts_not_its_share_counts(corpus: Path) -> None:
+    # Salesforce 2023: share and amount columns side by side under "Consolidated Statements of …", and a
+    # "$" printed 2 pt after "(4,000)".
+    result = process_bytes(_cut(corpus, "financebench__SALESFORCE_2023_10K.pdf", [63]), source="crm-p63.pdf")
+    equity = next(s for s in result.statements if s.column_sums)
+    assert [(s.total, s.components) for s in equity.column_sums] == [(8, [2, 4, 5, 6, 7])]
     assert not result.flags

@@ -112,6 +112,26 @@ def test_dot_leaders_and_ideographic_spaces_are_not_words() -> None:
     assert [s.text for s in lines[0].segments] == ["Defense", "699", "709"]
 
 
+def test_a_currency_sign_close_after_a_figure_opens_the_next_cell() -> None:
+    # Salesforce's statement of equity: "$ (4,000)" then, 2 pt later, the "$" of the next column.
+    raw = words([[(60, "Balance"), (200, "(4,000)"), (236, "$"), (260, "55,047")]])
+    assert [s.text for s in build_lines(transform_words(raw, None))[0].segments] == [
+        "Balance",
+        "(4,000)",
+        "$",
+        "55,047",
+    ]
+    # A line that ends in a sign prints its signs after the figures: they stay with them.
+    raw = words(
+        [[(60, "Balance"), (200, "1"), (206, "234"), (223, "$"), (300, "5"), (306, "678"), (323, "$")]]
+    )
+    assert [s.text for s in build_lines(transform_words(raw, None))[0].segments] == [
+        "Balance",
+        "1 234 $",
+        "5 678 $",
+    ]
+
+
 def test_unit_line_under_year_heads_belongs_to_the_header() -> None:
     t = one_table(
         [

@@ -72,11 +72,11 @@ def _explained_by_components(finding: _Finding, misprints: Mapping[tuple[int, in
 
 
 def _label(line: LineItem | RowView | None) -> str:
-    return (
-        " ".join(line.label.split()).rstrip(":")
-        if line is not None and line.label.strip()
-        else "Unlabelled total"
-    )
+    if line is not None and line.label.strip():
+        return " ".join(line.label.split()).rstrip(":")
+    if isinstance(line, LineItem) and not line.children:
+        return f"unlabelled line (row {line.row})"
+    return "Unlabelled total"
 
 
 def _printed(v: _Value) -> tuple[int, int, Period | None]:
