@@ -212,7 +212,7 @@ def split_segments(line: Line) -> list[Segment]:
     sx0, sy0, sx1, sy1, text0 = first[:5]
     texts = [text0]
     fig = is_figure(text0)
-    for w in words[1:]:
+    for k, w in enumerate(words[1:], start=2):
         wx0, wy0, wx1, wy1, wtext = w[:5]
         gap = wx0 - sx1
         wfig = is_figure(wtext)
@@ -229,7 +229,15 @@ def split_segments(line: Line) -> list[Segment]:
                     or (wtext in CURRENCY_TOKENS and wtext != "%")
                 )
             )
-            or (fig and prefix_signs and gap > 0 and wtext in CURRENCY_TOKENS and wtext != "%")
+            or (
+                fig
+                and prefix_signs
+                and gap > 0
+                and wtext in CURRENCY_TOKENS
+                and wtext != "%"
+                and k < len(words)
+                and is_figure(words[k][4])  # "$ 55,047", not the "$ million" of a column head
+            )
             # "Net revenue . . . . . 1,513": a figure after spaced-out leader dots is its own cell.
             or (wfig and len(texts) >= 2 and texts[-1] in _LEADER_DOTS and texts[-2] in _LEADER_DOTS)
         )

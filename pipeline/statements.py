@@ -528,7 +528,9 @@ _SUBTOTAL_LABEL = re.compile(
     r"^(?:adjusted |consolidated |total |segment )?(?:ebitda|ebitdar|ebita|ebit|noi|ffo|affo)\b|"
     r"^(?:adjusted )?free cash flow\b|"
     r"^(?:income|earnings|profit|loss) from (?:continuing )?operations\b|^operating (?:income|profit|loss)\b|"
-    r"^gross (?:profit|margin)\b"
+    r"^gross (?:profit|margin)\b|"
+    # A non-GAAP reconciliation's result: the GAAP figure plus the adjustments printed above it.
+    r"^adjusted\b|\(non-gaap(?: measures?)?\)|^non-gaap\b"
 )
 _CLOSING_LABEL = re.compile(
     r"^(?:balances?|ending balance|closing balance|balance end)\b(?!.*\b(?:beginning|begin|opening)\b)|"
@@ -807,6 +809,40 @@ def _inner_runs(
     return out
 
 
+def _labelled_rollforward(
+    total: int,
+    visible: Sequence[int],
+    by_index: Mapping[int, RowView],
+    grid: Grid,
+    columns: Sequence[int],
+    signs: Mapping[int, int],
+) -> Resolution | None:
+    """A closing balance printed in a single column under its opening balance and the movements between.
+
+    With one column there is no other column to prove the structure, but the labels state it: "Balance
+    as of June 30, 2022", movements, "Balance as of June 30, 2023". It is taken when every movement is
+    printed (a blank may be a figure the reader lost) and all add as printed (no line that by its label
+    might be subtracted), whether or not it holds.
+    """
+    start = next(
+        (
+            p
+            for p in range(len(visible) - 2, -1, -1)
+            if _OPENING_LABEL.search(label := normalise_label(by_index[visible[p]].label))
+            or _CLOSING_LABEL.search(label)
+        ),
+        None,
+    )
+    if start is None or not 3 <= len(visible) - start <= _MAX_COMPONENTS:
+        return None
+    run = visible[start:]
+    if any(signs.get(r, 1) < 0 for r in run) or any(columns[0] not in grid.get(r, {}) for r in run):
+        return None
+    structure = Structure(total, tuple((r, 1) for r in run), "sum", rollforward=True)
+    result = evaluate(structure, grid, columns[0])
+    return Resolution(structure, True) if result is not None and result.nonzero_components >= 2 else None
+
+
 def _single_item(
     row: RowView, visible: Sequence[int], starts: Sequence[int], grid: Grid, columns: Sequence[int]
 ) -> Resolution | None:
@@ -870,6 +906,7 @@ def build_tree(
     if not columns:
         return []
     signs = {row.index: _label_sign(row, grid) for row in rows if row.index in grid}
+    by_index = {row.index: row for row in rows}
     kinds = _line_kinds(rows)
     visible: list[int] = []
     starts: list[int] = [0]
@@ -920,6 +957,8 @@ def build_tree(
                 resolution = resolve_total(inner, grid, columns, 1) if inner else None
             if resolution is None and strength == 2:
                 resolution = _single_item(row, visible, starts, grid, columns)
+            if resolution is None and rollforward and len(columns) == 1:
+                resolution = _labelled_rollforward(row.index, visible, by_index, grid, columns, signs)
             if resolution is not None:
                 nodes.append(TreeNode(resolution.structure, resolution.proven))
                 totals.add(row.index)

@@ -310,6 +310,43 @@ def test_an_unlabelled_line_is_no_first_less_rest_by_chance() -> None:
     assert [line.row for line in statement.lines if line.children] == [total.row]
 
 
+def test_a_roll_forward_in_one_column_is_stated_by_its_labels() -> None:
+    # Level 3 plan assets: one column, so no other column can prove the structure; the labels state it.
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Balance as of June 30, 2022", ["352"]),
+        ("Actual return on plan assets", ["(51)"]),
+        ("Purchases, sales, and settlements", ["(8)"]),
+        ("Transfer out of Level 3", ["(93)"]),
+        ("Foreign currency translation", ["1"]),
+        ("Balance as of June 30, 2023", ["201"]),
+    ]
+    assert _sums(make_table(rows, periods=(None,), headers=("",))) == []
+    rows[5] = ("Balance as of June 30, 2023", ["210"])
+    flags = _sums(make_table(rows, periods=(None,), headers=("",)))
+    assert len(flags) == 1 and any("210" in e.text for e in flags[0].evidence)
+    rows[2] = ("Purchases, sales, and settlements", [None])  # a blank may be a lost figure: no flag
+    assert _sums(make_table(rows, periods=(None,), headers=("",))) == []
+
+
+def test_an_adjusted_figure_is_the_gaap_figure_plus_the_adjustments() -> None:
+    rows: list[tuple[str, list[str | None]]] = [
+        ("GAAP", ["2,466", "7,369", "5,921"]),
+        ("Adjustments for special items:", [None, None, None]),
+        ("Net costs for significant litigation", ["249", "463", "359"]),
+        ("Divestiture costs", ["12", "60", "47"]),
+        ("Total special items", ["261", "523", "406"]),
+        ("Year ended December 31, 2021", [None, None, None]),
+        ("Adjusted amounts (non-GAAP measures)", ["2,727", "7,892", "6,327"]),
+    ]
+    heads = ("Operating income", "Income before taxes", "Net income")
+    statement = build_statements([make_table(rows, periods=("FY2021",) * 3, headers=heads)], {}, TAX)[0]
+    adjusted = next(line for line in statement.lines if line.label.startswith("Adjusted"))
+    assert adjusted.proven and len(adjusted.children) == 2
+    rows[6] = ("Adjusted amounts (non-GAAP measures)", ["2,727", "7,829", "6,327"])
+    flags = _sums(make_table(rows, periods=("FY2021",) * 3, headers=heads))
+    assert len(flags) == 1 and any("7,829" in e.text for e in flags[0].evidence)
+
+
 # --- running heads ---------------------------------------------------------------------------------------
 
 

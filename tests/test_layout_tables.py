@@ -121,6 +121,12 @@ def test_a_currency_sign_close_after_a_figure_opens_the_next_cell() -> None:
         "$",
         "55,047",
     ]
+    # A column head "2022 $ million": the sign names the unit, it opens no cell.
+    raw = words([[(300, "2022"), (322, "$"), (330, "million"), (400, "2023"), (422, "$"), (430, "million")]])
+    assert [s.text for s in build_lines(transform_words(raw, None))[0].segments] == [
+        "2022 $ million",
+        "2023 $ million",
+    ]
     # A line that ends in a sign prints its signs after the figures: they stay with them.
     raw = words(
         [[(60, "Balance"), (200, "1"), (206, "234"), (223, "$"), (300, "5"), (306, "678"), (323, "$")]]

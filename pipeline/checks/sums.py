@@ -215,8 +215,9 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
             # In a roll-forward a blank is nil, so a figure the reader lost breaks the sum: a failure
             # needs the lines complete in the failing column and in a column that proves them, or else
             # corroboration across the row.
-            complete = _complete(structure, grid, result.col) and any(
-                _complete(structure, grid, r.col) for r in support
+            # (A roll-forward in a single column was taken on its labels with every line printed.)
+            complete = _complete(structure, grid, result.col) and (
+                len(columns) == 1 or any(_complete(structure, grid, r.col) for r in support)
             )
             if (
                 structure.rollforward
