@@ -247,7 +247,9 @@ _BASIS_PATTERNS: tuple[tuple[Basis, str], ...] = (
     (
         "condensed_consolidating",
         r"\bguarantor|\bnon-?guarantor|\bissuer\b|\beliminations?\b|\bconsolidating\b|\bparent\b|"
-        r"\bobligor|\bsubsidiar",
+        # "3M Company and Subsidiaries", "Corning Incorporated and Subsidiary Companies" name the
+        # consolidated group, not a column of subsidiaries.
+        r"\bobligor|(?<!\band )(?<!\band its )(?<!& )\bsubsidiar",
     ),
     ("restated", r"\brestat|\bas adjusted\b|\brecast\b|\bas revised\b|\bpreviously reported\b|\boriginally"),
     ("pro_forma", r"\bpro[- ]?forma\b"),

@@ -71,6 +71,10 @@ def test_basis_and_entity() -> None:
     assert basis_of("Pro forma") == "pro_forma"
     assert basis_of("Adjusted EBITDA (non-GAAP)") == "non_gaap"
     assert basis_of("Guarantor subsidiaries") == "condensed_consolidating"
+    assert basis_of("Non-guarantor Subsidiaries") == "condensed_consolidating"
+    # The consolidated group's own name is no column of subsidiaries (3M 2018's balance sheet heading).
+    assert basis_of("3M Company and Subsidiaries") == "reported"
+    assert basis_of("Corning Incorporated and Subsidiary Companies") == "reported"
     assert basis_of("At prior year rates") == "constant_currency"
     assert basis_of("2025", "") == "reported"
     assert entity_of("Table of Contents\nBoston Properties Limited Partnership", None) == (
