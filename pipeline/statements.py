@@ -70,6 +70,7 @@ __all__ = [
     "equity_statement_facts",
     "evaluate",
     "grid_of",
+    "line_kinds",
     "statement_columns",
     "statement_rows",
     "support_of",
@@ -603,7 +604,8 @@ _PER_SHARE_LINE = re.compile(
     r"diluted )?(?:share|unit|ads)\b|^(?:basic |diluted )?(?:earnings|loss|income) per\b|^eps\b"
 )
 _SHARES_LINE = re.compile(
-    r"^(?:basic |diluted )?(?:weighted[- ]average(?: number of)?(?: common| ordinary)? shares|"
+    r"^(?:(?:adjusted|non-gaap|gaap) )?(?:basic |diluted )?"
+    r"(?:weighted[- ]average(?: number of)?(?: common| ordinary)? shares|"
     r"number of (?:common |ordinary )?shares|(?:common |ordinary )?shares used in|"
     r"(?:common |ordinary )?shares outstanding(?: basic| diluted)?$|units outstanding)"
 )
@@ -621,7 +623,7 @@ def _line_kind(label: str) -> str:
     return "amount"
 
 
-def _line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
+def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
     """Each row's kind; a row whose label says none ("Basic") takes its section heading's."""
     out: dict[int, str] = {}
     section = "amount"
@@ -909,7 +911,7 @@ def build_tree(
         return []
     signs = {row.index: _label_sign(row, grid) for row in rows if row.index in grid}
     by_index = {row.index: row for row in rows}
-    kinds = _line_kinds(rows)
+    kinds = line_kinds(rows)
     visible: list[int] = []
     starts: list[int] = [0]
     previous: RowView | None = None

@@ -16,6 +16,7 @@ import pymupdf
 import pytest
 
 from pipeline.checks.ledger import check_ledgers
+from pipeline.checks.per_share import check_per_share
 from pipeline.checks.sums import check_sums
 from pipeline.engine import process_bytes
 from pipeline.statements import build_statements
@@ -345,6 +346,49 @@ def test_an_adjusted_figure_is_the_gaap_figure_plus_the_adjustments() -> None:
     rows[6] = ("Adjusted amounts (non-GAAP measures)", ["2,727", "7,829", "6,327"])
     flags = _sums(make_table(rows, periods=("FY2021",) * 3, headers=heads))
     assert len(flags) == 1 and any("7,829" in e.text for e in flags[0].evidence)
+
+
+# --- earnings per share ------------------------------------------------------------------------------------
+
+
+def _eps_table(diluted_2022: str = "1,229", shares_in_thousands: bool = False) -> Table:
+    def shares(text: str) -> str:
+        return f"{int(text.replace(',', '')) * 1000:,}" if shares_in_thousands else text
+
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Net revenue", ["23,601", "16,434", "9,763"]),
+        ("Net income", ["1,320", "3,162", "2,490"]),
+        ("Earnings per share", [None, None, None]),
+        ("Basic", ["0.85", "2.61", "2.10"]),
+        ("Diluted", ["0.84", "2.57", "2.06"]),
+        ("Shares used in per share calculation", [None, None, None]),
+        ("Basic", [shares("1,561"), shares("1,213"), shares("1,184")]),
+        ("Diluted", [shares("1,571"), shares(diluted_2022), shares("1,207")]),
+    ]
+    return make_table(rows, periods=("FY2022", "FY2021", "FY2020"))
+
+
+def test_earnings_per_share_are_earnings_over_shares() -> None:
+    tables = [_eps_table(), _eps_table(shares_in_thousands=True)]
+    for table in tables:
+        statement = build_statements([table], {}, TAX)[0]
+        assert check_per_share([table], [statement]) == []
+
+
+def test_a_dropped_digit_in_the_shares_breaks_earnings_per_share() -> None:
+    table = _eps_table(diluted_2022="129")
+    flags = check_per_share([table], build_statements([table], {}, TAX))
+    assert [f.rule for f in flags] == ["EPS001"]
+    assert any("129" in e.text for e in flags[0].evidence) and "2.57" in flags[0].message
+
+
+@pytest.mark.corpus
+def test_per_share_lines_from_continuing_operations_divide_those_earnings(corpus: Path) -> None:
+    # Boston Properties 2015: per-share figures from continuing operations beside net income in 2013.
+    result = process_bytes(
+        _cut(corpus, "financebench__BOSTONPROPERTIES_2015_10K.pdf", [112]), source="bxp.pdf"
+    )
+    assert not [f for f in result.flags if f.rule == "EPS001"]
 
 
 # --- running heads ---------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ Rules (each module documents its own):
 * ``BAL001`` (:mod:`.balance`): the balance sheet balances.
 * ``CHG001`` (:mod:`.changes`): columns of changes and of shares agree with the figures they compare.
 * ``LED001`` (:mod:`.ledger`): a ledger's running balance follows from its debits and credits.
+* ``EPS001`` (:mod:`.per_share`): earnings per share are the earnings over the weighted-average shares.
 
 Every rule is rounding-aware (:mod:`.tolerance`) and silent when the structure is ambiguous: a false
 flag on a real filing costs an analyst more than a missed one.
@@ -23,6 +24,7 @@ from pipeline.checks.changes import check_changes
 from pipeline.checks.crossref import check_crossref
 from pipeline.checks.ledger import check_ledgers
 from pipeline.checks.narrative import check_narrative
+from pipeline.checks.per_share import check_per_share
 from pipeline.checks.sums import check_sums
 from pipeline.checks.tolerance import known_facts
 from pipeline.statements import build_statements
@@ -41,6 +43,7 @@ RULES: dict[str, str] = {
     "BAL001": "Total assets equal total liabilities plus equity.",
     "CHG001": "A column of changes or of shares agrees, row by row, with the figures it is computed from.",
     "LED001": "A ledger's running balance is the previous balance plus its debits less its credits.",
+    "EPS001": "Earnings per share equal the earnings divided by the weighted-average shares.",
 }
 """Rule id → what it checks."""
 
@@ -78,6 +81,7 @@ def run_checks(
     found.extend(check_sums(tables, trees, tax))
     found.extend(check_changes(tables))
     found.extend(check_ledgers(tables))
+    found.extend(check_per_share(tables, trees))
     found.extend(check_balance(known, doc_id=doc_id, source=source))
     found.extend(check_crossref(known, tables, trees, tax, doc_id=doc_id, source=source))
     found.extend(check_narrative(blocks, known, tax, doc_id=doc_id, source=source))

@@ -1,0 +1,230 @@
+"""EPS001: earnings per share are the earnings divided by the weighted-average shares.
+
+An income statement, an earnings-per-share note or an earnings release's reconciliation prints, per
+period, the earnings, the basic and diluted weighted-average shares and the basic and diluted earnings per
+share. That division is arithmetic the filing states once per column; a keying error in any of the three
+figures breaks it in that column.
+
+No pairing is assumed from labels alone. In one table, for each per-share line (basic or diluted, by its
+label or its section's heading) and each share-count line of the same kind, every line of earnings ("Net
+income", "Net income attributable to …", "Income from continuing operations", "Adjusted net income") is
+tried, at each power of a thousand between the captions (shares "in thousands" beside earnings "in
+millions"); the pairing and power that hold in the most columns are the table's. They must hold in at least
+two columns and in two of every three columns where all three figures are printed; a column where they
+then fail is flagged, unless another line of earnings explains it (earnings per share from continuing
+operations); a per-share line "from continuing operations" is paired only with earnings that say so. The
+comparison allows the per-share figure's rounding, the earnings' and the shares' rounding carried through
+the division, and a cent or 3 % for the two-class method (earnings allocated to participating
+securities).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pipeline.checks.tolerance import make_flag
+from pipeline.grid import RowView
+from pipeline.rounding import Comparison
+from pipeline.statements import line_kinds, statement_rows
+from pipeline.taxonomy import normalise_label
+from schemas.models import Cell, Evidence, Flag, Statement, Table
+
+__all__ = ["RULE", "check_per_share"]
+
+RULE = "EPS001"
+
+_EARNINGS = re.compile(
+    r"^(?:adjusted |non-gaap |gaap )?(?:net )?(?:income|earnings|loss|\(loss\) income|income \(loss\)|"
+    r"earnings \(loss\)|profit)\b(?!.*\bper\b)(?!.*\b(?:before|margin|tax(?:es)?)\b)"
+)
+_DILUTED = re.compile(r"\bdilut")
+_BASIC = re.compile(r"\bbasic\b")
+_POWERS = (0, 3, -3, 6, -6)
+_TWO_CLASS = 0.03
+"""Relative room for earnings allocated to participating securities (the two-class method) and for
+quarterly figures of a column read beside another quarter's shares: a keying error worth flagging moves
+the quotient by far more (a digit dropped, doubled, the sign)."""
+_QUALIFIER = re.compile(r"\b(?:continuing|discontinued)\b")
+_CENT = 0.011
+
+
+@dataclass(frozen=True, slots=True)
+class _Fig:
+    value: float
+    places: int
+    cell: Cell
+
+
+@dataclass(frozen=True, slots=True)
+class _Test:
+    col: int
+    ok: bool
+    expected: float
+    eps: _Fig
+    shares: _Fig
+    earnings: _Fig
+
+
+def _figures(rows: Sequence[RowView], columns: Sequence[int]) -> dict[int, dict[int, _Fig]]:
+    """Each row's figures as printed (the division fixes the powers of a thousand itself)."""
+    out: dict[int, dict[int, _Fig]] = {}
+    for row in rows:
+        for col, cell in row.numbers.items():
+            n = cell.number
+            if col not in columns or n is None or n.is_dash or n.unit in ("percent", "ratio"):
+                continue
+            out.setdefault(row.index, {})[col] = _Fig(n.value, n.places, cell)
+    return out
+
+
+def _headed(rows: Sequence[RowView]) -> dict[int, str]:
+    """Each line's label after its section heading's ("… per share from continuing operations: GAAP")."""
+    out: dict[int, str] = {}
+    heading = ""
+    for row in rows:
+        label = normalise_label(row.label)
+        if row.is_heading:
+            heading = label
+            continue
+        out[row.index] = f"{heading} {label}".strip()
+    return out
+
+
+def _flavour(label: str, headed: str) -> str | None:
+    """Basic or diluted, by a line's own label or else its section heading's."""
+    for text in (label, headed):
+        if _DILUTED.search(text):
+            return "diluted"
+        if _BASIC.search(text):
+            return "basic"
+    return None
+
+
+def _test(col: int, eps: _Fig, shares: _Fig, earnings: _Fig, power: int) -> _Test | None:
+    if shares.value == 0.0 or eps.value == 0.0:
+        return None
+    ratio = earnings.value / shares.value * 10.0**power
+    h_e = 0.5 * 10.0**-earnings.places
+    h_s = 0.5 * 10.0**-shares.places
+    carried = abs(ratio) * (h_e / max(abs(earnings.value), 1e-12) + h_s / abs(shares.value))
+    tolerance = 0.5 * 10.0**-eps.places + carried + max(_CENT, _TWO_CLASS * abs(eps.value))
+    return _Test(col, abs(ratio - eps.value) <= tolerance, ratio, eps, shares, earnings)
+
+
+def _triples(
+    figs: Mapping[int, Mapping[int, _Fig]], eps_row: int, share_row: int, earnings_rows: Sequence[int]
+) -> list[tuple[int, int, list[_Test]]]:
+    """Every earnings line and power with its tests, best first (most columns holding, fewest failing)."""
+    out: list[tuple[int, int, list[_Test]]] = []
+    for earn in earnings_rows:
+        for power in _POWERS:
+            tests = [
+                t
+                for col, e in figs[eps_row].items()
+                if (s := figs[share_row].get(col)) is not None
+                and (i := figs.get(earn, {}).get(col)) is not None
+                and (t := _test(col, e, s, i, power)) is not None
+            ]
+            out.append((earn, power, tests))
+    out.sort(key=lambda x: (-sum(t.ok for t in x[2]), sum(not t.ok for t in x[2])))
+    return out
+
+
+def _flag(table: Table, statement: Statement, test: _Test, holds: int, labels: Mapping[int, str]) -> Flag:
+    head = next((c.header for c in statement.columns if c.col == test.col), f"column {test.col}")
+    eps_label = labels[test.eps.cell.row]
+    message = (
+        f"{eps_label} ({' '.join(head.split())}) printed {test.eps.cell.text.strip()} but "
+        f"{labels[test.earnings.cell.row]} {test.earnings.cell.text.strip()} over "
+        f"{labels[test.shares.cell.row]} {test.shares.cell.text.strip()} shares is {test.expected:,.3f}."
+    )
+
+    def ev(f: _Fig, role: str) -> Evidence:
+        return Evidence(
+            page=f.cell.page,
+            bbox=f.cell.bbox,
+            text=f"{labels[f.cell.row]}: {f.cell.text.strip()}",
+            role=role,
+            value=f.value,
+        )
+
+    return make_flag(
+        rule=RULE,
+        kind="sum_mismatch",
+        severity="error",
+        doc_id=table.doc_id,
+        source=table.source,
+        message=message,
+        evidence=[ev(test.eps, "total"), ev(test.earnings, "component"), ev(test.shares, "component")],
+        period=test.eps.cell.number.period if test.eps.cell.number else None,
+        comparison=Comparison(False, test.expected, test.eps.value, test.eps.value - test.expected, 0.0),
+        confidence=min(0.85, 0.55 + 0.1 * holds),
+        reasons=[
+            f"the same lines give the printed per-share figure in {holds} other column(s)",
+            f"{statement.kind.replace('_', ' ')} table on page {statement.pages[0]}",
+        ],
+    )
+
+
+def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) -> list[Flag]:
+    """EPS001 over every table that prints earnings, shares and earnings per share.
+
+    Args:
+        tables: The document's tables.
+        statements: Their calculation trees (for the value columns and the line kinds).
+
+    Returns:
+        One flag per failing per-share figure.
+    """
+    by_id = {t.table_id: t for t in tables}
+    flags: list[Flag] = []
+    for statement in statements:
+        table = by_id.get(statement.table_id)
+        if table is None:
+            continue
+        rows = statement_rows(table)
+        kinds = line_kinds(rows)
+        if "per_share" not in kinds.values() or "shares" not in kinds.values():
+            continue
+        figs = _figures(rows, [c.col for c in statement.columns])
+        labels = {r.index: " ".join(r.label.split()) or f"row {r.index}" for r in rows}
+        headed = _headed(rows)
+        flavours = {r: _flavour(normalise_label(labels[r]), headed.get(r, "")) for r in figs}
+        earnings = [
+            r.index
+            for r in rows
+            if kinds.get(r.index) == "amount"
+            and r.index in figs
+            and _EARNINGS.search(normalise_label(r.label))
+        ]
+        seen: set[tuple[int, int]] = set()
+        for e in (r for r in figs if kinds.get(r) == "per_share" and flavours.get(r)):
+            for s in (r for r in figs if kinds.get(r) == "shares" and flavours.get(r) == flavours[e]):
+                # "… per share from continuing operations" divides those earnings, not net income.
+                wanted = set(_QUALIFIER.findall(headed.get(e, "")))
+                same = [r for r in earnings if set(_QUALIFIER.findall(headed.get(r, ""))) == wanted]
+                ranked = _triples(figs, e, s, same)
+                if not ranked:
+                    continue
+                earn, power, tests = ranked[0]
+                holds = sum(t.ok for t in tests)
+                fails = [t for t in tests if not t.ok]
+                if holds < 2 or len(fails) * 2 > holds or not fails:
+                    continue
+                for t in fails:
+                    # Another line of earnings (continuing operations) at the same power explains it.
+                    if any(
+                        x.ok
+                        for er, p, xs in ranked[1:]
+                        if p == power and er != earn
+                        for x in xs
+                        if x.col == t.col
+                    ):
+                        continue
+                    if (e, t.col) in seen:
+                        continue
+                    seen.add((e, t.col))
+                    flags.append(_flag(table, statement, t, holds, labels))
+    return flags
