@@ -29,7 +29,9 @@ __all__ = [
 
 # Columns of changes or ratios are not the metric itself, whatever period their header names.
 _CHANGE_COLUMN = re.compile(
-    r"%|\bchange\b|\bchanges\b|\bvariance\b|\bvs\b|\bversus\b|\bincrease\b|\bdecrease\b|\bgrowth\b|"
+    # "Growth" heads a change ("Organic growth %"), not a segment ("Emerging Growth Businesses").
+    r"%|\bchange\b|\bchanges\b|\bvariance\b|\bvs\b|\bversus\b|\bincrease\b|\bdecrease\b|"
+    r"\bgrowth\b(?!\s+(?:business(?:es)?|segments?|markets?|platforms?|companies|brands?|portfolio))|"
     r"\bcompared\b|\bdifference\b|\bmovement\b|\bbps\b|\bbasis points\b|\bfavou?rable\b|\bunfavou?rable\b",
     re.IGNORECASE,
 )

@@ -62,6 +62,7 @@ __all__ = [
     "Structure",
     "across_rows",
     "annotate_facts",
+    "blanks_are_nil",
     "build_statements",
     "build_tree",
     "classify",
@@ -454,6 +455,18 @@ def grid_of(rows: Sequence[RowView], columns: Sequence[int]) -> Grid:
     return grid
 
 
+def blanks_are_nil(grid: Grid) -> bool:
+    """Whether a table prints nil as a blank: no dash anywhere, and lines with figures in some columns only.
+
+    Statements from jurisdictions that print every figure to the cent (Chinese and Japanese filings) leave a
+    nil cell blank; a US statement prints "—".
+    """
+    figures = [f for cols in grid.values() for f in cols.values()]
+    if not figures or any(f.cell.number is not None and f.cell.number.is_dash for f in figures):
+        return False
+    return all(f.cell.number is not None and f.cell.number.places >= 2 for f in figures)
+
+
 # --- structures -----------------------------------------------------------------------------------------
 
 Convention = str  # "sum" | "first_less_rest" | "by_label"
@@ -485,8 +498,13 @@ class ColumnResult:
     nonzero_components: int
 
 
-def evaluate(structure: Structure, grid: Mapping[int, Mapping[int, Figure]], col: int) -> ColumnResult | None:
-    """Test a structure in one column; None when its total or, outside roll-forwards, a component is blank."""
+def evaluate(
+    structure: Structure, grid: Mapping[int, Mapping[int, Figure]], col: int, *, nil_blanks: bool = False
+) -> ColumnResult | None:
+    """Test a structure in one column; None when its total or, outside roll-forwards, a component is blank.
+
+    ``nil_blanks``: the table prints nil as a blank (it prints no dash anywhere), so a blank component is nil.
+    """
     total = grid.get(structure.total, {}).get(col)
     if total is None:
         return None
@@ -498,7 +516,7 @@ def evaluate(structure: Structure, grid: Mapping[int, Mapping[int, Figure]], col
     for r, sign in structure.components:
         v = grid.get(r, {}).get(col)
         if v is None:
-            if not structure.rollforward:
+            if not (structure.rollforward or nil_blanks):
                 return None
             continue  # a movement column left blank in a roll-forward is nil
         parts.append((sign * v.value, v.decimals))

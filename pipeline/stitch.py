@@ -127,7 +127,7 @@ def continues(
 
 # A letter (of any script) first, then letters, spaces and the punctuation of line-item labels; full-width
 # forms included, as Chinese and Japanese statements print them ("其中：优先股").
-_SECTION_HEADING = re.compile(r"^[^\W\d_](?:[^\W\d_]|[ ,'’&()（）、-]){1,60}[:：]?$")
+_SECTION_HEADING = re.compile(r"^[^\W\d_](?:[^\W\d_]|[ ,'’&()（）、-]){0,60}[:：]?$")
 _NOT_SECTION = re.compile(
     r"\b(?:statements?|balance sheets?|notes?|continued|in (?:thousands|millions|billions)|page|"
     r"inc|incorporated|corp|corporation|company|limited|llc|plc|partnership|ag|se|n\.?v|s\.?a)\b",

@@ -19,6 +19,7 @@ from pipeline.checks.ledger import check_ledgers
 from pipeline.checks.per_share import check_per_share
 from pipeline.checks.sums import check_sums
 from pipeline.engine import process_bytes
+from pipeline.facts import is_change_column
 from pipeline.statements import build_statements
 from pipeline.stitch import furniture_key, page_furniture
 from pipeline.taxonomy import load_taxonomy
@@ -245,6 +246,21 @@ def test_a_grand_total_column_adds_the_total_before_it() -> None:
     assert _sums(table) == []
 
 
+@pytest.mark.parametrize(
+    ("head", "change"),
+    [
+        ("Organic growth %", True),
+        ("Growth", True),
+        ("Increase (decrease)", True),
+        ("Hemlock and Emerging Growth Businesses", False),
+        ("Display Technologies", False),
+    ],
+)
+def test_a_segment_named_growth_is_no_column_of_changes(head: str, change: bool) -> None:
+    # Corning's segment table: "Hemlock and Emerging Growth Businesses" is a segment the total adds.
+    assert is_change_column(head) is change
+
+
 def test_a_total_over_its_sections_one_line_repeats_it() -> None:
     rows: list[tuple[str, list[str | None]]] = [
         ("Adjustments for special items:", [None, None, None]),
@@ -346,6 +362,25 @@ def test_an_adjusted_figure_is_the_gaap_figure_plus_the_adjustments() -> None:
     rows[6] = ("Adjusted amounts (non-GAAP measures)", ["2,727", "7,829", "6,327"])
     flags = _sums(make_table(rows, periods=("FY2021",) * 3, headers=heads))
     assert len(flags) == 1 and any("7,829" in e.text for e in flags[0].evidence)
+
+
+def test_a_statement_printed_to_the_cent_without_dashes_leaves_nil_blank() -> None:
+    rows: list[tuple[str, list[str | None]]] = [
+        ("二、营业总成本", ["12,827,978.02", "21,274,558.28"]),
+        ("其中：营业成本", ["3,926,161.04", "4,100,248.02"]),
+        ("税金及附加", ["323,498.25", "312,207.91"]),
+        ("管理费用", ["7,838,102.12", "15,753,158.14"]),
+        ("财务费用", ["771,704.31", "1,108,944.21"]),
+        ("资产减值损失", ["-31,487.70", None]),
+    ]
+    table = make_table(rows, periods=("Q1-2018", "Q1-2017"), scale=0, currency="CNY")
+    assert _sums(table) == []
+    rows[3] = ("管理费用", ["7,838,102.12", "15,751,358.14"])
+    flags = _sums(make_table(rows, periods=("Q1-2018", "Q1-2017"), scale=0, currency="CNY"))
+    assert len(flags) == 1 and any("15,751,358.14" in e.text for e in flags[0].evidence)
+    # Rounded to thousands, a blank may be a figure the reader lost: the column is not evaluated.
+    rounded = [(label, [v.split(".")[0] if v else v for v in values]) for label, values in rows]
+    assert _sums(make_table(rounded, periods=("Q1-2018", "Q1-2017"))) == []
 
 
 # --- earnings per share ------------------------------------------------------------------------------------
@@ -453,6 +488,11 @@ def test_chinese_balance_sheet_over_three_pages_is_one_tree(corpus: Path) -> Non
     total = lines["资产总计"]
     assert total.proven and {lines["流动资产合计"].row, lines["非流动资产合计"].row} == set(total.children)
     assert not result.flags
+    # The income statement runs from page 14 to 15 under a wrapped label ("…准备金净" / "额").
+    income = next(
+        s for s in result.statements if 15 in s.pages and any(line.label == "管理费用" for line in s.lines)
+    )
+    assert income.pages[-2:] == [14, 15]
 
 
 @pytest.mark.corpus

@@ -31,6 +31,7 @@ from pipeline.statements import (
     Grid,
     Structure,
     across_rows,
+    blanks_are_nil,
     evaluate,
     grid_of,
     statement_rows,
@@ -206,8 +207,9 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
     flagged: set[tuple[int, int]] = set()
     misprints: dict[tuple[int, int], float] = {}  # flagged (row, col) → printed minus expected
     across = _across_failures(statement, rows)
+    nil = blanks_are_nil(grid)
     for line, structure in _proven_structures(statement, lines):
-        results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
+        results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
         support = [r for r in results if supports(r, _EACH)]
         for result in results:
             if result.comparison.ok:
