@@ -34,7 +34,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from pipeline.facts import cell_fact, header_dimension, is_change_column
 from pipeline.grid import RowView, column_headers, table_rows
@@ -906,6 +906,63 @@ class TreeNode:
     below: bool = False
 
 
+@dataclass(slots=True)
+class _Walk:
+    """The state of the walk down a table's rows: the lines still visible and where runs may start."""
+
+    grid: Grid
+    columns: Sequence[int]
+    signs: dict[int, int]
+    kinds: dict[int, str]
+    by_index: dict[int, RowView]
+    visible: list[int] = field(default_factory=list)
+    starts: list[int] = field(default_factory=lambda: [0])
+    section_row: int = -1  # row of the last section heading
+    totals: set[int] = field(default_factory=set)
+
+    def candidates(self, row: RowView, label: str, strength: int, rollforward: bool) -> list[Structure]:
+        """The runs the line may add up, by what its label says it is."""
+        found = candidate_structures(row.index, self.visible, self.starts, self.signs, rollforward)
+        if strength < 2:
+            # A line that does not say it is a total adds up its own section only (never lines above a
+            # heading printed between them and it), or the totals of sections ("Other comprehensive
+            # income" under its three sections' totals).
+            found = [
+                c for c in found if all(r > self.section_row or r in self.totals for r, _ in c.components)
+            ]
+        if not label:
+            # A line with no label at all adds its lines as printed or signed by their labels ("Less current
+            # portion"); "the first less the rest" of a column of notes agrees by chance.
+            found = [c for c in found if c.convention != "first_less_rest"]
+        if not strength:
+            # A line whose label says nothing ("Free cash flow") is a total only when the figures prove it,
+            # in two columns with real figures, adding a short run as printed.
+            found = [c for c in found if len(c.components) <= _MAX_UNLABELLED and c.convention == "sum"]
+        return [c for c in found if _one_kind(c, self.kinds)]
+
+    def resolve(self, row: RowView, label: str, strength: int) -> Resolution | None:
+        """The structure of a candidate total: a natural run, then the fallbacks its label allows."""
+        rollforward = bool(_CLOSING_LABEL.search(label))
+        candidates = self.candidates(row, label, strength, rollforward)
+        resolution = resolve_total(
+            candidates, self.grid, self.columns, 2 if strength < 2 else 1, strict=not strength
+        )
+        if resolution is None and strength == 2 and _TOTAL_LABEL.search(label):
+            inner = [
+                c
+                for c in _inner_runs(row.index, self.visible, self.starts, self.signs)
+                if _one_kind(c, self.kinds)
+            ]
+            resolution = resolve_total(inner, self.grid, self.columns, 1) if inner else None
+        if resolution is None and strength == 2:
+            resolution = _single_item(row, self.visible, self.starts, self.grid, self.columns)
+        if resolution is None and rollforward and len(self.columns) == 1:
+            resolution = _labelled_rollforward(
+                row.index, self.visible, self.by_index, self.grid, self.columns, self.signs
+            )
+        return resolution
+
+
 def build_tree(
     rows: Sequence[RowView],
     grid: Grid,
@@ -928,74 +985,42 @@ def build_tree(
     if not columns:
         return []
     signs = {row.index: _label_sign(row, grid) for row in rows if row.index in grid}
-    by_index = {row.index: row for row in rows}
-    kinds = line_kinds(rows)
-    visible: list[int] = []
-    starts: list[int] = [0]
+    walk = _Walk(grid, columns, signs, line_kinds(rows), {row.index: row for row in rows})
     previous: RowView | None = None
     nodes: list[TreeNode] = []
     last_row = max(grid) if grid else -1
-    section_row = -1  # row of the last section heading
-    totals: set[int] = set()
     for row in rows:
         if row.is_heading:
-            starts.append(len(visible))
-            section_row = row.index
+            walk.starts.append(len(walk.visible))
+            walk.section_row = row.index
             continue
         if row.index not in grid:
             continue
         label = normalise_label(row.label)
         if _OPENING_LABEL.search(label):
-            starts.append(len(visible))  # an opening balance begins a roll-forward
+            walk.starts.append(len(walk.visible))  # an opening balance begins a roll-forward
         strength = total_strength(row, previous, taxonomy)
         if kind == "balance_sheet" and not label and row.index == last_row:
             strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
-        if visible and (len(visible) >= 2 or strength == 2) and (strength or len(columns) >= 3):
-            rollforward = bool(_CLOSING_LABEL.search(label))
-            candidates = candidate_structures(row.index, visible, starts, signs, rollforward)
-            if strength < 2:
-                # A line that does not say it is a total adds up its own section only (never lines above
-                # a heading printed between them and it), or the totals of sections ("Other
-                # comprehensive income" under its three sections' totals).
-                candidates = [
-                    c for c in candidates if all(r > section_row or r in totals for r, _ in c.components)
-                ]
-            if not label:
-                # A line with no label at all adds its lines as printed or signed by their labels ("Less
-                # current portion"); "the first less the rest" of a column of notes agrees by chance.
-                candidates = [c for c in candidates if c.convention != "first_less_rest"]
-            if not strength:
-                # A line whose label says nothing ("Free cash flow") is a total only when the figures
-                # prove it, in two columns with real figures, adding a short run as printed.
-                candidates = [
-                    c for c in candidates if len(c.components) <= _MAX_UNLABELLED and c.convention == "sum"
-                ]
-            candidates = [c for c in candidates if _one_kind(c, kinds)]
-            resolution = resolve_total(
-                candidates, grid, columns, 2 if strength < 2 else 1, strict=not strength
-            )
-            if resolution is None and strength == 2 and _TOTAL_LABEL.search(label):
-                inner = [c for c in _inner_runs(row.index, visible, starts, signs) if _one_kind(c, kinds)]
-                resolution = resolve_total(inner, grid, columns, 1) if inner else None
-            if resolution is None and strength == 2:
-                resolution = _single_item(row, visible, starts, grid, columns)
-            if resolution is None and rollforward and len(columns) == 1:
-                resolution = _labelled_rollforward(row.index, visible, by_index, grid, columns, signs)
+        if walk.visible and (len(walk.visible) >= 2 or strength == 2) and (strength or len(columns) >= 3):
+            resolution = walk.resolve(row, label, strength)
             if resolution is not None:
                 nodes.append(TreeNode(resolution.structure, resolution.proven))
-                totals.add(row.index)
-                visible, starts = _fold(visible, starts, resolution.structure)
+                walk.totals.add(row.index)
+                walk.visible, walk.starts = _fold(walk.visible, walk.starts, resolution.structure)
                 strength = 2  # a recognised total starts the next run
         if strength:
-            starts.append(len(visible))  # a total starts the next run (it may itself be a component)
-        visible.append(row.index)
+            walk.starts.append(
+                len(walk.visible)
+            )  # a total starts the next run (it may itself be a component)
+        walk.visible.append(row.index)
         if strength == 2:
             # ... or the next run starts after it: a second block of the same lines for another period
             # ("December 31, 2020" under the 2021 block's total) adds up to its own total, and the
             # movements under "Balance at January 1" add up to "Net change" before the closing balance.
-            starts.append(len(visible))
+            walk.starts.append(len(walk.visible))
         previous = row
-    return nodes + breakdowns(rows, grid, columns, nodes, kinds)
+    return nodes + breakdowns(rows, grid, columns, nodes, walk.kinds)
 
 
 # "Profit for the year / Attributable to: / Owners of the parent / Non-controlling interests";
