@@ -71,6 +71,7 @@ __all__ = [
     "equity_statement_facts",
     "evaluate",
     "grid_of",
+    "headings_over",
     "line_kinds",
     "statement_columns",
     "statement_rows",
@@ -641,17 +642,25 @@ def _line_kind(label: str) -> str:
     return "amount"
 
 
+def headings_over(rows: Sequence[RowView]) -> dict[int, RowView | None]:
+    """Each line's section heading: the nearest label-only row above it (None above the first one)."""
+    out: dict[int, RowView | None] = {}
+    heading: RowView | None = None
+    for row in rows:
+        if row.is_heading:
+            heading = row
+            continue
+        out[row.index] = heading
+    return out
+
+
 def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
     """Each row's kind; a row whose label says none ("Basic") takes its section heading's."""
-    out: dict[int, str] = {}
-    section = "amount"
-    for row in rows:
-        own = _line_kind(row.label)
-        if row.is_heading:
-            section = own
-            continue
-        out[row.index] = own if own != "amount" else section
-    return out
+    own = {row.index: _line_kind(row.label) for row in rows}
+    return {
+        r: own[r] if own[r] != "amount" or heading is None else own[heading.index]
+        for r, heading in headings_over(rows).items()
+    }
 
 
 def _one_kind(structure: Structure, kinds: Mapping[int, str]) -> bool:

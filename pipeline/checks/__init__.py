@@ -26,7 +26,7 @@ from pipeline.checks.ledger import check_ledgers
 from pipeline.checks.narrative import check_narrative
 from pipeline.checks.per_share import check_per_share
 from pipeline.checks.sums import check_sums
-from pipeline.checks.tolerance import known_facts
+from pipeline.checks.tolerance import known_facts, where_printed
 from pipeline.statements import build_statements
 from pipeline.taxonomy import Taxonomy, load_taxonomy
 from schemas.models import Block, Fact, Flag, Statement, Table
@@ -91,9 +91,7 @@ def run_checks(
     # identity and the tree node "Net assets = Total assets − Total liabilities"), the more specific
     # rule's flag is kept.
     for flag in sorted(found, key=lambda f: _PRECEDENCE.get(f.rule, len(_PRECEDENCE))):
-        cells = frozenset(
-            (e.page, tuple(round(x, 1) for x in e.bbox) if e.bbox else ()) for e in flag.evidence
-        )
+        cells = frozenset(where_printed(e) for e in flag.evidence)
         if flag.flag_id in unique or (len(cells) > 1 and cells in seen):
             continue
         unique[flag.flag_id] = flag

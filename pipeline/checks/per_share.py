@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pipeline.checks.tolerance import make_flag
 from pipeline.grid import RowView
 from pipeline.rounding import Comparison
-from pipeline.statements import line_kinds, statement_rows
+from pipeline.statements import headings_over, line_kinds, statement_rows
 from pipeline.taxonomy import normalise_label
 from schemas.models import Cell, Evidence, Flag, Statement, Table
 
@@ -81,15 +81,11 @@ def _figures(rows: Sequence[RowView], columns: Sequence[int]) -> dict[int, dict[
 
 def _headed(rows: Sequence[RowView]) -> dict[int, str]:
     """Each line's label after its section heading's ("… per share from continuing operations: GAAP")."""
-    out: dict[int, str] = {}
-    heading = ""
-    for row in rows:
-        label = normalise_label(row.label)
-        if row.is_heading:
-            heading = label
-            continue
-        out[row.index] = f"{heading} {label}".strip()
-    return out
+    by_index = {row.index: row for row in rows}
+    return {
+        r: f"{normalise_label(heading.label) if heading else ''} {normalise_label(by_index[r].label)}".strip()
+        for r, heading in headings_over(rows).items()
+    }
 
 
 def _flavour(label: str, headed: str) -> str | None:

@@ -44,6 +44,7 @@ __all__ = [
     "plausible_discrepancy",
     "printed_decimals",
     "scale_note",
+    "where_printed",
 ]
 
 Severity = Literal["error", "warning", "info"]
@@ -214,6 +215,11 @@ def period_text(period: Period | None) -> str:
     return period.key
 
 
+def where_printed(evidence: Evidence) -> tuple[int, tuple[float, ...]]:
+    """The page and box (rounded to 0.1 pt) a piece of evidence is printed at: what identifies a figure."""
+    return evidence.page, tuple(round(x, 1) for x in evidence.bbox) if evidence.bbox else ()
+
+
 def make_flag(
     *,
     rule: str,
@@ -248,9 +254,7 @@ def make_flag(
     Returns:
         The flag; reruns over the same document give the same ``flag_id``.
     """
-    locations = sorted(
-        (e.page, tuple(round(x, 1) for x in e.bbox) if e.bbox else (), e.role, e.text) for e in evidence
-    )
+    locations = sorted((*where_printed(e), e.role, e.text) for e in evidence)
     flag_id = stable_id(rule, doc_id, metric, period.key if period else None, *locations)
     return Flag(
         flag_id=flag_id,
