@@ -18,14 +18,15 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
 from importlib import resources
 from types import TracebackType
 from typing import Any, Protocol
 
 import psycopg
+from psycopg import sql
 
 from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
+from adapters.sinks.rows import DOCUMENTS, FACTS, FLAGS, ColumnType, R, RowLayout
 from schemas.models import DocumentResult, Fact, Flag
 
 MIGRATIONS_PACKAGE = "adapters.sinks"
@@ -96,119 +97,67 @@ def load_migrations() -> list[Migration]:
     ]
 
 
-def _numeric(value: float | None) -> Decimal | None:
-    """A float as the exact decimal it prints as, so ``numeric`` keeps what the record says.
+_PG_TYPES: dict[ColumnType, str] = {
+    "text": "text",
+    "integer": "integer",
+    "decimal": "numeric",
+    "real": "real",
+    "date": "date",
+    "bbox": "jsonb",
+    "text_list": "jsonb",
+    "integer_list": "integer[]",
+    "json": "jsonb",
+}
+"""How each column type of :mod:`adapters.sinks.rows` is stored (the migrations create these)."""
 
-    Passing the float itself would go through PostgreSQL's float8-to-numeric cast, which keeps only
-    15 significant digits; ``repr`` is the shortest string that round-trips to the same float.
-    """
-    if value is None:
-        return None
-    if math.isnan(value):
-        return Decimal("NaN")
-    return Decimal(repr(value))
+RECORD_COLUMN = "record"
+"""Beside the columns, facts and flags keep their whole typed record as ``jsonb``: nothing is lost when a
+field is not (yet) broken out."""
 
 
-def _json(value: object) -> str | None:
-    """JSON text for a ``jsonb`` parameter (``None`` stays SQL NULL)."""
-    return None if value is None else json.dumps(value, ensure_ascii=False, allow_nan=False)
+def table_columns(layout: RowLayout[Any]) -> dict[str, str]:
+    """Column → PostgreSQL type of a layout's table, as the migrations must leave it."""
+    return {c.name: _PG_TYPES[c.type] for c in layout.columns}
 
 
-def _fact_row(fact: Fact) -> tuple[Any, ...]:
-    record = json.loads(fact.model_dump_json())
-    period = fact.period
-    return (
-        fact.fact_id,
-        fact.doc_id,
-        fact.metric,
-        period.key if period else None,
-        period.kind if period else None,
-        _numeric(fact.value),
-        fact.printed,
-        fact.decimals,
-        fact.scale,
-        fact.currency,
-        fact.unit,
-        fact.page,
-        _json(record["bbox"]),
-        fact.origin,
-        fact.label,
-        fact.table_id,
-        fact.row,
-        fact.col,
-        fact.context,
-        _numeric(fact.printed_value),
-        fact.scale_source,
-        fact.basis,
-        fact.statement,
-        fact.role,
-        fact.parent,
-        _json(record),
+def _pg_value(kind: ColumnType, value: object) -> object:
+    if value is not None and _PG_TYPES[kind] == "jsonb":
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return value
+
+
+def _upsert(layout: RowLayout[Any], extra: Sequence[tuple[str, str]]) -> sql.Composed:
+    """``INSERT … ON CONFLICT (key) DO UPDATE`` of a layout's columns and ``(name, expression)`` extras."""
+    names = [c.name for c in layout.columns] + [name for name, _ in extra]
+    values = [sql.SQL("%s::jsonb" if _PG_TYPES[c.type] == "jsonb" else "%s") for c in layout.columns]
+    values += [sql.SQL(expression) for _, expression in extra]
+    return sql.SQL(
+        "INSERT INTO {table} ({names}) VALUES ({values}) ON CONFLICT ({key}) DO UPDATE SET {set}"
+    ).format(
+        table=sql.Identifier(layout.name),
+        names=sql.SQL(", ").join(map(sql.Identifier, names)),
+        values=sql.SQL(", ").join(values),
+        key=sql.Identifier(layout.key),
+        set=sql.SQL(", ").join(
+            sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(n)) for n in names if n != layout.key
+        ),
     )
 
 
-def _flag_row(flag: Flag) -> tuple[Any, ...]:
-    record = json.loads(flag.model_dump_json())
-    period = flag.period
-    return (
-        flag.flag_id,
-        flag.doc_id,
-        flag.rule,
-        flag.kind,
-        flag.severity,
-        flag.metric,
-        period.key if period else None,
-        flag.message,
-        _numeric(flag.expected),
-        _numeric(flag.actual),
-        _numeric(flag.difference),
-        _numeric(flag.tolerance),
-        list(flag.pages),
-        _json(record["evidence"]),
-        flag.confidence,
-        _json(record["reasons"]),
-        _json(record),
-    )
+def _params(layout: RowLayout[R], record: R) -> list[object]:
+    return [
+        _pg_value(c.type, value) for c, value in zip(layout.columns, layout.row(record).values(), strict=True)
+    ]
 
 
-_UPSERT_DOCUMENT = b"""
-INSERT INTO documents (doc_id, source, pipeline_version, pages, tables, facts, flags, errors,
-                       ingest_date, model_stage, updated_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())
-ON CONFLICT (doc_id) DO UPDATE SET
-    source = EXCLUDED.source, pipeline_version = EXCLUDED.pipeline_version, pages = EXCLUDED.pages,
-    tables = EXCLUDED.tables, facts = EXCLUDED.facts, flags = EXCLUDED.flags, errors = EXCLUDED.errors,
-    ingest_date = EXCLUDED.ingest_date, model_stage = EXCLUDED.model_stage, updated_at = now()
-"""
+def _with_record(layout: RowLayout[R], record: R) -> list[object]:
+    assert isinstance(record, Fact | Flag)  # the two layouts whose rows keep their record
+    return [*_params(layout, record), record.model_dump_json()]
 
-_UPSERT_FACT = b"""
-INSERT INTO facts (fact_id, doc_id, metric, period_key, period_kind, value, printed, decimals, scale,
-                   currency, unit, page, bbox, origin, label, table_id, "row", col, context,
-                   printed_value, scale_source, basis, statement, role, parent, record)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s, %s, %s, %s, %s,
-        %s, %s, %s, %s, %s, %s, %s::jsonb)
-ON CONFLICT (fact_id) DO UPDATE SET
-    doc_id = EXCLUDED.doc_id, metric = EXCLUDED.metric, period_key = EXCLUDED.period_key,
-    period_kind = EXCLUDED.period_kind, value = EXCLUDED.value, printed = EXCLUDED.printed,
-    decimals = EXCLUDED.decimals, scale = EXCLUDED.scale, currency = EXCLUDED.currency,
-    unit = EXCLUDED.unit, page = EXCLUDED.page, bbox = EXCLUDED.bbox, origin = EXCLUDED.origin,
-    label = EXCLUDED.label, table_id = EXCLUDED.table_id, "row" = EXCLUDED."row", col = EXCLUDED.col,
-    context = EXCLUDED.context, printed_value = EXCLUDED.printed_value, scale_source = EXCLUDED.scale_source,
-    basis = EXCLUDED.basis, statement = EXCLUDED.statement, role = EXCLUDED.role, parent = EXCLUDED.parent,
-    record = EXCLUDED.record
-"""
 
-_UPSERT_FLAG = b"""
-INSERT INTO flags (flag_id, doc_id, rule, kind, severity, metric, period_key, message, expected, actual,
-                   difference, tolerance, pages, evidence, confidence, reasons, record)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s::jsonb, %s::jsonb)
-ON CONFLICT (flag_id) DO UPDATE SET
-    doc_id = EXCLUDED.doc_id, rule = EXCLUDED.rule, kind = EXCLUDED.kind, severity = EXCLUDED.severity,
-    metric = EXCLUDED.metric, period_key = EXCLUDED.period_key, message = EXCLUDED.message,
-    expected = EXCLUDED.expected, actual = EXCLUDED.actual, difference = EXCLUDED.difference,
-    tolerance = EXCLUDED.tolerance, pages = EXCLUDED.pages, evidence = EXCLUDED.evidence,
-    confidence = EXCLUDED.confidence, reasons = EXCLUDED.reasons, record = EXCLUDED.record
-"""
+_UPSERT_DOCUMENT = _upsert(DOCUMENTS, [("ingest_date", "%s"), ("updated_at", "now()")])
+_UPSERT_FACT = _upsert(FACTS, [(RECORD_COLUMN, "%s::jsonb")])
+_UPSERT_FLAG = _upsert(FLAGS, [(RECORD_COLUMN, "%s::jsonb")])
 
 # `<> ALL(empty array)` is true, so a result without facts (or flags) deletes them all, as it should.
 _DELETE_STALE_FACTS = b"DELETE FROM facts WHERE doc_id = %s AND fact_id <> ALL(%s::text[])"
@@ -324,25 +273,12 @@ class PostgresSink:
         conn = self._connection()
         with conn.transaction(), conn.cursor() as cur:
             # The document row first: its row lock serialises concurrent writers of the same document.
-            cur.execute(
-                _UPSERT_DOCUMENT,
-                (
-                    result.doc_id,
-                    result.source,
-                    result.pipeline_version,
-                    result.stats.pages or len(result.page_info),
-                    len(result.tables),
-                    len(facts),
-                    len(flags),
-                    len(result.errors),
-                    day,
-                    model_stage,
-                ),
-            )
+            batch = SinkBatch(result, ingest_date=ingest_date, model_stage=model_stage)
+            cur.execute(_UPSERT_DOCUMENT, [*_params(DOCUMENTS, batch), day])
             if facts:
-                cur.executemany(_UPSERT_FACT, [_fact_row(f) for f in facts])
+                cur.executemany(_UPSERT_FACT, [_with_record(FACTS, f) for f in facts])
             if flags:
-                cur.executemany(_UPSERT_FLAG, [_flag_row(f) for f in flags])
+                cur.executemany(_UPSERT_FLAG, [_with_record(FLAGS, f) for f in flags])
             cur.execute(_DELETE_STALE_FACTS, (result.doc_id, [f.fact_id for f in facts]))
             cur.execute(_DELETE_STALE_FLAGS, (result.doc_id, [f.flag_id for f in flags]))
 

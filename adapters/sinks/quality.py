@@ -17,6 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from adapters.sinks.rows import FACTS, plain
 from pipeline.taxonomy import load_taxonomy
 from schemas.models import DocumentResult
 
@@ -44,21 +45,10 @@ def load_suite_spec(name: str) -> dict[str, Any]:
 
 
 def facts_frame_rows(result: DocumentResult) -> list[dict[str, Any]]:
-    """One row per fact, in the columns the facts suite checks."""
+    """One row per fact: the sinks' columns (:data:`~adapters.sinks.rows.FACTS`) and its location."""
     return [
         {
-            "fact_id": f.fact_id,
-            "doc_id": f.doc_id,
-            "metric": f.metric,
-            "value": f.value,
-            "printed_value": f.printed_value,
-            "scale": f.scale,
-            "scale_source": f.scale_source,
-            "page": f.page,
-            "unit": f.unit,
-            "currency": f.currency,
-            "origin": f.origin,
-            "period_key": f.period.key if f.period else None,
+            **plain(FACTS.row(f)),
             "location": f"{f.table_id}:{f.row}:{f.col}" if f.table_id else f"text:{f.fact_id}",
         }
         for f in result.facts

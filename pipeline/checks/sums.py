@@ -25,6 +25,7 @@ from pipeline.checks.tolerance import (
     printed_decimals,
 )
 from pipeline.grid import RowView
+from pipeline.identities import IDENTITIES, Identity, Operand
 from pipeline.statements import (
     ColumnResult,
     Figure,
@@ -318,31 +319,6 @@ def _across_flags(
 # --- identities between known metrics --------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Identity:
-    """``result = Σ sign·operand`` between metric rows of one table, with magnitude handling.
-
-    Attributes:
-        id: Short name for messages.
-        result: Metric id of the result row.
-        operands: ``(metric id, sign, use magnitude)`` triples.
-    """
-
-    id: str
-    result: str
-    operands: tuple[tuple[str, int, bool], ...]
-
-
-# Alternatives are tried together: a column fails only when none of them holds there.
-IDENTITIES: tuple[tuple[Identity, ...], ...] = (
-    (Identity("gross profit", "gross_profit", (("revenue", 1, False), ("cost_of_sales", -1, True))),),
-    (
-        Identity("net income", "net_income", (("profit_before_tax", 1, False), ("income_tax", -1, False))),
-        Identity("net income", "net_income", (("profit_before_tax", 1, False), ("income_tax", 1, False))),
-    ),
-)
-
-
 def _metric_rows(rows: Sequence[RowView], taxonomy: Taxonomy) -> dict[str, list[RowView]]:
     out: dict[str, list[RowView]] = {}
     for row in rows:
@@ -354,20 +330,23 @@ def _metric_rows(rows: Sequence[RowView], taxonomy: Taxonomy) -> dict[str, list[
 
 
 def _identity_result(
-    identity: Identity, rows: Mapping[str, RowView], grid: Mapping[int, Mapping[int, Figure]], col: int
+    terms: Sequence[tuple[Operand, int]],
+    result_row: RowView,
+    rows: Mapping[str, RowView],
+    grid: Mapping[int, Mapping[int, Figure]],
+    col: int,
 ) -> tuple[Comparison, list[tuple[RowView, _Value, int]]] | None:
-    result_row = rows[identity.result]
     result = grid.get(result_row.index, {}).get(col)
     if result is None or not result.readable:
         return None
     parts: list[tuple[float, int]] = []
     used: list[tuple[RowView, _Value, int]] = []
-    for metric, sign, magnitude in identity.operands:
-        row = rows[metric]
+    for operand, sign in terms:
+        row = rows[operand.metric]
         v = grid.get(row.index, {}).get(col)
         if v is None or not v.readable:
             return None
-        parts.append((sign * (abs(v.value) if magnitude else v.value), v.decimals))
+        parts.append((sign * (abs(v.value) if operand.magnitude else v.value), v.decimals))
         used.append((row, v, sign))
     return compare_sum(result.value, result.decimals, parts), used
 
@@ -397,29 +376,26 @@ def check_identities(
     structured = {line.row for line in statement.lines if line.children}
     by_metric = _metric_rows(rows, taxonomy)
     flags: list[Flag] = []
-    for alternatives in IDENTITIES:
-        needed = {alternatives[0].result, *(m for m, _, _ in alternatives[0].operands)}
-        if any(len(by_metric.get(m, [])) != 1 for m in needed):
+    for identity in IDENTITIES:
+        if not identity.within_table or any(len(by_metric.get(m, [])) != 1 for m in identity.metrics):
             continue
-        single = {m: by_metric[m][0] for m in needed}
-        if single[alternatives[0].result].index in structured:
+        single = {m: by_metric[m][0] for m in identity.metrics}
+        result_row = single[identity.result]
+        if result_row.index in structured:
             continue
-        per_col: dict[int, list[tuple[Identity, Comparison, list[tuple[RowView, _Value, int]]]]] = {}
+        # Each way of fixing the free signs is an alternative: a column fails only when none holds there.
+        per_col: dict[int, list[tuple[Comparison, list[tuple[RowView, _Value, int]]]]] = {}
         for col in columns:
-            for identity in alternatives:
-                got = _identity_result(identity, single, grid, col)
+            for terms in identity.sign_choices():
+                got = _identity_result(terms, result_row, single, grid, col)
                 if got is not None:
-                    per_col.setdefault(col, []).append((identity, got[0], got[1]))
-        holding = {col for col, items in per_col.items() if any(c.ok for _, c, _ in items)}
+                    per_col.setdefault(col, []).append(got)
+        holding = {col for col, items in per_col.items() if any(c.ok for c, _ in items)}
         for col, items in sorted(per_col.items()):
-            if col in holding or not (holding - {col}):
+            if col in holding or not (holding - {col}) or (result_row.index, col) in already:
                 continue
-            if (single[alternatives[0].result].index, col) in already:
-                continue
-            identity, comparison, used = min(items, key=lambda it: abs(it[1].difference))
-            flags.append(
-                _identity_flag(table, identity, single[identity.result], grid, col, comparison, used)
-            )
+            comparison, used = min(items, key=lambda it: abs(it[0].difference))
+            flags.append(_identity_flag(table, identity, result_row, grid, col, comparison, used))
     return flags
 
 

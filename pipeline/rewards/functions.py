@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.checks.tolerance import compare_sum, compare_values
+from pipeline.identities import IDENTITIES, Identity
 from pipeline.periods import parse_period
 from pipeline.taxonomy import Taxonomy, load_taxonomy
 
@@ -312,63 +313,39 @@ def _value_right(value: float, truth: _Truth, taxonomy: Taxonomy) -> bool:
     return compare_values(value, _EXACT_DECIMALS, expected, truth.decimals).ok
 
 
-# Identities over one period: (total, [(component, sign)]); sign None means "either sign" (tax can be
-# a charge or a credit). Magnitudes are used for the sign-free metrics.
-_IDENTITIES: tuple[tuple[str, tuple[tuple[str, float | None], ...]], ...] = (
-    ("gross_profit", (("revenue", 1.0), ("cost_of_sales", -1.0))),
-    ("net_income", (("profit_before_tax", 1.0), ("income_tax", None))),
-    ("total_assets", (("total_current_assets", 1.0), ("total_non_current_assets", 1.0))),
-    ("total_assets", (("total_liabilities", 1.0), ("total_equity", 1.0))),
-    ("total_liabilities_and_equity", (("total_assets", 1.0),)),
-    ("total_liabilities", (("total_current_liabilities", 1.0), ("total_non_current_liabilities", 1.0))),
-)
-
-
 def _identity_holds(
-    total: tuple[float, int],
-    parts: Sequence[tuple[float, int, float | None]],
+    identity: Identity, source: Mapping[tuple[str, str], tuple[float, int]], period: str
 ) -> bool:
     """Check ``total = Σ sign·part`` within rounding, trying both signs where the sign is free."""
-    fixed = [(v * s, d) for v, d, s in parts if s is not None]
-    free = [(v, d) for v, d, s in parts if s is None]
-    options: list[list[tuple[float, int]]] = [fixed]
-    for v, d in free:
-        options = [[*o, (v, d)] for o in options] + [[*o, (-v, d)] for o in options]
-    return any(compare_sum(total[0], total[1], o).ok for o in options)
+
+    def term(metric: str, magnitude: bool) -> tuple[float, int]:
+        value, decimals = source[(metric, period)]
+        return (abs(value) if magnitude else value), decimals
+
+    total = term(identity.result, identity.result_magnitude)
+    for terms in identity.sign_choices():
+        parts = [(sign * v, d) for o, sign in terms for v, d in [term(o.metric, o.magnitude)]]
+        if compare_sum(total[0], total[1], parts).ok:
+            return True
+    return False
 
 
 def _consistency(
     values: Mapping[tuple[str, str], tuple[float, int]],
     truth: Mapping[tuple[str, str], _Truth],
-    taxonomy: Taxonomy,
 ) -> tuple[int, int]:
     """Count (tested, passed) identities among the answer's numbers, per period."""
     tested = passed = 0
-    periods = {p for _, p in values}
-
-    def term(source: Mapping[tuple[str, str], tuple[float, int]], metric: str, period: str) -> float:
-        v = source[(metric, period)][0]
-        return abs(v) if sign_free(metric, taxonomy) else v
-
     truth_values = {k: (t.value, t.decimals) for k, t in truth.items()}
-    for period in sorted(periods):
-        for total, parts in _IDENTITIES:
-            keys = [total, *(m for m, _ in parts)]
-            if any((m, period) not in values for m in keys):
+    for period in sorted({p for _, p in values}):
+        for identity in IDENTITIES:
+            keys = [(m, period) for m in identity.metrics]
+            if any(k not in values for k in keys):
                 continue
-            if all((m, period) in truth_values for m in keys):
-                in_truth = _identity_holds(
-                    (term(truth_values, total, period), truth_values[(total, period)][1]),
-                    [(term(truth_values, m, period), truth_values[(m, period)][1], s) for m, s in parts],
-                )
-                if not in_truth:
-                    continue  # the document itself does not add up here
+            if all(k in truth_values for k in keys) and not _identity_holds(identity, truth_values, period):
+                continue  # the document itself does not add up here
             tested += 1
-            ok = _identity_holds(
-                (term(values, total, period), values[(total, period)][1]),
-                [(term(values, m, period), values[(m, period)][1], s) for m, s in parts],
-            )
-            passed += int(ok)
+            passed += int(_identity_holds(identity, values, period))
     return tested, passed
 
 
@@ -432,7 +409,7 @@ def score_extraction(
             key = (c.metric, c.period)
             decimals = truth[key].decimals if key in truth else implied_decimals(c.value)
             own.setdefault(key, (c.value, decimals))
-        tested, passed = _consistency(own, truth, taxonomy)
+        tested, passed = _consistency(own, truth)
         components["consistency"] = passed / tested if tested else 1.0
 
     total = math.fsum(WEIGHTS[name] * components[name] for name in COMPONENTS)
