@@ -54,8 +54,6 @@ def is_heading(block: Block, body: float) -> bool:
         return False
     if block.font_size >= body * 1.18:
         return True
-    if block.bold and block.font_size >= body * 0.95 and len(words) <= 14:
-        return True
     if block.n_lines != 1 or len(words) > 12 or block.font_size < body * 0.9:
         return False
     if _NUMBERED.match(text) or (text.isupper() and len(text) > 3):

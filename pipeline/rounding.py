@@ -24,6 +24,7 @@ __all__ = [
     "half_unit",
     "interval",
     "pct_change_interval",
+    "within_rounding",
 ]
 
 # Floating-point slack relative to the magnitudes involved: 0.1 + 0.2 must equal 0.3.
@@ -108,6 +109,20 @@ def interval(value: float, decimals: int) -> tuple[float, float]:
     """The interval a printed value stands for."""
     h = half_unit(decimals)
     return value - h, value + h
+
+
+def within_rounding(value: float, printed: float, decimals: int) -> bool:
+    """Whether ``value`` lies in the interval of a figure printed as ``printed`` with ``decimals``.
+
+    Args:
+        value: The number under test (a model's answer, a figure rescaled to another table's scale).
+        printed: The printed figure, in the same units.
+        decimals: Its printed precision in those units.
+
+    Returns:
+        True when ``|value − printed| ≤ 0.5·10^(−decimals)``, with floating-point slack.
+    """
+    return abs(value - printed) <= half_unit(decimals) + _slack(value, printed)
 
 
 def pct_change_interval(

@@ -40,7 +40,7 @@ from pipeline.facts import cell_fact, header_dimension, is_change_column
 from pipeline.grid import RowView, column_headers, table_rows
 from pipeline.ids import stable_id
 from pipeline.periods import parse_period
-from pipeline.rounding import Comparison, compare_sum
+from pipeline.rounding import Comparison, compare_sum, within_rounding
 from pipeline.taxonomy import Taxonomy, normalise_label
 from schemas.models import (
     Basis,
@@ -383,7 +383,7 @@ def _derived_change(rows: Sequence[RowView], col: int, columns: Sequence[int]) -
                     continue  # a column of zeros is no change of anything
                 seen += 1
                 pct = (x.number.value - y.number.value) / abs(y.number.value) * 100.0
-                if abs(pct - v.number.value) <= 0.5 * 10.0 ** (-v.number.places) + 1e-9:
+                if within_rounding(pct, v.number.value, v.number.places):
                     hits += 1
             if seen >= 3 and hits * 3 >= seen * 2:
                 return True

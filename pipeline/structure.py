@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from pipeline.numbers import parse_number, to_typed
 from pipeline.periods import combine_periods, parse_period
+from pipeline.rounding import within_rounding
 from pipeline.scales import ScaleResolution, column_scales, label_scale
 from pipeline.stitch import TableGroup, section_headings
 from pipeline.tables import RawCell, RawTable
@@ -329,7 +330,7 @@ def infer_missing_scales(tables: Sequence[Table], normalise: Callable[[str], str
             if n is None or n.period is None or n.unit == "percent" or c.row not in labels:
                 continue
             for base, scale, currency in known.get((normalise(labels[c.row]), n.period.key), []):
-                if abs(n.value * 10**scale - base) <= 0.5 * 10 ** (scale - n.places) + 1e-9:
+                if within_rounding(base, n.value * 10**scale, n.places - scale):
                     votes[(scale, currency)] += 1
                 else:
                     against += 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SCHEMA_VERSION = "2.0"
 
@@ -96,9 +96,17 @@ class Block(Record):
     bbox: BBox
     text: str
     font_size: float = Field(description="Font size in points, estimated from the glyph boxes' height.")
-    bold: bool = False
     n_lines: int = 1
     kind: Literal["heading", "text", "table"] = "text"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_legacy_bold(cls, data: object) -> object:
+        # Artifacts written before the parser stopped claiming font weights carry "bold": false (it was
+        # never set); they must still load under extra="forbid".
+        if isinstance(data, dict) and data.get("bold") is False:
+            return {k: v for k, v in data.items() if k != "bold"}
+        return data
 
 
 class PageInfo(Record):

@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from schemas.events import TOPICS
 from schemas.export import SCHEMA_DIR, TOPIC_DIR, all_records, render, topic_payloads
-from schemas.models import SCHEMA_VERSION, ErrorRecord, Fact
+from schemas.models import SCHEMA_VERSION, Block, ErrorRecord, Fact
 
 
 @pytest.mark.parametrize("name", sorted(all_records()))
@@ -53,3 +53,12 @@ def test_pages_are_one_based() -> None:
             page=0,
             origin="table_cell",
         )
+
+
+def test_blocks_stored_before_bold_was_dropped_still_load() -> None:
+    # Parsed artifacts in object storage were written with "bold": false (the parser never set it);
+    # a replay must read them, and nothing may claim a weight the parser did not read.
+    legacy = {"page": 1, "bbox": [0, 0, 10, 10], "text": "Revenue", "font_size": 9.0, "bold": False}
+    assert Block.model_validate(legacy) == Block(page=1, bbox=(0, 0, 10, 10), text="Revenue", font_size=9.0)
+    with pytest.raises(ValidationError):
+        Block.model_validate({**legacy, "bold": True})

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from pipeline.checks.tolerance import make_flag
 from pipeline.grid import RowView
-from pipeline.rounding import Comparison
+from pipeline.rounding import Comparison, half_unit
 from pipeline.statements import headings_over, line_kinds, statement_rows
 from pipeline.taxonomy import normalise_label
 from schemas.models import Cell, Evidence, Flag, Statement, Table
@@ -102,10 +102,10 @@ def _test(col: int, eps: _Fig, shares: _Fig, earnings: _Fig, power: int) -> _Tes
     if shares.value == 0.0 or eps.value == 0.0:
         return None
     ratio = earnings.value / shares.value * 10.0**power
-    h_e = 0.5 * 10.0**-earnings.places
-    h_s = 0.5 * 10.0**-shares.places
+    h_e = half_unit(earnings.places)
+    h_s = half_unit(shares.places)
     carried = abs(ratio) * (h_e / max(abs(earnings.value), 1e-12) + h_s / abs(shares.value))
-    tolerance = 0.5 * 10.0**-eps.places + carried + max(_CENT, _TWO_CLASS * abs(eps.value))
+    tolerance = half_unit(eps.places) + carried + max(_CENT, _TWO_CLASS * abs(eps.value))
     return _Test(col, abs(ratio - eps.value) <= tolerance, ratio, eps, shares, earnings)
 
 

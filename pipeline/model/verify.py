@@ -18,6 +18,7 @@ from pipeline.ids import stable_id
 from pipeline.model.proposals import FigureLink, LabelMapping, ProposedClaim
 from pipeline.numbers import find_numbers
 from pipeline.periods import parse_period
+from pipeline.rounding import within_rounding
 from pipeline.taxonomy import Taxonomy, normalise_label
 from schemas.models import DocumentResult, Evidence, Fact, Flag, Period, ProposalOutcome
 
@@ -84,11 +85,7 @@ class PageIndex:
 
     def printed(self, page: int, value: float) -> list[Printed]:
         """Numbers on ``page`` printed as ``value`` (to their printed precision)."""
-        return [
-            p
-            for p in self.by_page.get(page, [])
-            if abs(p.value - value) <= 0.5 * 10.0 ** (-p.decimals_printed) + 1e-9 * max(1.0, abs(value))
-        ]
+        return [p for p in self.by_page.get(page, []) if within_rounding(value, p.value, p.decimals_printed)]
 
 
 def _reject(task: str, reason: str, proposal: object, pages: Sequence[int] = ()) -> ProposalOutcome:
@@ -272,7 +269,7 @@ def verify_claim(
     numbers = [
         tn.number
         for tn in find_numbers(claim.quote)
-        if abs(tn.number.value - claim.value) <= 0.5 * 10.0 ** (-tn.number.decimals_printed) + 1e-9
+        if within_rounding(claim.value, tn.number.value, tn.number.decimals_printed)
     ]
     if not numbers:
         return _reject(task, "number_not_in_quote", claim, [claim.page]), None
