@@ -802,6 +802,21 @@ def resolve_total(
         # "Total other comprehensive income" printed in one column, small: it still folds its items, so
         # that the closing balance below does not count them twice; but it proves nothing.
         return Resolution(exact, False) if exact is not None else None
+    return _best_supported(scored, explained, min_support, strict=strict)
+
+
+def _best_supported(
+    scored: Sequence[tuple[int, int, Structure, list[ColumnResult]]],
+    explained: set[int],
+    min_support: int,
+    *,
+    strict: bool,
+) -> Resolution | None:
+    """The best supported of the candidates that fail somewhere, proven only when its failure is believed.
+
+    ``scored`` holds ``(support, order, structure, failing columns)``; ``explained`` the columns another
+    candidate holds in (and in some other column too).
+    """
     best_support = max(s for s, _, _, _ in scored)
     best = [item for item in scored if item[0] == best_support]
     _, _, chosen, fails = min(best, key=lambda item: item[1])
