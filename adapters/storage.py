@@ -288,6 +288,11 @@ def claim_key(topic: str, digest: str) -> str:
     return f"claims/{topic}/{digest[:2]}/{digest}.json"
 
 
+def dataset_key(name: str, schema_version: str, ingest_date: str, doc_id: str) -> str:
+    """One document's Parquet file in a dataset, hive-partitioned by ingest date (a replay overwrites it)."""
+    return f"datasets/{name}/schema={schema_version}/ingest_date={ingest_date}/{doc_id}.parquet"
+
+
 def marker_key(stage: str, pipeline_version: str, doc_id: str) -> str:
     """The key of the marker written once a stage's results for a document are committed."""
     return f"{stage}/v{pipeline_version}/{doc_id[:2]}/{doc_id}.done"

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
 from adapters.sinks.rows import DECIMAL_PLACES, DOCUMENTS, FACTS, FLAGS, ColumnType, RowLayout
-from adapters.storage import StorageError, Store
+from adapters.storage import StorageError, Store, dataset_key
 
 PARQUET_SCHEMA_VERSION = "v3"
 """v3: the columns derived from the records (:mod:`adapters.sinks.rows`): exact decimal amounts, period
@@ -70,11 +70,6 @@ def tables_of(batch: SinkBatch) -> dict[str, pa.Table]:
     }
 
 
-def dataset_key(name: str, ingest_date: str, doc_id: str) -> str:
-    """Object key of one document's file in a dataset."""
-    return f"datasets/{name}/schema={PARQUET_SCHEMA_VERSION}/ingest_date={ingest_date}/{doc_id}.parquet"
-
-
 def write_parquet(store: Store, bucket: str, batch: SinkBatch) -> list[str]:
     """Write the document's rows of every dataset; returns the ``s3://`` URIs written."""
     uris = []
@@ -84,7 +79,7 @@ def write_parquet(store: Store, bucket: str, batch: SinkBatch) -> list[str]:
         uris.append(
             store.put_bytes(
                 bucket,
-                dataset_key(name, batch.ingest_date, batch.result.doc_id),
+                dataset_key(name, PARQUET_SCHEMA_VERSION, batch.ingest_date, batch.result.doc_id),
                 buf.getvalue(),
                 "application/vnd.apache.parquet",
             )
