@@ -19,33 +19,36 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.checks.balance import check_balance
-from pipeline.checks.changes import check_changes
-from pipeline.checks.crossref import check_crossref
-from pipeline.checks.ledger import check_ledgers
-from pipeline.checks.narrative import check_narrative
-from pipeline.checks.per_share import check_per_share
-from pipeline.checks.sums import check_sums
+from pipeline.checks import balance, changes, crossref, ledger, narrative, per_share, sums
+from pipeline.checks.rule import Check, CheckedDocument, Rule
 from pipeline.checks.tolerance import known_facts, where_printed
 from pipeline.statements import build_statements
 from pipeline.taxonomy import Taxonomy, load_taxonomy
 from schemas.models import Block, Fact, Flag, Statement, Table
 
-__all__ = ["RULES", "run_checks"]
+__all__ = ["CHECKS", "RULES", "run_checks"]
 
-RULES: dict[str, str] = {
-    "TOT001": "Every proven node of a statement's calculation tree adds up in every column.",
-    "TOT002": "A total column equals the sum of the component columns in every row.",
-    "XREF001": "The same metric or line, period and basis printed in different tables agree.",
-    "XST001": "The identities between the primary statements hold (net income, cash, equity).",
-    "NAR001": "Figures and percentage changes in narrative text agree with the tables.",
-    "NAR002": "The figures of one sentence agree among themselves (from X to Y, up Z or P%).",
-    "BAL001": "Total assets equal total liabilities plus equity.",
-    "CHG001": "A column of changes or of shares agrees, row by row, with the figures it is computed from.",
-    "LED001": "A ledger's running balance is the previous balance plus its debits less its credits.",
-    "EPS001": "Earnings per share equal the earnings divided by the weighted-average shares.",
-}
-"""Rule id → what it checks."""
+CHECKS: tuple[Check, ...] = (
+    Check((sums.RULE, sums.ACROSS_RULE), lambda d: sums.check_sums(d.tables, d.statements, d.taxonomy)),
+    Check((changes.RULE,), lambda d: changes.check_changes(d.tables)),
+    Check((ledger.RULE,), lambda d: ledger.check_ledgers(d.tables)),
+    Check((per_share.RULE,), lambda d: per_share.check_per_share(d.tables, d.statements)),
+    Check((balance.RULE,), lambda d: balance.check_balance(d.facts, doc_id=d.doc_id, source=d.source)),
+    Check(
+        (crossref.RULE, crossref.STATEMENT_RULE),
+        lambda d: crossref.check_crossref(
+            d.facts, d.tables, d.statements, d.taxonomy, doc_id=d.doc_id, source=d.source
+        ),
+    ),
+    Check(
+        (narrative.RULE, narrative.SENTENCE_RULE),
+        lambda d: narrative.check_narrative(d.blocks, d.facts, d.taxonomy, doc_id=d.doc_id, source=d.source),
+    ),
+)
+"""Every check, in the order they run."""
+
+RULES: dict[str, Rule] = {rule.id: rule for check in CHECKS for rule in check.rules}
+"""Rule id → its declaration (what it checks, the kind and severity of its flags)."""
 
 
 def run_checks(
@@ -74,17 +77,10 @@ def run_checks(
         Flags, one per distinct ``flag_id``, ordered by first page, rule and id.
     """
     tax = taxonomy or load_taxonomy()
-    # Figures whose scale is unknown are compared nowhere in base units.
-    known = known_facts(facts)
-    found: list[Flag] = []
     trees = build_statements(tables, {}, tax) if statements is None else statements
-    found.extend(check_sums(tables, trees, tax))
-    found.extend(check_changes(tables))
-    found.extend(check_ledgers(tables))
-    found.extend(check_per_share(tables, trees))
-    found.extend(check_balance(known, doc_id=doc_id, source=source))
-    found.extend(check_crossref(known, tables, trees, tax, doc_id=doc_id, source=source))
-    found.extend(check_narrative(blocks, known, tax, doc_id=doc_id, source=source))
+    # Figures whose scale is unknown are compared nowhere in base units.
+    doc = CheckedDocument(doc_id, source, tables, trees, known_facts(facts), blocks, tax)
+    found = [flag for check in CHECKS for flag in check.run(doc)]
     unique: dict[str, Flag] = {}
     seen: set[frozenset[tuple[int, tuple[float, ...]]]] = set()
     # One misprint, one flag: where two rules compare the very same printed figures (the balance
@@ -99,5 +95,10 @@ def run_checks(
     return sorted(unique.values(), key=lambda f: (f.pages[0] if f.pages else 0, f.rule, f.flag_id))
 
 
-_PRECEDENCE = {rule: k for k, rule in enumerate(("BAL001", "XST001", "LED001", "TOT002", "TOT001", "CHG001"))}
+_PRECEDENCE = {
+    rule.id: k
+    for k, rule in enumerate(
+        (balance.RULE, crossref.STATEMENT_RULE, ledger.RULE, sums.ACROSS_RULE, sums.RULE, changes.RULE)
+    )
+}
 """Which rule's flag stands when two compare the same figures: the identity that names what they are."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline.checks.rule import DocRef, Rule
 from pipeline.checks.tolerance import (
     Comparison,
     KnownFact,
@@ -19,13 +20,17 @@ from pipeline.checks.tolerance import (
     compare_values,
     fmt_amount,
     fmt_small,
-    make_flag,
     period_text,
     printed_decimals,
 )
 from schemas.models import Evidence, Flag
 
-RULE = "BAL001"
+RULE = Rule(
+    "BAL001",
+    "balance_identity",
+    "error",
+    "Total assets equal total liabilities plus equity.",
+)
 _METRICS = frozenset({"total_assets", "total_liabilities", "total_equity", "total_liabilities_and_equity"})
 
 
@@ -81,12 +86,8 @@ def _pair_flag(
     c = compare_values(lhs.value, lhs.decimals, rhs.value, rhs.decimals)
     if c.ok:
         return None
-    return make_flag(
-        rule=RULE,
-        kind="balance_identity",
-        severity="error",
-        doc_id=doc_id,
-        source=source,
+    return RULE.flag(
+        DocRef(doc_id, source),
         message=_message(lhs, rhs.label, c),
         evidence=[_evidence(lhs, lhs_role), _evidence(rhs, rhs_role)],
         metric=lhs.metric,
@@ -149,12 +150,8 @@ def check_balance(facts: Sequence[KnownFact], *, doc_id: str, source: str) -> li
                 continue  # several "total equity" rows and none works: which one was meant is unclear
             equity_fact, c = results[0]
             flags.append(
-                make_flag(
-                    rule=RULE,
-                    kind="balance_identity",
-                    severity="error",
-                    doc_id=doc_id,
-                    source=source,
+                RULE.flag(
+                    DocRef(doc_id, source),
                     message=_message(a, f"{liabilities.label} + {equity_fact.label}", c),
                     evidence=[
                         _evidence(a, "assets"),

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.checks.tolerance import make_flag
+from pipeline.checks.rule import Rule
 from pipeline.facts import is_change_column
 from pipeline.grid import RowView, column_headers, table_rows
 from pipeline.rounding import Comparison, compare_pct_change, compare_sum, half_unit
@@ -36,7 +36,12 @@ from schemas.models import Cell, Evidence, Flag, Table
 
 __all__ = ["RULE", "check_changes"]
 
-RULE = "CHG001"
+RULE = Rule(
+    "CHG001",
+    "change_mismatch",
+    "error",
+    "A column of changes or of shares agrees, row by row, with the figures it is computed from.",
+)
 
 _MIN_ROWS = 3
 """Rows a relation must hold in before a failure anywhere in its column means anything."""
@@ -341,12 +346,8 @@ def _flag(table: Table, failure: _RowFailure, headers: Mapping[int, str]) -> Fla
     reasons.append(f"table on page {table.pages[0] if table.pages else failure.row.page}")
     first = failure.failed[0]
     hits = min(rel.hits for rel, _, _ in failure.failed)
-    return make_flag(
-        rule=RULE,
-        kind="change_mismatch",
-        severity="error",
-        doc_id=table.doc_id,
-        source=table.source,
+    return RULE.flag(
+        table,
         message=f"{label}: " + "; ".join(parts) + ".",
         evidence=evidence,
         period=first[1].cell.number.period if first[1].cell.number else None,

@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pipeline.checks.rule import DocRef, Rule
 from pipeline.checks.tolerance import (
     Comparison,
     KnownFact,
@@ -38,7 +39,6 @@ from pipeline.checks.tolerance import (
     compare_values,
     fmt_small,
     keying_relation,
-    make_flag,
     period_text,
     printed_decimals,
     scale_note,
@@ -48,8 +48,18 @@ from pipeline.statements import clean_label, statement_rows
 from pipeline.taxonomy import Taxonomy, normalise_label
 from schemas.models import BBox, Evidence, Flag, Period, Statement, StatementKind, Table
 
-RULE = "XREF001"
-STATEMENT_RULE = "XST001"
+RULE = Rule(
+    "XREF001",
+    "cross_reference_mismatch",
+    "warning",
+    "The same metric or line, period and basis printed in different tables agree.",
+)
+STATEMENT_RULE = Rule(
+    "XST001",
+    "cross_reference_mismatch",
+    "error",
+    "The identities between the primary statements hold (net income, cash, equity).",
+)
 
 PRIMARY: frozenset[StatementKind] = frozenset(
     {"income", "comprehensive_income", "balance_sheet", "cash_flow", "equity"}
@@ -462,12 +472,8 @@ def _flag(
         for x in sorted(group, key=lambda x: (x.page, x.row))
     ]
     confidence = 0.9 if len(reasons) >= 2 else 0.8 if relation not in ("near_miss", "digit") else 0.7
-    return make_flag(
-        rule=STATEMENT_RULE if between_statements else RULE,
-        kind="cross_reference_mismatch",
-        severity="error" if between_statements else "warning",
-        doc_id=doc_id,
-        source=source,
+    return (STATEMENT_RULE if between_statements else RULE).flag(
+        DocRef(doc_id, source),
         message=message,
         evidence=evidence,
         metric=main.metric,

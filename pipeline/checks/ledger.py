@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.checks.tolerance import make_flag
+from pipeline.checks.rule import Rule
 from pipeline.grid import RowView, column_headers, table_rows
 from pipeline.numbers import parse_number
 from pipeline.rounding import Comparison, compare_sum
@@ -37,7 +37,12 @@ from schemas.models import Cell, Evidence, Flag, Table
 
 __all__ = ["RULE", "check_ledgers"]
 
-RULE = "LED001"
+RULE = Rule(
+    "LED001",
+    "sum_mismatch",
+    "error",
+    "A ledger's running balance is the previous balance plus its debits less its credits.",
+)
 
 _DEBIT = re.compile(r"\b(?:dr|debits?|withdrawals?|payments?|paid out|money out)\b|借方", re.IGNORECASE)
 _CREDIT = re.compile(r"\b(?:cr|credits?|deposits?|receipts?|paid in|money in)\b|贷方", re.IGNORECASE)
@@ -244,12 +249,8 @@ def _flag(
             f"{label}: balance printed {r.entry.balance.cell.text.strip()}, "
             f"{what} gives {abs(r.comparison.expected):,.{r.entry.balance.places}f}"
         )
-    return make_flag(
-        rule=RULE,
-        kind="sum_mismatch",
-        severity="error",
-        doc_id=table.doc_id,
-        source=table.source,
+    return RULE.flag(
+        table,
         message="; ".join(parts) + ".",
         evidence=evidence,
         comparison=run[0].comparison,

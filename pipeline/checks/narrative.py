@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline.checks.rule import DocRef, Rule
 from pipeline.checks.tolerance import (
     Comparison,
     KnownFact,
@@ -21,7 +22,6 @@ from pipeline.checks.tolerance import (
     compare_values,
     fmt_amount,
     fmt_small,
-    make_flag,
     plausible_discrepancy,
     printed_decimals,
     scale_note,
@@ -31,8 +31,18 @@ from pipeline.facts import latest_fiscal_year
 from pipeline.taxonomy import Taxonomy
 from schemas.models import Block, Evidence, Flag, Period
 
-RULE = "NAR001"
-SENTENCE_RULE = "NAR002"
+RULE = Rule(
+    "NAR001",
+    "narrative_mismatch",
+    "warning",
+    "Figures and percentage changes in narrative text agree with the tables.",
+)
+SENTENCE_RULE = Rule(
+    "NAR002",
+    "narrative_mismatch",
+    "warning",
+    "The figures of one sentence agree among themselves (from X to Y, up Z or P%).",
+)
 _SNIPPET = 240
 
 
@@ -117,12 +127,8 @@ def _value_flag(
         f"Narrative on page {claim.block.page} states {claim.subject} {ref.label} as {amount.text} but the "
         f"table on page {f.page} shows {f.printed} (difference {diff}, tolerance {tol}{scale_note(f.scale)})."
     )
-    return make_flag(
-        rule=RULE,
-        kind="narrative_mismatch",
-        severity="warning",
-        doc_id=doc_id,
-        source=source,
+    return RULE.flag(
+        DocRef(doc_id, source),
         message=message,
         evidence=[_narrative_evidence(claim, amount.value), _table_evidence(fig)],
         metric=claim.metric.id,
@@ -195,12 +201,8 @@ def _check_change(
         f"{current.fact.page}), a change of {c.expected:+.2f}% (difference {c.difference:+.2f} points, "
         f"tolerance {c.tolerance:.2f})."
     )
-    return make_flag(
-        rule=RULE,
-        kind="narrative_mismatch",
-        severity="warning",
-        doc_id=doc_id,
-        source=source,
+    return RULE.flag(
+        DocRef(doc_id, source),
         message=message,
         evidence=[
             _narrative_evidence(claim, stated),
@@ -333,12 +335,8 @@ def check_sentence(claim: NarrativeClaim, *, doc_id: str, source: str) -> list[F
         f"and {stated_text}, which those two figures do not give (they give {implied})."
     )
     return [
-        make_flag(
-            rule=SENTENCE_RULE,
-            kind="narrative_mismatch",
-            severity="warning",
-            doc_id=doc_id,
-            source=source,
+        SENTENCE_RULE.flag(
+            DocRef(doc_id, source),
             message=message,
             evidence=[_narrative_evidence(claim, cur.value)],
             metric=claim.metric.id,

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.checks.tolerance import make_flag
+from pipeline.checks.rule import Rule
 from pipeline.grid import RowView
 from pipeline.rounding import Comparison, half_unit
 from pipeline.statements import headings_over, line_kinds, statement_rows
@@ -33,7 +33,12 @@ from schemas.models import Cell, Evidence, Flag, Statement, Table
 
 __all__ = ["RULE", "check_per_share"]
 
-RULE = "EPS001"
+RULE = Rule(
+    "EPS001",
+    "sum_mismatch",
+    "error",
+    "Earnings per share equal the earnings divided by the weighted-average shares.",
+)
 
 _EARNINGS = re.compile(
     r"^(?:adjusted |non-gaap |gaap )?(?:net )?(?:income|earnings|loss|\(loss\) income|income \(loss\)|"
@@ -146,12 +151,8 @@ def _flag(table: Table, statement: Statement, test: _Test, holds: int, labels: M
             value=f.value,
         )
 
-    return make_flag(
-        rule=RULE,
-        kind="sum_mismatch",
-        severity="error",
-        doc_id=table.doc_id,
-        source=table.source,
+    return RULE.flag(
+        table,
         message=message,
         evidence=[ev(test.eps, "total"), ev(test.earnings, "component"), ev(test.shares, "component")],
         period=test.eps.cell.number.period if test.eps.cell.number else None,

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from pipeline.checks.rule import Rule
 from pipeline.checks.tolerance import (
     Comparison,
     compare_sum,
     fmt_amount,
     fmt_small,
-    make_flag,
     period_text,
     printed_decimals,
 )
@@ -43,9 +43,19 @@ from schemas.models import Evidence, Flag, LineItem, Period, Statement, Table
 
 _EACH = 10.0  # the per-column signal when columns prove a node together (pipeline.statements)
 
-RULE = "TOT001"
-IDENTITY_RULE = "TOT001"
-ACROSS_RULE = "TOT002"
+RULE = Rule(
+    "TOT001",
+    "sum_mismatch",
+    "error",
+    "Every proven node of a statement's calculation tree adds up in every column.",
+)
+IDENTITY_RULE = RULE  # the metric identities are nodes of the same trees
+ACROSS_RULE = Rule(
+    "TOT002",
+    "sum_mismatch",
+    "error",
+    "A total column equals the sum of the component columns in every row.",
+)
 
 _Value = Figure
 
@@ -153,12 +163,8 @@ def _sum_flag(
         reasons.append("a roll-forward: the closing balance is the opening balance plus the movements")
     if s.convention == "breakdown":
         reasons.append(f"the lines printed under {label} split it ('attributable to', 'of which')")
-    return make_flag(
-        rule=RULE,
-        kind="sum_mismatch",
-        severity="error",
-        doc_id=table.doc_id,
-        source=table.source,
+    return RULE.flag(
+        table,
         message=message,
         evidence=evidence,
         metric=total_line.metric if total_line else None,
@@ -297,12 +303,8 @@ def _across_flags(
         evidence = [_evidence(t, label, "total")]
         evidence += [_evidence(v, f"{label} ({_header(statement, col)})", "component") for col, v in present]
         flags.append(
-            make_flag(
-                rule=ACROSS_RULE,
-                kind="sum_mismatch",
-                severity="error",
-                doc_id=table.doc_id,
-                source=table.source,
+            ACROSS_RULE.flag(
+                table,
                 message=message,
                 evidence=evidence,
                 comparison=c,
@@ -418,12 +420,8 @@ def _identity_flag(
     message = _mismatch(label, period, c, scale, places, f"{formula} gives") + "."
     evidence = [_evidence(result, label, "total")]
     evidence += [_evidence(v, _label(row), "component") for row, v, _ in used]
-    return make_flag(
-        rule=IDENTITY_RULE,
-        kind="sum_mismatch",
-        severity="error",
-        doc_id=table.doc_id,
-        source=table.source,
+    return IDENTITY_RULE.flag(
+        table,
         message=message,
         evidence=evidence,
         metric=identity.result,

@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.checks.tolerance import compare_values, known_facts, make_flag
+from pipeline.checks.rule import Rule
+from pipeline.checks.tolerance import compare_values, known_facts
 from pipeline.ids import stable_id
 from pipeline.model.proposals import FigureLink, LabelMapping, ProposedClaim
 from pipeline.numbers import find_numbers
@@ -22,7 +23,12 @@ from pipeline.rounding import within_rounding
 from pipeline.taxonomy import Taxonomy, normalise_label
 from schemas.models import DocumentResult, Evidence, Fact, Flag, Period, ProposalOutcome
 
-RULE = "MOD001"
+RULE = Rule(
+    "MOD001",
+    "model_finding",
+    "warning",
+    "A figure or claim the model proposed across pages, re-checked by code against the printed figures.",
+)
 _WS = re.compile(r"\s+")
 
 
@@ -156,12 +162,8 @@ def verify_link(
         Evidence(page=p.page, bbox=p.bbox, text=p.text, role=role, value=p.base)
         for p, role in ((a, "model_link_a"), (b, "model_link_b"))
     ]
-    flag = make_flag(
-        rule=RULE,
-        kind="model_finding",
-        severity="warning",
-        doc_id=index.doc.doc_id,
-        source=index.doc.source,
+    flag = RULE.flag(
+        index.doc,
         message=(
             f"{metric.id} {period.key}: page {a.page} prints {a.text.strip()!r} but page {b.page} prints "
             f"{b.text.strip()!r} (difference {cmp.difference:,.0f}, tolerance {cmp.tolerance:,.0f}). "
@@ -299,12 +301,8 @@ def verify_claim(
     if any(f.metric == metric.id and set(pages) <= set(f.pages) for f in flags):
         return _accept(task, "already_flagged", claim, pages), None
     bbox = blocks[0][1]
-    flag = make_flag(
-        rule=RULE,
-        kind="model_finding",
-        severity="warning",
-        doc_id=index.doc.doc_id,
-        source=index.doc.source,
+    flag = RULE.flag(
+        index.doc,
         message=(
             f"Narrative on page {claim.page} states {metric.id} {period.key} as {claim.value:,} "
             f"but the table on page {ref.page} prints {ref.printed}. Model: {claim.rationale}"

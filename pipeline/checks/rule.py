@@ -1,0 +1,121 @@
+"""What every rule shares: its declaration and one interface to the document under check.
+
+A :class:`Rule` says what its flags are (id, kind, severity) and what it checks; its :meth:`Rule.flag`
+builds a flag with the stable id of :func:`~pipeline.checks.tolerance.make_flag`. A :class:`Check` runs
+one or more rules over a :class:`CheckedDocument`; :data:`pipeline.checks.CHECKS` lists them, and the rule
+list and :func:`pipeline.checks.run_checks` derive from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from pipeline.checks.tolerance import KnownFact, Severity, make_flag
+from pipeline.rounding import Comparison
+from pipeline.taxonomy import Taxonomy
+from schemas.models import Block, Evidence, Flag, FlagKind, Period, Statement, Table
+
+
+class Located(Protocol):
+    """Anything that names its document: a table, a :class:`DocRef`, the document under check."""
+
+    @property
+    def doc_id(self) -> str:
+        """Document id."""
+        ...
+
+    @property
+    def source(self) -> str:
+        """Source path or object key."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class DocRef:
+    """A document's id and source, for rules that work from facts rather than from one table."""
+
+    doc_id: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A rule's declaration.
+
+    Attributes:
+        id: Rule id, e.g. ``"TOT001"`` (stable: flag ids and analysts' decisions refer to it).
+        kind: The kind of its flags.
+        severity: The severity of its flags.
+        checks: What it checks, in one sentence.
+    """
+
+    id: str
+    kind: FlagKind
+    severity: Severity
+    checks: str
+
+    def flag(
+        self,
+        doc: Located,
+        *,
+        message: str,
+        evidence: Sequence[Evidence],
+        metric: str | None = None,
+        period: Period | None = None,
+        comparison: Comparison | None = None,
+        confidence: float = 0.5,
+        reasons: Sequence[str] = (),
+    ) -> Flag:
+        """A flag of this rule in ``doc`` (see :func:`~pipeline.checks.tolerance.make_flag`)."""
+        return make_flag(
+            rule=self.id,
+            kind=self.kind,
+            severity=self.severity,
+            doc_id=doc.doc_id,
+            source=doc.source,
+            message=message,
+            evidence=evidence,
+            metric=metric,
+            period=period,
+            comparison=comparison,
+            confidence=confidence,
+            reasons=reasons,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedDocument:
+    """Everything a rule may read of one document.
+
+    Attributes:
+        doc_id: Document id.
+        source: Source path or object key.
+        tables: Logical tables.
+        statements: Their calculation trees.
+        facts: Facts whose scale is known (figures of unknown scale are compared nowhere in base units).
+        blocks: Narrative text blocks.
+        taxonomy: The metric taxonomy.
+    """
+
+    doc_id: str
+    source: str
+    tables: Sequence[Table]
+    statements: Sequence[Statement]
+    facts: Sequence[KnownFact]
+    blocks: Sequence[Block]
+    taxonomy: Taxonomy
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One or more rules run together over a document (they share a search of its structure).
+
+    Attributes:
+        rules: The rules whose flags it raises.
+        run: The check.
+    """
+
+    rules: tuple[Rule, ...]
+    run: Callable[[CheckedDocument], list[Flag]]
