@@ -33,7 +33,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from pipeline.facts import cell_fact, header_dimension, is_change_column
@@ -1390,6 +1390,17 @@ def _months_between(start: str, end: str) -> int:
     return (y1 - y0) * 12 + (m1 - m0)
 
 
+def with_tables(
+    statements: Sequence[Statement], tables: Sequence[Table]
+) -> Iterator[tuple[Statement, Table]]:
+    """Each statement with its table, in the statements' order (a statement without its table is skipped)."""
+    by_id = {t.table_id: t for t in tables}
+    for statement in statements:
+        table = by_id.get(statement.table_id)
+        if table is not None:
+            yield statement, table
+
+
 def equity_statement_facts(
     tables: Sequence[Table], statements: Sequence[Statement], taxonomy: Taxonomy
 ) -> list[Fact]:
@@ -1411,11 +1422,9 @@ def equity_statement_facts(
     equity, income = taxonomy.get("total_equity"), taxonomy.get("net_income")
     if equity is None or income is None:
         return []
-    by_id = {t.table_id: t for t in tables}
     out: list[Fact] = []
-    for statement in statements:
-        table = by_id.get(statement.table_id)
-        if statement.kind != "equity" or table is None:
+    for statement, table in with_tables(statements, tables):
+        if statement.kind != "equity":
             continue
         headers = column_headers(table)
         totals = [c.col for c in statement.columns if _TOTAL_COLUMN.search(headers.get(c.col, ""))]

@@ -44,7 +44,7 @@ from pipeline.checks.tolerance import (
     scale_note,
 )
 from pipeline.facts import header_dimension, row_contexts, table_context
-from pipeline.statements import clean_label, statement_rows
+from pipeline.statements import clean_label, statement_rows, with_tables
 from pipeline.taxonomy import Taxonomy, normalise_label
 from schemas.models import BBox, Evidence, Flag, Period, Statement, StatementKind, Table
 
@@ -270,11 +270,8 @@ def collect_copies(
     """Every comparable copy of every figure of a document (facts, then other labelled lines)."""
     entities = {s.table_id: s.entity for s in statements}
     copies = _fact_copies(facts, taxonomy, entities)
-    by_id = {t.table_id: t for t in tables}
-    for statement in statements:
-        table = by_id.get(statement.table_id)
-        if table is not None:
-            copies.extend(_line_copies(table, statement, taxonomy))
+    for statement, table in with_tables(statements, tables):
+        copies.extend(_line_copies(table, statement, taxonomy))
     return copies
 
 

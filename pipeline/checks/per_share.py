@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pipeline.checks.rule import Rule
 from pipeline.grid import RowView
 from pipeline.rounding import Comparison, half_unit
-from pipeline.statements import headings_over, line_kinds, statement_rows
+from pipeline.statements import headings_over, line_kinds, statement_rows, with_tables
 from pipeline.taxonomy import normalise_label
 from schemas.models import Cell, Evidence, Flag, Statement, Table
 
@@ -175,12 +175,8 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
     Returns:
         One flag per failing per-share figure.
     """
-    by_id = {t.table_id: t for t in tables}
     flags: list[Flag] = []
-    for statement in statements:
-        table = by_id.get(statement.table_id)
-        if table is None:
-            continue
+    for statement, table in with_tables(statements, tables):
         rows = statement_rows(table)
         kinds = line_kinds(rows)
         if "per_share" not in kinds.values() or "shares" not in kinds.values():

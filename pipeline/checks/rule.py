@@ -1,7 +1,8 @@
 """What every rule shares: its declaration and one interface to the document under check.
 
 A :class:`Rule` says what its flags are (id, kind, severity) and what it checks; its :meth:`Rule.flag`
-builds a flag with the stable id of :func:`~pipeline.checks.tolerance.make_flag`. A :class:`Check` runs
+builds its flags, with ids that depend only on the rule, the document and where the evidence is printed,
+so that reruns give the same ids. A :class:`Check` runs
 one or more rules over a :class:`CheckedDocument`; :data:`pipeline.checks.CHECKS` lists them, and the rule
 list and :func:`pipeline.checks.run_checks` derive from it.
 """
@@ -9,10 +10,11 @@ list and :func:`pipeline.checks.run_checks` derive from it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Protocol
 
-from pipeline.checks.tolerance import KnownFact, Severity, make_flag
+from pipeline.checks.tolerance import KnownFact, Severity, where_printed
+from pipeline.ids import stable_id
 from pipeline.rounding import Comparison
 from pipeline.taxonomy import Taxonomy
 from schemas.models import Block, Evidence, Flag, FlagKind, Period, Statement, Table
@@ -68,20 +70,41 @@ class Rule:
         confidence: float = 0.5,
         reasons: Sequence[str] = (),
     ) -> Flag:
-        """A flag of this rule in ``doc`` (see :func:`~pipeline.checks.tolerance.make_flag`)."""
-        return make_flag(
+        """A flag of this rule in ``doc``.
+
+        Args:
+            doc: The document (or a table of it).
+            message: Analyst-facing explanation.
+            evidence: Every side of the finding.
+            metric: Metric id when known.
+            period: Period of the finding.
+            comparison: Expected/actual/difference/tolerance in base units.
+            confidence: How sure the rule is that this is a real inconsistency, in [0, 1].
+            reasons: The structural evidence that made the comparison valid.
+
+        Returns:
+            The flag; its id depends only on the rule, the document, the metric and period and where the
+            evidence is printed, so reruns over the same document give the same ``flag_id``.
+        """
+        locations = sorted((*where_printed(e), e.role, e.text) for e in evidence)
+        flag_id = stable_id(self.id, doc.doc_id, metric, period.key if period else None, *locations)
+        measured = {} if comparison is None else asdict(comparison)
+        measured.pop("ok", None)
+        return Flag(
+            flag_id=flag_id,
+            doc_id=doc.doc_id,
+            source=doc.source,
             rule=self.id,
             kind=self.kind,
             severity=self.severity,
-            doc_id=doc.doc_id,
-            source=doc.source,
-            message=message,
-            evidence=evidence,
             metric=metric,
             period=period,
-            comparison=comparison,
+            message=message,
+            pages=sorted({e.page for e in evidence}),
+            evidence=list(evidence),
             confidence=confidence,
-            reasons=reasons,
+            reasons=list(reasons),
+            **measured,  # expected, actual, difference and tolerance, when the rule compared figures
         )
 
 

@@ -37,6 +37,7 @@ from pipeline.statements import (
     grid_of,
     statement_rows,
     supports,
+    with_tables,
 )
 from pipeline.taxonomy import Taxonomy
 from schemas.models import Evidence, Flag, LineItem, Period, Statement, Table
@@ -441,12 +442,8 @@ def check_sums(tables: Sequence[Table], statements: Sequence[Statement], taxonom
     Returns:
         Flags of kind ``sum_mismatch``.
     """
-    by_id = {t.table_id: t for t in tables}
     flags: list[Flag] = []
-    for statement in statements:
-        table = by_id.get(statement.table_id)
-        if table is None:
-            continue
+    for statement, table in with_tables(statements, tables):
         found, flagged = check_tree(table, statement)
         flags.extend(found)
         flags.extend(check_identities(table, statement, taxonomy, flagged))

@@ -7,10 +7,9 @@ with a stable id.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Literal
 
-from pipeline.ids import stable_id
 from pipeline.rounding import (
     Comparison,
     compare_pct_change,
@@ -21,7 +20,7 @@ from pipeline.rounding import (
     interval,
     pct_change_interval,
 )
-from schemas.models import Evidence, Fact, Flag, FlagKind, Period
+from schemas.models import Evidence, Fact, Period
 
 __all__ = [
     "Comparison",
@@ -38,7 +37,6 @@ __all__ = [
     "interval",
     "keying_relation",
     "known_facts",
-    "make_flag",
     "pct_change_interval",
     "period_text",
     "plausible_discrepancy",
@@ -218,63 +216,6 @@ def period_text(period: Period | None) -> str:
 def where_printed(evidence: Evidence) -> tuple[int, tuple[float, ...]]:
     """The page and box (rounded to 0.1 pt) a piece of evidence is printed at: what identifies a figure."""
     return evidence.page, tuple(round(x, 1) for x in evidence.bbox) if evidence.bbox else ()
-
-
-def make_flag(
-    *,
-    rule: str,
-    kind: FlagKind,
-    severity: Severity,
-    doc_id: str,
-    source: str,
-    message: str,
-    evidence: Sequence[Evidence],
-    metric: str | None = None,
-    period: Period | None = None,
-    comparison: Comparison | None = None,
-    confidence: float = 0.5,
-    reasons: Sequence[str] = (),
-) -> Flag:
-    """Build a flag whose id depends only on the rule, the document and where the evidence is printed.
-
-    Args:
-        rule: Rule id, e.g. ``"TOT001"``.
-        kind: Flag kind.
-        severity: ``"error"``, ``"warning"`` or ``"info"``.
-        doc_id: Document id.
-        source: Source path.
-        message: Analyst-facing explanation.
-        evidence: Every side of the finding.
-        metric: Metric id when known.
-        period: Period of the finding.
-        comparison: Expected/actual/difference/tolerance in base units.
-        confidence: How sure the rule is that this is a real inconsistency, in [0, 1].
-        reasons: The structural evidence that made the comparison valid.
-
-    Returns:
-        The flag; reruns over the same document give the same ``flag_id``.
-    """
-    locations = sorted((*where_printed(e), e.role, e.text) for e in evidence)
-    flag_id = stable_id(rule, doc_id, metric, period.key if period else None, *locations)
-    return Flag(
-        flag_id=flag_id,
-        doc_id=doc_id,
-        source=source,
-        rule=rule,
-        kind=kind,
-        severity=severity,
-        metric=metric,
-        period=period,
-        message=message,
-        expected=comparison.expected if comparison else None,
-        actual=comparison.actual if comparison else None,
-        difference=comparison.difference if comparison else None,
-        tolerance=comparison.tolerance if comparison else None,
-        pages=sorted({e.page for e in evidence}),
-        evidence=list(evidence),
-        confidence=confidence,
-        reasons=list(reasons),
-    )
 
 
 # --- facts the checks compare ---------------------------------------------------------------------
