@@ -194,7 +194,7 @@ def derive_columns(body: Sequence[Sequence[Segment]], rules_v: Sequence[float]) 
     """
     fig_iv = [(s.x0, s.x1) for segs in body for s in segs if s.figure]
     fig_cols = _cluster(fig_iv, 0.5)
-    # Drop figure "columns" supported by very few rows when they bridge: keep all, they are rare.
+    # Every figure cluster is a column, however few rows support it (a bridging one is rare).
     text_iv: list[tuple[float, float]] = []
     for segs in body:
         for s in segs:
@@ -204,12 +204,12 @@ def derive_columns(body: Sequence[Sequence[Segment]], rules_v: Sequence[float]) 
                 continue  # text inside a figure column (e.g. "n/a"): belongs to it
             text_iv.append((s.x0, s.x1))
     text_cols = _cluster(text_iv, 0.5)
-    # A text cluster that swallowed a figure column's range is a bridging heading; split around figures.
+    # The columns are the figure and text clusters in x order; a text cluster that still reaches into a
+    # figure column's range is not split around the figures but joined with it into one column.
     cols = sorted([(c[0], c[1]) for c in fig_cols] + [(c[0], c[1]) for c in text_cols])
     merged: list[tuple[float, float]] = []
     for c in cols:
         if merged and c[0] < merged[-1][1] - 0.5:
-            # overlapping text and figure clusters: keep them as one column
             merged[-1] = (merged[-1][0], max(merged[-1][1], c[1]))
         else:
             merged.append(c)
