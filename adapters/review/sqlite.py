@@ -37,6 +37,7 @@ from adapters.review.store import (
     page_of,
     queue_sql,
     sort_values,
+    ts_key,
     where_sql,
 )
 from schemas.models import Fact, Flag
@@ -350,7 +351,7 @@ class SqliteReviewStore:
                         new.assignee,
                         new.reason,
                         new.version,
-                        new.updated_at.isoformat() if new.updated_at else "",
+                        ts_key(new.updated_at),
                         new.updated_by,
                         req.flag_id,
                         current.review.version,

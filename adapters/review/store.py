@@ -264,7 +264,7 @@ def decode_cursor(cursor: str | None) -> list[object] | None:
 def sort_values(sort: SortKey, flag: Flag, review: FlagReview, source: str) -> list[object]:
     """A row's values of :func:`sort_columns`, in the same order, for its cursor."""
     rank = SEVERITY_RANK[flag.severity]
-    updated = review.updated_at.isoformat() if review.updated_at else ""
+    updated = ts_key(review.updated_at)
     values: dict[SortKey, list[object]] = {
         "severity": [rank, -flag.confidence, flag.flag_id],
         "confidence": [flag.confidence, flag.flag_id],
@@ -298,6 +298,13 @@ def page_of(
         next_cursor = cursor(rows[-1]) if more else None
         prev_cursor = cursor(rows[0]) if had_cursor else None
     return rows, next_cursor, prev_cursor
+
+
+def ts_key(at: datetime | None) -> str:
+    """A time as the fixed-width UTC text both stores sort by (``''`` for never)."""
+    if at is None:
+        return ""
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
 
 
 def check_limit(limit: int) -> int:
