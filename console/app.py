@@ -312,7 +312,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
             q=q,
             params=params,
             state=state,
-            documents=await call(store.documents),
+            sources=await call(store.sources),
             options=await call(store.options),
             users=config.users.names,
             status_links={s: _with(params, status=s) for s in REVIEW_STATUSES},
@@ -339,12 +339,16 @@ def create_app(config: ConsoleConfig) -> Starlette:
         except ValueError:
             q = FlagQuery()
         flag = row.flag
+        # an explicit zoom is remembered for the next flags; without one, the remembered or default zoom
         try:
             zoom = float(params.get("zoom", ""))
         except ValueError:
-            zoom = default_zoom(flag)
-        if zoom not in ZOOMS:
-            zoom = default_zoom(flag)
+            zoom = 0.0
+        if zoom in ZOOMS:
+            request.session["zoom"] = zoom
+        else:
+            zoom = float(request.session.get("zoom") or default_zoom(flag))
+            zoom = zoom if zoom in ZOOMS else default_zoom(flag)
         missing = None
         try:
             sizes = [(s.width, s.height) for s in await call(config.images.sizes, flag.doc_id, flag.source)]

@@ -272,6 +272,11 @@ class PostgresReviewStore:
         )
         return [DocumentRow(str(d), str(s), int(n), int(o)) for d, s, n, o in rows]
 
+    def sources(self) -> list[tuple[str, str]]:
+        """See :meth:`adapters.review.store.ReviewStore.sources`."""
+        rows = self._query("SELECT doc_id, source FROM documents WHERE flags > 0 ORDER BY source, doc_id")
+        return [(str(d), str(s)) for d, s in rows]
+
     def options(self) -> dict[str, list[str]]:
         """See :meth:`adapters.review.store.ReviewStore.options`."""
         out = {

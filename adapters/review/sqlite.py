@@ -11,6 +11,7 @@ Decisions are kept in ``decisions``, which triggers make append-only (an UPDATE 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -68,16 +69,18 @@ CREATE TABLE IF NOT EXISTS flags (
     updated_at  TEXT NOT NULL DEFAULT '',
     updated_by  TEXT
 );
--- One index per sort, and one per common filter followed by the default sort, so that a page of the
--- queue is an index walk from the cursor even with 100,000 flags.
-CREATE INDEX IF NOT EXISTS flags_sort_severity ON flags (sev_rank, (-confidence), flag_id);
+-- One index per sort, and one per filter followed by the default order (severity rank, confidence
+-- descending) and the status (so counts per status read the index alone): a page of the queue is an
+-- index walk from the cursor even with 100,000 flags.
+CREATE INDEX IF NOT EXISTS flags_sort_severity ON flags (sev_rank, (-confidence), flag_id, status);
 CREATE INDEX IF NOT EXISTS flags_sort_confidence ON flags (confidence, flag_id);
-CREATE INDEX IF NOT EXISTS flags_sort_rule ON flags (rule, sev_rank, flag_id);
+CREATE INDEX IF NOT EXISTS flags_sort_rule ON flags (rule, sev_rank, (-confidence), flag_id, status);
 CREATE INDEX IF NOT EXISTS flags_sort_document ON flags (source, first_page, flag_id);
 CREATE INDEX IF NOT EXISTS flags_sort_updated ON flags (updated_at, flag_id);
 CREATE INDEX IF NOT EXISTS flags_status ON flags (status, sev_rank, (-confidence), flag_id);
-CREATE INDEX IF NOT EXISTS flags_doc ON flags (doc_id, sev_rank, (-confidence), flag_id);
-CREATE INDEX IF NOT EXISTS flags_assignee ON flags (assignee, sev_rank, (-confidence), flag_id);
+CREATE INDEX IF NOT EXISTS flags_doc ON flags (doc_id, sev_rank, (-confidence), flag_id, status);
+CREATE INDEX IF NOT EXISTS flags_kind ON flags (kind, sev_rank, (-confidence), flag_id, status);
+CREATE INDEX IF NOT EXISTS flags_assignee ON flags (assignee, sev_rank, (-confidence), flag_id, status);
 CREATE TABLE IF NOT EXISTS facts (
     fact_id    TEXT PRIMARY KEY,
     doc_id     TEXT NOT NULL,
@@ -216,7 +219,9 @@ class SqliteReviewStore:
                 counts["facts"] = self.import_facts(_read(facts_path, Fact), stamp=(facts_path.name, stamp))
         return counts
 
-    def import_flags(self, flags: Iterator[Flag], *, stamp: tuple[str, str] | None = None) -> int:
+    def import_flags(
+        self, flags: Iterator[Flag] | Iterator[tuple[Flag, str]], *, stamp: tuple[str, str] | None = None
+    ) -> int:
         """Upsert flags by ``flag_id``, keeping their review state; drop unjudged flags not given.
 
         Args:
@@ -230,7 +235,8 @@ class SqliteReviewStore:
         with self._write() as db:
             db.execute("UPDATE flags SET in_run = 0")
             batch: list[tuple[object, ...]] = []
-            for flag in flags:
+            for item in flags:
+                flag, raw = item if isinstance(item, tuple) else (item, item.model_dump_json())
                 n += 1
                 batch.append(
                     (
@@ -243,7 +249,7 @@ class SqliteReviewStore:
                         SEVERITY_RANK[flag.severity],
                         flag.confidence,
                         min(flag.pages) if flag.pages else 0,
-                        flag.model_dump_json(),
+                        raw,
                     )
                 )
                 if len(batch) >= 5000:
@@ -252,17 +258,21 @@ class SqliteReviewStore:
             _upsert_flags(db, batch)
             # judged flags stay (an analyst's work is not thrown away by a re-run); the rest go
             db.execute("DELETE FROM flags WHERE in_run = 0 AND version = 0")
+            self._remember_choices(db)
             if stamp:
                 db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"import:{stamp[0]}", stamp[1]))
         return n
 
-    def import_facts(self, facts: Iterator[Fact], *, stamp: tuple[str, str] | None = None) -> int:
+    def import_facts(
+        self, facts: Iterator[Fact] | Iterator[tuple[Fact, str]], *, stamp: tuple[str, str] | None = None
+    ) -> int:
         """Replace the facts (they carry no state of their own). Returns how many were read."""
         n = 0
         with self._write() as db:
             db.execute("DELETE FROM facts")
             batch: list[tuple[object, ...]] = []
-            for fact in facts:
+            for item in facts:
+                fact, raw = item if isinstance(item, tuple) else (item, item.model_dump_json())
                 n += 1
                 batch.append(
                     (
@@ -273,7 +283,7 @@ class SqliteReviewStore:
                         fact.table_id,
                         fact.page,
                         n,
-                        fact.model_dump_json(),
+                        raw,
                     )
                 )
                 if len(batch) >= 5000:
@@ -414,19 +424,38 @@ class SqliteReviewStore:
     def documents(self) -> list[DocumentRow]:
         """See :meth:`adapters.review.store.ReviewStore.documents`."""
         rows = self._query(
-            "SELECT doc_id, min(source), count(*), sum(status = 'open') FROM flags GROUP BY doc_id ORDER BY 2"
+            "SELECT doc_id, count(*), sum(status = 'open') FROM flags INDEXED BY flags_doc GROUP BY doc_id"
         )
-        return [DocumentRow(d, s, int(n), int(o)) for d, s, n, o in rows]
+        names = dict(self.sources())
+        out = [DocumentRow(d, names.get(d, d), int(n), int(o)) for d, n, o in rows]
+        return sorted(out, key=lambda r: (r.source, r.doc_id))
+
+    def _meta(self, key: str) -> Any:
+        rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def sources(self) -> list[tuple[str, str]]:
+        """See :meth:`adapters.review.store.ReviewStore.sources`."""
+        return [(d, s) for d, s in self._meta("sources") or []]
 
     def options(self) -> dict[str, list[str]]:
         """See :meth:`adapters.review.store.ReviewStore.options`."""
-        return {
-            name: [
-                r[0]
-                for r in self._query(f"SELECT DISTINCT {name} FROM flags WHERE {name} IS NOT NULL ORDER BY 1")
-            ]
-            for name in ("rule", "kind", "severity", "assignee")
+        out: dict[str, list[str]] = dict(self._meta("options") or {})
+        out["assignee"] = [
+            r[0]
+            for r in self._query("SELECT DISTINCT assignee FROM flags WHERE assignee IS NOT NULL ORDER BY 1")
+        ]
+        return out
+
+    def _remember_choices(self, db: sqlite3.Connection) -> None:
+        """Keep the filters' choices and the documents' names: computing them per page costs a full scan."""
+        options = {
+            name: [r[0] for r in db.execute(f"SELECT DISTINCT {name} FROM flags ORDER BY 1")]
+            for name in ("rule", "kind", "severity")
         }
+        sources = db.execute("SELECT doc_id, min(source) FROM flags GROUP BY doc_id ORDER BY 2, 1").fetchall()
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('options', ?)", (json.dumps(options),))
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('sources', ?)", (json.dumps(sources),))
 
     def facts_of_table(self, doc_id: str, table_id: str) -> list[Fact]:
         """See :meth:`adapters.review.store.ReviewStore.facts_of_table`."""
@@ -469,12 +498,13 @@ def _upsert_flags(db: sqlite3.Connection, batch: list[tuple[object, ...]]) -> No
     )
 
 
-def _read(path: Path, model: type[_T]) -> Iterator[_T]:
+def _read(path: Path, model: type[_T]) -> Iterator[tuple[_T, str]]:
+    """Each line validated, with the line itself (stored as is: the record already is its JSON)."""
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                yield model.model_validate_json(line)
+                yield model.model_validate_json(line), line.strip()
             except ValueError as exc:
                 raise ReviewError(f"{path}:{lineno}: not a {model.__name__} record: {exc}") from exc

@@ -172,7 +172,7 @@ def sort_columns(cols: Columns, sort: SortKey) -> list[str]:
         # most severe first, then the rule's most confident flags first
         "severity": [cols.sev_rank, f"-({cols.confidence})", cols.flag_id],
         "confidence": [cols.confidence, cols.flag_id],
-        "rule": [cols.rule, cols.sev_rank, cols.flag_id],
+        "rule": [cols.rule, cols.sev_rank, f"-({cols.confidence})", cols.flag_id],
         "document": [cols.source, cols.first_page, cols.flag_id],
         "updated": [cols.updated, cols.flag_id],
     }[sort]
@@ -183,11 +183,14 @@ def where_sql(cols: Columns, q: FlagQuery) -> tuple[str, list[object]]:
     p = cols.placeholder
     parts: list[str] = []
     params: list[object] = []
+    # severity is filtered by its rank: the rank leads the default order, so the indexes that serve a
+    # filter followed by that order serve a severity filter too
+    rank = SEVERITY_RANK.get(q.severity, -1) if q.severity is not None else None
     for column, value in (
         (cols.doc_id, q.doc_id),
         (cols.rule, q.rule),
         (cols.kind, q.kind),
-        (cols.severity, q.severity),
+        (cols.sev_rank, rank),
         (cols.status, q.status),
     ):
         if value is not None:
@@ -268,7 +271,7 @@ def sort_values(sort: SortKey, flag: Flag, review: FlagReview, source: str) -> l
     values: dict[SortKey, list[object]] = {
         "severity": [rank, -flag.confidence, flag.flag_id],
         "confidence": [flag.confidence, flag.flag_id],
-        "rule": [flag.rule, rank, flag.flag_id],
+        "rule": [flag.rule, rank, -flag.confidence, flag.flag_id],
         "document": [source, min(flag.pages) if flag.pages else 0, flag.flag_id],
         "updated": [updated, flag.flag_id],
     }
@@ -455,6 +458,10 @@ class ReviewStore(Protocol):
 
     def documents(self) -> list[DocumentRow]:
         """Documents with flags, by source."""
+        ...
+
+    def sources(self) -> list[tuple[str, str]]:
+        """``(doc_id, source)`` of every document with flags, by source (cheap: the queue's filter list)."""
         ...
 
     def options(self) -> dict[str, list[str]]:
