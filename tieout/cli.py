@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import sys
 import time
@@ -401,8 +402,20 @@ def review(
         raise typer.Exit(2) from exc
     if host not in ("127.0.0.1", "localhost", "::1"):
         console.print(f"[yellow]listening on {host}: the console is reachable from other machines[/]")
-    console.print(f"tieout review on http://{host}:{port}/ (Ctrl-C to stop)")
-    uvicorn.run(create_app(config), host=host, port=port, log_level="warning", proxy_headers=False)
+    # bind here, so that a port in use is a clear error and --port 0 can say which port it got
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        console.print(f"[red]cannot listen on {host}:{port}: {exc.strerror}; choose another --port[/]")
+        raise typer.Exit(2) from exc
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    console.print(f"tieout review on http://{shown}:{bound}/ (Ctrl-C to stop)")
+    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning", proxy_headers=False))
+    server.run(sockets=[sock])
 
 
 def _review_config(
