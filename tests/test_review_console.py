@@ -463,3 +463,13 @@ def test_cli_adduser_and_review_errors(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "not found" in r.output and "tieout run" in " ".join(r.output.split())
     r = runner.invoke(cli, ["review", "--out", str(tmp_path), "--users", str(tmp_path / "none.json")])
     assert r.exit_code == 2 and "adduser" in r.output
+
+
+def test_the_default_pdf_root_finds_make_demos_inputs() -> None:
+    """`tieout review --out out/demo` from the checkout: the PDFs named in the run are under ./sample_docs."""
+    import hashlib
+
+    from tests.support.review import REPO
+
+    data = HALVORSEN.read_bytes()
+    assert LocalDocuments([REPO]).pdf(hashlib.sha256(data).hexdigest(), HALVORSEN.name) == data

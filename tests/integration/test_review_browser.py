@@ -181,3 +181,51 @@ def test_review_in_the_browser(chromium: Path, console_url: tuple[str, ReviewSto
             page.screenshot(path=str(ARTIFACTS / "07-hostile.png"), full_page=False)
         finally:
             ctx.close()
+
+
+def test_tieout_review_serves_a_run_on_loopback(tmp_path: Path) -> None:
+    """The command as a user starts it: `tieout review --out DIR` on a run folder, then a login page."""
+    import re
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from tests.support.review import REPO, make_users
+
+    run = make_run(tmp_path / "run")
+    make_users(tmp_path / "users.json")
+    users = str(tmp_path / "users.json")
+    argv = ["review", "--out", str(run), "--port", "0", "--users", users, "--pdfs", str(REPO / "sample_docs")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tieout.cli", *argv],
+        cwd=REPO,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+            "TIEOUT_CACHE": str(tmp_path / "cache"),
+            "COLUMNS": "200",
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert m, line
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{m.group(1)}/login", timeout=5) as r:
+                    assert r.status == 200 and b'name="csrf"' in r.read()
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        assert (run / "reviews.sqlite").is_file()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
