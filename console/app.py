@@ -379,7 +379,8 @@ def create_app(config: ConsoleConfig) -> Starlette:
     async def decide(request: Request) -> Response:
         flag_id = request.path_params["flag_id"]
         form = await request.form()
-        state = str(form.get("state", ""))
+        # only the queue's own parameters travel on (the form field is the client's to forge)
+        state = queue_state(dict(parse_qsl(str(form.get("state", "")))))
         action = str(form.get("action", ""))
         act = _ACTIONS.get(action)
         if act is None:
@@ -456,10 +457,9 @@ def create_app(config: ConsoleConfig) -> Starlette:
         except ValueError:
             return PlainTextResponse("zoom must be a number", status_code=400)
         # the document must be one the store knows: a URL names an id, never a path
-        known = await call(store.queue, FlagQuery(doc_id=doc_id), limit=1)
-        if not known.rows:
+        source = dict(await call(store.sources)).get(doc_id)
+        if source is None:
             return PlainTextResponse("no such document", status_code=404)
-        source = known.rows[0].flag.source
         try:
             png = await call(config.images.png, doc_id, source, number, zoom)
         except DocumentNotFound as exc:

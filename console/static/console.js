@@ -15,9 +15,12 @@
     if (a && a.href) { window.location.href = a.href; return true; }
     return false;
   }
-  function submit(formId) {
+  function submit(formId, then) {
     var f = document.getElementById(formId);
-    if (f) { f.requestSubmit(f.querySelector("button[type=submit]")); }
+    if (!f) { return; }
+    var next = f.querySelector("input[name=then]");
+    if (next) { next.value = then || ""; }
+    f.requestSubmit(f.querySelector("button[type=submit]"));
   }
   function toggleHelp(show) {
     if (!help) { return; }
@@ -46,19 +49,23 @@
 
   // flag: d arms the dismiss form, then 1-5 picks a reason and submits ("other" waits for a note)
   var dismissForm = document.getElementById("dismiss-form");
-  function armDismiss(on) {
+  var dismissThen = "";
+  function armDismiss(on, then) {
     dismissArmed = on;
+    dismissThen = then || "";
     if (dismissForm) { dismissForm.classList.toggle("armed", on); }
   }
   function pickReason(n) {
     var radio = dismissForm && dismissForm.querySelector("input[data-key='" + n + "']");
     if (!radio) { return; }
     radio.checked = true;
+    var then = dismissThen;
     armDismiss(false);
     if (radio.value === "other") {
+      dismissForm.querySelector("input[name=then]").value = then;
       document.getElementById("dismiss-note").focus();
     } else {
-      submit("dismiss-form");
+      submit("dismiss-form", then);
     }
   }
   function zoomStep(dir) {
@@ -94,7 +101,9 @@
     else if (k === "k") { go("prev"); }
     else if (k === "u") { go("to-queue"); }
     else if (k === "c") { submit("confirm-form"); }
+    else if (k === "C") { submit("confirm-form", "next"); }
     else if (k === "d") { armDismiss(true); }
+    else if (k === "D") { armDismiss(true, "next"); }
     else if (k === "r") { submit("reopen-form"); }
     else if (k === "a") { document.getElementById("assignee-select").focus(); }
     else if (k === "m") { document.getElementById("comment").focus(); }

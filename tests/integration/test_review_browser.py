@@ -8,6 +8,7 @@ Debian's ``chromium`` (``bash infra/browser.sh`` installs it) driven by Playwrig
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -161,6 +162,17 @@ def test_review_in_the_browser(chromium: Path, console_url: tuple[str, ReviewSto
             expect(page.locator("#queue tr.selected")).to_have_count(1)
             page.screenshot(path=str(ARTIFACTS / "05-queue-after.png"), full_page=True)
 
+            # --- Shift+C confirms and moves on to the next open flag of the queue
+            page.goto(url + "/?status=open&sort=rule")
+            page.locator("#queue tbody tr[data-flag] td.msg a").first.click()
+            expect(page.locator("#status")).to_have_attribute("data-status", "open")
+            first_id = page.url.split("/flags/")[1].split("?")[0]
+            page.keyboard.press("Shift+C")
+            expect(page).not_to_have_url(re.compile(f"/flags/{first_id}"))
+            assert "status=open" in page.url
+            moved = store.get(first_id)
+            assert moved is not None and moved.review.status == "confirmed"
+
             # --- the document page: thumbnails with a marker per evidence
             page.goto(f"{url}/documents/{flag.doc_id}")
             expect(page.locator("figure.thumb")).to_have_count(8)
@@ -185,7 +197,6 @@ def test_review_in_the_browser(chromium: Path, console_url: tuple[str, ReviewSto
 
 def test_tieout_review_serves_a_run_on_loopback(tmp_path: Path) -> None:
     """The command as a user starts it: `tieout review --out DIR` on a run folder, then a login page."""
-    import re
     import subprocess
     import sys
     import time
