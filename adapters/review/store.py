@@ -18,7 +18,7 @@ import binascii
 import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Literal, Protocol, get_args
 
@@ -163,7 +163,6 @@ class Columns:
     first_page: str
     updated: str
     placeholder: str = "%s"
-    extra: dict[str, str] = field(default_factory=dict)
 
 
 def sort_columns(cols: Columns, sort: SortKey) -> list[str]:
