@@ -27,6 +27,7 @@ demo: venv
 
 ## test: lint, type-check, start the local stack (Kafka, S3 gateway, PostgreSQL, CPU vLLM), every test tier, stop
 test: venv lint typecheck
+	bash infra/browser.sh
 	bash infra/stack.sh up
 	bash infra/postgres.sh up
 	bash infra/model.sh up
@@ -51,6 +52,7 @@ unit: venv
 	$(BIN)/python -m pytest -q -m "not integration and not corpus"
 
 integration: venv
+	bash infra/browser.sh
 	bash infra/stack.sh up
 	bash infra/postgres.sh up
 	bash infra/model.sh up

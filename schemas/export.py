@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from schemas.events import TOPIC_PAYLOADS, ClaimCheck
 from schemas.models import OUTPUT_RECORDS, DocumentResult, Record
+from schemas.reviews import ReviewDecision
 from schemas.rewards import RewardRecord
 
 SCHEMA_DIR = Path(__file__).parent / "json"
@@ -19,6 +20,7 @@ def all_records() -> dict[str, type[Record]]:
     """Every record with a checked-in schema, by file stem."""
     records: dict[str, type[Record]] = {name: model for name, model in OUTPUT_RECORDS.items()}
     records["document_result"] = DocumentResult
+    records["review_decision"] = ReviewDecision
     return records
 
 

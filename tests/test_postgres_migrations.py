@@ -34,5 +34,25 @@ def test_packaged_migrations_load() -> None:
     assert migrations[0].version == "0001_initial"
     assert "CREATE TABLE documents" in migrations[0].sql
     for m in migrations:  # each runs inside the sink's own transaction
-        code = "\n".join(line.split("--")[0] for line in m.sql.splitlines()).upper()
-        assert not re.search(r"\b(BEGIN|COMMIT|ROLLBACK)\b", code), m.version
+        assert not transaction_control(m.sql), m.version
+
+
+def transaction_control(sql: str) -> bool:
+    """Whether ``sql`` has a BEGIN, COMMIT or ROLLBACK of its own (outside comments and function bodies).
+
+    A PL/pgSQL body (``$$ BEGIN ... END $$``) is a block, not transaction control, so dollar-quoted
+    bodies are left out.
+    """
+    code = "\n".join(line.split("--")[0] for line in sql.splitlines())
+    code = re.sub(r"\$(\w*)\$.*?\$\1\$", "", code, flags=re.S).upper()
+    return bool(re.search(r"\b(BEGIN|COMMIT|ROLLBACK)\b", code))
+
+
+def test_transaction_control_is_found_outside_function_bodies() -> None:
+    assert transaction_control("BEGIN;\nCREATE TABLE t (x int);")
+    assert transaction_control("CREATE TABLE t (x int);\ncommit;")
+    assert transaction_control("CREATE FUNCTION f() RETURNS trigger AS $$ BEGIN END $$;\nROLLBACK;")
+    assert not transaction_control("-- BEGIN here is a comment\nCREATE TABLE t (x int);")
+    assert not transaction_control(
+        "CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $body$\nBEGIN\nEND\n$body$;"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from pipeline.output import JsonlOutputs
 from schemas.models import DocumentResult
 
 if TYPE_CHECKING:
+    from console.app import ConsoleConfig
     from consumers.runner import Incoming
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Tie out financial documents.")
@@ -355,6 +357,121 @@ def export_rewards_cmd(
     console.print(f"{len(records)} reward records from {len(results)} documents")
 
 
+review_app = typer.Typer(
+    help="The analyst review console: judge flags on the evidence (serve, or `adduser` to create a login).",
+)
+app.add_typer(review_app, name="review")
+
+
+@review_app.callback(invoke_without_command=True)
+def review(
+    ctx: typer.Context,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Folder of a `tieout run` (embedded mode).")
+    ] = None,
+    pdfs: Annotated[
+        list[Path] | None,
+        typer.Option(help="Folder(s) holding the run's PDFs (repeatable; default: the current folder)."),
+    ] = None,
+    services: Annotated[
+        bool, typer.Option(help="Serve the services' results: flags from PostgreSQL, PDFs from the store.")
+    ] = False,
+    env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
+    host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you mean otherwise).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8700,
+    users: Annotated[Path, typer.Option(help="Users file (see `tieout review adduser`).")] = Path(
+        ".tieout/review-users.json"
+    ),
+    secure_cookie: Annotated[bool, typer.Option(help="Mark the session cookie Secure (HTTPS only).")] = False,
+) -> None:
+    """Serve the review console for an embedded run (--out DIR) or for the services (--services)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    import uvicorn
+
+    from console.app import create_app
+
+    if (out is None) == (not services):
+        raise typer.BadParameter("give --out DIR (a `tieout run` folder) or --services", param_hint="--out")
+    try:
+        config = _review_config(out, pdfs or [Path(".")], services, env_file, users, secure_cookie)
+    except (FileNotFoundError, ValueError) as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from exc
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        console.print(f"[yellow]listening on {host}: the console is reachable from other machines[/]")
+    # bind here, so that a port in use is a clear error and --port 0 can say which port it got
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        console.print(f"[red]cannot listen on {host}:{port}: {exc.strerror}; choose another --port[/]")
+        raise typer.Exit(2) from exc
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    console.print(f"tieout review on http://{shown}:{bound}/ (Ctrl-C to stop)")
+    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning", proxy_headers=False))
+    server.run(sockets=[sock])
+
+
+def _review_config(
+    out: Path | None, pdfs: list[Path], services: bool, env_file: Path | None, users: Path, secure: bool
+) -> ConsoleConfig:
+    """Compose the console: a store, the page images and the users (embedded or services mode)."""
+    from adapters.review.documents import LocalDocuments, PageImages, StoreDocuments
+    from adapters.review.sqlite import SqliteReviewStore
+    from adapters.review.store import ReviewStore
+    from console.app import ConsoleConfig
+    from console.auth import Users, session_secret
+
+    user_list = Users.load(users)
+    secret = session_secret(users.parent / "review-session.secret")
+    store: ReviewStore
+    if out is not None:
+        store = SqliteReviewStore.for_run(out)
+        images = PageImages(LocalDocuments(pdfs))
+    else:
+        from adapters.review.postgres import PostgresReviewStore
+        from adapters.storage import ObjectStore
+
+        settings = Settings.load(env_file)
+        if not settings.pg_dsn:
+            raise ValueError("--services needs PG_DSN (from .tieout/stack.env, or the environment)")
+        store = PostgresReviewStore(settings.pg_dsn)
+        images = PageImages(StoreDocuments(ObjectStore(settings), settings.landing_bucket))
+    return ConsoleConfig(store=store, images=images, users=user_list, secret=secret, secure_cookie=secure)
+
+
+@review_app.command("adduser")
+def review_adduser(
+    name: Annotated[str, typer.Argument(help="User name (letters, digits, . _ @ -).")],
+    users: Annotated[Path, typer.Option(help="Users file to create or update.")] = Path(
+        ".tieout/review-users.json"
+    ),
+    display: Annotated[str | None, typer.Option(help="Name shown in the console.")] = None,
+    password_stdin: Annotated[
+        bool, typer.Option(help="Read the password from standard input (for scripts).")
+    ] = False,
+) -> None:
+    """Create a console user (or set a new password); the file keeps only a scrypt hash (mode 0600)."""
+    from console.auth import add_user
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        new = add_user(users, name, password, display=display)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from exc
+    console.print(f"{'added' if new else 'updated'} {name} in {users}")
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
@@ -362,3 +479,7 @@ def main() -> None:
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Review stores: flags with their review state, analysts' decisions and the audit trail."""

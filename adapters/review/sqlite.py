@@ -1,0 +1,510 @@
+"""The embedded run's review store: one SQLite file beside the run's results.
+
+``tieout review --out DIR`` opens ``DIR/reviews.sqlite`` and imports ``DIR/flags.jsonl`` and
+``DIR/facts.jsonl`` into it at start-up. The import is keyed by ``flag_id`` and ``fact_id`` and skipped
+when the files have not changed since the last one, so starting the console again costs nothing and
+keeps every decision. A flag that a later run no longer raises leaves the queue unless an analyst has
+already judged it; its decisions stay in the audit trail either way.
+
+Decisions are kept in ``decisions``, which triggers make append-only (an UPDATE or DELETE fails).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from adapters.review.store import (
+    SEVERITY_RANK,
+    Columns,
+    DecisionRequest,
+    DocumentRow,
+    FlagQuery,
+    QueuePage,
+    QueueRow,
+    ReviewError,
+    StaleDecision,
+    apply_decision,
+    check_limit,
+    decode_cursor,
+    empty_counts,
+    encode_cursor,
+    page_of,
+    queue_sql,
+    sort_values,
+    ts_key,
+    where_sql,
+)
+from schemas.models import Fact, Flag
+from schemas.reviews import FlagReview, ReviewDecision, ReviewStatus
+
+DB_NAME = "reviews.sqlite"
+
+_T = TypeVar("_T", Flag, Fact)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS flags (
+    flag_id     TEXT PRIMARY KEY,
+    doc_id      TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    rule        TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    severity    TEXT NOT NULL,
+    sev_rank    INTEGER NOT NULL,
+    confidence  REAL NOT NULL,
+    first_page  INTEGER NOT NULL,
+    record      TEXT NOT NULL,
+    in_run      INTEGER NOT NULL DEFAULT 1,
+    status      TEXT NOT NULL DEFAULT 'open',
+    assignee    TEXT,
+    reason      TEXT,
+    version     INTEGER NOT NULL DEFAULT 0,
+    updated_at  TEXT NOT NULL DEFAULT '',
+    updated_by  TEXT
+);
+-- One index per sort, and one per filter followed by the default order (severity rank, confidence
+-- descending) and the status (so counts per status read the index alone): a page of the queue is an
+-- index walk from the cursor even with 100,000 flags.
+CREATE INDEX IF NOT EXISTS flags_sort_severity ON flags (sev_rank, (-confidence), flag_id, status);
+CREATE INDEX IF NOT EXISTS flags_sort_confidence ON flags (confidence, flag_id);
+CREATE INDEX IF NOT EXISTS flags_sort_rule ON flags (rule, sev_rank, (-confidence), flag_id, status);
+CREATE INDEX IF NOT EXISTS flags_sort_document ON flags (source, first_page, flag_id);
+CREATE INDEX IF NOT EXISTS flags_sort_updated ON flags (updated_at, flag_id);
+CREATE INDEX IF NOT EXISTS flags_status ON flags (status, sev_rank, (-confidence), flag_id);
+CREATE INDEX IF NOT EXISTS flags_doc ON flags (doc_id, sev_rank, (-confidence), flag_id, status);
+CREATE INDEX IF NOT EXISTS flags_kind ON flags (kind, sev_rank, (-confidence), flag_id, status);
+CREATE INDEX IF NOT EXISTS flags_assignee ON flags (assignee, sev_rank, (-confidence), flag_id, status);
+CREATE TABLE IF NOT EXISTS facts (
+    fact_id    TEXT PRIMARY KEY,
+    doc_id     TEXT NOT NULL,
+    metric     TEXT NOT NULL,
+    period_key TEXT,
+    table_id   TEXT,
+    page       INTEGER NOT NULL,
+    pos        INTEGER NOT NULL,
+    record     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS facts_metric ON facts (doc_id, metric, period_key);
+CREATE INDEX IF NOT EXISTS facts_table ON facts (doc_id, table_id);
+CREATE INDEX IF NOT EXISTS facts_page ON facts (doc_id, page);
+CREATE TABLE IF NOT EXISTS decisions (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    review_id  TEXT NOT NULL UNIQUE,
+    flag_id    TEXT NOT NULL,
+    action     TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    decided_at TEXT NOT NULL,
+    record     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS decisions_flag ON decisions (flag_id, seq);
+CREATE TRIGGER IF NOT EXISTS decisions_no_update BEFORE UPDATE ON decisions
+BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS decisions_no_delete BEFORE DELETE ON decisions
+BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+"""
+
+COLUMNS = Columns(
+    flag_id="flag_id",
+    doc_id="doc_id",
+    rule="rule",
+    kind="kind",
+    severity="severity",
+    sev_rank="sev_rank",
+    confidence="confidence",
+    status="status",
+    assignee="assignee",
+    source="source",
+    first_page="first_page",
+    updated="updated_at",
+    placeholder="?",
+)
+
+_ROW = "record, status, assignee, reason, version, updated_at, updated_by"
+
+
+def _review(flag_id: str, row: Sequence[Any]) -> FlagReview:
+    status, assignee, reason, version, updated_at, updated_by = row
+    return FlagReview(
+        flag_id=flag_id,
+        status=status,
+        assignee=assignee,
+        reason=reason,
+        version=version,
+        updated_at=datetime.fromisoformat(updated_at) if updated_at else None,
+        updated_by=updated_by,
+    )
+
+
+def _queue_row(row: Sequence[Any]) -> QueueRow:
+    flag = Flag.model_validate_json(row[0])
+    return QueueRow(flag, _review(flag.flag_id, row[1:]))
+
+
+class SqliteReviewStore:
+    """Review store in one SQLite file (WAL); see the module docstring.
+
+    One connection serves the process, behind a lock (the console calls from a thread pool); a second
+    process on the same file is safe too, as decisions take SQLite's write lock before they compare
+    versions.
+    """
+
+    def __init__(self, path: Path) -> None:
+        """Open (and create) the database at ``path``."""
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE), never implicit.
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    @classmethod
+    def for_run(cls, out: Path) -> SqliteReviewStore:
+        """The store of a ``tieout run --out DIR`` folder, with its flags and facts imported."""
+        if not (out / "flags.jsonl").is_file():
+            raise FileNotFoundError(
+                f"{out}/flags.jsonl not found: point --out at the folder of a `tieout run` "
+                "(e.g. `tieout run sample_docs --out out/demo` then `tieout review --out out/demo`)"
+            )
+        store = cls(out / DB_NAME)
+        store.import_run(out)
+        return store
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    # ------------------------------------------------------------------ import
+
+    def _unchanged(self, path: Path) -> tuple[bool, str]:
+        st = path.stat()
+        stamp = f"{st.st_size}:{st.st_mtime_ns}"
+        row = self._query("SELECT value FROM meta WHERE key = ?", (f"import:{path.name}",))
+        return bool(row) and row[0][0] == stamp, stamp
+
+    def import_run(self, out: Path) -> dict[str, int]:
+        """Import ``flags.jsonl`` and ``facts.jsonl`` of a run folder (skipped when unchanged).
+
+        Returns:
+            How many flags and facts were read (0 for a file that was unchanged).
+        """
+        counts = {"flags": 0, "facts": 0}
+        flags_path = out / "flags.jsonl"
+        same, stamp = self._unchanged(flags_path)
+        if not same:
+            counts["flags"] = self.import_flags(_read(flags_path, Flag), stamp=(flags_path.name, stamp))
+        facts_path = out / "facts.jsonl"
+        if facts_path.is_file():
+            same, stamp = self._unchanged(facts_path)
+            if not same:
+                counts["facts"] = self.import_facts(_read(facts_path, Fact), stamp=(facts_path.name, stamp))
+        return counts
+
+    def import_flags(
+        self, flags: Iterator[Flag] | Iterator[tuple[Flag, str]], *, stamp: tuple[str, str] | None = None
+    ) -> int:
+        """Upsert flags by ``flag_id``, keeping their review state; drop unjudged flags not given.
+
+        Args:
+            flags: Every flag of the run (the import replaces the run's set).
+            stamp: ``(file name, size:mtime)`` to remember, so the same file is not imported again.
+
+        Returns:
+            The number of flags read.
+        """
+        n = 0
+        with self._write() as db:
+            db.execute("UPDATE flags SET in_run = 0")
+            batch: list[tuple[object, ...]] = []
+            for item in flags:
+                flag, raw = item if isinstance(item, tuple) else (item, item.model_dump_json())
+                n += 1
+                batch.append(
+                    (
+                        flag.flag_id,
+                        flag.doc_id,
+                        flag.source,
+                        flag.rule,
+                        flag.kind,
+                        flag.severity,
+                        SEVERITY_RANK[flag.severity],
+                        flag.confidence,
+                        min(flag.pages) if flag.pages else 0,
+                        raw,
+                    )
+                )
+                if len(batch) >= 5000:
+                    _upsert_flags(db, batch)
+                    batch.clear()
+            _upsert_flags(db, batch)
+            # judged flags stay (an analyst's work is not thrown away by a re-run); the rest go
+            db.execute("DELETE FROM flags WHERE in_run = 0 AND version = 0")
+            self._remember_choices(db)
+            if stamp:
+                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"import:{stamp[0]}", stamp[1]))
+        return n
+
+    def import_facts(
+        self, facts: Iterator[Fact] | Iterator[tuple[Fact, str]], *, stamp: tuple[str, str] | None = None
+    ) -> int:
+        """Replace the facts (they carry no state of their own). Returns how many were read."""
+        n = 0
+        with self._write() as db:
+            db.execute("DELETE FROM facts")
+            batch: list[tuple[object, ...]] = []
+            for item in facts:
+                fact, raw = item if isinstance(item, tuple) else (item, item.model_dump_json())
+                n += 1
+                batch.append(
+                    (
+                        fact.fact_id,
+                        fact.doc_id,
+                        fact.metric,
+                        fact.period.key if fact.period else None,
+                        fact.table_id,
+                        fact.page,
+                        n,
+                        raw,
+                    )
+                )
+                if len(batch) >= 5000:
+                    db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", batch)
+                    batch.clear()
+            db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", batch)
+            if stamp:
+                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"import:{stamp[0]}", stamp[1]))
+        return n
+
+    # ------------------------------------------------------------------ queue
+
+    def queue(
+        self, q: FlagQuery, *, after: str | None = None, before: str | None = None, limit: int = 50
+    ) -> QueuePage:
+        """See :meth:`adapters.review.store.ReviewStore.queue`."""
+        check_limit(limit)
+        sql, params, backwards = queue_sql(
+            COLUMNS, q, _ROW, after=decode_cursor(after), before=decode_cursor(before), limit=limit
+        )
+        rows = [_queue_row(r) for r in self._query(sql.replace("{from}", "flags"), params)]
+        rows, next_cursor, prev_cursor = page_of(
+            rows, limit=limit, backwards=backwards, had_cursor=bool(after or before), q=q
+        )
+        counts = self._counts(q)
+        total = counts.get(q.status, 0) if q.status else sum(counts.values())
+        return QueuePage(rows, counts, total, next_cursor, prev_cursor)
+
+    def _counts(self, q: FlagQuery) -> dict[str, int]:
+        where, params = where_sql(COLUMNS, q.without_status())
+        counts = empty_counts()
+        for status, n in self._query(
+            f"SELECT status, count(*) FROM flags WHERE {where} GROUP BY status", params
+        ):
+            counts[status] = n
+        return counts
+
+    def neighbours(self, q: FlagQuery, flag_id: str) -> tuple[str | None, str | None]:
+        """See :meth:`adapters.review.store.ReviewStore.neighbours`."""
+        row = self.get(flag_id)
+        if row is None:
+            return None, None
+        keys = sort_values(q.sort, row.flag, row.review, row.flag.source)
+        cursor = encode_cursor(keys)
+        prev_page = self.queue(q, before=cursor, limit=1)
+        next_page = self.queue(q, after=cursor, limit=1)
+        prev_id = prev_page.rows[0].flag.flag_id if prev_page.rows else None
+        next_id = next_page.rows[0].flag.flag_id if next_page.rows else None
+        return prev_id, next_id
+
+    def get(self, flag_id: str) -> QueueRow | None:
+        """See :meth:`adapters.review.store.ReviewStore.get`."""
+        rows = self._query(f"SELECT {_ROW} FROM flags WHERE flag_id = ?", (flag_id,))
+        return _queue_row(rows[0]) if rows else None
+
+    # ------------------------------------------------------------------ decisions
+
+    def decide(self, req: DecisionRequest, *, users: Sequence[str] | None = None) -> ReviewDecision:
+        """See :meth:`adapters.review.store.ReviewStore.decide`."""
+        with self._write() as db:
+            rows = db.execute(f"SELECT {_ROW} FROM flags WHERE flag_id = ?", (req.flag_id,)).fetchall()
+            if not rows:
+                raise ReviewError(f"no flag {req.flag_id!r}")
+            current = _queue_row(rows[0])
+            try:
+                new, decision = apply_decision(current.flag, current.review, req, users=users)
+            except StaleDecision as stale:
+                raise StaleDecision(stale.current, self._last_state_change(req.flag_id)) from None
+            if new.version != current.review.version:
+                cur = db.execute(
+                    "UPDATE flags SET status = ?, assignee = ?, reason = ?, version = ?, updated_at = ?, "
+                    "updated_by = ? WHERE flag_id = ? AND version = ?",
+                    (
+                        new.status,
+                        new.assignee,
+                        new.reason,
+                        new.version,
+                        ts_key(new.updated_at),
+                        new.updated_by,
+                        req.flag_id,
+                        current.review.version,
+                    ),
+                )
+                if cur.rowcount != 1:  # cannot happen under the write lock; refuse rather than guess
+                    raise StaleDecision(current.review, None)
+            db.execute(
+                "INSERT INTO decisions (review_id, flag_id, action, status, decided_at, record) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    decision.review_id,
+                    decision.flag_id,
+                    decision.action,
+                    decision.status,
+                    decision.decided_at.isoformat(),
+                    decision.model_dump_json(),
+                ),
+            )
+        return decision
+
+    def _last_state_change(self, flag_id: str) -> ReviewDecision | None:
+        rows = self._query(
+            "SELECT record FROM decisions WHERE flag_id = ? AND action <> 'comment' "
+            "ORDER BY seq DESC LIMIT 1",
+            (flag_id,),
+        )
+        return ReviewDecision.model_validate_json(rows[0][0]) if rows else None
+
+    def history(self, flag_id: str) -> list[ReviewDecision]:
+        """See :meth:`adapters.review.store.ReviewStore.history`."""
+        rows = self._query("SELECT record FROM decisions WHERE flag_id = ? ORDER BY seq", (flag_id,))
+        return [ReviewDecision.model_validate_json(r[0]) for r in rows]
+
+    def decisions_since(self, seq: int = 0, limit: int = 1000) -> list[tuple[int, ReviewDecision]]:
+        """See :meth:`adapters.review.store.ReviewStore.decisions_since`."""
+        rows = self._query(
+            "SELECT seq, record FROM decisions WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
+        )
+        return [(int(s), ReviewDecision.model_validate_json(r)) for s, r in rows]
+
+    def latest_decisions(self, status: ReviewStatus | None = None) -> list[ReviewDecision]:
+        """See :meth:`adapters.review.store.ReviewStore.latest_decisions`."""
+        sql = (
+            "SELECT d.record FROM decisions d JOIN ("
+            "  SELECT flag_id, max(seq) AS seq FROM decisions"
+            "  WHERE action IN ('confirm', 'dismiss', 'reopen') GROUP BY flag_id"
+            ") last ON d.seq = last.seq WHERE d.status <> 'open'"
+        )
+        params: list[object] = []
+        if status is not None:
+            sql += " AND d.status = ?"
+            params.append(status)
+        return [
+            ReviewDecision.model_validate_json(r[0]) for r in self._query(sql + " ORDER BY d.seq", params)
+        ]
+
+    # ------------------------------------------------------------------ documents and facts
+
+    def documents(self) -> list[DocumentRow]:
+        """See :meth:`adapters.review.store.ReviewStore.documents`."""
+        rows = self._query(
+            "SELECT doc_id, count(*), sum(status = 'open') FROM flags INDEXED BY flags_doc GROUP BY doc_id"
+        )
+        names = dict(self.sources())
+        out = [DocumentRow(d, names.get(d, d), int(n), int(o)) for d, n, o in rows]
+        return sorted(out, key=lambda r: (r.source, r.doc_id))
+
+    def _meta(self, key: str) -> Any:
+        rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def sources(self) -> list[tuple[str, str]]:
+        """See :meth:`adapters.review.store.ReviewStore.sources`."""
+        return [(d, s) for d, s in self._meta("sources") or []]
+
+    def options(self) -> dict[str, list[str]]:
+        """See :meth:`adapters.review.store.ReviewStore.options`."""
+        out: dict[str, list[str]] = dict(self._meta("options") or {})
+        out["assignee"] = [
+            r[0]
+            for r in self._query("SELECT DISTINCT assignee FROM flags WHERE assignee IS NOT NULL ORDER BY 1")
+        ]
+        return out
+
+    def _remember_choices(self, db: sqlite3.Connection) -> None:
+        """Keep the filters' choices and the documents' names: computing them per page costs a full scan."""
+        options = {
+            name: [r[0] for r in db.execute(f"SELECT DISTINCT {name} FROM flags ORDER BY 1")]
+            for name in ("rule", "kind", "severity")
+        }
+        sources = db.execute("SELECT doc_id, min(source) FROM flags GROUP BY doc_id ORDER BY 2, 1").fetchall()
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('options', ?)", (json.dumps(options),))
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('sources', ?)", (json.dumps(sources),))
+
+    def facts_of_table(self, doc_id: str, table_id: str) -> list[Fact]:
+        """See :meth:`adapters.review.store.ReviewStore.facts_of_table`."""
+        rows = self._query(
+            "SELECT record FROM facts WHERE doc_id = ? AND table_id = ? ORDER BY pos", (doc_id, table_id)
+        )
+        return [Fact.model_validate_json(r[0]) for r in rows]
+
+    def facts_near(self, doc_id: str, page: int) -> list[Fact]:
+        """See :meth:`adapters.review.store.ReviewStore.facts_near`."""
+        rows = self._query(
+            "SELECT record FROM facts WHERE doc_id = ? AND page = ? ORDER BY pos", (doc_id, page)
+        )
+        return [Fact.model_validate_json(r[0]) for r in rows]
+
+    def facts_for(self, doc_id: str, metric: str, period_key: str | None) -> list[Fact]:
+        """See :meth:`adapters.review.store.ReviewStore.facts_for`."""
+        sql = "SELECT record FROM facts WHERE doc_id = ? AND metric = ?"
+        params: list[object] = [doc_id, metric]
+        if period_key is not None:
+            sql += " AND period_key = ?"
+            params.append(period_key)
+        rows = self._query(sql + " ORDER BY page, pos", params)
+        return [Fact.model_validate_json(r[0]) for r in rows]
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
+
+
+def _upsert_flags(db: sqlite3.Connection, batch: list[tuple[object, ...]]) -> None:
+    db.executemany(
+        "INSERT INTO flags (flag_id, doc_id, source, rule, kind, severity, sev_rank, confidence, first_page, "
+        "record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (flag_id) DO UPDATE SET "
+        "doc_id = excluded.doc_id, source = excluded.source, rule = excluded.rule, kind = excluded.kind, "
+        "severity = excluded.severity, sev_rank = excluded.sev_rank, confidence = excluded.confidence, "
+        "first_page = excluded.first_page, record = excluded.record, in_run = 1",
+        batch,
+    )
+
+
+def _read(path: Path, model: type[_T]) -> Iterator[tuple[_T, str]]:
+    """Each line validated, with the line itself (stored as is: the record already is its JSON)."""
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                yield model.model_validate_json(line), line.strip()
+            except ValueError as exc:
+                raise ReviewError(f"{path}:{lineno}: not a {model.__name__} record: {exc}") from exc

@@ -1,0 +1,489 @@
+"""What every review store offers the console: the queue, one flag, decisions and their audit trail.
+
+Two stores implement :class:`ReviewStore`: :class:`~adapters.review.sqlite.SqliteReviewStore` for the
+embedded run (``tieout review --out DIR``; flags imported from ``flags.jsonl``) and
+:class:`~adapters.review.postgres.PostgresReviewStore` for the services (flags read from the sink's
+tables). They share the decision rules (:func:`apply_decision`) and the queue's SQL
+(:func:`queue_sql`), so both answer alike.
+
+Seams for what reads decisions later (the ``reviews`` topic, reward folding, ``tieout export reviews``):
+:meth:`ReviewStore.decisions_since` is an outbox in commit order (a publisher keeps the last ``seq`` it
+sent), and :meth:`ReviewStore.latest_decisions` gives each judged flag's standing decision.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Literal, Protocol, get_args
+
+from schemas.models import Fact, Flag
+from schemas.reviews import (
+    REVIEW_STATUSES,
+    DismissReason,
+    FlagReview,
+    ReviewAction,
+    ReviewDecision,
+    ReviewStatus,
+)
+
+SortKey = Literal["severity", "confidence", "rule", "document", "updated"]
+SORT_KEYS: tuple[SortKey, ...] = get_args(SortKey)
+
+SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+
+MAX_PAGE_SIZE = 500
+MAX_NOTE_CHARS = 4000
+
+
+class ReviewError(ValueError):
+    """A decision that cannot be taken as asked (unknown flag, missing reason, bad assignee, …)."""
+
+
+class StaleDecision(Exception):
+    """The flag changed since the analyst loaded it; nothing was written.
+
+    Attributes:
+        current: The flag's review state now.
+        latest: The decision that moved it on, when there is one.
+    """
+
+    def __init__(self, current: FlagReview, latest: ReviewDecision | None) -> None:
+        self.current = current
+        self.latest = latest
+        who = f" by {latest.reviewer} at {latest.decided_at:%Y-%m-%d %H:%M:%S} UTC" if latest else ""
+        super().__init__(
+            f"this flag changed{who} after you opened it (it is now {current.status}, version "
+            f"{current.version}); your decision was not saved: look at it again and decide"
+        )
+
+
+@dataclass(frozen=True)
+class FlagQuery:
+    """The queue's filters and order. ``None`` (or an empty tuple) means no filter on that field.
+
+    ``assignee`` is a user name, or ``""`` for unassigned flags.
+    """
+
+    doc_id: str | None = None
+    rule: str | None = None
+    kind: str | None = None
+    severity: str | None = None
+    status: ReviewStatus | None = None
+    min_confidence: float | None = None
+    max_confidence: float | None = None
+    assignee: str | None = None
+    sort: SortKey = "severity"
+    descending: bool = False
+
+    def without_status(self) -> FlagQuery:
+        """The same filters for every status (for counts per status)."""
+        return replace(self, status=None)
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    """A flag with its review state."""
+
+    flag: Flag
+    review: FlagReview
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    """One page of the queue.
+
+    Attributes:
+        rows: The flags on this page, in queue order.
+        counts: Flags matching the filters (status aside) per status.
+        total: Flags matching all filters.
+        next_cursor: Pass as ``after`` for the next page; None on the last one.
+        prev_cursor: Pass as ``before`` for the previous page; None on the first one.
+    """
+
+    rows: list[QueueRow]
+    counts: dict[str, int]
+    total: int
+    next_cursor: str | None
+    prev_cursor: str | None
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """A document with flags, as the queue's document filter and the document page list it."""
+
+    doc_id: str
+    source: str
+    flags: int
+    open: int
+
+
+@dataclass(frozen=True)
+class DecisionRequest:
+    """What an analyst asks for.
+
+    Attributes:
+        flag_id: The flag.
+        action: confirm, dismiss, reopen, reassign or comment.
+        reviewer: The logged-in user.
+        version: The review version the analyst saw (ignored for comments, which change no state).
+        reason: Required to dismiss.
+        note: Free text (required to comment; optional otherwise).
+        assignee: The new assignee for reassign (``None`` unassigns).
+    """
+
+    flag_id: str
+    action: ReviewAction
+    reviewer: str
+    version: int
+    reason: DismissReason | None = None
+    note: str | None = None
+    assignee: str | None = None
+
+
+@dataclass(frozen=True)
+class Columns:
+    """How a store's SQL names each queue field (a column or an expression)."""
+
+    flag_id: str
+    doc_id: str
+    rule: str
+    kind: str
+    severity: str
+    sev_rank: str
+    confidence: str
+    status: str
+    assignee: str
+    source: str
+    first_page: str
+    updated: str
+    placeholder: str = "%s"
+
+
+def sort_columns(cols: Columns, sort: SortKey) -> list[str]:
+    """The expressions a sort orders by, most significant first, ending with the flag id (unique)."""
+    return {
+        # most severe first, then the rule's most confident flags first
+        "severity": [cols.sev_rank, f"-({cols.confidence})", cols.flag_id],
+        "confidence": [cols.confidence, cols.flag_id],
+        "rule": [cols.rule, cols.sev_rank, f"-({cols.confidence})", cols.flag_id],
+        "document": [cols.source, cols.first_page, cols.flag_id],
+        "updated": [cols.updated, cols.flag_id],
+    }[sort]
+
+
+def where_sql(cols: Columns, q: FlagQuery) -> tuple[str, list[object]]:
+    """A WHERE clause (``1=1`` when unfiltered) and its parameters."""
+    p = cols.placeholder
+    parts: list[str] = []
+    params: list[object] = []
+    # severity is filtered by its rank: the rank leads the default order, so the indexes that serve a
+    # filter followed by that order serve a severity filter too
+    rank = SEVERITY_RANK.get(q.severity, -1) if q.severity is not None else None
+    for column, value in (
+        (cols.doc_id, q.doc_id),
+        (cols.rule, q.rule),
+        (cols.kind, q.kind),
+        (cols.sev_rank, rank),
+        (cols.status, q.status),
+    ):
+        if value is not None:
+            parts.append(f"{column} = {p}")
+            params.append(value)
+    if q.assignee is not None:
+        if q.assignee == "":
+            parts.append(f"{cols.assignee} IS NULL")
+        else:
+            parts.append(f"{cols.assignee} = {p}")
+            params.append(q.assignee)
+    if q.min_confidence is not None:
+        parts.append(f"{cols.confidence} >= {p}")
+        params.append(q.min_confidence)
+    if q.max_confidence is not None:
+        parts.append(f"{cols.confidence} <= {p}")
+        params.append(q.max_confidence)
+    return (" AND ".join(parts) or "1=1"), params
+
+
+def queue_sql(
+    cols: Columns,
+    q: FlagQuery,
+    select: str,
+    *,
+    after: list[object] | None,
+    before: list[object] | None,
+    limit: int,
+) -> tuple[str, list[object], bool]:
+    """The SELECT of one queue page by keyset.
+
+    Returns:
+        The SQL (``select`` is the column list, ``{from}`` is left for the caller to fill), its
+        parameters, and whether the rows come back reversed (paging backwards) and must be flipped.
+    """
+    p = cols.placeholder
+    keys = sort_columns(cols, q.sort)
+    where, params = where_sql(cols, q)
+    backwards = before is not None
+    # Paging backwards walks the order in reverse from the cursor, then the caller flips the rows.
+    reverse = q.descending != backwards
+    cursor = before if backwards else after
+    if cursor is not None:
+        if len(cursor) != len(keys):
+            raise ReviewError("the paging cursor does not match the sort")
+        op = "<" if reverse else ">"
+        where += f" AND ({', '.join(keys)}) {op} ({', '.join([p] * len(keys))})"
+        params.extend(cursor)
+    direction = "DESC" if reverse else "ASC"
+    order = ", ".join(f"{k} {direction}" for k in keys)
+    sql = f"SELECT {select} FROM {{from}} WHERE {where} ORDER BY {order} LIMIT {int(limit) + 1}"
+    return sql, params, backwards
+
+
+def encode_cursor(values: Sequence[object]) -> str:
+    """An opaque, URL-safe cursor for a row's sort key."""
+    return base64.urlsafe_b64encode(json.dumps(list(values)).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> list[object] | None:
+    """The sort key in ``cursor``; :class:`ReviewError` if it is not one of ours."""
+    if not cursor:
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        values = json.loads(raw)
+    except (binascii.Error, ValueError) as exc:
+        raise ReviewError("the paging cursor is not valid") from exc
+    if not isinstance(values, list) or not all(isinstance(v, str | int | float) for v in values):
+        raise ReviewError("the paging cursor is not valid")
+    return values
+
+
+def sort_values(sort: SortKey, flag: Flag, review: FlagReview, source: str) -> list[object]:
+    """A row's values of :func:`sort_columns`, in the same order, for its cursor."""
+    rank = SEVERITY_RANK[flag.severity]
+    updated = ts_key(review.updated_at)
+    values: dict[SortKey, list[object]] = {
+        "severity": [rank, -flag.confidence, flag.flag_id],
+        "confidence": [flag.confidence, flag.flag_id],
+        "rule": [flag.rule, rank, -flag.confidence, flag.flag_id],
+        "document": [source, min(flag.pages) if flag.pages else 0, flag.flag_id],
+        "updated": [updated, flag.flag_id],
+    }
+    return values[sort]
+
+
+def page_of(
+    rows: list[QueueRow], *, limit: int, backwards: bool, had_cursor: bool, q: FlagQuery
+) -> tuple[list[QueueRow], str | None, str | None]:
+    """Trim the ``limit + 1`` rows a keyset query returned and compute both cursors."""
+    more = len(rows) > limit
+    rows = rows[:limit]
+    if backwards:
+        rows.reverse()
+    if not rows:
+        return rows, None, None
+
+    def cursor(r: QueueRow) -> str:
+        return encode_cursor(sort_values(q.sort, r.flag, r.review, r.flag.source))
+
+    next_cursor: str | None
+    prev_cursor: str | None
+    if backwards:
+        next_cursor = cursor(rows[-1])
+        prev_cursor = cursor(rows[0]) if more else None
+    else:
+        next_cursor = cursor(rows[-1]) if more else None
+        prev_cursor = cursor(rows[0]) if had_cursor else None
+    return rows, next_cursor, prev_cursor
+
+
+def ts_key(at: datetime | None) -> str:
+    """A time as the fixed-width UTC text both stores sort by (``''`` for never)."""
+    if at is None:
+        return ""
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+
+
+def check_limit(limit: int) -> int:
+    """``limit`` if it is a sane page size."""
+    if not 1 <= limit <= MAX_PAGE_SIZE:
+        raise ReviewError(f"page size must be 1..{MAX_PAGE_SIZE}")
+    return limit
+
+
+def apply_decision(
+    flag: Flag,
+    current: FlagReview,
+    req: DecisionRequest,
+    *,
+    users: Sequence[str] | None = None,
+    now: datetime | None = None,
+) -> tuple[FlagReview, ReviewDecision]:
+    """The flag's next review state and the decision record, or why not.
+
+    Args:
+        flag: The flag judged.
+        current: Its review state as stored now (read inside the writing transaction).
+        req: What the analyst asked for.
+        users: Known user names; a reassignment to anybody else is refused. None: not checked.
+        now: The decision time (default: now, UTC).
+
+    Returns:
+        The new state (unchanged for a comment) and the decision to append to the audit trail.
+
+    Raises:
+        StaleDecision: if ``req.version`` is not the current version (comments excepted).
+        ReviewError: if the request is incomplete or contradictory.
+    """
+    note = (req.note or "").strip() or None
+    if note is not None and len(note) > MAX_NOTE_CHARS:
+        raise ReviewError(f"a note holds at most {MAX_NOTE_CHARS} characters")
+    if req.action != "comment" and req.version != current.version:
+        raise StaleDecision(current, None)
+    status: ReviewStatus = current.status
+    reason: DismissReason | None = current.reason
+    assignee: str | None = current.assignee
+    if req.action == "confirm":
+        status, reason = "confirmed", None
+    elif req.action == "dismiss":
+        if req.reason is None:
+            raise ReviewError("say why the flag is a false alarm: pick a dismiss reason")
+        if req.reason == "other" and note is None:
+            raise ReviewError("a dismissal for another reason needs a note saying what it is")
+        status, reason = "dismissed", req.reason
+    elif req.action == "reopen":
+        status, reason = "open", None
+    elif req.action == "reassign":
+        target = (req.assignee or "").strip() or None
+        if target is not None and users is not None and target not in users:
+            raise ReviewError(f"there is no user {target!r} to assign the flag to")
+        assignee = target
+    elif req.action == "comment":
+        if note is None:
+            raise ReviewError("a comment needs some text")
+    else:  # pragma: no cover - the Literal type rules it out; kept for callers without a type checker
+        raise ReviewError(f"unknown action {req.action!r}")
+    if req.action != "dismiss" and req.reason is not None:
+        raise ReviewError("a reason goes with a dismissal only")
+    at = now or datetime.now(UTC)
+    changes_state = req.action != "comment"
+    new = (
+        FlagReview(
+            flag_id=flag.flag_id,
+            status=status,
+            assignee=assignee,
+            reason=reason,
+            version=current.version + 1,
+            updated_at=at,
+            updated_by=req.reviewer,
+        )
+        if changes_state
+        else current
+    )
+    decision = ReviewDecision(
+        review_id=uuid.uuid4().hex,
+        flag_id=flag.flag_id,
+        doc_id=flag.doc_id,
+        source=flag.source,
+        rule=flag.rule,
+        kind=flag.kind,
+        severity=flag.severity,
+        metric=flag.metric,
+        period=flag.period.key if flag.period else None,
+        pages=list(flag.pages),
+        confidence=flag.confidence,
+        action=req.action,
+        status_before=current.status,
+        status=status,
+        reason=reason if req.action == "dismiss" else None,
+        note=note,
+        assignee_before=current.assignee,
+        assignee=assignee,
+        reviewer=req.reviewer,
+        decided_at=at,
+        version=new.version,
+    )
+    return new, decision
+
+
+class ReviewStore(Protocol):
+    """Flags, their review state and the decisions about them.
+
+    Implementations are safe to call from several threads of one process, and from several processes on
+    one database: :meth:`decide` compares and sets the version in one transaction.
+    """
+
+    def queue(
+        self, q: FlagQuery, *, after: str | None = None, before: str | None = None, limit: int = 50
+    ) -> QueuePage:
+        """One page of flags matching ``q`` in its order, after or before a cursor."""
+        ...
+
+    def neighbours(self, q: FlagQuery, flag_id: str) -> tuple[str | None, str | None]:
+        """The flags before and after ``flag_id`` in the queue ``q`` (None at either end)."""
+        ...
+
+    def get(self, flag_id: str) -> QueueRow | None:
+        """A flag with its review state, or None."""
+        ...
+
+    def decide(self, req: DecisionRequest, *, users: Sequence[str] | None = None) -> ReviewDecision:
+        """Apply a decision (see :func:`apply_decision`) and append it to the audit trail, atomically."""
+        ...
+
+    def history(self, flag_id: str) -> list[ReviewDecision]:
+        """The flag's decisions, oldest first."""
+        ...
+
+    def decisions_since(self, seq: int = 0, limit: int = 1000) -> list[tuple[int, ReviewDecision]]:
+        """Decisions after sequence number ``seq`` in commit order, with their sequence numbers.
+
+        The outbox for a publisher (the ``reviews`` topic): it remembers the last ``seq`` it sent.
+        """
+        ...
+
+    def latest_decisions(self, status: ReviewStatus | None = None) -> list[ReviewDecision]:
+        """Each judged flag's standing decision (the last one that set its status), optionally by status.
+
+        What reward folding (confirmed: a positive label for the rule, dismissed: a negative one with its
+        reason) and ``tieout export reviews`` (dismissed flags as regression cases) read.
+        """
+        ...
+
+    def documents(self) -> list[DocumentRow]:
+        """Documents with flags, by source."""
+        ...
+
+    def sources(self) -> list[tuple[str, str]]:
+        """``(doc_id, source)`` of every document with flags, by source (cheap: the queue's filter list)."""
+        ...
+
+    def options(self) -> dict[str, list[str]]:
+        """Values present for the queue's filters: ``rule``, ``kind``, ``severity``, ``assignee``."""
+        ...
+
+    def facts_of_table(self, doc_id: str, table_id: str) -> list[Fact]:
+        """Facts of one table, in row and column order."""
+        ...
+
+    def facts_near(self, doc_id: str, page: int) -> list[Fact]:
+        """Facts printed on one page."""
+        ...
+
+    def facts_for(self, doc_id: str, metric: str, period_key: str | None) -> list[Fact]:
+        """The document's facts for one metric (and period, when given), by page."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...
+
+
+def empty_counts() -> dict[str, int]:
+    """A zero count for every status, in display order."""
+    return dict.fromkeys(REVIEW_STATUSES, 0)

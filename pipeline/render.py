@@ -1,0 +1,117 @@
+"""Page images for the review console: one PDF page rendered to PNG at screen resolution.
+
+Pure: PDF bytes in, PNG bytes out; no files, no cache (the console's adapters cache the images). The
+scale is ``zoom * 96 / 72`` pixels per PDF point, so at zoom 1 a page shows at its printed size on a
+96 dpi screen and a box in PDF points (PyMuPDF page space: top-left origin, rotation applied, as every
+bbox in the records) lands at ``bbox * scale`` pixels on the image.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import pymupdf
+
+SCREEN_DPI = 96.0
+"""CSS pixels per inch: what a browser shows one image pixel as at 100 %."""
+
+MIN_ZOOM = 0.1
+MAX_ZOOM = 4.0
+
+# MuPDF contexts are not thread-safe; the console renders from a thread pool.
+_LOCK = threading.Lock()
+
+
+class RenderError(ValueError):
+    """The page cannot be rendered: not a PDF, no such page, or a zoom out of range."""
+
+
+@dataclass(frozen=True)
+class PageImage:
+    """A rendered page.
+
+    Attributes:
+        png: The PNG bytes.
+        width_px: Image width in pixels.
+        height_px: Image height in pixels.
+        width_pt: Page width in PDF points (after rotation, as the records' bboxes see it).
+        height_pt: Page height in PDF points.
+        scale: Pixels per PDF point (``zoom * 96 / 72``).
+    """
+
+    png: bytes
+    width_px: int
+    height_px: int
+    width_pt: float
+    height_pt: float
+    scale: float
+
+
+def render_scale(zoom: float) -> float:
+    """Pixels per PDF point at ``zoom`` on a 96 dpi screen."""
+    return zoom * SCREEN_DPI / 72.0
+
+
+def check_zoom(zoom: float) -> float:
+    """``zoom`` if it is within [MIN_ZOOM, MAX_ZOOM], else :class:`RenderError`."""
+    if not MIN_ZOOM <= zoom <= MAX_ZOOM:
+        raise RenderError(f"zoom {zoom} is outside {MIN_ZOOM}..{MAX_ZOOM}")
+    return zoom
+
+
+def _open(pdf: bytes) -> pymupdf.Document:
+    try:
+        doc = pymupdf.open(stream=pdf, filetype="pdf")
+    except Exception as exc:  # MuPDF raises RuntimeError/FileDataError variants
+        raise RenderError(f"not a readable PDF: {exc}") from exc
+    if doc.needs_pass and not doc.authenticate(""):
+        doc.close()
+        raise RenderError("the PDF is encrypted")
+    return doc
+
+
+def page_sizes(pdf: bytes) -> list[tuple[float, float]]:
+    """Width and height in points of every page (rotation applied), in page order."""
+    with _LOCK:
+        doc = _open(pdf)
+        try:
+            return [
+                (float(p.rect.width), float(p.rect.height)) for p in (doc[i] for i in range(doc.page_count))
+            ]
+        finally:
+            doc.close()
+
+
+def render_page(pdf: bytes, page: int, zoom: float = 1.0) -> PageImage:
+    """Render 1-based ``page`` of ``pdf`` at ``zoom`` (1.0 = printed size on a 96 dpi screen).
+
+    Args:
+        pdf: The document's bytes.
+        page: 1-based page number.
+        zoom: Magnification, within [MIN_ZOOM, MAX_ZOOM].
+
+    Returns:
+        The PNG with its size in pixels and in points.
+
+    Raises:
+        RenderError: if the bytes are no readable PDF, the page does not exist or the zoom is out of range.
+    """
+    scale = render_scale(check_zoom(zoom))
+    with _LOCK:
+        doc = _open(pdf)
+        try:
+            if not 1 <= page <= doc.page_count:
+                raise RenderError(f"page {page} does not exist (the document has {doc.page_count})")
+            p = doc[page - 1]
+            pix = p.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
+            return PageImage(
+                png=bytes(pix.tobytes("png")),
+                width_px=int(pix.width),
+                height_px=int(pix.height),
+                width_pt=float(p.rect.width),
+                height_pt=float(p.rect.height),
+                scale=scale,
+            )
+        finally:
+            doc.close()

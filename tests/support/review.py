@@ -1,0 +1,120 @@
+"""Shared by the review console's tests: a run folder made from sample PDFs, a console over it, logins."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from adapters.review.documents import LocalDocuments, PageImages
+from adapters.review.sqlite import SqliteReviewStore
+from console.app import ConsoleConfig
+from console.auth import LoginThrottle, Users, add_user
+from pipeline.engine import process_path
+from pipeline.output import JsonlOutputs
+from schemas.models import Evidence, Flag
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "sample_docs"
+# halvorsen has two cross-page flags (XREF001 on pages 2 and 7, BAL001 on 5 and 6); northwind a TOT001
+RUN_PDFS = ("halvorsen_2025_form_10k.pdf", "northwind_2025_annual_report.pdf")
+PASSWORDS = {"alice": "alice-password", "bob": "bob-password"}
+ARTIFACTS = REPO / "out" / "test-artifacts" / "review"
+
+
+def make_run(out: Path, names: tuple[str, ...] = RUN_PDFS, extra_flags: list[Flag] | None = None) -> Path:
+    """Process sample PDFs as `tieout run` does, writing the run's JSONL files into ``out``."""
+    with JsonlOutputs(out) as outputs:
+        for name in names:
+            result = process_path(SAMPLES / name)
+            if extra_flags:
+                mine = [f for f in extra_flags if f.doc_id == result.doc_id]
+                result = result.model_copy(update={"flags": [*result.flags, *mine]})
+            outputs.write(result)
+    return out
+
+
+def hostile_flag(template: Flag) -> Flag:
+    """A flag on a real page whose every text field is hostile: markup, script, RTL, a very long label."""
+    script = "<script>window.__pwned = 1</script>"
+    html = '<img src=x onerror="window.__pwned=2"><b>bold</b>&amp;'
+    rtl = "\u202eالإيرادات الإجمالية\u202c"
+    long = "Very long label " + "x" * 3000
+    ev = template.evidence[0]
+    return template.model_copy(
+        update={
+            "flag_id": "hostile0000000001",
+            "rule": "TOT001",
+            "message": f"{script} {html} {rtl} {long}",
+            "reasons": [script, html, rtl],
+            "evidence": [
+                Evidence(page=ev.page, bbox=ev.bbox, text=f"{script}{html}", role="total", value=ev.value),
+                Evidence(page=ev.page, bbox=ev.bbox, text=rtl + long, role=f"component {html}", value=1.0),
+            ],
+        }
+    )
+
+
+def make_users(path: Path) -> Users:
+    for name, password in PASSWORDS.items():
+        add_user(path, name, password)
+    return Users.load(path)
+
+
+def make_config(run: Path, tmp: Path, *, throttle: LoginThrottle | None = None) -> ConsoleConfig:
+    return ConsoleConfig(
+        store=SqliteReviewStore.for_run(run),
+        images=PageImages(LocalDocuments([SAMPLES]), tmp / "cache"),
+        users=make_users(tmp / "users.json"),
+        secret="s" * 48,
+        throttle=throttle or LoginThrottle(),
+    )
+
+
+def csrf_of(html: str) -> str:
+    m = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert m, "no CSRF token in the page"
+    return m.group(1)
+
+
+def login(client: TestClient, user: str = "alice") -> str:
+    """Log ``client`` in; returns the session's CSRF token."""
+    token = csrf_of(client.get("/login").text)
+    r = client.post(
+        "/login",
+        data={"username": user, "password": PASSWORDS[user], "csrf": token, "next": "/"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    return csrf_of(client.get("/").text)
+
+
+@contextlib.contextmanager
+def serve(app: Starlette) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free loopback port in a thread; yields the base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the console did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()

@@ -1,0 +1,475 @@
+"""The review console's handlers through Starlette's TestClient (no server): security, pages, decisions."""
+
+from __future__ import annotations
+
+import re
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.routing import Mount, Route
+from starlette.testclient import TestClient
+from typer.testing import CliRunner
+
+from adapters.review.documents import DocumentNotFound, LocalDocuments, PageImages, StoreDocuments
+from adapters.review.store import FlagQuery
+from adapters.storage import MemoryStore
+from console.app import ConsoleConfig, create_app
+from console.auth import LoginThrottle, Users, add_user, hash_password, session_secret, verify_password
+from pipeline.render import RenderError, page_sizes, render_page, render_scale
+from schemas.models import Flag
+from tests.support.review import SAMPLES, csrf_of, hostile_flag, login, make_config, make_run
+from tieout.cli import app as cli
+
+HALVORSEN = SAMPLES / "halvorsen_2025_form_10k.pdf"
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("run")
+    make_run(out)
+    # a hostile flag on a real page of halvorsen: markup, script, RTL and a very long label
+    template = next(Flag.model_validate_json(line) for line in (out / "flags.jsonl").open())
+    with (out / "flags.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(hostile_flag(template).model_dump_json() + "\n")
+    return out
+
+
+@pytest.fixture
+def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
+    # each test its own copy of the run, so decisions do not leak between tests
+    run = tmp_path / "run"
+    run.mkdir()
+    for f in run_dir.glob("*.jsonl"):
+        (run / f.name).write_bytes(f.read_bytes())
+    cfg = make_config(run, tmp_path)
+    yield cfg
+    cfg.store.close()
+
+
+@pytest.fixture
+def client(config: ConsoleConfig) -> TestClient:
+    return TestClient(create_app(config), base_url="http://127.0.0.1")
+
+
+def first_flag(config: ConsoleConfig, **filters: str) -> Flag:
+    rows = config.store.queue(FlagQuery(**filters), limit=1).rows  # type: ignore[arg-type]
+    assert rows
+    return rows[0].flag
+
+
+# ---------------------------------------------------------------------------------------------- access
+
+
+def concrete_paths(client: TestClient, config: ConsoleConfig) -> list[tuple[str, str]]:
+    """Every route of the app as (method, path) with real values for its parameters."""
+    app = client.app
+    flag = first_flag(config, rule="XREF001")
+    values = {"flag_id": flag.flag_id, "doc_id": flag.doc_id, "page": "2"}
+    out = []
+    for route in app.routes:  # type: ignore[attr-defined]
+        if isinstance(route, Mount):
+            out.append(("GET", route.path + "/console.css"))
+            continue
+        assert isinstance(route, Route), f"a route of an unknown kind: {route!r}"
+        path = re.sub(r"\{(\w+)(:\w+)?\}", lambda m: values[m.group(1)], route.path)
+        for method in sorted(route.methods or []):
+            if method != "HEAD":
+                out.append((method, path))
+    return out
+
+
+PUBLIC = {("GET", "/login"), ("POST", "/login"), ("GET", "/static/console.css")}
+
+
+def test_every_route_needs_a_login(client: TestClient, config: ConsoleConfig) -> None:
+    routes = concrete_paths(client, config)
+    # the enumeration must reach every kind of page (a broken enumeration would test nothing)
+    assert {p.split("/")[1] for _, p in routes} >= {"", "login", "logout", "flags", "documents", "static"}
+    assert len(routes) >= 10
+    for method, path in routes:
+        r = client.request(method, path, follow_redirects=False)
+        if (method, path) in PUBLIC:
+            # public, but a login attempt without the form's token is still refused
+            assert r.status_code in (200, 403), (method, path, r.status_code)
+            continue
+        if method == "GET":
+            assert r.status_code == 303, (method, path, r.status_code)
+            assert r.headers["location"].startswith("/login?next=")
+        else:
+            assert r.status_code == 401, (method, path, r.status_code)
+        # nothing of the run leaks into a refusal
+        assert "halvorsen" not in r.text and "XREF001" not in r.text, (method, path)
+    # and the same routes answer once logged in (so the refusals above are about the login)
+    login(client)
+    for method, path in routes:
+        if method == "GET":
+            assert client.get(path, follow_redirects=False).status_code == 200, path
+
+
+def test_login_redirects_back_but_never_off_site(client: TestClient) -> None:
+    r = client.get("/flags/x?doc=1", follow_redirects=False)
+    assert r.headers["location"] == "/login?next=%2Fflags%2Fx%3Fdoc%3D1"
+    page = client.get(r.headers["location"]).text
+    assert 'name="next" value="/flags/x?doc=1"' in page
+    for evil in ("//evil.example/x", "https://evil.example/", "/\\evil.example"):
+        token = csrf_of(client.get("/login").text)
+        r = client.post(
+            "/login",
+            data={"username": "alice", "password": "alice-password", "csrf": token, "next": evil},
+            follow_redirects=False,
+        )
+        assert r.status_code == 303 and r.headers["location"] == "/", evil
+        client.post("/logout", data={"csrf": csrf_of(client.get("/").text)})
+
+
+def test_session_cookie_is_signed_httponly_samesite(client: TestClient, config: ConsoleConfig) -> None:
+    token = csrf_of(client.get("/login").text)
+    r = client.post(
+        "/login",
+        data={"username": "alice", "password": "alice-password", "csrf": token, "next": "/"},
+        follow_redirects=False,
+    )
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie and "secure" not in cookie
+    # a forged cookie (right shape, wrong signature) is no login
+    forged = TestClient(create_app(config), base_url="http://127.0.0.1")
+    value = r.headers["set-cookie"].split(";")[0].split("=", 1)[1]
+    forged.cookies.set("tieout_review", value[:-4] + "AAAA")
+    assert forged.get("/", follow_redirects=False).status_code == 303
+    config.secure_cookie = True
+    secure = TestClient(create_app(config), base_url="https://127.0.0.1")
+    token = csrf_of(secure.get("/login").text)
+    r = secure.post(
+        "/login",
+        data={"username": "bob", "password": "bob-password", "csrf": token, "next": "/"},
+        follow_redirects=False,
+    )
+    assert "secure" in r.headers["set-cookie"].lower()
+
+
+def test_wrong_passwords_are_throttled(config: ConsoleConfig) -> None:
+    config.throttle = LoginThrottle(attempts=3, window_s=60)
+    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+    for _ in range(3):
+        token = csrf_of(client.get("/login").text)
+        r = client.post("/login", data={"username": "alice", "password": "wrong-one", "csrf": token})
+        assert r.status_code == 401 and "Wrong user name or password" in r.text
+    token = csrf_of(client.get("/login").text)
+    r = client.post("/login", data={"username": "alice", "password": "alice-password", "csrf": token})
+    assert r.status_code == 429 and "Too many failed logins" in r.text
+    # unknown names count against the address too
+    other = TestClient(create_app(config), base_url="http://127.0.0.1")
+    token = csrf_of(other.get("/login").text)
+    r = other.post("/login", data={"username": "bob", "password": "bob-password", "csrf": token})
+    assert r.status_code == 429
+
+
+def test_state_changes_need_the_csrf_token_and_same_origin(client: TestClient, config: ConsoleConfig) -> None:
+    token = login(client)
+    flag = first_flag(config)
+    url = f"/flags/{flag.flag_id}/decide"
+    form = {"action": "confirm", "version": "0"}
+    assert client.post(url, data=form).status_code == 403
+    assert client.post(url, data={**form, "csrf": "x" + token[1:]}).status_code == 403
+    r = client.post(url, data={**form, "csrf": token}, headers={"origin": "http://evil.example"})
+    assert r.status_code == 403 and "cross-origin" in r.text
+    assert client.post("/logout").status_code == 403
+    assert config.store.history(flag.flag_id) == []
+    r = client.post(url, data={**form, "csrf": token}, follow_redirects=False)
+    assert r.status_code == 303
+    assert [d.action for d in config.store.history(flag.flag_id)] == ["confirm"]
+
+
+def test_security_headers_and_autoescape_everywhere(client: TestClient) -> None:
+    login(client)
+    r = client.get("/")
+    csp = r.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-eval" not in csp and "frame-ancestors 'none'" in csp
+    assert r.headers["x-frame-options"] == "DENY"
+    assert r.headers["x-content-type-options"] == "nosniff"
+
+
+# ---------------------------------------------------------------------------------------------- hostile
+
+
+def test_hostile_text_renders_inert(client: TestClient, config: ConsoleConfig) -> None:
+    login(client)
+    hostile = config.store.get("hostile0000000001")
+    assert hostile is not None
+    pages = [client.get("/").text, client.get("/flags/hostile0000000001").text]
+    pages.append(client.get(f"/documents/{hostile.flag.doc_id}").text)
+    for html in pages:
+        assert "<script>window.__pwned" not in html
+        assert "<img src=x" not in html and "<b>bold</b>" not in html
+        assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html or "__pwned" not in html
+    flag_html = pages[1]
+    assert flag_html.count("&lt;script&gt;") >= 3  # message, reasons, evidence text
+    assert "&lt;img src=x onerror=" in flag_html
+    # right-to-left text is isolated (bdi), so it cannot reorder the page around it
+    assert re.search(r"<bdi>[^<]*الإيرادات الإجمالية", flag_html)
+    assert "x" * 3000 in flag_html  # the very long label is all there (CSS wraps it)
+    # the role (free text from the record) lands in an attribute, escaped
+    assert 'title="component &lt;img src=x onerror=&#34;window.__pwned=2&#34;&gt;' in flag_html
+
+
+# ---------------------------------------------------------------------------------------------- pages
+
+
+def test_queue_filters_and_pages(client: TestClient, config: ConsoleConfig) -> None:
+    login(client)
+    html = client.get("/?rule=XREF001").text
+    assert html.count("data-flag=") == 1
+    html = client.get("/?severity=error&n=1").text
+    assert html.count("data-flag=") == 1 and 'id="next-page"' in html
+    nxt = re.search(r'id="next-page" href="([^"]+)"', html)
+    assert nxt is not None
+    html2 = client.get(nxt.group(1).replace("&amp;", "&")).text
+    assert html2.count("data-flag=") == 1 and 'id="prev-page"' in html2
+    assert re.findall(r'data-flag="(\w+)"', html) != re.findall(r'data-flag="(\w+)"', html2)
+    assert client.get("/?status=bogus").status_code == 400
+    assert client.get("/?cmin=2").status_code == 400
+    assert client.get("/?after=garbage").status_code == 400
+
+
+def test_flag_page_shows_both_pages_with_boxes_at_bbox_times_scale(
+    client: TestClient, config: ConsoleConfig
+) -> None:
+    login(client)
+    flag = first_flag(config, rule="XREF001")
+    html = client.get(f"/flags/{flag.flag_id}?zoom=1.0").text
+    scale = render_scale(1.0)
+    for n, ev in enumerate(flag.evidence, 1):
+        assert ev.bbox is not None
+        m = re.search(
+            rf'data-evidence="{n}" data-role="([\w-]+)" style="left: ([\d.]+)px; top: ([\d.]+)px; '
+            rf'width: ([\d.]+)px; height: ([\d.]+)px"',
+            html,
+        )
+        assert m, n
+        x0, y0, x1, y1 = ev.bbox
+        assert float(m.group(2)) == pytest.approx(x0 * scale, abs=0.01)
+        assert float(m.group(3)) == pytest.approx(y0 * scale, abs=0.01)
+        assert float(m.group(4)) == pytest.approx((x1 - x0) * scale, abs=0.01)
+        assert float(m.group(5)) == pytest.approx((y1 - y0) * scale, abs=0.01)
+    assert re.findall(r'data-role="([\w-]+)"', html) == ["total", "other-page"]
+    assert re.findall(r'<figure class="page" data-page="(\d+)"', html) == ["2", "7"]
+    # the statement context and the same metric elsewhere
+    assert "Net cash provided by operating activities" in html and 'class="flagged"' in html
+    assert "elsewhere in the document" in html
+    # images: PNG at the announced size
+    r = client.get(f"/documents/{flag.doc_id}/pages/7.png?zoom=1.0")
+    assert r.status_code == 200 and r.content[:8] == b"\x89PNG\r\n\x1a\n"
+    w, h = page_sizes(HALVORSEN.read_bytes())[6]
+    assert f'width="{round(w * scale)}" height="{round(h * scale)}"' in html
+    assert client.get(f"/documents/{flag.doc_id}/pages/99.png?zoom=1.0").status_code == 400
+    assert client.get(f"/documents/{flag.doc_id}/pages/2.png?zoom=3.3").status_code == 400
+    assert client.get(f"/documents/{'0' * 64}/pages/2.png").status_code == 404
+    assert client.get("/documents/..%2F..%2Fetc/pages/1.png").status_code == 404
+    assert client.get("/static/../auth.py").status_code == 404
+    assert client.get("/flags/nope").status_code == 404
+
+
+def test_decide_through_the_handlers(client: TestClient, config: ConsoleConfig) -> None:
+    token = login(client)
+    flag = first_flag(config, rule="BAL001")
+    url = f"/flags/{flag.flag_id}/decide"
+    state = "rule=BAL001"
+    r = client.post(
+        url, data={"csrf": token, "action": "confirm", "version": "0", "state": state}, follow_redirects=False
+    )
+    assert r.status_code == 303 and r.headers["location"] == f"/flags/{flag.flag_id}?{state}"
+    html = client.get(r.headers["location"]).text
+    assert 'data-status="confirmed"' in html and "Confirmed as a real inconsistency." in html
+    # bob, who opened the flag before alice confirmed it, submits a dismissal: refused, nothing overwritten
+    bob = TestClient(create_app(config), base_url="http://127.0.0.1")
+    bob_token = login(bob, "bob")
+    r = bob.post(url, data={"csrf": bob_token, "action": "dismiss", "reason": "wrong_scale", "version": "0"})
+    assert r.status_code == 409
+    assert "changed by alice" in r.text and "your decision was not saved" in r.text
+    assert config.store.get(flag.flag_id).review.status == "confirmed"  # type: ignore[union-attr]
+    assert len(config.store.history(flag.flag_id)) == 1
+    r = bob.post(url, data={"csrf": bob_token, "action": "dismiss", "version": "1"})
+    assert r.status_code == 400 and "pick a dismiss reason" in r.text
+    r = bob.post(url, data={"csrf": bob_token, "action": "dismiss", "reason": "nonsense", "version": "1"})
+    assert r.status_code == 400
+    r = bob.post(url, data={"csrf": bob_token, "action": "delete", "version": "1"})
+    assert r.status_code == 400
+    r = bob.post(
+        url,
+        data={
+            "csrf": bob_token,
+            "action": "dismiss",
+            "reason": "other",
+            "note": "<b>basis</b>",
+            "version": "1",
+        },
+    )
+    assert r.status_code == 200
+    html = r.text
+    assert 'data-status="dismissed"' in html and "&lt;b&gt;basis&lt;/b&gt;" in html
+    r = bob.post(url, data={"csrf": bob_token, "action": "reassign", "assignee": "alice", "version": "2"})
+    assert 'id="assignee">alice<' in r.text
+    r = bob.post(url, data={"csrf": bob_token, "action": "reassign", "assignee": "mallory", "version": "3"})
+    assert r.status_code == 400
+    audit = re.findall(r'<li data-action="(\w+)"', client.get(f"/flags/{flag.flag_id}").text)
+    assert audit == ["confirm", "dismiss", "reassign"]
+    # "then=next" moves on to the next flag of the queue
+    nxt = config.store.neighbours(FlagQuery(), flag.flag_id)[1]
+    r = client.post(
+        url,
+        data={"csrf": token, "action": "comment", "note": "ok", "version": "0", "then": "next"},
+        follow_redirects=False,
+    )
+    assert r.headers["location"] == f"/flags/{nxt}"
+
+
+def test_a_decision_hook_sees_every_decision_and_cannot_undo_it(config: ConsoleConfig) -> None:
+    seen = []
+
+    def hook(d: object) -> None:
+        seen.append(d)
+        raise RuntimeError("broker down")
+
+    config.on_decision.append(hook)
+    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+    token = login(client)
+    flag = first_flag(config)
+    client.post(f"/flags/{flag.flag_id}/decide", data={"csrf": token, "action": "confirm", "version": "0"})
+    assert len(seen) == 1 and config.store.get(flag.flag_id).review.status == "confirmed"  # type: ignore[union-attr]
+
+
+def test_document_page_has_a_thumbnail_per_page_and_a_marker_per_evidence(
+    client: TestClient, config: ConsoleConfig
+) -> None:
+    login(client)
+    flag = first_flag(config, rule="XREF001")
+    html = client.get(f"/documents/{flag.doc_id}").text
+    rows = config.store.queue(FlagQuery(doc_id=flag.doc_id), limit=100).rows
+    assert html.count('class="thumb"') == len(page_sizes(HALVORSEN.read_bytes()))
+    assert html.count('class="marker') == sum(len(r.flag.evidence) for r in rows)
+    assert client.get(f"/documents/{'f' * 64}").status_code == 404
+    assert "halvorsen_2025_form_10k.pdf" in client.get("/documents").text
+
+
+# ---------------------------------------------------------------------------------------------- pieces
+
+
+def test_passwords_are_scrypt_hashed_with_a_salt_each(tmp_path: Path) -> None:
+    a, b = hash_password("same password"), hash_password("same password")
+    assert a != b and a.startswith("scrypt$16384$8$1$")
+    assert verify_password("same password", a) and not verify_password("other password", a)
+    assert not verify_password("x", "md5$abc") and not verify_password("x", "garbage")
+    path = tmp_path / "conf" / "users.json"
+    assert add_user(path, "carol", "long enough") is True
+    assert add_user(path, "carol", "longer enough") is False
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert "long enough" not in path.read_text()
+    users = Users.load(path)
+    assert users.authenticate("carol", "longer enough") is not None
+    assert users.authenticate("carol", "long enough") is None
+    assert users.authenticate("nobody", "longer enough") is None
+    with pytest.raises(ValueError):
+        add_user(path, "../evil", "long enough")
+    with pytest.raises(ValueError):
+        add_user(path, "dave", "short")
+    secret = session_secret(tmp_path / "s.secret")
+    assert secret == session_secret(tmp_path / "s.secret") and len(secret) >= 32
+    assert stat.S_IMODE((tmp_path / "s.secret").stat().st_mode) == 0o600
+
+
+def test_documents_are_found_only_inside_the_roots_and_by_their_hash(tmp_path: Path) -> None:
+    import hashlib
+
+    data = HALVORSEN.read_bytes()
+    doc_id = hashlib.sha256(data).hexdigest()
+    root = tmp_path / "root"
+    (root / "deep" / "er").mkdir(parents=True)
+    (root / "deep" / "er" / "report.pdf").write_bytes(data)
+    (root / "same-name.pdf").write_bytes(b"%PDF-1.4 not the same bytes")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.pdf").write_bytes(data)
+    (root / "link.pdf").symlink_to(outside / "secret.pdf")
+    (root / "linkdir").symlink_to(outside)
+    docs = LocalDocuments([root])
+    assert docs.pdf(doc_id, "report.pdf") == data  # found by name below the root
+    assert docs.pdf(doc_id, "deep/er/report.pdf") == data
+    for source in (
+        "../outside/secret.pdf",
+        str(outside / "secret.pdf"),
+        "link.pdf",
+        "linkdir/secret.pdf",
+        "secret.pdf",
+    ):
+        with pytest.raises(DocumentNotFound):
+            LocalDocuments([root]).pdf(doc_id, source)
+    with pytest.raises(DocumentNotFound):
+        docs.pdf(hashlib.sha256(b"x").hexdigest(), "same-name.pdf")
+    with pytest.raises(DocumentNotFound):
+        docs.pdf("../../etc/passwd", "report.pdf")
+    store = MemoryStore()
+    store.put_bytes("landing", "inbox/report.pdf", data)
+    remote = StoreDocuments(store, "landing")
+    assert remote.pdf(doc_id, "inbox/report.pdf") == data
+    for key in ("inbox/../inbox/report.pdf", "", "missing.pdf"):
+        with pytest.raises(DocumentNotFound):
+            remote.pdf(doc_id, key)
+    store.put_bytes("landing", "inbox/report.pdf", b"replaced")
+    with pytest.raises(DocumentNotFound):
+        remote.pdf(doc_id, "inbox/report.pdf")
+
+
+def test_page_images_are_rendered_at_the_scale_and_cached(tmp_path: Path) -> None:
+    import hashlib
+
+    data = HALVORSEN.read_bytes()
+    image = render_page(data, 2, 1.5)
+    w, h = page_sizes(data)[1]
+    assert (image.width_px, image.height_px) == (round(w * render_scale(1.5)), round(h * render_scale(1.5)))
+    assert image.scale == pytest.approx(2.0)
+    for page, zoom in ((0, 1.0), (9, 1.0), (1, 9.0)):
+        with pytest.raises(RenderError):
+            render_page(data, page, zoom)
+    with pytest.raises(RenderError):
+        render_page(b"not a pdf", 1)
+    doc_id = hashlib.sha256(data).hexdigest()
+    images = PageImages(LocalDocuments([SAMPLES]), tmp_path)
+    png = images.png(doc_id, HALVORSEN.name, 2, 0.5)
+    cached = tmp_path / "pages" / doc_id / "p2-z50.png"
+    assert cached.read_bytes() == png
+    cached.write_bytes(b"from the cache")
+    assert images.png(doc_id, HALVORSEN.name, 2, 0.5) == b"from the cache"
+    with pytest.raises(RenderError):
+        images.png(doc_id, HALVORSEN.name, 2, 0.33)
+
+
+def test_cli_adduser_and_review_errors(tmp_path: Path) -> None:
+    runner = CliRunner()
+    users = tmp_path / "users.json"
+    r = runner.invoke(
+        cli, ["review", "adduser", "erin", "--users", str(users), "--password-stdin"], input="erin-pass\n"
+    )
+    assert r.exit_code == 0, r.output
+    assert Users.load(users).authenticate("erin", "erin-pass") is not None
+    r = runner.invoke(
+        cli, ["review", "adduser", "erin", "--users", str(users), "--password-stdin"], input="x\n"
+    )
+    assert r.exit_code == 2
+    r = runner.invoke(cli, ["review", "--users", str(users)])
+    assert r.exit_code != 0  # neither --out nor --services
+    r = runner.invoke(cli, ["review", "--out", str(tmp_path / "empty"), "--users", str(users)])
+    assert r.exit_code == 2 and "not found" in r.output and "tieout run" in " ".join(r.output.split())
+    r = runner.invoke(cli, ["review", "--out", str(tmp_path), "--users", str(tmp_path / "none.json")])
+    assert r.exit_code == 2 and "adduser" in r.output
+
+
+def test_the_default_pdf_root_finds_make_demos_inputs() -> None:
+    """`tieout review --out out/demo` from the checkout: the PDFs named in the run are under ./sample_docs."""
+    import hashlib
+
+    from tests.support.review import REPO
+
+    data = HALVORSEN.read_bytes()
+    assert LocalDocuments([REPO]).pdf(hashlib.sha256(data).hexdigest(), HALVORSEN.name) == data
