@@ -312,7 +312,7 @@ class _Link:
 
 @dataclass(frozen=True, slots=True)
 class _Glyph:
-    kind: str  # "tick", "cross_footed", "agreed", "error", "warning", "info", "note"
+    kind: str  # a tie kind ("footed", "cross_footed", "agreed"), a severity, or "note"
     rect: pymupdf.Rect
 
 
@@ -389,7 +389,7 @@ def _summary(
     width, height = size
     flow = _Flow(width, height)
     flow.line("Tick-and-tie", 18, bold=True)
-    flow.line(result.source, 11, bold=True)
+    flow.para(result.source, 11, bold=True)
     flow.line(
         f"document {result.doc_id[:16]}   pipeline {result.pipeline_version}   {n_pages} pages",
         8,
@@ -503,9 +503,9 @@ def _legend(flow: _Flow) -> None:
 # --- drawing ---------------------------------------------------------------------------------------
 
 
-def _tick_strokes(box: pymupdf.Rect, kinds: Sequence[str]) -> list[list[tuple[float, float]]]:
+def _tick_strokes(box: BBox, kinds: Sequence[str]) -> list[list[tuple[float, float]]]:
     """Ink strokes of a tick in ``box`` (visible coordinates): a check mark, a bar, a ring."""
-    x, y, s = box.x0, box.y0, box.height
+    x, y, s = box[0], box[1], box[3] - box[1]
     strokes = [[(x, y + 0.55 * s), (x + 0.35 * s, y + 0.9 * s), (x + 0.85 * s, y + 0.05 * s)]]
     if "cross_footed" in kinds:
         strokes.append([(x - 0.05 * s, y + 1.05 * s), (x + 0.9 * s, y + 1.05 * s)])
@@ -520,15 +520,18 @@ _COS = [1.0, 0.866, 0.5, 0.0, -0.5, -0.866, -1.0, -0.866, -0.5, 0.0, 0.5, 0.866]
 _SIN = [0.0, 0.5, 0.866, 1.0, 0.866, 0.5, 0.0, -0.5, -0.866, -1.0, -0.866, -0.5]
 
 
-def _tick_extent(box: pymupdf.Rect, kinds: Sequence[str]) -> pymupdf.Rect:
+def _tick_extent(box: BBox, kinds: Sequence[str]) -> BBox:
     """The area a tick's strokes cover: its box, and the ring of an agreement beside it."""
-    s = box.height
-    return pymupdf.Rect(
-        box.x0 - 0.1 * s, box.y0, box.x0 + (1.4 if "agreed" in kinds else 0.95) * s, box.y1 + 0.1 * s
-    )
+    x0, y0, _, y1 = box
+    s = y1 - y0
+    return (x0 - 0.1 * s, y0, x0 + (1.4 if "agreed" in kinds else 0.95) * s, y1 + 0.1 * s)
 
 
-def _tick_box(bbox: BBox, kinds: Sequence[str], obstacles: Sequence[pymupdf.Rect]) -> pymupdf.Rect:
+def _overlaps(a: BBox, b: BBox) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _tick_box(bbox: BBox, kinds: Sequence[str], obstacles: Sequence[BBox]) -> BBox:
     """Where a figure's tick goes: beside the figure, as high as its glyphs, never over printed text.
 
     Right of the figure first (where an auditor ticks); where something is printed there (a currency
@@ -537,27 +540,33 @@ def _tick_box(bbox: BBox, kinds: Sequence[str], obstacles: Sequence[pymupdf.Rect
     x0, y0, x1, y1 = bbox
     h = max(4.0, min(9.0, (y1 - y0) * 0.75))
     top = (y0 + y1) / 2 - h / 2
-    right = pymupdf.Rect(x1 + _TICK_GAP, top, x1 + _TICK_GAP + h, top + h)
-    width = _tick_extent(right, kinds).width
-    left = pymupdf.Rect(x0 - _TICK_GAP - width, top, x0 - _TICK_GAP - width + h, top + h)
+    right = (x1 + _TICK_GAP, top, x1 + _TICK_GAP + h, top + h)
+    extent = _tick_extent(right, kinds)
+    width = extent[2] - extent[0]
+    left = (x0 - _TICK_GAP - width, top, x0 - _TICK_GAP - width + h, top + h)
+    # Only what is printed at the figure's height can be in the way (a cheap filter: pages hold thousands
+    # of words and a statement hundreds of ticks).
+    row = [o for o in obstacles if o[3] > top - 2 and o[1] < top + h + 2 and not _inside(o, bbox)]
     for box in (right, left):
         area = _tick_extent(box, kinds)
-        if not any(area.intersects(o) for o in obstacles):
+        if not any(_overlaps(area, o) for o in row):
             return box
     return right
 
 
-def _obstacles(page: Any) -> list[pymupdf.Rect]:
+def _obstacles(page: Any) -> list[BBox]:
     """The boxes of the words printed on a page, in the visible (rotated) space of the records."""
-    rects = [pymupdf.Rect(w[:4]) for w in page.get_text("words")]
+    words = [pymupdf.Rect(w[:4]) for w in page.get_text("words")]
     if page.rotation:
-        rects = [r * page.rotation_matrix for r in rects]
-    return rects
+        words = [r * page.rotation_matrix for r in words]
+    return [(r.x0, r.y0, r.x1, r.y1) for r in words]
 
 
-def _inside(word: pymupdf.Rect, figure: pymupdf.Rect) -> bool:
-    overlap = word & figure
-    return not overlap.is_empty and overlap.width * overlap.height >= 0.5 * word.width * word.height
+def _inside(word: BBox, figure: BBox) -> bool:
+    """A word that is (mostly) the figure itself: no obstacle to the figure's own tick."""
+    w = max(0.0, min(word[2], figure[2]) - max(word[0], figure[0]))
+    h = max(0.0, min(word[3], figure[3]) - max(word[1], figure[1]))
+    return w * h >= 0.5 * (word[2] - word[0]) * (word[3] - word[1])
 
 
 def _visible_to_page(page: Any, rect: pymupdf.Rect) -> pymupdf.Rect:
@@ -570,18 +579,15 @@ def _point(page: Any, x: float, y: float) -> pymupdf.Point:
     return p * page.derotation_matrix if page.rotation else p
 
 
-def _tick(page: Any, tick: Tick, obstacles: list[pymupdf.Rect]) -> None:
-    figure = pymupdf.Rect(tick.bbox)
-    # The figure's own words are no obstacle; the ticks placed before this one are.
-    others = [o for o in obstacles if not _inside(o, figure)]
-    box = _tick_box(tick.bbox, tick.kinds, others)
-    obstacles.append(_tick_extent(box, tick.kinds))
+def _tick(page: Any, tick: Tick, obstacles: list[BBox]) -> None:
+    box = _tick_box(tick.bbox, tick.kinds, obstacles)
+    obstacles.append(_tick_extent(box, tick.kinds))  # the next figure's tick keeps clear of this one
     strokes: list[list[tuple[float, float]]] = []
     for stroke in _tick_strokes(box, tick.kinds):
         points = [_point(page, x, y) for x, y in stroke]
         strokes.append([(p.x, p.y) for p in points])
     annot = page.add_ink_annot(strokes)
-    annot.set_border(width=max(0.6, box.height / 9))
+    annot.set_border(width=max(0.6, (box[3] - box[1]) / 9))
     annot.set_colors(stroke=GREEN)
     annot.set_info(title=TITLE, subject=SUBJECT_TICK, content=f"{tick.text}\n" + "\n".join(tick.notes))
     annot.update()
@@ -599,7 +605,7 @@ def _mark_content(mark: _Mark) -> str:
 
 def _mark(page: Any, mark: _Mark, overlap: int) -> None:
     # A figure two flags cite gets two boxes, the second a little larger, so both stay visible.
-    pad = 1.2 + 1.6 * overlap
+    pad = 1.2 + 1.6 * min(overlap, 3)
     x0, y0, x1, y1 = mark.bbox
     rect = pymupdf.Rect(x0 - pad, y0 - pad, x1 + pad, y1 + pad)
     annot = page.add_rect_annot(_visible_to_page(page, rect))
@@ -613,15 +619,15 @@ def _mark(page: Any, mark: _Mark, overlap: int) -> None:
     annot.update()
 
 
-def _margin_start(obstacles: Sequence[pymupdf.Rect], anchor: BBox, width: float) -> float:
+def _margin_start(obstacles: Sequence[BBox], anchor: BBox, width: float) -> float:
     """Where the right margin starts beside a figure: right of every word and tick printed near its row."""
     mid = (anchor[1] + anchor[3]) / 2
-    near = [o.x1 for o in obstacles if o.y1 >= mid - 10 and o.y0 <= mid + 10 and o.x1 < width - 1]
+    near = [o[2] for o in obstacles if o[3] >= mid - 10 and o[1] <= mid + 10 and o[2] < width - 1]
     return max([anchor[2] + 3.0, *near])
 
 
 def _place_note(
-    note: _Note, width: float, height: float, obstacles: Sequence[pymupdf.Rect], placed: list[pymupdf.Rect]
+    note: _Note, width: float, height: float, obstacles: Sequence[BBox], placed: list[pymupdf.Rect]
 ) -> tuple[pymupdf.Rect, list[str]]:
     """A label's box in the right margin at its figure's height, clear of the labels placed before it.
 
@@ -637,11 +643,21 @@ def _place_note(
     h = len(lines) * _NOTE_SIZE * 1.35 + 2 * _NOTE_PAD + 1.5
     x0 = min(left, width - 4.0 - w)
     y0 = max(2.0, (anchor[1] + anchor[3]) / 2 - h / 2)
-    rect = pymupdf.Rect(x0, y0, x0 + w, y0 + h)
-    while any(rect.intersects(p) for p in placed) and rect.y1 < height - 2:
-        rect = pymupdf.Rect(rect.x0, rect.y0 + 2.0, rect.x1, rect.y1 + 2.0)
+    start = pymupdf.Rect(x0, y0, x0 + w, y0 + h)
+    rect = _free(start, placed, 2.0, height) or _free(start, placed, -2.0, height) or start
     placed.append(rect)
     return rect, lines
+
+
+def _free(
+    rect: pymupdf.Rect, placed: Sequence[pymupdf.Rect], step: float, height: float
+) -> pymupdf.Rect | None:
+    """The first position from ``rect`` moving by ``step`` that overlaps no placed label, on the page."""
+    while any(rect.intersects(p) for p in placed):
+        rect = pymupdf.Rect(rect.x0, rect.y0 + step, rect.x1, rect.y1 + step)
+        if rect.y0 < 2.0 or rect.y1 > height - 2.0:
+            return None
+    return rect
 
 
 def _note(page: Any, note: _Note, rect: pymupdf.Rect, lines: Sequence[str]) -> None:
@@ -650,10 +666,10 @@ def _note(page: Any, note: _Note, rect: pymupdf.Rect, lines: Sequence[str]) -> N
     if note.anchor is not None and rect.x0 > note.anchor[2] + 2:
         # A callout line from the label to the figure (its box's right edge), like an auditor's arrow.
         # It runs along the gap under the figure's row, so it crosses no figure printed further right.
-        below = min(note.anchor[3] + 1.0, rect.y1 - 1.0)
+        below = note.anchor[3] + 1.0
         tip = (note.anchor[2] + 1.2, below)
         knee = (rect.x0 - 2.0, below)
-        start = (rect.x0, max(rect.y0 + 1.0, below))
+        start = (rect.x0, min(max(rect.y0 + 1.0, below), rect.y1 - 1.0))
         callout = [_point(page, *tip), _point(page, *knee), _point(page, *start)]
     annot = page.add_freetext_annot(
         _visible_to_page(page, rect),
@@ -698,9 +714,7 @@ def _draw_summary(page: Any, sp: _SummaryPage) -> None:
     for g in sp.glyphs:
         r = g.rect
         if g.kind in _TICK_WORDS:
-            kinds = [g.kind]
-            box = pymupdf.Rect(r.x0, r.y0, r.x0 + r.height, r.y1)
-            for stroke in _tick_strokes(box, kinds):
+            for stroke in _tick_strokes((r.x0, r.y0, r.x0 + r.height, r.y1), [g.kind]):
                 page.draw_polyline(stroke, color=GREEN, width=0.9)
         elif g.kind == "note":
             page.draw_rect(r, color=SEVERITY_COLORS["error"], fill=WHITE, width=0.6)

@@ -81,6 +81,17 @@ def _visible(page: Any, rect: Any) -> pymupdf.Rect:
     return r * page.rotation_matrix if page.rotation else r
 
 
+def _note_of(page: Any, link: dict[str, Any]) -> Any:
+    """The margin note a link sits on: the link covers the note's text box, which shares its right edge
+    and its top or bottom edge with the annotation (the callout line reaches left, and up or down)."""
+    frm = pymupdf.Rect(link["from"])  # PyMuPDF reports a link's rect in the visible space
+    for a in _ours(page, SUBJECT_NOTE):
+        r = _visible(page, a.rect)
+        if abs(r.x1 - frm.x1) < 0.5 and (abs(r.y1 - frm.y1) < 0.5 or abs(r.y0 - frm.y0) < 0.5):
+            return a
+    raise AssertionError(f"no note under the link at {frm}")
+
+
 def _covers(outer: pymupdf.Rect, bbox: BBox) -> bool:
     return bool(outer.contains(pymupdf.Rect(bbox)))
 
@@ -243,8 +254,7 @@ def test_links_join_the_pages_of_each_flag(marked: Marked) -> None:
             assert len(links) == len(notes)
             total += len(links)
             for lnk in links:
-                frm = pymupdf.Rect(lnk["from"])  # PyMuPDF reports a link's rect in the visible space
-                note = next(a for a in notes if _visible(page, a.rect).contains(frm.tl + pymupdf.Point(1, 1)))
+                note = _note_of(page, lnk)
                 number = int(note.info["content"].split()[0].lstrip("#"))
                 flag = result.flags[number - 1]
                 if len(flag.pages) > 1:
@@ -272,6 +282,30 @@ def test_the_summary_page_tells_the_story(marked: Marked) -> None:
         assert [doc[offset + i].get_label() for i in range(result.stats.pages)] == [
             str(i + 1) for i in range(result.stats.pages)
         ]
+
+
+def test_a_long_list_of_breaks_runs_over_several_summary_pages() -> None:
+    m = _marked("northwind")
+    many = [
+        f.model_copy(update={"flag_id": f"{f.flag_id}-{k}", "message": f"{f.message} (copy {k})"})
+        for k in range(10)
+        for f in m.result.flags
+    ]
+    result = m.result.model_copy(update={"flags": many})
+    out = annotate_pdf(m.data, result)
+    offset = out.counts.summary_pages
+    assert offset >= 2
+    marked = Marked("many", m.data, result, m.ticks, out)
+    test_links_join_the_pages_of_each_flag(marked)
+    test_annotation_counts_match_the_checks(marked)
+    with marked.open() as doc:
+        # A one-page flag's note links back to the summary page that lists it.
+        for pno in sorted({p for f in many for p in f.pages}):
+            page = doc[offset + pno - 1]
+            for link in page.get_links():
+                head = _note_of(page, link).info["content"].split()[0]
+                listed = " ".join(doc[link["page"]].get_text().split())
+                assert f"{head} p.{pno} " in listed
 
 
 def test_render_the_annotated_pages_as_artifacts(marked: Marked) -> None:
