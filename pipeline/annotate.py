@@ -185,6 +185,7 @@ def _expected(flag: Flag, cells: Mapping[tuple[int, tuple[float, ...]], Cell]) -
 
 
 def _note_text(number: int, flag: Flag, page: int, expected: str | None) -> str:
+    """A margin label: the flag's number and rule, then the other figure and its page, or the expected one."""
     head = f"#{number} {flag.rule}"
     elsewhere: dict[int, Evidence] = {}
     for e in flag.evidence:
@@ -196,7 +197,7 @@ def _note_text(number: int, flag: Flag, page: int, expected: str | None) -> str:
         return f"{head}: {'; '.join(parts)}{more}"
     if expected is not None and flag.evidence and flag.evidence[0].page == page:
         return f"{head}: expected {expected}"
-    return head
+    return head  # (a sentence at odds with itself: its box's note and the summary say how)
 
 
 def _plan(
