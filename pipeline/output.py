@@ -7,7 +7,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from schemas.models import OUTPUT_RECORDS, DocumentResult, Record
+from pipeline.config import PIPELINE_VERSION
+from schemas.models import OUTPUT_RECORDS, DocumentResult, ErrorRecord, Fact, Flag, Record, Table
 
 
 class JsonlOutputs:
@@ -56,3 +57,43 @@ class JsonlOutputs:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _records(path: Path, doc_id: str) -> list[str]:
+    """The lines of one output file that belong to a document (all of them carry its ``doc_id``)."""
+    if not path.is_file():
+        return []
+    needle = f'"doc_id":"{doc_id}"'
+    with path.open(encoding="utf-8") as f:
+        return [line for line in f if needle in line]
+
+
+def load_document(out_dir: Path, doc_id: str) -> DocumentResult | None:
+    """One document's records from an embedded run's output folder, or None when it holds none.
+
+    The files carry tables, facts, flags and errors but no calculation trees or narrative blocks: enough to
+    show the run's flags where they are printed, not to re-run the checks.
+
+    Args:
+        out_dir: The folder ``tieout run --out`` wrote.
+        doc_id: The document's id (the sha256 of its bytes).
+
+    Returns:
+        A result with the document's tables, facts, flags and errors, in file order.
+    """
+    tables = [Table.model_validate_json(x) for x in _records(out_dir / "tables.jsonl", doc_id)]
+    facts = [Fact.model_validate_json(x) for x in _records(out_dir / "facts.jsonl", doc_id)]
+    flags = [Flag.model_validate_json(x) for x in _records(out_dir / "flags.jsonl", doc_id)]
+    errors = [ErrorRecord.model_validate_json(x) for x in _records(out_dir / "errors.jsonl", doc_id)]
+    found: list[Table | Fact | Flag | ErrorRecord] = [*tables, *facts, *flags, *errors]
+    if not found:
+        return None
+    return DocumentResult(
+        doc_id=doc_id,
+        source=found[0].source,
+        pipeline_version=PIPELINE_VERSION,
+        tables=tables,
+        facts=facts,
+        flags=flags,
+        errors=errors,
+    )

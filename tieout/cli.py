@@ -140,6 +140,64 @@ def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: d
 
 
 @app.command()
+def annotate(
+    pdf: Annotated[Path, typer.Argument(help="The PDF to mark up.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Annotated copy (default out/<name>.annotated.pdf).")
+    ] = None,
+    results: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of an earlier `tieout run --out`: mark its flags instead of parsing again "
+            "(breaks only: those files carry no calculation trees, so nothing is ticked)."
+        ),
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds allowed for parsing the document.")] = 300.0,
+    max_pages: Annotated[int, typer.Option(help="Reject documents with more pages.")] = 3000,
+    max_mb: Annotated[int, typer.Option(help="Reject files larger than this many MiB.")] = 256,
+) -> None:
+    """Write a tick-and-tie copy of a PDF: the figures the checks confirmed ticked, the breaks marked."""
+    from pipeline.annotate import AnnotateError, annotate_pdf
+    from pipeline.ids import document_id
+    from pipeline.output import load_document
+
+    if not pdf.is_file():
+        raise typer.BadParameter(f"{pdf} is not a file", param_hint="PDF")
+    if results is not None and not results.is_dir():
+        raise typer.BadParameter(f"{results} is not a folder", param_hint="--results")
+    target = out or Path("out") / f"{pdf.stem}.annotated.pdf"
+    data = pdf.read_bytes()
+    started = time.monotonic()
+    if results is not None:
+        result = load_document(results, document_id(data))
+        if result is None:
+            console.print(f"[red]{results} holds no results for {pdf.name} (run `tieout run` on it first)[/]")
+            raise typer.Exit(1)
+    else:
+        config = EngineConfig(timeout_s=timeout, max_pages=max_pages, max_bytes=max_mb * 1024 * 1024)
+        with console.status(f"parsing and checking {pdf.name}..."):
+            # The engine runs in a killable worker, as for `tieout run`: a hostile PDF cannot hang the CLI.
+            _, result = next(run_isolated([Job(0, pdf, pdf.name)], config))
+    try:
+        with console.status(f"annotating {pdf.name}..."):
+            marked = annotate_pdf(data, result)
+    except AnnotateError as exc:
+        console.print(f"[red]cannot annotate {pdf.name}: {exc.category}: {exc.message}[/]")
+        raise typer.Exit(1) from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(marked.pdf)
+    c = marked.counts
+    by_rule = ", ".join(f"{r} {n}" for r, n in c.breaks_by_rule.items())
+    seconds = time.monotonic() - started
+    console.print(
+        f"{pdf.name}: {c.ticks} figure(s) ticked, {c.breaks} break(s){f' ({by_rule})' if by_rule else ''}, "
+        f"{c.links} link(s), {c.summary_pages} summary page(s) in {seconds:.1f}s -> {target}"
+    )
+    if not c.trees:
+        console.print("[yellow]no calculation trees in these results: breaks only, nothing ticked[/]")
+
+
+@app.command()
 def schemas(
     out: Annotated[Path, typer.Option("--out", help="Folder for the JSON Schema files.")] = Path(
         "schemas/json"

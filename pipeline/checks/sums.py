@@ -185,7 +185,7 @@ def _structure(line: LineItem, lines: Mapping[int, LineItem]) -> Structure:
     )
 
 
-def _proven_structures(
+def proven_structures(
     statement: Statement, lines: Mapping[int, LineItem]
 ) -> Iterator[tuple[LineItem, Structure]]:
     """Every proven node, top to bottom: a total with its children, then with its parts below it."""
@@ -216,7 +216,7 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
     misprints: dict[tuple[int, int], float] = {}  # flagged (row, col) → printed minus expected
     across = _across_failures(statement, rows)
     nil = blanks_are_nil(grid)
-    for line, structure in _proven_structures(statement, lines):
+    for line, structure in proven_structures(statement, lines):
         results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
         support = [r for r in results if supports(r, _EACH)]
         for result in results:
