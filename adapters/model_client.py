@@ -3,7 +3,8 @@
 * ``response_format`` of type ``json_schema`` generated from a pydantic model; the answer is validated
   against the same model on return (a schema violation is a result, not an exception to retry);
 * explicit connect/read timeouts, bounded concurrency (a semaphore per endpoint);
-* retries only on 429, 5xx and timeouts, with backoff; never on 4xx or malformed answers;
+* retries only on 429, 5xx and timeouts, with the services' one backoff (:mod:`adapters.retry`); never on
+  4xx, refused connections or malformed answers;
 * a circuit breaker per endpoint: after a run of failures the endpoint is considered down for a cooldown,
   calls fail fast, and the pipeline records the document as pending instead of waiting;
 * every call is accounted for (:class:`~schemas.models.ModelCall`): task, prompt version, model, tier,
@@ -21,11 +22,22 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from pipeline.backoff import backoff_s
+from adapters.retry import Backoff, retrying
 from pipeline.model.ports import Answer, ModelUnavailable, Tier
 from schemas.models import ModelCall
 
 M = TypeVar("M", bound=BaseModel)
+
+BACKOFF = Backoff(base_s=0.5, max_s=8.0)
+"""Between attempts at one call: about 0.5 s, then 1 s, 2 s, … at most 8 s (the breaker bounds the rest)."""
+
+
+class _Failed(Exception):
+    """An attempt the endpoint failed (timeout, dropped connection, 429, 5xx); its text is the reason."""
+
+    def __init__(self, reason: str, *, refused: bool = False) -> None:
+        super().__init__(reason)
+        self.refused = refused  # nothing listens there: another attempt now would fail the same way
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,44 +160,42 @@ class ModelClient:
             },
         }
         url = f"{ep.base_url.rstrip('/')}/chat/completions"
-        last = ""
-        async with state.semaphore:
-            for attempt in range(self.retries + 1):
-                t0 = time.monotonic()
-                try:
-                    r = await self._client.post(
-                        url, json=body, headers=self._headers(ep), timeout=ep.timeout_s
-                    )
-                except (httpx.TimeoutException, httpx.TransportError) as exc:
-                    last = f"{type(exc).__name__}: {exc}"
-                    state.breaker.failure()
-                    if isinstance(exc, httpx.ConnectError) or not state.breaker.allow():
-                        break
-                    await asyncio.sleep(self._backoff(attempt))
-                    continue
-                latency = (time.monotonic() - t0) * 1000
-                if r.status_code == 429 or r.status_code >= 500:
-                    last = f"HTTP {r.status_code}: {r.text[:200]}"
-                    state.breaker.failure()
-                    if not state.breaker.allow():
-                        break
-                    await asyncio.sleep(self._backoff(attempt))
-                    continue
-                state.breaker.success()
-                if r.status_code >= 400:
-                    # The server refused the request itself (bad schema, context too long): not retried.
-                    call = ModelCall(
-                        task=task, prompt_version=prompt_version, model=ep.model, tier=tier, mode=mode,
-                        latency_ms=latency, ok=False, error=f"HTTP {r.status_code}: {r.text[:300]}",
-                    )  # fmt: skip
-                    return Answer(None, "", call)
-                return self._answer(r.json(), task, prompt_version, ep, tier, mode, latency, schema)
-        raise ModelUnavailable(f"{tier} endpoint unavailable: {last}")
+        breaker = state.breaker
 
-    @staticmethod
-    def _backoff(attempt: int) -> float:
-        # attempt counts from 0 here: the first retry waits about 0.5 s
-        return backoff_s(attempt + 1, base_s=0.5, max_s=8.0)
+        async def attempt() -> tuple[httpx.Response, float]:
+            t0 = time.monotonic()
+            try:
+                r = await self._client.post(url, json=body, headers=self._headers(ep), timeout=ep.timeout_s)
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                breaker.failure()
+                raise _Failed(
+                    f"{type(exc).__name__}: {exc}", refused=isinstance(exc, httpx.ConnectError)
+                ) from exc
+            if r.status_code == 429 or r.status_code >= 500:
+                breaker.failure()
+                raise _Failed(f"HTTP {r.status_code}: {r.text[:200]}")
+            return r, (time.monotonic() - t0) * 1000
+
+        async with state.semaphore:
+            try:
+                r, latency = await retrying(
+                    attempt,
+                    BACKOFF,
+                    on=(_Failed,),
+                    attempts=self.retries + 1,
+                    give_up=lambda exc: (isinstance(exc, _Failed) and exc.refused) or not breaker.allow(),
+                )
+            except _Failed as exc:
+                raise ModelUnavailable(f"{tier} endpoint unavailable: {exc}") from exc
+            breaker.success()
+            if r.status_code >= 400:
+                # The server refused the request itself (bad schema, context too long): not retried.
+                call = ModelCall(
+                    task=task, prompt_version=prompt_version, model=ep.model, tier=tier, mode=mode,
+                    latency_ms=latency, ok=False, error=f"HTTP {r.status_code}: {r.text[:300]}",
+                )  # fmt: skip
+                return Answer(None, "", call)
+            return self._answer(r.json(), task, prompt_version, ep, tier, mode, latency, schema)
 
     @staticmethod
     def _answer(
