@@ -1,9 +1,14 @@
 """Async client for OpenAI-compatible model servers (vLLM), with structured output.
 
+The transport is the ``openai`` SDK (``AsyncOpenAI`` over httpx2, one client per endpoint sharing one
+connection pool), with the SDK's own retries off: when to try again is :mod:`adapters.retry`'s and the
+circuit breaker's decision.
+
 * ``response_format`` of type ``json_schema`` generated from a pydantic model; the answer is validated
   against the same model on return (a schema violation is a result, not an exception to retry);
-* explicit connect/read timeouts, bounded concurrency (a semaphore per endpoint);
-* retries only on 429, 5xx and timeouts, with backoff; never on 4xx or malformed answers;
+* an explicit timeout on every request, bounded concurrency (a semaphore per endpoint);
+* retries only on 429, 5xx and timeouts, with the services' one backoff (:mod:`adapters.retry`); never on
+  4xx, refused connections or malformed answers;
 * a circuit breaker per endpoint: after a run of failures the endpoint is considered down for a cooldown,
   calls fail fast, and the pipeline records the document as pending instead of waiting;
 * every call is accounted for (:class:`~schemas.models.ModelCall`): task, prompt version, model, tier,
@@ -13,19 +18,50 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
-import httpx
+import httpx2
+import openai
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel, ValidationError
 
-from pipeline.backoff import backoff_s
+from adapters.retry import Backoff, retrying
 from pipeline.model.ports import Answer, ModelUnavailable, Tier
 from schemas.models import ModelCall
 
 M = TypeVar("M", bound=BaseModel)
+
+BACKOFF = Backoff(base_s=0.5, max_s=8.0)
+"""Between attempts at one call: about 0.5 s, then 1 s, 2 s, … at most 8 s (the breaker bounds the rest)."""
+
+
+NO_API_KEY = "EMPTY"
+"""Sent when no key is configured: the SDK insists on one (else it would send ``$OPENAI_API_KEY`` to our
+server), and vLLM started without ``--api-key`` ignores it (vLLM's own examples use this value)."""
+
+
+class _Failed(Exception):
+    """An attempt the endpoint failed (timeout, dropped connection, 429, 5xx); its text is the reason."""
+
+    def __init__(self, reason: str, *, refused: bool = False) -> None:
+        super().__init__(reason)
+        self.refused = refused  # nothing listens there: another attempt now would fail the same way
+
+    @classmethod
+    def of(cls, exc: openai.APIConnectionError | openai.APIStatusError) -> _Failed:
+        """What the SDK raised, described as the HTTP layer saw it (``ConnectError: …``, ``HTTP 503: …``)."""
+        if isinstance(exc, openai.APIStatusError):
+            return cls(f"HTTP {exc.status_code}: {exc.response.text[:200]}")
+        cause = exc.__cause__ or exc  # the SDK wraps httpx2's error (connection refused, read timeout, …)
+        return cls(f"{type(cause).__name__}: {cause}", refused=isinstance(cause, httpx2.ConnectError))
+
+
+def _outage(exc: openai.APIStatusError) -> bool:
+    """Whether an HTTP error says the server is overloaded or broken (429, 5xx), not that we asked wrong."""
+    return exc.status_code == 429 or exc.status_code >= 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,17 +117,27 @@ class ModelClient:
         endpoints: dict[Tier, Endpoint],
         *,
         retries: int = 2,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
-        """Configure the tiers; ``transport`` lets tests speak to a local ASGI app or a real server."""
+        """Configure the tiers; ``transport`` lets tests answer for the server (``httpx2.MockTransport``)."""
         self.endpoints = endpoints
         self.retries = retries
         self._states = {t: _State(asyncio.Semaphore(e.max_concurrency)) for t, e in endpoints.items()}
-        self._client = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(120.0, connect=5.0))
+        self._http = openai.DefaultAsyncHttpx2Client(transport=transport)
+        self._clients = {
+            t: openai.AsyncOpenAI(
+                base_url=e.base_url,
+                api_key=e.api_key or NO_API_KEY,
+                timeout=e.timeout_s,
+                max_retries=0,  # adapters.retry and the circuit breaker decide when to try again
+                http_client=self._http,
+            )
+            for t, e in endpoints.items()
+        }
 
     async def aclose(self) -> None:
         """Close connections."""
-        await self._client.aclose()
+        await self._http.aclose()
 
     def available(self, tier: Tier) -> bool:
         """False while the tier's circuit is open (or the tier is not configured)."""
@@ -99,20 +145,14 @@ class ModelClient:
 
     async def healthy(self, tier: Tier, timeout_s: float = 5.0) -> bool:
         """A quick probe of ``/models`` (used to resume pending documents)."""
-        ep = self.endpoints.get(tier)
-        if ep is None:
+        client = self._clients.get(tier)
+        if client is None:
             return False
         try:
-            r = await self._client.get(
-                f"{ep.base_url.rstrip('/')}/models", headers=self._headers(ep), timeout=timeout_s
-            )
-            return r.status_code == 200
-        except httpx.HTTPError:
+            await client.models.list(timeout=timeout_s)
+        except openai.APIError:
             return False
-
-    @staticmethod
-    def _headers(ep: Endpoint) -> dict[str, str]:
-        return {"Authorization": f"Bearer {ep.api_key}"} if ep.api_key else {}
+        return True
 
     async def structured(
         self,
@@ -134,62 +174,63 @@ class ModelClient:
         ep = self.endpoints.get(tier)
         if ep is None:
             raise ModelUnavailable(f"no {tier} model configured")
-        state = self._states[tier]
-        if not state.breaker.allow():
-            raise ModelUnavailable(f"{tier} endpoint circuit open after {state.breaker.failures} failures")
-        body: dict[str, Any] = {
-            "model": ep.model,
-            "messages": messages,
-            "temperature": 0,
-            "max_tokens": max_tokens,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": task, "strict": True, "schema": schema.model_json_schema()},
-            },
+        client, state = self._clients[tier], self._states[tier]
+        breaker = state.breaker
+        if not breaker.allow():
+            raise ModelUnavailable(f"{tier} endpoint circuit open after {breaker.failures} failures")
+        response_format: ResponseFormatJSONSchema = {
+            "type": "json_schema",
+            "json_schema": {"name": task, "strict": True, "schema": schema.model_json_schema()},
         }
-        url = f"{ep.base_url.rstrip('/')}/chat/completions"
-        last = ""
-        async with state.semaphore:
-            for attempt in range(self.retries + 1):
-                t0 = time.monotonic()
-                try:
-                    r = await self._client.post(
-                        url, json=body, headers=self._headers(ep), timeout=ep.timeout_s
-                    )
-                except (httpx.TimeoutException, httpx.TransportError) as exc:
-                    last = f"{type(exc).__name__}: {exc}"
-                    state.breaker.failure()
-                    if isinstance(exc, httpx.ConnectError) or not state.breaker.allow():
-                        break
-                    await asyncio.sleep(self._backoff(attempt))
-                    continue
-                latency = (time.monotonic() - t0) * 1000
-                if r.status_code == 429 or r.status_code >= 500:
-                    last = f"HTTP {r.status_code}: {r.text[:200]}"
-                    state.breaker.failure()
-                    if not state.breaker.allow():
-                        break
-                    await asyncio.sleep(self._backoff(attempt))
-                    continue
-                state.breaker.success()
-                if r.status_code >= 400:
-                    # The server refused the request itself (bad schema, context too long): not retried.
-                    call = ModelCall(
-                        task=task, prompt_version=prompt_version, model=ep.model, tier=tier, mode=mode,
-                        latency_ms=latency, ok=False, error=f"HTTP {r.status_code}: {r.text[:300]}",
-                    )  # fmt: skip
-                    return Answer(None, "", call)
-                return self._answer(r.json(), task, prompt_version, ep, tier, mode, latency, schema)
-        raise ModelUnavailable(f"{tier} endpoint unavailable: {last}")
+        started = 0.0
 
-    @staticmethod
-    def _backoff(attempt: int) -> float:
-        # attempt counts from 0 here: the first retry waits about 0.5 s
-        return backoff_s(attempt + 1, base_s=0.5, max_s=8.0)
+        async def attempt() -> ChatCompletion:
+            nonlocal started
+            started = time.monotonic()
+            try:
+                return await client.chat.completions.create(
+                    model=ep.model,
+                    messages=cast("list[ChatCompletionMessageParam]", messages),
+                    temperature=0,
+                    max_tokens=max_tokens,
+                    response_format=response_format,
+                )
+            except openai.APIConnectionError as exc:  # refused, reset, timed out
+                breaker.failure()
+                raise _Failed.of(exc) from exc
+            except openai.APIStatusError as exc:
+                if not _outage(exc):
+                    raise
+                breaker.failure()
+                raise _Failed.of(exc) from exc
+
+        async with state.semaphore:
+            try:
+                completion = await retrying(
+                    attempt,
+                    BACKOFF,
+                    on=(_Failed,),
+                    attempts=self.retries + 1,
+                    give_up=lambda exc: (isinstance(exc, _Failed) and exc.refused) or not breaker.allow(),
+                )
+            except _Failed as exc:
+                raise ModelUnavailable(f"{tier} endpoint unavailable: {exc}") from exc
+            except openai.APIStatusError as exc:
+                # The server refused the request itself (bad schema, context too long): not retried.
+                breaker.success()
+                call = ModelCall(
+                    task=task, prompt_version=prompt_version, model=ep.model, tier=tier, mode=mode,
+                    latency_ms=(time.monotonic() - started) * 1000, ok=False,
+                    error=f"HTTP {exc.status_code}: {exc.response.text[:300]}",
+                )  # fmt: skip
+                return Answer(None, "", call)
+            latency = (time.monotonic() - started) * 1000
+            breaker.success()
+            return self._answer(completion, task, prompt_version, ep, tier, mode, latency, schema)
 
     @staticmethod
     def _answer(
-        payload: dict[str, Any],
+        completion: ChatCompletion,
         task: str,
         prompt_version: str,
         ep: Endpoint,
@@ -198,22 +239,24 @@ class ModelClient:
         latency: float,
         schema: type[M],
     ) -> Answer:
-        usage = payload.get("usage") or {}
-        details = usage.get("prompt_tokens_details") or {}
-        cached = details.get("cached_tokens") if isinstance(details, dict) else None
-        raw = ""
+        # The SDK builds its models without validation: a server's odd answer has fields missing or None.
+        usage = getattr(completion, "usage", None)
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", None)
         try:
-            raw = str(payload["choices"][0]["message"]["content"] or "")
-        except (KeyError, IndexError, TypeError):
-            raw = json.dumps(payload)[:500]
+            raw = str(completion.choices[0].message.content or "")
+        except (AttributeError, IndexError, TypeError):
+            # No chat completion at all (the SDK hands back the body itself when it is not JSON).
+            dump = completion.model_dump_json() if isinstance(completion, BaseModel) else str(completion)
+            raw = dump[:500]
         call_kw: dict[str, Any] = {
             "task": task,
             "prompt_version": prompt_version,
-            "model": str(payload.get("model") or ep.model),
+            "model": str(getattr(completion, "model", None) or ep.model),
             "tier": tier,
             "mode": mode,
-            "tokens_in": int(usage.get("prompt_tokens") or 0),
-            "tokens_out": int(usage.get("completion_tokens") or 0),
+            "tokens_in": int(getattr(usage, "prompt_tokens", None) or 0),
+            "tokens_out": int(getattr(usage, "completion_tokens", None) or 0),
             "cached_tokens": int(cached) if cached is not None else None,
             "latency_ms": round(latency, 1),
         }

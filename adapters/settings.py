@@ -1,41 +1,56 @@
 """Connection settings of the event-driven services.
 
-Read from ``.tieout/stack.env`` (written by ``tieout stack up``) with environment variables overriding
-it, so that ``tieout consume …`` started after the local stack needs no flags, and a deployment sets plain
-environment variables.
+:class:`Settings` is a pydantic-settings model: environment variables (``KAFKA_BOOTSTRAP``,
+``S3_ENDPOINT``, …, one per field, named after it) override the env files, so that ``tieout consume …``
+started after the local stack needs no flags, and a deployment sets plain environment variables.
+:meth:`Settings.load` adds the env files the local stack scripts write: ``.tieout/stack.env``
+(``infra/stack.sh``) and, beside it, ``model.env`` (``infra/model.sh``) and ``pg.env``
+(``infra/postgres.sh``).
 """
 
 from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from dotenv import dotenv_values
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_ENV_FILE = Path(".tieout") / "stack.env"
 
 
 def read_env_file(path: Path) -> dict[str, str]:
-    """KEY=VALUE lines; blank lines and ``#`` comments ignored; surrounding quotes stripped."""
-    out: dict[str, str] = {}
-    if not path.is_file():
-        return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.partition("=")
-        out[key.strip()] = value.strip().strip("'\"")
-    return out
+    """An env file's ``KEY=VALUE`` pairs, parsed as :class:`Settings` parses them (python-dotenv).
+
+    For the tests and benchmarks that need the local stack's other keys (``KAFKA_SASL_BOOTSTRAP``,
+    ``MODEL_BASE_URL``, …); a missing file reads as empty, and keys without a value are left out.
+    """
+    return {k: v for k, v in dotenv_values(path, encoding="utf-8").items() if v is not None}
 
 
-class Settings(BaseModel):
-    """Where Kafka and the object store are, and how the services name things there."""
+class Settings(BaseSettings):
+    """Where Kafka and the object store are, and how the services name things there.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    ``Settings(...)`` takes its keyword arguments first, then the environment; unknown keyword arguments
+    are refused. :meth:`load` adds the env files.
+    """
+
+    model_config = SettingsConfigDict(
+        frozen=True,
+        extra="forbid",
+        # The env files are shared with the shell scripts (KAFKA_PID, MODEL_LOG, PG_DATA, …): their other
+        # keys are not settings, so they are passed over, not refused.
+        dotenv_filtering="only_existing",
+        # An empty variable (KAFKA_BOOTSTRAP=) sets nothing: the default or the env file's value stands.
+        env_ignore_empty=True,
+        # Fields with an alias (MODEL_NAME, S3_NOTIFICATIONS) are still set by name in code.
+        validate_by_name=True,
+        # No env file unless load() names one: Settings(...) in tests reads no local stack's file.
+        env_file=None,
+    )
 
     kafka_bootstrap: str = "127.0.0.1:9092"
     s3_endpoint: str | None = None
@@ -67,8 +82,13 @@ class Settings(BaseModel):
     )
     model_standard_url: str | None = Field(default=None, description="OpenAI-compatible base URL (…/v1).")
     model_deep_url: str | None = Field(default=None, description="Defaults to the standard endpoint.")
-    model_standard_name: str | None = None
-    model_deep_name: str | None = None
+    # MODEL_NAME (what infra/model.sh writes) names the model of both tiers unless a tier names its own.
+    model_standard_name: str | None = Field(
+        default=None, validation_alias=AliasChoices("model_standard_name", "model_name")
+    )
+    model_deep_name: str | None = Field(
+        default=None, validation_alias=AliasChoices("model_deep_name", "model_name")
+    )
     model_api_key: str | None = Field(default=None, repr=False)
     pg_dsn: str | None = Field(
         default=None,
@@ -76,8 +96,23 @@ class Settings(BaseModel):
         description="PostgreSQL sink DSN (with its password); none: no database sink.",
     )
     notifications: bool = Field(
-        default=True, description="Whether the store publishes bucket notifications to the landing topic."
+        default=True,
+        validation_alias="s3_notifications",
+        description="Whether the store publishes bucket notifications to the landing topic "
+        "(S3_NOTIFICATIONS=0 for stores without them).",
     )
+
+    @classmethod
+    def load(cls, env_file: Path | None = None) -> Settings:
+        """Settings from the environment, then the env files (the environment wins).
+
+        Args:
+            env_file: The stack's env file; default ``$TIEOUT_ENV_FILE``, else ``.tieout/stack.env``.
+                The ``model.env`` and ``pg.env`` beside it are read too; the stack's file wins over them.
+        """
+        path = env_file or Path(os.environ.get("TIEOUT_ENV_FILE", DEFAULT_ENV_FILE))
+        # pydantic-settings: of several env files, the last one wins.
+        return cls(_env_file=(path.with_name("model.env"), path.with_name("pg.env"), path))
 
     def model_endpoints(self) -> dict[str, tuple[str, str]]:
         """``{tier: (base_url, model)}`` for the configured tiers; the deep tier falls back to standard."""
@@ -99,49 +134,3 @@ class Settings(BaseModel):
         if name == "landing" and self.landing_topic:
             return self.landing_topic
         return f"{self.topic_prefix}{name}"
-
-    @classmethod
-    def load(cls, env_file: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
-        """Settings from the env file, then the environment (which wins)."""
-        path = env_file or Path(os.environ.get("TIEOUT_ENV_FILE", DEFAULT_ENV_FILE))
-        values = read_env_file(path)
-        # The local model server (infra/model.sh) writes its own file next to the stack's.
-        model = read_env_file(path.with_name("model.env"))
-        if model.get("MODEL_BASE_URL"):
-            values.setdefault("MODEL_STANDARD_URL", model["MODEL_BASE_URL"])
-            values.setdefault("MODEL_NAME", model.get("MODEL_NAME", ""))
-        pg = read_env_file(path.with_name("pg.env"))
-        if pg.get("PG_DSN"):
-            values.setdefault("PG_DSN", pg["PG_DSN"])
-        values.update(environ if environ is not None else os.environ)
-        fields = {
-            "kafka_bootstrap": "KAFKA_BOOTSTRAP",
-            "s3_endpoint": "S3_ENDPOINT",
-            "s3_access_key": "S3_ACCESS_KEY",
-            "s3_secret_key": "S3_SECRET_KEY",
-            "s3_region": "S3_REGION",
-            "landing_bucket": "LANDING_BUCKET",
-            "artifact_bucket": "ARTIFACT_BUCKET",
-            "topic_prefix": "TOPIC_PREFIX",
-            "landing_topic": "LANDING_TOPIC",
-            "worker_id": "WORKER_ID",
-            "model_standard_url": "MODEL_STANDARD_URL",
-            "model_deep_url": "MODEL_DEEP_URL",
-            "model_standard_name": "MODEL_STANDARD_NAME",
-            "model_deep_name": "MODEL_DEEP_NAME",
-            "model_api_key": "MODEL_API_KEY",
-            "pg_dsn": "PG_DSN",
-            "max_record_bytes": "MAX_RECORD_BYTES",
-            "kafka_security_protocol": "KAFKA_SECURITY_PROTOCOL",
-            "kafka_sasl_mechanism": "KAFKA_SASL_MECHANISM",
-            "kafka_username": "KAFKA_USERNAME",
-            "kafka_password": "KAFKA_PASSWORD",
-            "kafka_ca_file": "KAFKA_CA_FILE",
-        }
-        kwargs: dict[str, object] = {f: values[k] for f, k in fields.items() if values.get(k)}
-        if values.get("MODEL_NAME"):
-            kwargs.setdefault("model_standard_name", values["MODEL_NAME"])
-            kwargs.setdefault("model_deep_name", values["MODEL_NAME"])
-        if "S3_NOTIFICATIONS" in values:
-            kwargs["notifications"] = values["S3_NOTIFICATIONS"].lower() not in ("0", "false", "no", "off")
-        return cls.model_validate(kwargs)

@@ -104,7 +104,8 @@ def main() -> int:
         "TIEOUT_ENV_FILE": "/nonexistent",
         "TIEOUT_LOG_LEVEL": os.environ.get("TIEOUT_LOG_LEVEL", "INFO"),
     }
-    settings = Settings.load(Path("/nonexistent"), env)
+    os.environ.update(env)  # this process reads its settings as the services it starts read theirs
+    settings = Settings.load(Path("/nonexistent"))
     store = ObjectStore(settings)
     store.ensure_bucket(settings.landing_bucket)
     store.ensure_bucket(settings.artifact_bucket)

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -33,7 +33,7 @@ _COUNTER = re.compile(r"^(vllm:prefix_cache_(?:hits|queries))(?:_total)?(?:\{[^}
 def prefix_counters(base_url: str) -> dict[str, float]:
     """The server's prefix-cache counters (tokens queried and hit), summed over label sets."""
     root = base_url.rstrip("/").removesuffix("/v1")
-    text = httpx.get(f"{root}/metrics", timeout=10).text
+    text = httpx2.get(f"{root}/metrics", timeout=10).text
     out: dict[str, float] = {}
     for line in text.splitlines():
         m = _COUNTER.match(line.strip())

@@ -19,7 +19,6 @@ goes to the dead-letter topic, with headers saying where it came from; ``tieout 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -28,8 +27,9 @@ from datetime import UTC, datetime
 from typing import Protocol, TypeVar
 
 import structlog
+from tenacity import RetryCallState
 
-from pipeline.backoff import backoff_s
+from adapters.retry import Backoff, retrying
 from schemas.events import ClaimCheck, DeadLetter
 from schemas.models import ErrorRecord
 
@@ -180,7 +180,7 @@ REPLAY_HEADER = "replay"
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """Capped exponential backoff with jitter.
+    """Capped exponential backoff with jitter (:class:`adapters.retry.Backoff`).
 
     The first ``in_place`` attempts retry at once in place (a blip); after that the partition is held and
     retried every :meth:`delay` seconds, without a limit, for as long as the outage lasts.
@@ -190,9 +190,14 @@ class RetryPolicy:
     base_s: float = 0.5
     max_s: float = 30.0
 
+    @property
+    def backoff(self) -> Backoff:
+        """The waits between attempts."""
+        return Backoff(self.base_s, self.max_s)
+
     def delay(self, attempt: int) -> float:
         """Seconds to wait before attempt ``attempt + 1``."""
-        return backoff_s(attempt, base_s=self.base_s, max_s=self.max_s)
+        return self.backoff.delay(attempt)
 
 
 @dataclass
@@ -220,30 +225,22 @@ async def wait_out(
 ) -> T:
     """``call`` until it succeeds, with capped backoff between attempts, for as long as it takes.
 
-    Errors outside ``retry_on`` propagate at once; once ``stop`` is set (at a failure or during the wait)
-    the last error propagates, so that a stopping service does not keep trying.
+    Errors outside ``retry_on`` propagate at once; once ``stop`` is set (at a failure or during the wait,
+    which it cuts short) the last error propagates, so that a stopping service does not keep trying.
     """
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            return await call()
-        except retry_on as exc:
-            if stop.is_set():
-                raise
-            if on_retry is not None:
-                on_retry()
-            delay = policy.delay(attempt)
-            log.warning(
-                f"{what}: waiting",
-                error=f"{type(exc).__name__}: {exc}",
-                attempt=attempt,
-                retry_in_s=round(delay, 2),
-            )
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), delay)
-            if stop.is_set():
-                raise
+
+    def waiting(state: RetryCallState) -> None:
+        if on_retry is not None:
+            on_retry()
+        exc = state.outcome.exception() if state.outcome is not None else None
+        log.warning(
+            f"{what}: waiting",
+            error=f"{type(exc).__name__}: {exc}",
+            attempt=state.attempt_number,
+            retry_in_s=round(state.upcoming_sleep, 2),
+        )
+
+    return await retrying(call, policy.backoff, on=retry_on, stop=stop, before_sleep=waiting)
 
 
 def dead_letter(
@@ -531,17 +528,14 @@ class Runner:
         return out
 
     async def _with_retries(self, call: Callable[[], Awaitable[T]]) -> T:
-        """``call`` with the in-place retries; an outage beyond them raises TransientError."""
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return await call()
-            except OUTAGE:
-                if attempt >= self.retry.in_place:
-                    raise
-                self.stats.retries += 1
-                await asyncio.sleep(self.retry.delay(attempt))
+        """``call`` with the in-place retries; an outage beyond them propagates (and holds the partition)."""
+        return await retrying(
+            call,
+            self.retry.backoff,
+            on=OUTAGE,
+            attempts=self.retry.in_place,
+            before_sleep=lambda _state: self._count_retry(),
+        )
 
     async def _handle_with_retries(self, msg: Incoming) -> list[Outgoing]:
         key = (msg.topic, msg.partition, msg.offset)

@@ -276,7 +276,11 @@ def model_client(settings: Settings) -> ModelClient | None:
 
 
 class VerifyHandler:
-    """parsed → facts, flags, verified (deterministic checks, then the model stage when configured)."""
+    """parsed → verified (deterministic checks, then the model stage when configured).
+
+    Facts and flags are published by the sink, behind the quality gate; this stage publishes only the
+    ``verified`` event that points at the verified document in object storage.
+    """
 
     stage = "verify"
 
@@ -287,7 +291,7 @@ class VerifyHandler:
         self.model = model or ModelStage(None)
 
     async def handle(self, msg: Incoming) -> list[Outgoing]:
-        """Check one parsed document and publish its facts and flags."""
+        """Check one parsed document, store the verified document and announce it (``verified`` event)."""
         event = _event(ParsedEvent, msg, "parsed event")
         doc_id, trace_id = event.doc_id, event.trace_id
         with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=event.source):

@@ -20,3 +20,28 @@ def corpus() -> Path:
             pytest.fail(f"shared corpus not found at {CORPUS} (set TIEOUT_CORPUS)")
         pytest.skip(f"shared corpus not found at {CORPUS}")
     return CORPUS
+
+
+def _settings_env_names() -> frozenset[str]:
+    """The environment variables :class:`adapters.settings.Settings` reads (lower-cased)."""
+    from pydantic import AliasChoices
+
+    from adapters.settings import Settings
+
+    names: set[str] = set()
+    for field, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        if isinstance(alias, AliasChoices):
+            names.update(str(choice) for choice in alias.choices)
+        else:
+            names.add(alias if isinstance(alias, str) else field)
+    return frozenset(n.lower() for n in names)
+
+
+@pytest.fixture(autouse=True)
+def _no_exported_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings read the environment: a shell that sourced ``.tieout/stack.env`` must not reach a test."""
+    names = _settings_env_names()
+    for name in list(os.environ):
+        if name.lower() in names:
+            monkeypatch.delenv(name)

@@ -274,7 +274,9 @@ def test_parse_is_scaled_and_scaled_services_can_be(raw: dict[str, Any]) -> None
             assert "ports" not in svc, name
 
 
-def test_every_needed_env_var_is_set_and_consistent(doc: dict[str, Any], tmp_path: Path) -> None:
+def test_every_needed_env_var_is_set_and_consistent(
+    doc: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = tieout_env(doc)
     missing = {k for k in REQUIRED_ENV if not env.get(k)}
     assert not missing, f"x-tieout-env lacks {sorted(missing)}"
@@ -301,8 +303,12 @@ def test_every_needed_env_var_is_set_and_consistent(doc: dict[str, Any], tmp_pat
     assert env["S3_REGION"] == flag(s3_args, "--region") == s3_init_env["AWS_DEFAULT_REGION"]
     assert env["TOPIC_PREFIX"] == environment(svcs["kafka-init"])["TOPIC_PREFIX"]
 
-    # The services' own reading of this environment (no env file: a container has none).
-    settings = Settings.load(env_file=tmp_path / "absent.env", environ=env)
+    # The services' own reading of this environment, and of nothing else (no env file: a container has none).
+    for name in list(os.environ):
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings.load(env_file=tmp_path / "absent.env")
     assert settings.kafka_bootstrap == env["KAFKA_BOOTSTRAP"]
     assert settings.topic("landing") == flag(s3_args, "--event-kafka-topic")
     assert {settings.landing_bucket, settings.artifact_bucket} == set(s3_init_env["BUCKETS"].split())

@@ -1,6 +1,6 @@
 """The model stage on recorded model responses: well-formed, malformed and adversarial proposals.
 
-The server is replaced by recorded answers (httpx.MockTransport) because what is under test here is the
+The server is replaced by recorded answers (httpx2.MockTransport) because what is under test here is the
 propose-then-verify strategy; the client against the real vLLM server is tested under `integration`.
 """
 
@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 from adapters.model_client import Endpoint, ModelClient
 from pipeline.engine import process_path
@@ -47,23 +47,23 @@ EMPTY: dict[str, object] = {
 }
 
 
-def recorded(by_task: dict[str, object]) -> Callable[[httpx.Request], httpx.Response]:
-    def handler(request: httpx.Request) -> httpx.Response:
+def recorded(by_task: dict[str, object]) -> Callable[[httpx2.Request], httpx2.Response]:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
         assert body["temperature"] == 0 and body["response_format"]["type"] == "json_schema"
         task = body["response_format"]["json_schema"]["name"]
         content = by_task.get(task, EMPTY.get(task, {}))
         if task == "narrative_claims" and "=== Page 3 ===" not in body["messages"][1]["content"]:
             content = EMPTY[task]  # the recorded claims belong to the call that showed page 3
-        return httpx.Response(200, json=answer(content))
+        return httpx2.Response(200, json=answer(content))
 
     return handler
 
 
-def run_stage(handler: Callable[[httpx.Request], httpx.Response]) -> DocumentResult:
+def run_stage(handler: Callable[[httpx2.Request], httpx2.Response]) -> DocumentResult:
     async def main() -> DocumentResult:
         ep = Endpoint("http://model.test/v1", "smollm2")
-        client = ModelClient({"standard": ep, "deep": ep}, transport=httpx.MockTransport(handler), retries=1)
+        client = ModelClient({"standard": ep, "deep": ep}, transport=httpx2.MockTransport(handler), retries=1)
         try:
             return await ModelStage(client).run(doc())
         finally:
@@ -121,7 +121,7 @@ def test_a_verified_disagreement_the_rules_missed_becomes_a_flag() -> None:
     async def main() -> DocumentResult:
         client = ModelClient(
             {"standard": ep, "deep": ep},
-            transport=httpx.MockTransport(recorded({"cross_page_links": {"links": [ocf]}})),
+            transport=httpx2.MockTransport(recorded({"cross_page_links": {"links": [ocf]}})),
         )
         try:
             return await ModelStage(client).run(clean)
@@ -201,8 +201,8 @@ def test_accounting_and_routing() -> None:
 
 
 def test_server_down_leaves_deterministic_results_and_marks_pending() -> None:
-    def refuse(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("connection refused", request=request)
+    def refuse(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ConnectError("connection refused", request=request)
 
     r = run_stage(refuse)
     assert r.model is not None and r.model.status == "pending"
@@ -212,10 +212,10 @@ def test_server_down_leaves_deterministic_results_and_marks_pending() -> None:
 def test_server_errors_open_the_circuit() -> None:
     calls = 0
 
-    def flaky(request: httpx.Request) -> httpx.Response:
+    def flaky(request: httpx2.Request) -> httpx2.Response:
         nonlocal calls
         calls += 1
-        return httpx.Response(503, text="overloaded")
+        return httpx2.Response(503, text="overloaded")
 
     r = run_stage(flaky)
     assert r.model is not None and r.model.status == "pending" and "HTTP 503" in (r.model.reason or "")
@@ -230,23 +230,23 @@ def test_no_model_configured_is_skipped() -> None:
 def test_long_documents_use_the_ledger() -> None:
     seen: list[str] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
         task = body["response_format"]["json_schema"]["name"]
         seen.append(task)
         if task == "ledger_step":
             user = body["messages"][1]["content"]
             assert user.startswith("LEDGER\n") and "revenue FY2025" in user
-            return httpx.Response(
+            return httpx2.Response(
                 200, json=answer({"links": [], "pages": [{"page": 2, "summary": "highlights"}]})
             )
-        return httpx.Response(200, json=answer({"links": [], "mappings": [], "claims": []}))
+        return httpx2.Response(200, json=answer({"links": [], "mappings": [], "claims": []}))
 
     async def main() -> DocumentResult:
         from pipeline.model.strategy import ModelStageConfig
 
         ep = Endpoint("http://model.test/v1", "smollm2")
-        client = ModelClient({"standard": ep, "deep": ep}, transport=httpx.MockTransport(handler))
+        client = ModelClient({"standard": ep, "deep": ep}, transport=httpx2.MockTransport(handler))
         try:
             return await ModelStage(client, ModelStageConfig(context_tokens=200, window_pages=3)).run(doc())
         finally:

@@ -18,29 +18,33 @@ from consumers.runner import CLAIM_HEADER, REPLAY_HEADER, Incoming, dead_letter
 from pipeline.config import PIPELINE_VERSION
 from schemas.events import ClaimCheck, parse_landing
 
-SETTINGS = Settings(topic_prefix="t.", landing_topic="t.landing")
+
+def _settings() -> Settings:
+    # Built inside the test, after conftest cleared the settings a developer's shell may export.
+    return Settings(topic_prefix="t.", landing_topic="t.landing")
 
 
 def _put(store: MemoryStore, key: str, data: bytes) -> str:
-    store.put_bytes(SETTINGS.landing_bucket, key, data)
+    store.put_bytes(_settings().landing_bucket, key, data)
     return hashlib.sha256(data).hexdigest()
 
 
 def test_reconcile_sorts_documents_by_their_furthest_stage() -> None:
+    settings = _settings()
     store = MemoryStore()
     done = _put(store, "in/done.pdf", b"%PDF-1 done")
     rejected = _put(store, "in/rejected.pdf", b"PNG rejected")
     parsed_only = _put(store, "in/parsed.pdf", b"%PDF-1 parsed only")
     _put(store, "in/new.pdf", b"%PDF-1 never announced")
     _put(store, "in/notes.txt", b"not a document")
-    store.put_bytes(SETTINGS.artifact_bucket, manifest_key(PIPELINE_VERSION, done), b"[]")
-    store.put_bytes(SETTINGS.artifact_bucket, marker_key("rejected", PIPELINE_VERSION, rejected), b"")
-    store.put_bytes(SETTINGS.artifact_bucket, marker_key("parsed", PIPELINE_VERSION, parsed_only), b"")
-    report = reconcile(SETTINGS, store)
+    store.put_bytes(settings.artifact_bucket, manifest_key(PIPELINE_VERSION, done), b"[]")
+    store.put_bytes(settings.artifact_bucket, marker_key("rejected", PIPELINE_VERSION, rejected), b"")
+    store.put_bytes(settings.artifact_bucket, marker_key("parsed", PIPELINE_VERSION, parsed_only), b"")
+    report = reconcile(settings, store)
     assert report.done == ["in/done.pdf"] and report.rejected == ["in/rejected.pdf"]
     # Regression: backfill looked at the parse marker only, so a parsed-but-never-sunk document was "done".
     assert sorted(k for _, k, _, _ in report.missing) == ["in/new.pdf", "in/parsed.pdf"]
-    (msg, _) = announcements(SETTINGS, report)
+    (msg, _) = announcements(settings, report)
     assert msg.topic == "t.landing" and dict(msg.headers)[REPLAY_HEADER] == b"reconcile"
     assert [r.key for r in parse_landing(msg.value)] == ["in/new.pdf"]
 
@@ -114,8 +118,9 @@ def test_keys_that_escape_or_name_nothing_are_refused(key: str) -> None:
 
 
 def test_kafka_client_options_follow_the_security_settings() -> None:
-    assert client_options(SETTINGS) == {"bootstrap_servers": "127.0.0.1:9092"}
-    sasl = SETTINGS.model_copy(
+    settings = _settings()
+    assert client_options(settings) == {"bootstrap_servers": "127.0.0.1:9092"}
+    sasl = settings.model_copy(
         update={"kafka_security_protocol": "SASL_SSL", "kafka_username": "u", "kafka_password": "s3cr3t-pw"}
     )
     opts = client_options(sasl)
@@ -124,7 +129,7 @@ def test_kafka_client_options_follow_the_security_settings() -> None:
         "ssl_context"
     ]
     with pytest.raises(ValueError, match="KAFKA_USERNAME"):
-        client_options(SETTINGS.model_copy(update={"kafka_security_protocol": "SASL_PLAINTEXT"}))
+        client_options(settings.model_copy(update={"kafka_security_protocol": "SASL_PLAINTEXT"}))
     # Secrets stay out of logs and tracebacks.
     dsn = sasl.model_copy(update={"pg_dsn": "postgresql://u:s3cr3t-pw@h/d", "model_api_key": "s3cr3t-pw"})
     assert "s3cr3t-pw" not in repr(dsn)

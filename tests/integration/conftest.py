@@ -191,7 +191,9 @@ def _record(m: Message) -> dict[str, object]:
 
 
 @pytest.fixture
-def isolated(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Isolated]:
+def isolated(
+    stack_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Isolated]:
     tag = uuid.uuid4().hex[:8]
     env = {
         **os.environ,
@@ -203,7 +205,9 @@ def isolated(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Isolated]:
         "TIEOUT_ENV_FILE": str(tmp_path / "none.env"),
         "TIEOUT_LOG_LEVEL": "INFO",
     }
-    settings = Settings.load(tmp_path / "none.env", env)
+    for name, value in env.items():  # this test's settings, read as the services read theirs
+        monkeypatch.setenv(name, value)
+    settings = Settings.load(tmp_path / "none.env")
     store = ObjectStore(settings)
     store.ensure_bucket(settings.landing_bucket)
     store.ensure_bucket(settings.artifact_bucket)
