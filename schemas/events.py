@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas.models import DocumentStats, ErrorRecord, Fact, Flag, Record
 
-TOPICS = ("landing", "parsed", "verified", "facts", "flags", "summaries", "rewards", "dlq")
+TOPICS = ("landing", "parsed", "verified", "facts", "flags", "summaries", "rewards", "reviews", "dlq")
 """Topic names without the configurable prefix (default ``tieout.``)."""
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from schemas.events import TOPIC_PAYLOADS, ClaimCheck
 from schemas.models import OUTPUT_RECORDS, DocumentResult, Record
-from schemas.reviews import ReviewDecision
+from schemas.reviews import RegressionCase, ReviewDecision
 from schemas.rewards import RewardRecord
 
 SCHEMA_DIR = Path(__file__).parent / "json"
@@ -21,12 +21,13 @@ def all_records() -> dict[str, type[Record]]:
     records: dict[str, type[Record]] = {name: model for name, model in OUTPUT_RECORDS.items()}
     records["document_result"] = DocumentResult
     records["review_decision"] = ReviewDecision
+    records["regression_case"] = RegressionCase
     return records
 
 
 def topic_payloads() -> dict[str, type[BaseModel]]:
     """Every topic's payload model."""
-    return {**TOPIC_PAYLOADS, "rewards": RewardRecord}
+    return {**TOPIC_PAYLOADS, "rewards": RewardRecord, "reviews": ReviewDecision}
 
 
 def render(model: type[BaseModel]) -> str:

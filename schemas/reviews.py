@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from schemas.models import FlagKind, PageNo, Record
+from schemas.models import Evidence, FlagKind, PageNo, Record
 
 ReviewStatus = Literal["open", "confirmed", "dismissed"]
 """Where a flag stands: not judged yet, a real inconsistency, or a false alarm."""
@@ -78,3 +78,27 @@ class ReviewDecision(Record):
     reviewer: str = Field(description="The user who decided.")
     decided_at: datetime
     version: int = Field(ge=0, description="The flag's review version after this decision.")
+
+
+class RegressionCase(Record):
+    """A flag an analyst dismissed as a false alarm, as a developer turns it into a test.
+
+    Written by ``tieout export reviews``: the document and pages to cut a fixture from, the rule that
+    should stay silent there, and why the analyst judged it a false alarm.
+    """
+
+    case_id: str = Field(description="Stable id (the dismissing decision's review id).")
+    doc_id: str
+    source: str = Field(description="The document as the run named it (file name or object key).")
+    pages: list[PageNo] = Field(description="The smallest page set that shows the case: the flag's pages.")
+    rule: str = Field(description="The rule that must not flag this again.")
+    kind: FlagKind
+    metric: str | None = None
+    period: str | None = None
+    reason: DismissReason
+    note: str | None = Field(default=None, description="The analyst's words.")
+    flag_id: str
+    message: str | None = Field(default=None, description="What the rule said (None if the flag is gone).")
+    evidence: list[Evidence] = Field(default_factory=list, description="The figures it compared.")
+    reviewer: str
+    decided_at: datetime

@@ -19,13 +19,21 @@ class RewardRecord(Record):
     record_id: str
     doc_id: str
     source: str
-    task: str = Field(description="'table_fact' or 'narrative_claim'.")
-    extractor: str = Field(description="'pymupdf_tables', 'pymupdf_text', 'pdfplumber', 'model:<name>'.")
+    task: str = Field(
+        description="'table_fact', 'narrative_claim' (extractions) or 'check_flag' (a judged flag)."
+    )
+    extractor: str = Field(
+        description="'pymupdf_tables', 'pymupdf_text', 'pdfplumber', 'model:<name>', 'rule:<id>'."
+    )
     context: str = Field(description="The text the figure was read from, with '[page N]' markers.")
     completion: str = Field(description='The extraction as JSON: [{"metric","period","value","page"}].')
     reward: float = Field(ge=0.0, le=1.0)
     components: dict[str, float] = Field(
         description="consistency, agreement, truth, analyst (each in [0, 1]; absent when unknown)."
+    )
+    label_reason: str | None = Field(
+        default=None,
+        description="Why an analyst dismissed a flag (wrong_pairing, wrong_scale, different_basis, …).",
     )
     pages: list[PageNo]
     created_at: datetime

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -23,6 +23,7 @@ from pipeline.output import JsonlOutputs
 from schemas.models import DocumentResult
 
 if TYPE_CHECKING:
+    from adapters.review.store import ReviewStore
     from console.app import ConsoleConfig
     from consumers.runner import Incoming
 
@@ -394,12 +395,26 @@ def export_rewards_cmd(
         list[Path] | None, typer.Argument(help="PDF files or folders (default sample_docs).")
     ] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("out/rewards"),
+    reviews: Annotated[
+        Path | None,
+        typer.Option(help="A reviewed `tieout run` folder: fold its analysts' decisions into the rewards."),
+    ] = None,
 ) -> None:
-    """Reward records (JSONL + Parquet) and a prompt dataset for TRL/verl from the given documents."""
+    """Reward records (JSONL + Parquet) and a prompt dataset for TRL/verl from the given documents.
+
+    With --reviews, a dismissed flag no longer lowers its figures' consistency, a confirmed one counts
+    as an error, and each judged flag becomes a labelled example for its rule (task ``check_flag``).
+    """
     from adapters.rewards_dataset import build_dataset, export_dataset, export_rewards
     from pipeline.engine import process_path
     from pipeline.rewards.records import build_reward_records
+    from pipeline.rewards.reviews import check_records
 
+    try:
+        judged, decisions = _folded_reviews(reviews)
+    except FileNotFoundError as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from exc
     results = []
     records = []
     for f in collect_inputs(paths or [Path("sample_docs")]):
@@ -408,11 +423,58 @@ def export_rewards_cmd(
             console.print(f"[yellow]skipped {f.name}: {r.errors[0].category}[/]")
             continue
         results.append(r)
-        records.extend(build_reward_records(r))
+        records.extend(build_reward_records(r, reviews=judged))
+    flags = {f.flag_id: f for r in results for f in r.flags}
+    records.extend(check_records(decisions, flags))
     written = export_rewards(records, out) + export_dataset(build_dataset(results), out)
     for p in written:
         console.print(f"wrote {p}")
     console.print(f"{len(records)} reward records from {len(results)} documents")
+
+
+def _folded_reviews(reviews: Path | None) -> tuple[dict[str, Any], list[Any]]:
+    """The standing decisions of a run folder's review store (by flag id), and every decision."""
+    if reviews is None:
+        return {}, []
+    from pipeline.reviews import standing
+
+    decisions = _review_store(reviews, False, None).latest_decisions()
+    return standing(decisions), decisions
+
+
+@export_app.command("reviews")
+def export_reviews_cmd(
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Folder of a `tieout run` whose flags were reviewed.")
+    ] = None,
+    services: Annotated[bool, typer.Option(help="The services' decisions (PostgreSQL).")] = False,
+    env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
+    dest: Annotated[Path, typer.Option("--dest", help="Where to write the cases.")] = Path("out/reviews"),
+) -> None:
+    """Dismissed flags as regression cases (document, pages, rule, reason) for new tests."""
+    from pipeline.reviews import regression_cases
+
+    try:
+        store = _review_store(out, services, env_file)
+    except (FileNotFoundError, ValueError) as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from exc
+    decisions = store.latest_decisions("dismissed")
+    flags = {d.flag_id: row.flag for d in decisions if (row := store.get(d.flag_id)) is not None}
+    cases = regression_cases(decisions, flags)
+    dest.mkdir(parents=True, exist_ok=True)
+    path = dest / "regression_cases.jsonl"
+    tmp = path.with_suffix(".jsonl.tmp")
+    tmp.write_text("".join(c.model_dump_json() + "\n" for c in cases), encoding="utf-8")
+    tmp.replace(path)
+    summary = RichTable("rule", "reason", "cases", title=f"{len(cases)} regression cases")
+    by: dict[tuple[str, str], int] = {}
+    for c in cases:
+        by[(c.rule, c.reason)] = by.get((c.rule, c.reason), 0) + 1
+    for (rule, reason), n in sorted(by.items()):
+        summary.add_row(rule, reason, str(n))
+    console.print(summary)
+    console.print(f"wrote {path}")
 
 
 review_app = typer.Typer(
@@ -443,6 +505,13 @@ def review(
         ".tieout/review-users.json"
     ),
     secure_cookie: Annotated[bool, typer.Option(help="Mark the session cookie Secure (HTTPS only).")] = False,
+    publish: Annotated[
+        bool | None,
+        typer.Option(
+            "--publish/--no-publish",
+            help="Publish decisions to the reviews topic (default: with --services; KAFKA_* settings).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the review console for an embedded run (--out DIR) or for the services (--services)."""
     if ctx.invoked_subcommand is not None:
@@ -473,7 +542,43 @@ def review(
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     console.print(f"tieout review on http://{shown}:{bound}/ (Ctrl-C to stop)")
     server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning", proxy_headers=False))
-    server.run(sockets=[sock])
+    if not (services if publish is None else publish):
+        server.run(sockets=[sock])
+        return
+    settings = Settings.load(env_file)
+    console.print(f"publishing decisions to {settings.topic('reviews')} on {settings.kafka_bootstrap}")
+    asyncio.run(_serve_and_publish(server, sock, config.store, settings))
+
+
+async def _serve_and_publish(server: Any, sock: socket.socket, store: Any, settings: Settings) -> None:
+    """Serve the console while a publisher copies its decisions to the reviews topic (outbox)."""
+    from consumers.reviews import ReviewPublisher, kafka_publish
+
+    stop = asyncio.Event()
+    publisher = asyncio.create_task(
+        ReviewPublisher(store, kafka_publish(settings), settings.topic("reviews")).run(stop)
+    )
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        stop.set()
+        await publisher
+
+
+def _review_store(out: Path | None, services: bool, env_file: Path | None) -> ReviewStore:
+    """The decisions' store: the run folder's SQLite file (embedded) or the services' PostgreSQL."""
+    from adapters.review.sqlite import SqliteReviewStore
+
+    if (out is None) == (not services):
+        raise typer.BadParameter("give --out DIR (a `tieout run` folder) or --services", param_hint="--out")
+    if out is not None:
+        return SqliteReviewStore.for_run(out)
+    from adapters.review.postgres import PostgresReviewStore
+
+    settings = Settings.load(env_file)
+    if not settings.pg_dsn:
+        raise ValueError("--services needs PG_DSN (from .tieout/stack.env, or the environment)")
+    return PostgresReviewStore(settings.pg_dsn)
 
 
 def _review_config(
@@ -481,25 +586,18 @@ def _review_config(
 ) -> ConsoleConfig:
     """Compose the console: a store, the page images and the users (embedded or services mode)."""
     from adapters.review.documents import LocalDocuments, PageImages, StoreDocuments
-    from adapters.review.sqlite import SqliteReviewStore
-    from adapters.review.store import ReviewStore
     from console.app import ConsoleConfig
     from console.auth import Users, session_secret
 
     user_list = Users.load(users)
     secret = session_secret(users.parent / "review-session.secret")
-    store: ReviewStore
+    store = _review_store(out, services, env_file)
     if out is not None:
-        store = SqliteReviewStore.for_run(out)
         images = PageImages(LocalDocuments(pdfs))
     else:
-        from adapters.review.postgres import PostgresReviewStore
         from adapters.storage import ObjectStore
 
         settings = Settings.load(env_file)
-        if not settings.pg_dsn:
-            raise ValueError("--services needs PG_DSN (from .tieout/stack.env, or the environment)")
-        store = PostgresReviewStore(settings.pg_dsn)
         images = PageImages(StoreDocuments(ObjectStore(settings), settings.landing_bucket))
     return ConsoleConfig(store=store, images=images, users=user_list, secret=secret, secure_cookie=secure)
 

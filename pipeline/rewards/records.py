@@ -18,7 +18,9 @@ from datetime import UTC, datetime
 from pipeline.checks.tolerance import KnownFact, compare_values, known_facts
 from pipeline.ids import stable_id
 from pipeline.rewards.functions import sign_free
+from pipeline.rewards.reviews import reviewed_flags
 from schemas.models import BBox, DocumentResult, Fact, Flag, Table
+from schemas.reviews import ReviewDecision
 from schemas.rewards import RewardRecord
 
 __all__ = [
@@ -245,6 +247,7 @@ def build_reward_records(
     result: DocumentResult,
     *,
     analyst: dict[str, bool] | None = None,
+    reviews: Mapping[str, ReviewDecision] | None = None,
     created_at: datetime | None = None,
 ) -> list[RewardRecord]:
     """One reward record per table figure and per narrative figure of a document.
@@ -252,7 +255,8 @@ def build_reward_records(
     Components (each in [0, 1]):
 
     * ``consistency``: 1.0 when no flag's evidence is the figure; otherwise the lowest over the flags
-      touching it of error 0.0, warning 0.5, info 0.9.
+      touching it of error 0.0, warning 0.5, info 0.9 — as the analysts left the flags (``reviews``): a
+      dismissed flag does not count, a confirmed one counts as an error.
     * ``agreement``: for a table figure, the table's agreement with pdfplumber's independent reading
       (``Table.confidence``, 0.5 + 0.5·cell F1); absent when the table was not re-read. Narrative
       figures have no second reader, so it is absent for them.
@@ -272,6 +276,8 @@ def build_reward_records(
         result: A processed document (facts and flags).
         analyst: Decisions: ``True`` when the analyst accepted the extracted figure, ``False`` when
             they rejected it.
+        reviews: The analysts' standing decisions on flags, by flag id
+            (:func:`pipeline.rewards.reviews.standing`).
         created_at: Timestamp for the records (now, UTC, by default).
 
     Returns:
@@ -281,12 +287,13 @@ def build_reward_records(
     stamp = created_at or datetime.now(UTC)
     tables = {t.table_id: t for t in result.tables}
     references = reference_facts(result)
+    flags = reviewed_flags(result.flags, reviews or {})
     records: list[RewardRecord] = []
     # A figure whose scale is unknown has no value to reward an extraction against.
     for fact in known_facts(result.facts):
         extractor = _extractor(fact)
         record_id = stable_id("reward", result.doc_id, fact.fact_id, extractor)
-        components: dict[str, float] = {"consistency": _consistency(fact, result.flags)}
+        components: dict[str, float] = {"consistency": _consistency(fact, flags)}
         table = tables.get(fact.table_id or "")
         if fact.origin == "table_cell" and table is not None and table.confidence is not None:
             components["agreement"] = table.confidence
