@@ -89,6 +89,7 @@ REWARDS_SCHEMA = pa.schema(
         pa.field("completion", pa.string(), nullable=False),
         pa.field("reward", pa.float64(), nullable=False),
         *(pa.field(name, pa.float64()) for name in RECORD_COMPONENTS),
+        pa.field("label_reason", pa.string()),
         pa.field("pages", pa.list_(pa.int64()), nullable=False),
         pa.field("created_at", pa.timestamp("us", tz="UTC"), nullable=False),
         pa.field("schema_version", pa.string(), nullable=False),

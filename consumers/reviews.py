@@ -139,10 +139,18 @@ class ReviewPublisher:
 
 
 def kafka_publish(settings: Settings, *, timeout_s: float = 30.0) -> Publish:
-    """A :data:`Publish` to the Kafka cluster of ``settings`` (a broker error is an outage)."""
+    """A :data:`Publish` to the Kafka cluster of ``settings`` (a broker error is an outage).
+
+    The topic is created on first use when missing, as the services create theirs.
+    """
+    ready: set[str] = set()
 
     async def publish(messages: Sequence[Outgoing]) -> None:
         try:
+            topics = sorted({m.topic for m in messages} - ready)
+            if topics:
+                await kafka.ensure_topics(kafka.client_options(settings), topics, timeout_s=timeout_s)
+                ready.update(topics)
             await kafka.publish(settings, messages, timeout_s=timeout_s)
         except (KafkaError, OSError, TimeoutError) as exc:
             raise TransientError(f"cannot publish to Kafka: {type(exc).__name__}: {exc}") from exc
