@@ -20,6 +20,27 @@ class EngineConfig(BaseModel):
         default=3000, description="Documents with more pages are rejected as too_many_pages."
     )
     timeout_s: float = Field(default=300.0, description="Wall-clock budget per document.")
+    # Quotas of the worker process (pipeline/isolation.py), enforced by the kernel with setrlimit so that
+    # they hold inside MuPDF's C code too; a breach ends the document with its own error category.
+    max_memory_bytes: int | None = Field(
+        default=4 * 1024**3,
+        ge=32 * 1024**2,
+        description="Address space of a worker (RLIMIT_AS); beyond it, memory_limit. None: no limit.",
+    )
+    max_cpu_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="CPU seconds per document in a worker (RLIMIT_CPU); beyond them, cpu_limit. "
+        "None: timeout_s.",
+    )
+    max_open_files: int = Field(
+        default=256, ge=3, description="Open files of a worker (RLIMIT_NOFILE); beyond them, file_limit."
+    )
+    max_output_bytes: int = Field(
+        default=128 * 1024**2,
+        ge=1024,
+        description="Largest serialized result a worker may return; a larger one is output_too_large.",
+    )
     first_pages: int | None = Field(default=None, description="Process only the first N pages (sampling).")
     chunk_max_tokens: int = Field(default=400, ge=32, description="Upper bound of a text chunk's tokens.")
     store_shrink_every: int = Field(
@@ -35,3 +56,8 @@ class EngineConfig(BaseModel):
     table_finder: TableFinderSettings = Field(
         default_factory=TableFinderSettings, description="The table finder's tolerances."
     )
+
+    @property
+    def cpu_limit_s(self) -> float:
+        """The CPU seconds a document may use in a worker: ``max_cpu_s``, or the wall-clock ``timeout_s``."""
+        return self.max_cpu_s if self.max_cpu_s is not None else self.timeout_s

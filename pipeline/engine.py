@@ -26,6 +26,7 @@ from pipeline.facts import extract_facts
 from pipeline.ids import document_id, stable_id
 from pipeline.layout import Word, build_lines, transform_words
 from pipeline.plumber import second_opinion
+from pipeline.quotas import allocation_failed, raise_if_out_of_memory
 from pipeline.scales import (
     PageContext,
     ScaleResolution,
@@ -120,15 +121,24 @@ def open_document(data: bytes, config: EngineConfig) -> pymupdf.Document:
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # MuPDF raises plain RuntimeError/FileDataError variants
+        raise_if_out_of_memory(exc)
         raise DocumentError("corrupt", f"not a readable PDF: {exc}") from exc
-    if doc.needs_pass and not doc.authenticate(""):
+    try:
+        encrypted = doc.needs_pass and not doc.authenticate("")
+        # Counting pages walks the page tree, which MuPDF may refuse (a tree claiming more pages than the
+        # file has objects: "Invalid number of pages").
+        n = 0 if encrypted else doc.page_count
+    except Exception as exc:
+        doc.close()
+        raise_if_out_of_memory(exc)
+        raise DocumentError("corrupt", f"unreadable page tree: {exc}") from exc
+    if encrypted:
         doc.close()
         raise DocumentError("encrypted", "the PDF is encrypted and needs a password")
-    if doc.page_count == 0:
+    if n == 0:
         doc.close()
         raise DocumentError("corrupt", "no pages could be recovered from the file")
-    if doc.page_count > config.max_pages:
-        n = doc.page_count
+    if n > config.max_pages:
         doc.close()
         raise DocumentError("too_many_pages", f"{n} pages exceeds the limit of {config.max_pages}")
     return doc
@@ -193,6 +203,11 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
         "rotation": page.rotation,
     }
     if not words:
+        try:
+            page.parent.xref_get_key(page.xref, "Type")
+        except Exception as exc:  # the page's own dictionary is unreadable (MuPDF's nesting limit, …)
+            raise_if_out_of_memory(exc)
+            raise RuntimeError(f"the page's object cannot be read: {exc}") from exc
         # Scans are often inline images, which get_images() does not list; any drawing content counts.
         has_content = bool(page.get_image_info()) or len(page.read_contents().strip()) > 32
         err = None
@@ -205,7 +220,7 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
 
     def collect_rules() -> Rules | None:
         # Rules only matter where the text already looks tabular; most pages never walk their drawings.
-        if not _may_have_rules(page):
+        if not _may_have_rules(page, pno, ctx):
             return None
         drawings = page.get_cdrawings()
         if not drawings:
@@ -221,19 +236,39 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
     return PageResult(info, blocks, tables, len(words), None, contexts, document_default(lines))
 
 
-def _may_have_rules(page: pymupdf.Page) -> bool:
+_HEAD_BYTES = 200_000
+_MAX_DRAWING_OPS = 200_000
+"""Path operators beyond which a page's drawings are not walked for table rules. The busiest page of the
+4,135 in the shared corpus has ~14,600; walking a million tiny shapes costs ~1 GB and ~6 s for nothing."""
+
+
+def _path_ops(content: bytes) -> int:
+    return content.count(b" re") + content.count(b" l\n") + content.count(b" l ")
+
+
+def _may_have_rules(page: pymupdf.Page, pno: int, ctx: _Ctx) -> bool:
     """Cheap look at the content stream: are there enough paths (or forms) to hold table rules?
 
-    Walking the drawings costs ~1 ms a page; reading the raw stream ~0.1 ms.
+    Walking the drawings costs ~1 ms a page; reading the raw stream ~0.1 ms. A page with an absurd number
+    of paths is not walked at all (its tables are found from the text alone) and says so.
     """
     try:
         content: bytes = page.read_contents()
-    except Exception:
+    except Exception as exc:
+        raise_if_out_of_memory(exc)  # a content stream too large to hold is not a reason to walk it
         return True
+    if len(content) > _HEAD_BYTES and (ops := _path_ops(content)) > _MAX_DRAWING_OPS:
+        ctx.error(
+            "parse",
+            "unsupported",
+            f"{ops:,} drawing operations: too many to look for table rules among; "
+            "this page's tables are found from the text alone",
+            pno,
+        )
+        return False
     if b"Do" in content:  # drawings inside form XObjects are not in this stream
         return True
-    head = content[:200_000]
-    return head.count(b" re") + head.count(b" l\n") + head.count(b" l ") >= 4
+    return _path_ops(content[:_HEAD_BYTES]) >= 4
 
 
 def _rotate_rules(rules: Rules, m: tuple[float, float, float, float, float, float]) -> Rules:
@@ -272,7 +307,8 @@ def iter_pages(doc: pymupdf.Document, ctx: _Ctx, deadline: float) -> Iterator[Pa
         try:
             page = doc.load_page(i)
             yield read_page(page, pno, ctx)
-        except Exception as exc:  # one bad page must not sink the document
+        except Exception as exc:  # one bad page must not sink the document, unless memory ran out
+            raise_if_out_of_memory(exc)
             ctx.error("parse", "page_error", f"{type(exc).__name__}: {exc}", pno)
         if pno % ctx.config.store_shrink_every == 0:
             pymupdf.TOOLS.store_shrink(100)
@@ -300,11 +336,10 @@ def parse_bytes(data: bytes, *, source: str, config: EngineConfig | None = None)
     ctx = _Ctx(doc_id=doc_id, source=source, config=cfg)
     bound = log.bind(doc_id=doc_id[:12], source=source)
     pymupdf.TOOLS.reset_mupdf_warnings()
-    try:
-        doc = open_document(data, cfg)
-    except DocumentError as exc:
+
+    def rejected(exc: DocumentError, stage: str) -> DocumentResult:
         err = ErrorRecord(
-            doc_id=doc_id, source=source, stage="open", category=exc.category, message=exc.message, fatal=True
+            doc_id=doc_id, source=source, stage=stage, category=exc.category, message=exc.message, fatal=True
         )
         bound.warning("document rejected", category=exc.category, reason=exc.message)
         return DocumentResult(
@@ -314,9 +349,16 @@ def parse_bytes(data: bytes, *, source: str, config: EngineConfig | None = None)
             errors=[err],
             stats=DocumentStats(errors=1, seconds=time.monotonic() - t0),
         )
+
+    try:
+        doc = open_document(data, cfg)
+    except DocumentError as exc:
+        return rejected(exc, "open")
     try:
         with claims_cache():
             return _process_open(doc, data, ctx, t0)
+    except DocumentError as exc:  # opened, but nothing in it could be read
+        return rejected(exc, "parse")
     finally:
         doc.close()
         pymupdf.TOOLS.store_shrink(100)
@@ -374,6 +416,12 @@ def _pages(w: _Work) -> None:
             w.headings[id(raw)] = context.heading
         if pr.default_scale is not None:
             w.defaults[pr.info.page] = pr.default_scale
+    failed = [e for e in w.ctx.errors if e.category == "page_error"]
+    if failed and not w.page_info:
+        first = failed[0]
+        raise DocumentError(
+            "corrupt", f"no page could be read ({len(failed)} failed; page {first.page}: {first.message})"
+        )
     if w.page_info and all(not p.has_text_layer for p in w.page_info):
         w.ctx.error("parse", "no_text_layer", "no page of the document has a text layer")
 
@@ -391,6 +439,7 @@ def _tables(w: _Work) -> None:
             )
             w.table_headings[table_id] = w.headings.get(id(g.first), "")
         except Exception as exc:  # a table that cannot be typed is reported, the rest go on
+            raise_if_out_of_memory(exc)
             w.ctx.error("tables", "table_error", f"{type(exc).__name__}: {exc}", g.first.page)
     w.tables = infer_missing_scales(w.tables, _label_key(w.taxonomy))
 
@@ -451,6 +500,12 @@ def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> D
         t = time.monotonic()
         stage(w)
         timings[name] = round(time.monotonic() - t, 4)
+    # MuPDF contains some failures itself (a font it cannot load is replaced) and only warns: a failed
+    # allocation among them means parts of the document are missing for want of memory.
+    warnings = pymupdf.TOOLS.mupdf_warnings(reset=False)
+    if allocation_failed(warnings):
+        oom = next(line for line in warnings.splitlines() if allocation_failed(line))
+        raise MemoryError(f"MuPDF ran out of memory and left parts of the document out: {oom}")
     stats = DocumentStats(
         pages=doc.page_count,
         pages_parsed=sum(1 for p in w.page_info if p.has_text_layer),

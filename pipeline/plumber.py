@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import structlog
 
+from pipeline.quotas import raise_if_out_of_memory
 from schemas.models import Table
 
 log = structlog.get_logger(__name__)
@@ -53,10 +54,12 @@ def second_opinion(data: bytes, tables: list[Table], *, max_pages: int) -> list[
                 try:
                     found = pdf.pages[pno - 1].extract_tables()
                 except Exception as exc:  # pdfminer fails on some streams MuPDF reads fine
+                    raise_if_out_of_memory(exc)
                     log.debug("pdfplumber page failed", page=pno, error=str(exc))
                     continue
                 theirs_by_page[pno] = [[c or "" for row in t for c in row] for t in found]
     except Exception as exc:
+        raise_if_out_of_memory(exc)
         log.debug("pdfplumber unavailable for document", error=str(exc))
         return tables
     out: list[Table] = []

@@ -31,3 +31,82 @@ def boom(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
     if "boom" in source:
         raise ValueError("unexpected")
     return ok(path, config, source=source)
+
+
+def spin(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
+    """Burn CPU without end (as a C loop would: no sleep, no I/O)."""
+    if "spin" in source:
+        x = 0
+        while True:
+            x = (x * 31 + 7) % 1_000_003
+    return ok(path, config, source=source)
+
+
+def hog(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
+    """Allocate 16 MiB blocks and keep them, until the address space runs out (MemoryError)."""
+    if "hog" in source:
+        held = []
+        while True:
+            held.append(bytearray(16 << 20))
+    return ok(path, config, source=source)
+
+
+def grow_then_abort(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
+    """What a C library does that aborts when malloc fails: a buffer doubles until it cannot, then abort().
+
+    The abort comes a moment after the failure (the parent samples the address space every 0.25 s; a
+    library that aborts at once may still read as a plain crash, which the module documents).
+    """
+    if "abort" in source:
+        buf = bytearray(8 << 20)
+        try:
+            while True:
+                buf = buf + buf  # touched, as a real decompressor's buffer is
+        except MemoryError:
+            pass
+        time.sleep(1.5)
+        os.abort()
+    return ok(path, config, source=source)
+
+
+def abort_small(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
+    """abort() with the address space far below its limit: a crash, not a memory breach."""
+    if "abort" in source:
+        time.sleep(0.6)
+        os.abort()
+    return ok(path, config, source=source)
+
+
+def fd_hog(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
+    """Open files and keep them open, until the open-file limit says no (EMFILE)."""
+    if "fds" in source:
+        held = []
+        while True:
+            held.append(open(os.devnull, "rb"))  # noqa: SIM115  (kept open on purpose)
+    return ok(path, config, source=source)
+
+
+def big_result(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
+    """A result of about 1 MB of JSON (a document with a great deal of text)."""
+    result = ok(path, config, source=source)
+    if "big" in source:
+        result = result.model_copy(update={"source": source + "x" * 1_000_000})
+    return result
+
+
+def busy(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
+    """Use about 0.6 CPU seconds, then succeed."""
+    from pipeline.quotas import cpu_used_s
+
+    until = cpu_used_s() + 0.6
+    while cpu_used_s() < until:
+        pass
+    return ok(path, config, source=source)
+
+
+def any_breach(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
+    """Whichever misbehaviour the source names: hog, fds, big, spin; otherwise a normal result."""
+    for word, target in (("hog", hog), ("fds", fd_hog), ("big", big_result), ("spin", spin)):
+        if word in source:
+            return target(path, config, source=source)
+    return ok(path, config, source=source)
