@@ -56,6 +56,7 @@ from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.isolation import IsolatedEngine
 from pipeline.model.ports import Tier
 from pipeline.model.strategy import ModelStage
+from pipeline.quotas import QUOTA_CATEGORIES
 from pipeline.rewards.records import build_reward_records
 from pipeline.sniff import not_a_pdf
 from pipeline.verify import verify
@@ -219,7 +220,8 @@ class ParseHandler:
                 return dead_letter(
                     msg,
                     stage=self.stage,
-                    error_class="DocumentError",
+                    # A breached worker quota is not the document's fault alone: replayable with more room.
+                    error_class="QuotaExceeded" if err.category in QUOTA_CATEGORIES else "DocumentError",
                     category=err.category,
                     message=err.message,
                     attempts=1,

@@ -255,7 +255,12 @@ def _may_have_rules(page: pymupdf.Page, pno: int, ctx: _Ctx) -> bool:
     try:
         content: bytes = page.read_contents()
     except Exception as exc:
-        raise_if_out_of_memory(exc)  # a content stream too large to hold is not a reason to walk it
+        raise_if_out_of_memory(exc)
+        if "compression bomb" in str(exc).lower():
+            # MuPDF refuses to hold a stream that inflates hundreds of times over; interpreting it again
+            # to walk its drawings would cost as much as the text did, for rules nobody drew that way.
+            ctx.error("parse", "unsupported", f"content stream not searched for table rules: {exc}", pno)
+            return False
         return True
     if len(content) > _HEAD_BYTES and (ops := _path_ops(content)) > _MAX_DRAWING_OPS:
         ctx.error(

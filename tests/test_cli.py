@@ -71,3 +71,22 @@ def test_schemas_command(tmp_path: Path, args: list[str]) -> None:
     res = CliRunner().invoke(app, [*args, str(tmp_path)])
     assert res.exit_code == 0
     assert {p.name for p in tmp_path.iterdir()} >= {f"{n}.schema.json" for n in OUTPUT_RECORDS}
+
+
+def test_run_reports_a_quota_breach_and_carries_on(tmp_path: Path) -> None:
+    from tests.support.hostile_gen import decompression_bomb
+
+    src = tmp_path / "in"
+    src.mkdir()
+    good = sorted(SAMPLES.glob("*.pdf"))[0]
+    shutil.copy(good, src / good.name)
+    (src / "bomb.pdf").write_bytes(decompression_bomb(8192))  # a font that inflates to 8 GiB
+    out = tmp_path / "out"
+    # The quota from the environment, as a deployment sets it.
+    res = CliRunner().invoke(app, ["run", str(src), "--out", str(out)], env={"TIEOUT_MEMORY_MB": "1024"})
+    assert res.exit_code == 1
+    (error,) = _read(out, "errors")
+    assert (error["source"], error["category"], error["fatal"]) == ("bomb.pdf", "memory_limit", True)
+    assert "1024 MiB" in str(error["message"])
+    assert "memory_limit 1" in res.output and "--memory-mb" in res.output
+    assert {f["source"] for f in _read(out, "facts")} == {good.name}

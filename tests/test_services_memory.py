@@ -267,3 +267,42 @@ def test_a_model_server_that_does_not_answer_leaves_the_model_stage_pending(worl
     assert summary["model_stage"] == "pending" and summary["facts"] and world.values("dlq") == []
     pending = [k for (b, k) in world.store.objects if k.startswith("pending/")]
     assert pending == [pending_key(PIPELINE_VERSION, str(summary["doc_id"]))]
+
+
+def test_generated_hostile_documents_are_typed_dead_letters_and_the_parse_worker_goes_on() -> None:
+    """The parse service's killable worker under quotas: each hostile document ends as a dead letter with
+    its category in the headers, the clean ones and the sample document go through, all in one worker."""
+    from pipeline.isolation import IsolatedEngine
+    from tests.support import hostile_gen as gen
+
+    w = World()
+    engine = IsolatedEngine(EngineConfig(max_memory_bytes=1 << 30, max_cpu_s=2.0, timeout_s=60))
+    w.engine = engine  # type: ignore[assignment]
+    uploads = {
+        "in/nested.pdf": (gen.deeply_nested(100_000), "corrupt", "DocumentError"),
+        "in/pages.pdf": (gen.huge_page_count(200_000), "too_many_pages", "DocumentError"),
+        "in/tree.pdf": (gen.page_tree_bomb(7), "corrupt", "DocumentError"),
+        "in/font-bomb.pdf": (gen.decompression_bomb(8192), "memory_limit", "QuotaExceeded"),
+        "in/blank-bomb.pdf": (gen.decompression_bomb(4096, where="content"), "cpu_limit", "QuotaExceeded"),
+    }
+    clean = {"in/image.pdf": gen.giant_image(100_000), "in/ops.pdf": gen.drawing_ops(2_000_000)}
+    try:
+        for key, (data, _, _) in uploads.items():
+            w.upload(key, data)
+        for key, data in clean.items():
+            w.upload(key, data)
+        w.upload("in/a.pdf", SAMPLE.read_bytes())
+        w.run(rounds=30_000)
+    finally:
+        engine.close()
+    records = w.broker.records("t.dlq")
+    letters = {str(json.loads(r.value or b"")["source"]): (json.loads(r.value or b""), r) for r in records}
+    assert {k: (d["category"], d["error_class"]) for k, (d, _) in letters.items()} == {
+        k: (category, error_class) for k, (_, category, error_class) in uploads.items()
+    }
+    for letter, record in letters.values():
+        assert record.header("category") == letter["category"]
+        assert record.header("error_class") == letter["error_class"]
+        assert record.header("stage") == "parse"
+        assert letter["error"]["fatal"] is True
+    assert sorted(str(s["source"]) for s in w.values("summaries")) == sorted([*clean, "in/a.pdf"])

@@ -20,6 +20,7 @@ from pipeline.config import EngineConfig
 from pipeline.isolation import Job, run_isolated
 from pipeline.obs import configure_logging
 from pipeline.output import JsonlOutputs
+from pipeline.quotas import QUOTA_CATEGORIES
 from schemas.models import DocumentResult
 
 if TYPE_CHECKING:
@@ -56,6 +57,57 @@ def collect_inputs(paths: list[Path]) -> list[Path]:
     return unique
 
 
+_MiB = 1024 * 1024
+_DEFAULTS = EngineConfig()
+# Worker quotas (pipeline/quotas.py), shared by `run` and `consume`; each also read from the environment.
+MemoryMb = Annotated[
+    int,
+    typer.Option(
+        "--memory-mb",
+        envvar="TIEOUT_MEMORY_MB",
+        help="Address space of a worker process in MiB (RLIMIT_AS; 0: no limit); beyond it: memory_limit.",
+    ),
+]
+CpuS = Annotated[
+    float | None,
+    typer.Option(
+        "--cpu-s",
+        envvar="TIEOUT_CPU_S",
+        help="CPU seconds per document in a worker (RLIMIT_CPU; default: the timeout); beyond: cpu_limit.",
+    ),
+]
+OpenFiles = Annotated[
+    int,
+    typer.Option(
+        "--max-open-files",
+        envvar="TIEOUT_MAX_OPEN_FILES",
+        help="Open files of a worker process (RLIMIT_NOFILE); beyond them: file_limit.",
+    ),
+]
+OutputMb = Annotated[
+    int,
+    typer.Option(
+        "--max-output-mb",
+        envvar="TIEOUT_MAX_OUTPUT_MB",
+        help="Largest result a worker may return, in MiB of JSON; beyond it: output_too_large.",
+    ),
+]
+
+
+def _quotas(memory_mb: int, cpu_s: float | None, open_files: int, output_mb: int) -> dict[str, Any]:
+    """The EngineConfig fields of the worker quotas given on the command line."""
+    return {
+        "max_memory_bytes": memory_mb * _MiB if memory_mb > 0 else None,
+        "max_cpu_s": cpu_s,
+        "max_open_files": open_files,
+        "max_output_bytes": output_mb * _MiB,
+    }
+
+
+_MEMORY_MB = (_DEFAULTS.max_memory_bytes or 0) // _MiB
+_OUTPUT_MB = _DEFAULTS.max_output_bytes // _MiB
+
+
 @app.command()
 def run(
     paths: Annotated[list[Path], typer.Argument(help="PDF files or folders of PDFs.")],
@@ -65,14 +117,22 @@ def run(
     max_pages: Annotated[int, typer.Option(help="Reject documents with more pages.")] = 3000,
     max_mb: Annotated[int, typer.Option(help="Reject files larger than this many MiB.")] = 256,
     chunk_tokens: Annotated[int, typer.Option(help="Upper bound of a chunk's tokens.")] = 400,
+    memory_mb: MemoryMb = _MEMORY_MB,
+    cpu_s: CpuS = None,
+    max_open_files: OpenFiles = _DEFAULTS.max_open_files,
+    max_output_mb: OutputMb = _OUTPUT_MB,
 ) -> None:
-    """Process PDFs in-process (no servers) and write facts, flags, chunks, tables and errors as JSONL."""
+    """Process PDFs in killable worker processes under quotas (no servers); write the results as JSONL."""
     files = collect_inputs(paths)
     if not files:
         console.print("[yellow]No PDF files found.[/]")
         raise typer.Exit(0)
     config = EngineConfig(
-        timeout_s=timeout, max_pages=max_pages, max_bytes=max_mb * 1024 * 1024, chunk_max_tokens=chunk_tokens
+        timeout_s=timeout,
+        max_pages=max_pages,
+        max_bytes=max_mb * 1024 * 1024,
+        chunk_max_tokens=chunk_tokens,
+        **_quotas(memory_mb, cpu_s, max_open_files, max_output_mb),
     )
     jobs = [Job(i, f, f.name) for i, f in enumerate(files)]
     results: dict[int, DocumentResult] = {}
@@ -107,12 +167,12 @@ def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: d
     table = RichTable(title="tieout run", show_lines=False)
     for col in ("document", "pages", "tables", "facts", "flags", "chunks", "errors", "status"):
         table.add_column(col, justify="left" if col in ("document", "status") else "right")
-    failed = 0
+    failed: dict[str, int] = {}
     pages = 0
     for r in results:
         fatal = [e for e in r.errors if e.fatal]
         if fatal:
-            failed += 1
+            failed[fatal[0].category] = failed.get(fatal[0].category, 0) + 1
         status = (
             f"[red]failed: {fatal[0].category}[/]"
             if fatal
@@ -136,8 +196,15 @@ def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: d
         f"{counts['facts']} facts, {counts['flags']} flags, {counts['errors']} errors -> {out}/"
     )
     if failed:
-        console.print(f"[red]{failed} document(s) could not be processed; see {out}/errors.jsonl[/]")
-    return failed
+        by = ", ".join(f"{c} {n}" for c, n in sorted(failed.items()))
+        n = sum(failed.values())
+        console.print(f"[red]{n} document(s) could not be processed ({by}); see {out}/errors.jsonl[/]")
+    if QUOTA_CATEGORIES & failed.keys():
+        console.print(
+            "[yellow]over a worker quota: --memory-mb, --cpu-s, --max-open-files, --max-output-mb and "
+            "--timeout give more room[/]"
+        )
+    return sum(failed.values())
 
 
 @app.command()
@@ -259,8 +326,15 @@ def consume(
     ] = None,
     env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed per document.")] = 300.0,
+    memory_mb: MemoryMb = _MEMORY_MB,
+    cpu_s: CpuS = None,
+    max_open_files: OpenFiles = _DEFAULTS.max_open_files,
+    max_output_mb: OutputMb = _OUTPUT_MB,
 ) -> None:
-    """Run a Kafka service until SIGTERM: parse (landing -> parsed), verify (-> facts, flags), sink."""
+    """Run a Kafka service until SIGTERM: parse (landing -> parsed), verify (-> facts, flags), sink.
+
+    The quota options bound the parse service's worker process; the other stages ignore them.
+    """
     from consumers.app import INPUT_TOPIC, run_service
 
     if stage not in INPUT_TOPIC:
@@ -268,7 +342,8 @@ def consume(
     settings = Settings.load(env_file)
     if worker_id:
         settings = settings.model_copy(update={"worker_id": worker_id})
-    asyncio.run(run_service(stage, settings, config=EngineConfig(timeout_s=timeout)))
+    config = EngineConfig(timeout_s=timeout, **_quotas(memory_mb, cpu_s, max_open_files, max_output_mb))
+    asyncio.run(run_service(stage, settings, config=config))
 
 
 @app.command()
