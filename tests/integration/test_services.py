@@ -121,6 +121,38 @@ def test_hostile_pdf_is_dead_lettered_with_headers_while_others_complete(isolate
     assert len(verified) == 2
 
 
+def test_quota_breaches_are_dead_lettered_by_category_and_the_parse_worker_goes_on(
+    isolated: Isolated, tmp_path: Path
+) -> None:
+    from tests.support import hostile_gen as gen
+
+    it = isolated
+    # The quotas as a deployment sets them: in the parse service's environment.
+    it.services.env.update({"TIEOUT_MEMORY_MB": "1024", "TIEOUT_CPU_S": "2"})
+    parse = it.services.start("parse", "w1")
+    it.services.start("verify", "w1")
+    hostile = {
+        "font-bomb.pdf": (gen.decompression_bomb(8192), "memory_limit", "QuotaExceeded"),
+        "blank-bomb.pdf": (gen.decompression_bomb(4096, where="content"), "cpu_limit", "QuotaExceeded"),
+        "nested.pdf": (gen.deeply_nested(100_000), "corrupt", "DocumentError"),
+    }
+    for name, (data, _, _) in hostile.items():
+        (tmp_path / name).write_bytes(data)
+    keys = _upload_boto3(it, [*(tmp_path / n for n in hostile), SAMPLES[0]], "quotas")
+    dlq = it.read(it.topic("dlq"), until=lambda r: len(r) >= len(hostile), timeout_s=180)
+    got = {Path(str(d["source"])).name: d for d in dlq}
+    assert {n: (d["category"], d["error_class"]) for n, d in got.items()} == {
+        n: (category, error_class) for n, (_, category, error_class) in hostile.items()
+    }
+    for d in dlq:
+        h = d["_headers"]
+        assert isinstance(h, dict)
+        assert (h["category"], h["error_class"], h["stage"]) == (d["category"], d["error_class"], "parse")
+    (verified,) = it.read(it.topic("verified"), until=_verified(1), timeout_s=120)
+    assert verified["source"] == keys[-1]
+    assert parse.poll() is None, "the parse service died"
+
+
 def test_sigkill_mid_batch_loses_nothing_and_duplicates_nothing(isolated: Isolated, tmp_path: Path) -> None:
     it = isolated
     filings = sorted((CORPUS / "financial").glob("financebench__*.pdf"))[:6]
