@@ -8,18 +8,18 @@ worker that overruns is killed and replaced, a worker that breaches a quota or d
 memory) is replaced, and either way the document gets a typed fatal :class:`~schemas.models.ErrorRecord`
 while the others carry on:
 
-==================  =====================================================================================
-``timeout``         no result within ``timeout_s`` plus a grace period (wall clock): the parent kills it
-``cpu_limit``       the worker spent ``max_cpu_s`` CPU seconds on the document: the kernel's ``SIGXCPU``
-``memory_limit``    an allocation failed under ``max_memory_bytes`` of address space (``MemoryError`` or
-                    MuPDF's failed malloc, reported by the worker), or the worker died of a signal after its
-                    address space grew past half the limit (a C library that aborts when malloc fails;
-                    the parent samples ``VmPeak`` every 0.25 s, so a death within a moment of the growth
-                    may still read as ``internal``)
-``file_limit``      an ``open`` failed beyond ``max_open_files`` (``EMFILE``)
-``output_too_large`` the serialized result exceeds ``max_output_bytes`` (checked by the worker before it
-                    sends, and by the parent, which never reads a longer message)
-==================  =====================================================================================
+====================  ===================================================================================
+``timeout``           no result within ``timeout_s`` plus a grace period (wall clock): the parent kills it
+``cpu_limit``         the worker spent ``max_cpu_s`` CPU seconds on the document: the kernel's ``SIGXCPU``
+``memory_limit``      an allocation failed under ``max_memory_bytes`` of address space (``MemoryError`` or
+                      MuPDF's failed malloc, reported by the worker), or the worker died of a signal after
+                      its address space grew past half the limit (a C library that aborts when malloc
+                      fails; the parent samples ``VmPeak`` every 0.25 s, so a death within a moment of the
+                      growth may still read as ``internal``)
+``file_limit``        an ``open`` failed beyond ``max_open_files`` (``EMFILE``)
+``output_too_large``  the serialized result exceeds ``max_output_bytes`` (checked by the worker before it
+                      sends, and by the parent, which never reads a longer message)
+====================  ===================================================================================
 
 Wire protocol, worker to parent: each message is a small JSON header frame (``status``, ``message``); an
 ``ok`` header is followed by one frame holding the result's JSON. The first header a worker sends is
