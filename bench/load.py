@@ -1,0 +1,293 @@
+"""Load: 1,000 documents through the local stack, with lag and throughput over time.
+
+Needs the local stack (``bash infra/stack.sh up``; PostgreSQL too when ``PG_DSN`` is set, for the sink).
+In one run:
+
+1. starts the three services (``parse``, ``verify``, ``sink``; ``--workers`` each) on a private topic
+   prefix and private buckets;
+2. uploads ``--docs`` distinct documents at once (the generated sample documents, each copy with distinct
+   bytes, so each is a document of its own) as an S3 client would;
+3. while they flow, samples every second each stage's consumer lag (the input topic's end offsets minus
+   the group's committed offsets, summed over partitions) and every process's resident memory (the
+   services and their parse worker processes);
+4. times each document from the start of its upload to its summary on the ``summaries`` topic (the
+   sink's last word on it, read ``read_committed``).
+
+Writes ``--out``/load.json (docs/min, latency percentiles, lag curve, peak RSS per process) and
+``--out``/load.png (lag per stage and completed documents per 10 s, over time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import psutil
+from confluent_kafka import Consumer, TopicPartition
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from adapters.settings import Settings, read_env_file  # noqa: E402
+from adapters.storage import ObjectStore  # noqa: E402
+from bench.e2e_latency import _copies  # noqa: E402
+
+STAGES = {"parse": "landing", "verify": "parsed", "sink": "verified"}
+
+
+class Lag:
+    """Samples each stage's consumer lag: end offsets of its input topic minus the group's committed ones."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.consumers = {
+            stage: Consumer(
+                {
+                    "bootstrap.servers": settings.kafka_bootstrap,
+                    "group.id": f"{settings.topic_prefix}{stage}",  # read only: never subscribes or commits
+                    "enable.auto.commit": False,
+                }
+            )
+            for stage in STAGES
+        }
+
+    def sample(self) -> dict[str, int]:
+        out = {}
+        for stage, consumer in self.consumers.items():
+            topic = self.settings.topic(STAGES[stage])
+            meta = consumer.list_topics(topic, timeout=10).topics.get(topic)
+            if meta is None or not meta.partitions:
+                out[stage] = 0
+                continue
+            parts = [TopicPartition(topic, p) for p in meta.partitions]
+            committed = consumer.committed(parts, timeout=10)
+            lag = 0
+            for tp in committed:
+                _, high = consumer.get_watermark_offsets(TopicPartition(topic, tp.partition), timeout=10)
+                lag += max(0, high - max(tp.offset, 0))
+            out[stage] = lag
+        return out
+
+    def close(self) -> None:
+        for c in self.consumers.values():
+            c.close()
+
+
+class Summaries:
+    """A read_committed reader of the summaries topic: when each document's summary arrived."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.c = Consumer(
+            {
+                "bootstrap.servers": settings.kafka_bootstrap,
+                "group.id": f"load-{uuid.uuid4().hex}",
+                "auto.offset.reset": "earliest",
+                "enable.auto.commit": False,
+                "isolation.level": "read_committed",
+            }
+        )
+        self.c.subscribe([settings.topic("summaries")])
+        self.arrived: dict[str, float] = {}
+        self.errors = 0
+
+    def poll(self) -> None:
+        m = self.c.poll(0.2)
+        if m is None or m.error():
+            return
+        value = m.value()
+        if isinstance(value, bytes):
+            source = str(json.loads(value).get("source", ""))
+            self.arrived.setdefault(source.rsplit("/", 1)[-1], time.monotonic())
+
+
+def _processes(procs: list[subprocess.Popen[bytes]]) -> list[psutil.Process]:
+    out = []
+    for p in procs:
+        try:
+            root = psutil.Process(p.pid)
+            out += [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            continue
+    return out
+
+
+def _plot(series: list[dict[str, Any]], done_times: list[float], t_start: float, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    ts = [s["t"] for s in series]
+    for stage in STAGES:
+        ax1.plot(ts, [s["lag"][stage] for s in series], label=f"{stage} lag")
+    ax1.set_ylabel("consumer lag (messages)")
+    ax1.legend()
+    ax1.grid(alpha=0.3)
+    buckets = Counter(int((t - t_start) // 10) for t in done_times)
+    last = max(buckets) if buckets else 0
+    xs = [b * 10 + 5 for b in range(last + 1)]
+    ax2.bar(xs, [buckets.get(b, 0) / 10 * 60 for b in range(last + 1)], width=9, color="tab:green")
+    ax2.set_ylabel("completed (docs/min)")
+    ax2.set_xlabel("seconds since the uploads began")
+    ax2.grid(alpha=0.3)
+    fig.suptitle(f"tieout load: {len(done_times)} documents through the local stack")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--docs", type=int, default=1000, help="documents to send")
+    ap.add_argument("--workers", type=int, default=1, help="workers per stage")
+    ap.add_argument("--timeout", type=float, default=3600, help="give up after this many seconds")
+    ap.add_argument("--out", type=Path, default=REPO / "out" / "bench" / "load", help="results folder")
+    args = ap.parse_args()
+
+    env_file = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
+    stack = read_env_file(env_file)
+    if not stack.get("KAFKA_BOOTSTRAP"):
+        print(f"local stack not running ({env_file}): run `bash infra/stack.sh up`", file=sys.stderr)
+        return 2
+    pg = read_env_file(REPO / ".tieout" / "pg.env")
+    tag = uuid.uuid4().hex[:8]
+    env = {
+        **os.environ,
+        **stack,
+        **({"PG_DSN": pg["PG_DSN"]} if pg.get("PG_DSN") else {}),
+        "TOPIC_PREFIX": f"load{tag}.",
+        "LANDING_BUCKET": f"load-{tag}-landing",
+        "ARTIFACT_BUCKET": f"load-{tag}-artifacts",
+        "TIEOUT_ENV_FILE": "/nonexistent",
+        "TIEOUT_LOG_LEVEL": os.environ.get("TIEOUT_LOG_LEVEL", "WARNING"),
+        "PYTHONPATH": str(REPO),
+    }
+    os.environ.update(env)  # this process reads its settings as the services it starts read theirs
+    settings = Settings.load(Path("/nonexistent"))
+    store = ObjectStore(settings)
+    store.ensure_bucket(settings.landing_bucket)
+    store.ensure_bucket(settings.artifact_bucket)
+    samples = sorted((REPO / "sample_docs").glob("*.pdf"))
+    work = Path(tempfile.mkdtemp(prefix="tieout-load-"))
+    args.out.mkdir(parents=True, exist_ok=True)
+    docs = _copies(samples, args.docs, work, f"load{tag}")
+    procs: list[subprocess.Popen[bytes]] = []
+    logs = []
+    for stage in STAGES:
+        for w in range(args.workers):
+            log = (work / f"{stage}-{w}.log").open("wb")
+            logs.append(log)
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "tieout.cli", "consume", stage, "--worker-id", f"load{w}"],
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    cwd=REPO,
+                )
+            )
+    summaries, lag = Summaries(settings), Lag(settings)
+    series: list[dict[str, Any]] = []
+    peak_rss: dict[str, int] = {}
+    uploaded: dict[str, float] = {}
+    stop = threading.Event()
+
+    def sampler(t_start: float) -> None:
+        while not stop.is_set():
+            try:
+                series.append({"t": round(time.monotonic() - t_start, 2), "lag": lag.sample()})
+            except Exception as exc:  # a sample lost under load is a gap in the curve, not a failed run
+                print(f"lag sample failed: {exc}", file=sys.stderr)
+            services = {q.pid for q in procs}
+            for p in _processes(procs):
+                try:
+                    name = " ".join(p.cmdline()[-3:]) if p.pid in services else f"worker {p.pid}"
+                    peak_rss[name] = max(peak_rss.get(name, 0), p.memory_info().rss)
+                except psutil.Error:
+                    continue
+            stop.wait(1.0)
+
+    try:
+        time.sleep(5)  # the services join their groups
+        t_start = time.monotonic()
+        threading.Thread(target=sampler, args=(t_start,), daemon=True).start()
+
+        def upload(path: Path) -> None:
+            uploaded[path.name] = time.monotonic()
+            store.client.upload_file(str(path), settings.landing_bucket, path.name)
+
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(upload, docs))
+        upload_s = time.monotonic() - t_start
+        print(f"uploaded {len(docs)} documents in {upload_s:.1f} s", flush=True)
+        deadline = t_start + args.timeout
+        names = {d.name for d in docs}
+        shown = 0
+        while time.monotonic() < deadline and not names <= set(summaries.arrived):
+            summaries.poll()
+            if len(summaries.arrived) >= shown + 100:
+                shown = len(summaries.arrived)
+                print(f"  {shown} done after {time.monotonic() - t_start:.0f} s", flush=True)
+        stop.set()
+        time.sleep(1.2)
+    finally:
+        stop.set()
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        for log in logs:
+            log.close()
+        summaries.c.close()
+        lag.close()
+
+    done = {n: summaries.arrived[n] for n in uploaded if n in summaries.arrived}
+    latencies = sorted(done[n] - uploaded[n] for n in done)
+    elapsed = max(done.values()) - t_start if done else float("nan")
+    q = statistics.quantiles(latencies, n=100) if len(latencies) >= 2 else [float("nan")] * 99
+    peak_lag = {s: max((x["lag"][s] for x in series), default=0) for s in STAGES}
+    figures = {
+        "docs_sent": len(docs),
+        "docs_done": len(done),
+        "workers_per_stage": args.workers,
+        "elapsed_s": round(elapsed, 1),
+        "docs_per_min": round(len(done) / elapsed * 60, 1) if done else 0.0,
+        "latency_s": {"p50": round(q[49], 2), "p95": round(q[94], 2), "p99": round(q[98], 2)},
+        "peak_lag": peak_lag,
+        "peak_rss_mb": {k: round(v / 2**20) for k, v in sorted(peak_rss.items())},
+        "lag_series": series,
+    }
+    (args.out / "load.json").write_text(json.dumps(figures, indent=2))
+    _plot(series, list(done.values()), t_start, args.out / "load.png")
+    print(
+        f"{len(done)}/{len(docs)} documents in {elapsed:.0f} s: {figures['docs_per_min']} docs/min; "
+        f"latency p50 {q[49]:.1f} s, p95 {q[94]:.1f} s; peak lag {peak_lag}"
+    )
+    print("peak RSS (MB): " + ", ".join(f"{k}: {v}" for k, v in figures["peak_rss_mb"].items()))
+    print(f"wrote {args.out / 'load.json'} and {args.out / 'load.png'}")
+    if os.environ.get("TIEOUT_BENCH_KEEP"):
+        print(f"service logs kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if len(done) == len(docs) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
