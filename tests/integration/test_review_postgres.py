@@ -183,6 +183,12 @@ def test_console_in_services_mode(
     html = client.get(f"/flags/{flag.flag_id}").text
     assert html.count('class="box') == len(flag.evidence)
     assert client.get(f"/documents/{flag.doc_id}/pages/7.png?zoom=0.5").content[:4] == b"\x89PNG"
+    # the tick-and-tie PDF, from the landing bucket's copy of the document
+    r = client.get(f"/documents/{flag.doc_id}/annotated.pdf")
+    assert r.status_code == 200 and r.content[:5] == b"%PDF-"
+    assert (
+        r.headers["content-disposition"] == f'attachment; filename="{Path(flag.source).stem}.annotated.pdf"'
+    )
     r = client.post(
         f"/flags/{flag.flag_id}/decide",
         data={"csrf": token, "action": "confirm", "version": "0"},
