@@ -35,7 +35,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from adapters.review.annotated import AnnotatedCopies, AnnotationFailed, Annotations
+from adapters.review.annotated import AnnotatedCopies, Annotations
 from adapters.review.documents import ZOOMS, DocumentNotFound, PageImages
 from adapters.review.store import (
     DecisionRequest,
@@ -56,6 +56,7 @@ from console.view import (
     queue_state,
     statement_context,
 )
+from pipeline.annotate import AnnotateError
 from pipeline.render import RenderError, render_scale
 from schemas.models import Fact
 from schemas.reviews import DISMISS_REASONS, REVIEW_STATUSES, ReviewAction, ReviewDecision
@@ -494,7 +495,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
             return error(request, 504, f"{cannot} yet: it is still being made. Try again in a minute.")
         except DocumentNotFound as exc:
             return error(request, 404, f"{cannot}: the PDF is not found ({exc}).")
-        except AnnotationFailed as exc:
+        except AnnotateError as exc:
             status = {"timeout": 504, "internal": 500}.get(exc.category, 422)
             return error(request, status, f"{cannot}: {exc.category}: {exc.message}")
         except Exception:

@@ -16,12 +16,13 @@ from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
-from adapters.review.annotated import AnnotatedCopies, AnnotationFailed
+from adapters.review.annotated import AnnotatedCopies
 from adapters.review.documents import DocumentNotFound, LocalDocuments, PageImages, StoreDocuments
 from adapters.review.store import FlagQuery
 from adapters.storage import MemoryStore
 from console.app import ConsoleConfig, create_app
 from console.auth import LoginThrottle, Users, add_user, hash_password, session_secret, verify_password
+from pipeline.annotate import AnnotateError
 from pipeline.config import PIPELINE_VERSION
 from pipeline.render import RenderError, page_sizes, render_page, render_scale
 from schemas.models import Flag
@@ -417,8 +418,8 @@ class FakeAnnotations:
     [
         (FakeAnnotations(sleep_s=2.0), 504, "still being made"),
         (FakeAnnotations(DocumentNotFound("'x.pdf' is not under /nowhere")), 404, "the PDF is not found"),
-        (FakeAnnotations(AnnotationFailed("encrypted", "needs a password")), 422, "encrypted: needs"),
-        (FakeAnnotations(AnnotationFailed("timeout", "no result within 9s")), 504, "no result within 9s"),
+        (FakeAnnotations(AnnotateError("encrypted", "needs a password")), 422, "encrypted: needs"),
+        (FakeAnnotations(AnnotateError("timeout", "no result within 9s")), 504, "no result within 9s"),
         (FakeAnnotations(RuntimeError("MuPDF exploded")), 500, "unexpected error"),
     ],
 )
@@ -463,7 +464,7 @@ def test_a_broken_pdf_ends_as_its_error_category_and_the_console_lives_on(tmp_pa
     # the real worker, on a file whose bytes are the document's but no PDF MuPDF can read
     doc_id, root = write_doc(tmp_path / "pdfs", "broken.pdf", b"%PDF-1.7\n" + b"\x00garbage" * 50)
     copies = AnnotatedCopies(LocalDocuments([root]), tmp_path / "cache")
-    with pytest.raises(AnnotationFailed) as failed:
+    with pytest.raises(AnnotateError) as failed:
         copies.pdf(doc_id, "broken.pdf")
     assert failed.value.category in ("corrupt", "not_a_pdf", "empty"), failed.value
     assert not copies.path(doc_id).exists()
@@ -486,7 +487,7 @@ def test_a_worker_that_hangs_crashes_or_answers_for_another_document_is_refused(
     doc_id, root = write_doc(tmp_path / "pdfs", "hang-crash.pdf", HALVORSEN.read_bytes())
     copies = AnnotatedCopies(LocalDocuments([root]), tmp_path / "cache", timeout_s=1.0, target=target)
     started = time.monotonic()
-    with pytest.raises(AnnotationFailed) as failed:
+    with pytest.raises(AnnotateError) as failed:
         copies.pdf(doc_id, "hang-crash.pdf")
     assert time.monotonic() - started < 20
     assert failed.value.category == category and message in failed.value.message

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import random
 import sqlite3
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +25,7 @@ from adapters.review.store import (
 )
 from schemas.models import Evidence, Flag, FlagKind, Period
 from schemas.reviews import FlagReview, ReviewDecision
+from tests.support.review import race
 
 RULES = ("TOT001", "XREF001", "BAL001", "NAR002")
 SEVERITIES: tuple[Literal["error", "warning", "info"], ...] = ("error", "warning", "info")
@@ -272,23 +272,9 @@ def test_incomplete_decisions_are_refused(
 
 def test_two_analysts_on_one_flag_one_wins(store: SqliteReviewStore, tmp_path: Path) -> None:
     other = SqliteReviewStore(store.path)  # a second process's connection to the same file
-    results: list[object] = []
-    barrier = threading.Barrier(2)
-
-    def judge(s: SqliteReviewStore, who: str) -> None:
-        barrier.wait(timeout=10)
-        try:
-            results.append(s.decide(DecisionRequest("f0000005", "confirm", who, 0)))
-        except StaleDecision as exc:
-            results.append(exc)
-
-    threads = [threading.Thread(target=judge, args=a) for a in ((store, "alice"), (other, "bob"))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
+    outcomes = race([(store, "alice"), (other, "bob")], "f0000005")
     other.close()
-    assert sorted(type(r).__name__ for r in results) == ["ReviewDecision", "StaleDecision"]
+    assert outcomes == ["stale", "won"]
     assert len(store.history("f0000005")) == 1
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from adapters.review.documents import DocumentSource, check_doc_id, default_cache_dir
+from pipeline.annotate import AnnotateError
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.isolation import IsolatedEngine
 from schemas.models import DocumentResult, ErrorRecord
@@ -35,20 +36,6 @@ GRACE_S = 20.0
 """A request waits this much longer than the worker's time limit (the worker's own grace, and its start)."""
 
 _STRIPES = 64
-
-
-class AnnotationFailed(Exception):
-    """No annotated copy could be made.
-
-    Attributes:
-        category: What went wrong, in the engine's error categories (``corrupt``, ``timeout``, …).
-        message: A sentence for the user.
-    """
-
-    def __init__(self, category: str, message: str) -> None:
-        super().__init__(f"{category}: {message}")
-        self.category = category
-        self.message = message
 
 
 class Annotations(Protocol):
@@ -64,7 +51,8 @@ class Annotations(Protocol):
 
         Raises:
             DocumentNotFound: The document's PDF cannot be found.
-            AnnotationFailed: The document cannot be parsed or annotated.
+            AnnotateError: The document cannot be parsed or annotated (its category says why, ``timeout``
+                and ``internal`` included).
         """
         ...
 
@@ -77,7 +65,7 @@ def annotated_path(path: Path) -> Path:
 def annotate_path(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
     """Worker side: parse and check the PDF at ``path``, and write its tick-and-tie copy beside it.
 
-    Runs in the worker process (see :data:`WORKER_TARGET`); MuPDF is imported there only.
+    Runs in the worker process (see :data:`WORKER_TARGET`); the parsing engine is imported there only.
 
     Args:
         path: The PDF.
@@ -88,7 +76,7 @@ def annotate_path(path: Path, config: EngineConfig, *, source: str) -> DocumentR
         The result without its bulk (the console needs its id and fatal errors only, and every table,
         chunk and fact would cross the pipe). A document that cannot be annotated gets a fatal error.
     """
-    from pipeline.annotate import AnnotateError, annotate_pdf
+    from pipeline.annotate import annotate_pdf
     from pipeline.engine import process_bytes
 
     data = path.read_bytes()
@@ -179,15 +167,13 @@ class AnnotatedCopies:
         deadline = time.monotonic() + self.wait_s
         stripe = self._stripes[int(doc_id[:8], 16) % _STRIPES]
         if not stripe.acquire(timeout=self.wait_s):
-            raise AnnotationFailed("timeout", "the annotated copy is still being made: try again in a minute")
+            raise AnnotateError("timeout", "the annotated copy is still being made: try again in a minute")
         try:
             if target.is_file():  # made while this request waited
                 return target.read_bytes()
             data = self.documents.pdf(doc_id, source)
             if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
-                raise AnnotationFailed(
-                    "timeout", "other documents are being annotated: try again in a minute"
-                )
+                raise AnnotateError("timeout", "other documents are being annotated: try again in a minute")
             try:
                 self._make(doc_id, source, data, target)
             finally:
@@ -210,13 +196,13 @@ class AnnotatedCopies:
                 engine.close()
             fatal = next((e for e in result.errors if e.fatal), None)
             if fatal is not None:
-                raise AnnotationFailed(fatal.category, fatal.message)
+                raise AnnotateError(fatal.category, fatal.message)
             if result.doc_id != doc_id:
-                raise AnnotationFailed(
+                raise AnnotateError(
                     "internal",
                     f"the worker parsed another document ({result.doc_id[:12]}…) than {doc_id[:12]}…",
                 )
             out = annotated_path(pdf)
             if not out.is_file():
-                raise AnnotationFailed("internal", "the worker wrote no annotated copy")
+                raise AnnotateError("internal", "the worker wrote no annotated copy")
             out.replace(target)

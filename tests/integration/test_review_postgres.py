@@ -7,7 +7,6 @@ services leave them; each test has a database of its own (``db_dsn``).
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from adapters.storage import MemoryStore
 from console.app import ConsoleConfig, create_app
 from pipeline.engine import process_path
 from schemas.models import DocumentResult
-from tests.support.review import RUN_PDFS, SAMPLES, login, make_users
+from tests.support.review import RUN_PDFS, SAMPLES, login, make_users, race
 
 pytestmark = pytest.mark.integration
 
@@ -141,24 +140,9 @@ def test_two_consoles_on_one_flag_one_wins(
 ) -> None:
     other = PostgresReviewStore(db_dsn, migrate=False)
     flag = results[1].flags[0]
-    outcomes: list[str] = []
-    barrier = threading.Barrier(2)
-
-    def judge(s: PostgresReviewStore, who: str) -> None:
-        barrier.wait(timeout=10)
-        try:
-            s.decide(DecisionRequest(flag.flag_id, "confirm", who, 0))
-            outcomes.append("won")
-        except StaleDecision:
-            outcomes.append("stale")
-
-    threads = [threading.Thread(target=judge, args=a) for a in ((store, "alice"), (other, "bob"))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
+    outcomes = race([(store, "alice"), (other, "bob")], flag.flag_id)
     other.close()
-    assert sorted(outcomes) == ["stale", "won"]
+    assert outcomes == ["stale", "won"]
     assert len(store.history(flag.flag_id)) == 1
 
 

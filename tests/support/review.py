@@ -7,7 +7,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import uvicorn
@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 
 from adapters.review.documents import LocalDocuments, PageImages
 from adapters.review.sqlite import SqliteReviewStore
+from adapters.review.store import DecisionRequest, ReviewStore, StaleDecision
 from console.app import ConsoleConfig
 from console.auth import LoginThrottle, Users, add_user
 from pipeline.engine import process_path
@@ -61,6 +62,31 @@ def hostile_flag(template: Flag) -> Flag:
             ],
         }
     )
+
+
+def race(judges: Sequence[tuple[ReviewStore, str]], flag_id: str) -> list[str]:
+    """Every ``(store, reviewer)`` confirms ``flag_id`` at version 0 at the same moment, each in a thread.
+
+    Returns:
+        ``won`` or ``stale`` per judge, sorted.
+    """
+    outcomes: list[str] = []
+    barrier = threading.Barrier(len(judges))
+
+    def judge(store: ReviewStore, who: str) -> None:
+        barrier.wait(timeout=10)
+        try:
+            store.decide(DecisionRequest(flag_id, "confirm", who, 0))
+            outcomes.append("won")
+        except StaleDecision:
+            outcomes.append("stale")
+
+    threads = [threading.Thread(target=judge, args=j) for j in judges]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    return sorted(outcomes)
 
 
 def make_users(path: Path) -> Users:
