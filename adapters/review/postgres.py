@@ -49,6 +49,7 @@ class PostgresReviewStore(SqlReviewStore):
     )
     ROW = "f.record, r.status, r.assignee, r.reason, r.version, r.updated_at, r.updated_by"
     DECISIONS = "review_decisions"
+    CURSORS = "review_cursors"
     LOCK_ROW = " FOR UPDATE OF f"
 
     def __init__(
@@ -84,6 +85,10 @@ class PostgresReviewStore(SqlReviewStore):
         with self._lock:
             return self._db.get().execute(sql.encode(), params or None).fetchall()
 
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        with self._lock:
+            return self._db.get().execute(sql.encode(), params or None).rowcount
+
     # ------------------------------------------------------------------ the dialect's steps
 
     @contextmanager
@@ -96,13 +101,13 @@ class PostgresReviewStore(SqlReviewStore):
                 yield conn
 
     def _save_state(self, flag: Flag, before: FlagReview, new: FlagReview) -> bool:
-        cur = self._db.get().execute(
-            b"INSERT INTO flag_reviews (flag_id, doc_id, status, assignee, reason, version,"
-            b" updated_at, updated_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-            b" ON CONFLICT (flag_id) DO UPDATE SET status = EXCLUDED.status,"
-            b" assignee = EXCLUDED.assignee, reason = EXCLUDED.reason, version = EXCLUDED.version,"
-            b" updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by"
-            b" WHERE flag_reviews.version = %s",
+        changed = self._execute(
+            "INSERT INTO flag_reviews (flag_id, doc_id, status, assignee, reason, version,"
+            " updated_at, updated_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (flag_id) DO UPDATE SET status = EXCLUDED.status,"
+            " assignee = EXCLUDED.assignee, reason = EXCLUDED.reason, version = EXCLUDED.version,"
+            " updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by"
+            " WHERE flag_reviews.version = %s",
             (
                 flag.flag_id,
                 flag.doc_id,
@@ -115,12 +120,12 @@ class PostgresReviewStore(SqlReviewStore):
                 before.version,
             ),
         )
-        return cur.rowcount == 1
+        return changed == 1
 
     def _append(self, decision: ReviewDecision) -> None:
-        self._db.get().execute(
-            b"INSERT INTO review_decisions (review_id, flag_id, doc_id, action, status, reviewer,"
-            b" decided_at, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb)",
+        self._execute(
+            "INSERT INTO review_decisions (review_id, flag_id, doc_id, action, status, reviewer,"
+            " decided_at, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s::jsonb)",
             (
                 decision.review_id,
                 decision.flag_id,

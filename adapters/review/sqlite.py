@@ -94,6 +94,11 @@ CREATE TRIGGER IF NOT EXISTS decisions_no_update BEFORE UPDATE ON decisions
 BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS decisions_no_delete BEFORE DELETE ON decisions
 BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+CREATE TABLE IF NOT EXISTS review_cursors (
+    name       TEXT PRIMARY KEY CHECK (name <> ''),
+    seq        INTEGER NOT NULL CHECK (seq >= 0),
+    updated_at TEXT NOT NULL
+);
 """
 
 COLUMNS = Columns(
@@ -125,6 +130,7 @@ class SqliteReviewStore(SqlReviewStore):
     FLAGS = "flags"
     ROW = "record, status, assignee, reason, version, updated_at, updated_by"
     DECISIONS = "decisions"
+    CURSORS = "review_cursors"
 
     def __init__(self, path: Path) -> None:
         """Open (and create) the database at ``path``."""
@@ -163,6 +169,13 @@ class SqliteReviewStore(SqlReviewStore):
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
+
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        # Outside a decision's transaction (a cursor's advance) the statement commits on its own. With
+        # synchronous=NORMAL a power cut may lose the last commits, but WAL keeps them in order: a cursor
+        # that survives never points past a decision that did not (at worst decisions are sent again).
+        with self._lock:
+            return self._db.execute(sql, params).rowcount
 
     # ------------------------------------------------------------------ import
 
@@ -273,7 +286,7 @@ class SqliteReviewStore(SqlReviewStore):
         return self._write()
 
     def _save_state(self, flag: Flag, before: FlagReview, new: FlagReview) -> bool:
-        cur = self._db.execute(
+        changed = self._execute(
             "UPDATE flags SET status = ?, assignee = ?, reason = ?, version = ?, updated_at = ?, "
             "updated_by = ? WHERE flag_id = ? AND version = ?",
             (
@@ -287,10 +300,10 @@ class SqliteReviewStore(SqlReviewStore):
                 before.version,
             ),
         )
-        return cur.rowcount == 1
+        return changed == 1
 
     def _append(self, decision: ReviewDecision) -> None:
-        self._db.execute(
+        self._execute(
             "INSERT INTO decisions (review_id, flag_id, action, status, decided_at, record) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (

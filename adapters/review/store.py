@@ -8,8 +8,9 @@ and everything else they do alike (:class:`SqlReviewStore`, parameterised by the
 answer alike.
 
 Seams for what reads decisions later (the ``reviews`` topic, reward folding, ``tieout export reviews``):
-:meth:`ReviewStore.decisions_since` is an outbox in commit order (a publisher keeps the last ``seq`` it
-sent), and :meth:`ReviewStore.latest_decisions` gives each judged flag's standing decision.
+:meth:`ReviewStore.decisions_since` is an outbox in commit order, :meth:`ReviewStore.cursor` and
+:meth:`ReviewStore.advance_cursor` keep how far each reader has got (the last ``seq`` it durably
+handled), and :meth:`ReviewStore.latest_decisions` gives each judged flag's standing decision.
 """
 
 from __future__ import annotations
@@ -445,7 +446,8 @@ class ReviewStore(Protocol):
     def decisions_since(self, seq: int = 0, limit: int = 1000) -> list[tuple[int, ReviewDecision]]:
         """Decisions after sequence number ``seq`` in commit order, with their sequence numbers.
 
-        The outbox for a publisher (the ``reviews`` topic): it remembers the last ``seq`` it sent.
+        The outbox for a publisher (the ``reviews`` topic): it keeps the last ``seq`` it sent in its
+        :meth:`cursor`.
         """
         ...
 
@@ -454,6 +456,22 @@ class ReviewStore(Protocol):
 
         What reward folding (confirmed: a positive label for the rule, dismissed: a negative one with its
         reason) and ``tieout export reviews`` (dismissed flags as regression cases) read.
+        """
+        ...
+
+    def cursor(self, name: str) -> int:
+        """The last decision sequence number a consumer named `name` has durably handled (0 if none)."""
+        ...
+
+    def advance_cursor(self, name: str, seq: int) -> None:
+        """Record that `name` has handled every decision up to `seq`; never moves backwards.
+
+        A lower `seq` is ignored. The outbox's other half: a publisher reads :meth:`decisions_since` its
+        cursor, produces and flushes them, then advances its cursor to the last ``seq`` it sent.
+
+        Raises:
+            ReviewError: for an empty or over-long name, a negative ``seq``, or a ``seq`` beyond the newest
+                decision (a cursor there would skip decisions not yet made).
         """
         ...
 
@@ -538,6 +556,8 @@ class SqlReviewStore:
     """A queue row's columns: the flag's record, status, assignee, reason, version, updated_at, updated_by."""
     DECISIONS: ClassVar[str]
     """The audit trail: ``seq`` (commit order), ``flag_id``, ``action``, ``status`` and the ``record``."""
+    CURSORS: ClassVar[str]
+    """The readers' cursors: ``name``, ``seq`` (the last decision handled) and ``updated_at``."""
     LOCK_ROW: ClassVar[str] = ""
     """Appended to the SELECT of the flag a decision is about, to lock its row (where the dialect can)."""
 
@@ -545,6 +565,10 @@ class SqlReviewStore:
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
         """Rows of one statement (inside the current transaction, when one is open)."""
+        raise NotImplementedError
+
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        """Run one statement that returns no rows; the number of rows it changed."""
         raise NotImplementedError
 
     def _decision(self) -> AbstractContextManager[object]:
@@ -660,3 +684,40 @@ class SqlReviewStore:
             sql += f" AND d.status = {self.COLUMNS.placeholder}"
             params.append(status)
         return [decode(ReviewDecision, r[0]) for r in self._query(sql + " ORDER BY d.seq", params)]
+
+    # ------------------------------------------------------------------ cursors
+
+    def cursor(self, name: str) -> int:
+        """See :meth:`ReviewStore.cursor`."""
+        rows = self._query(
+            f"SELECT seq FROM {self.CURSORS} WHERE name = {self.COLUMNS.placeholder}", (_cursor_name(name),)
+        )
+        return int(rows[0][0]) if rows else 0
+
+    def advance_cursor(self, name: str, seq: int) -> None:
+        """See :meth:`ReviewStore.advance_cursor`."""
+        name = _cursor_name(name)
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            raise ReviewError(f"a cursor is a decision's sequence number (an int >= 0), not {seq!r}")
+        # The newest seq only grows (the trail is append-only), so a seq it covers now stays covered.
+        newest = int(self._query(f"SELECT coalesce(max(seq), 0) FROM {self.DECISIONS}")[0][0])
+        if seq > newest:
+            raise ReviewError(f"there is no decision {seq} yet (the newest is {newest}): {name!r} not moved")
+        p = self.COLUMNS.placeholder
+        # One statement, so concurrent advances of one cursor cannot move it backwards: the row is
+        # locked by the upsert and its WHERE compares with the stored seq.
+        self._execute(
+            f"INSERT INTO {self.CURSORS} (name, seq, updated_at) VALUES ({p}, {p}, CURRENT_TIMESTAMP)"
+            f" ON CONFLICT (name) DO UPDATE SET seq = excluded.seq, updated_at = excluded.updated_at"
+            f" WHERE excluded.seq > {self.CURSORS}.seq",
+            (name, seq),
+        )
+
+
+MAX_CURSOR_NAME = 200
+
+
+def _cursor_name(name: str) -> str:
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_CURSOR_NAME:
+        raise ReviewError(f"a cursor needs a name of 1..{MAX_CURSOR_NAME} characters, not {name!r}")
+    return name

@@ -23,7 +23,7 @@ from adapters.storage import MemoryStore
 from console.app import ConsoleConfig, create_app
 from pipeline.engine import process_path
 from schemas.models import DocumentResult
-from tests.support.review import RUN_PDFS, SAMPLES, login, make_users, race
+from tests.support.review import RUN_PDFS, SAMPLES, check_cursors, login, make_users, race
 
 pytestmark = pytest.mark.integration
 
@@ -50,7 +50,7 @@ def store(db_dsn: str, results: list[DocumentResult]) -> Iterator[PostgresReview
 
 def test_0004_is_applied_by_the_sinks_migrator(db_dsn: str) -> None:
     versions = [m.version for m in load_migrations()]
-    assert "0004_reviews" in versions
+    assert {"0004_reviews", "0005_review_cursors"} <= set(versions)
     s = PostgresReviewStore(db_dsn)
     s.close()
     with psycopg.connect(db_dsn) as conn:
@@ -144,6 +144,21 @@ def test_two_consoles_on_one_flag_one_wins(
     other.close()
     assert outcomes == ["stale", "won"]
     assert len(store.history(flag.flag_id)) == 1
+
+
+def test_cursors_keep_how_far_each_reader_got(
+    store: PostgresReviewStore, db_dsn: str, results: list[DocumentResult]
+) -> None:
+    other = PostgresReviewStore(db_dsn, migrate=False)  # another process's connection
+    try:
+        check_cursors(store, other, results[0].flags[0].flag_id)
+    finally:
+        other.close()
+    seq = store.cursor("reviews-topic")
+    store.close()  # the next call reconnects: the cursor is in the database, not the session
+    assert seq > 0 and store.cursor("reviews-topic") == seq
+    with psycopg.connect(db_dsn, autocommit=True) as conn, pytest.raises(psycopg.Error, match="check"):
+        conn.execute(b"INSERT INTO review_cursors (name, seq) VALUES ('x', -1)")
 
 
 def test_console_in_services_mode(
