@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from adapters.review.store import FlagQuery, ReviewStore
@@ -180,6 +182,25 @@ def test_review_in_the_browser(chromium: Path, console_url: tuple[str, ReviewSto
                 len(r.flag.evidence) for r in store.queue(FlagQuery(doc_id=flag.doc_id)).rows
             )
             page.screenshot(path=str(ARTIFACTS / "06-document.png"), full_page=True)
+
+            # --- the tick-and-tie PDF from the document page's button: a PDF with ticks and breaks
+            with page.expect_download(timeout=120_000) as download:
+                page.click("#annotated")
+            assert download.value.suggested_filename == "halvorsen_2025_form_10k.annotated.pdf"
+            pdf = Path(download.value.path()).read_bytes()
+            with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+                subjects = Counter(str(a.info.get("subject")) for p in doc for a in p.annots())
+                assert subjects["tieout tick"] > 0 and subjects["tieout break"] > 0, subjects
+                assert sum(subjects.values()) > 0
+                # the summary page in front, kept to look at
+                doc[0].get_pixmap(dpi=72).save(str(ARTIFACTS / "06b-annotated-summary.png"))
+                ticked = next(
+                    i
+                    for i, p in enumerate(doc)
+                    if any(a.info.get("subject") == "tieout tick" for a in p.annots())
+                )
+                doc[ticked].get_pixmap(dpi=96).save(str(ARTIFACTS / "06c-annotated-page.png"))
+            expect(page).to_have_url(f"{url}/documents/{flag.doc_id}")  # the page stays
 
             # --- a flag whose text is all markup, script, RTL and a 3,000-character label renders inert
             page.goto(f"{url}/flags/hostile0000000001")
