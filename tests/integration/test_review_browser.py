@@ -7,6 +7,8 @@ Debian's ``chromium`` (``bash infra/browser.sh`` installs it) driven by Playwrig
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import re
 from collections import Counter
@@ -18,8 +20,11 @@ import pytest
 
 from adapters.review.store import FlagQuery, ReviewStore
 from console.app import create_app
+from consumers.reviews import ReviewPublisher, kafka_publish
 from pipeline.render import render_scale
+from pipeline.rewards.reviews import check_records
 from schemas.models import Flag
+from tests.integration.conftest import Isolated
 from tests.support.review import ARTIFACTS, PASSWORDS, hostile_flag, make_config, make_run, serve
 
 pytestmark = pytest.mark.integration
@@ -60,7 +65,9 @@ def console_url(tmp_path: Path) -> Iterator[tuple[str, ReviewStore]]:
         yield url, config.store
 
 
-def test_review_in_the_browser(chromium: Path, console_url: tuple[str, ReviewStore], tmp_path: Path) -> None:
+def test_review_in_the_browser(
+    chromium: Path, console_url: tuple[str, ReviewStore], tmp_path: Path, isolated: Isolated
+) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     url, store = console_url
@@ -214,6 +221,23 @@ def test_review_in_the_browser(chromium: Path, console_url: tuple[str, ReviewSto
             page.screenshot(path=str(ARTIFACTS / "07-hostile.png"), full_page=False)
         finally:
             ctx.close()
+
+    # --- the decisions made in the browser, on the reviews topic (the real broker) and in the rewards
+    publisher = ReviewPublisher(store, kafka_publish(isolated.settings), isolated.topic("reviews"))
+    sent = asyncio.run(publisher.publish_once())
+    assert sent == len(store.decisions_since(0)) >= 3
+    records = isolated.read(isolated.topic("reviews"), until=lambda rs: len(rs) >= sent, timeout_s=60)
+    on_topic = {(r["flag_id"], r["action"]): r for r in records}
+    assert on_topic[(flag_id, "confirm")]["reviewer"] == "alice"
+    assert on_topic[(other_id, "dismiss")]["reason"] == "wrong_scale"
+    flags = {f.flag_id: f for f in (row.flag for row in store.queue(FlagQuery(), limit=200).rows)}
+    examples = check_records(store.latest_decisions(), flags)
+    by_flag = {json.loads(r.completion)["message"]: r for r in examples}
+    assert by_flag[flags[flag_id].message].reward == 1.0
+    assert (by_flag[flags[other_id].message].reward, by_flag[flags[other_id].message].label_reason) == (
+        0.0,
+        "wrong_scale",
+    )
 
 
 def test_tieout_review_serves_a_run_on_loopback(tmp_path: Path) -> None:
