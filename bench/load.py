@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -42,11 +41,11 @@ import psutil
 from confluent_kafka import Consumer, TopicPartition
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO))  # `python bench/X.py` as well as `python -m bench.X`
 
-from adapters.settings import Settings, read_env_file  # noqa: E402
-from adapters.storage import ObjectStore  # noqa: E402
+from adapters.settings import Settings  # noqa: E402
 from bench.e2e_latency import _copies  # noqa: E402
+from bench.stack import committed_reader, private_stack, start_services, stop_services  # noqa: E402
 
 STAGES = {"parse": "landing", "verify": "parsed", "sink": "verified"}
 
@@ -93,17 +92,8 @@ class Summaries:
     """A read_committed reader of the summaries and dead-letter topics: when each document ended."""
 
     def __init__(self, settings: Settings) -> None:
-        self.c = Consumer(
-            {
-                "bootstrap.servers": settings.kafka_bootstrap,
-                "group.id": f"load-{uuid.uuid4().hex}",
-                "auto.offset.reset": "earliest",
-                "enable.auto.commit": False,
-                "isolation.level": "read_committed",
-            }
-        )
         self.summaries, self.dlq = settings.topic("summaries"), settings.topic("dlq")
-        self.c.subscribe([self.summaries, self.dlq])
+        self.c = committed_reader(settings, [self.summaries, self.dlq])
         self.arrived: dict[str, float] = {}
         self.dead: list[dict[str, Any]] = []
 
@@ -166,48 +156,15 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=REPO / "out" / "bench" / "load", help="results folder")
     args = ap.parse_args()
 
-    env_file = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
-    stack = read_env_file(env_file)
-    if not stack.get("KAFKA_BOOTSTRAP"):
-        print(f"local stack not running ({env_file}): run `bash infra/stack.sh up`", file=sys.stderr)
+    stack = private_stack("load")
+    if stack is None:
         return 2
-    pg = read_env_file(REPO / ".tieout" / "pg.env")
-    tag = uuid.uuid4().hex[:8]
-    env = {
-        **os.environ,
-        **stack,
-        **({"PG_DSN": pg["PG_DSN"]} if pg.get("PG_DSN") else {}),
-        "TOPIC_PREFIX": f"load{tag}.",
-        "LANDING_BUCKET": f"load-{tag}-landing",
-        "ARTIFACT_BUCKET": f"load-{tag}-artifacts",
-        "TIEOUT_ENV_FILE": "/nonexistent",
-        "TIEOUT_LOG_LEVEL": os.environ.get("TIEOUT_LOG_LEVEL", "WARNING"),
-        "PYTHONPATH": str(REPO),
-    }
-    os.environ.update(env)  # this process reads its settings as the services it starts read theirs
-    settings = Settings.load(Path("/nonexistent"))
-    store = ObjectStore(settings)
-    store.ensure_bucket(settings.landing_bucket)
-    store.ensure_bucket(settings.artifact_bucket)
+    env, settings, store = stack
     samples = sorted((REPO / "sample_docs").glob("*.pdf"))
     work = Path(tempfile.mkdtemp(prefix="tieout-load-"))
     args.out.mkdir(parents=True, exist_ok=True)
-    docs = _copies(samples, args.docs, work, f"load{tag}")
-    procs: list[subprocess.Popen[bytes]] = []
-    logs = []
-    for stage in STAGES:
-        for w in range(args.workers):
-            log = (work / f"{stage}-{w}.log").open("wb")
-            logs.append(log)
-            procs.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "tieout.cli", "consume", stage, "--worker-id", f"load{w}"],
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    cwd=REPO,
-                )
-            )
+    docs = _copies(samples, args.docs, work, f"load{uuid.uuid4().hex[:8]}")
+    procs, logs = start_services(list(STAGES), env, work, args.workers)
     summaries, lag = Summaries(settings), Lag(settings)
     series: list[dict[str, Any]] = []
     first_pass: set[str] = set()
@@ -270,15 +227,7 @@ def main() -> int:
         time.sleep(1.2)
     finally:
         stop.set()
-        for p in procs:
-            p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        for log in logs:
-            log.close()
+        stop_services(procs, logs)
         summaries.c.close()
         lag.close()
 
