@@ -78,7 +78,7 @@ class PostgresReviewStore(SqlReviewStore):
 
     def migrate(self) -> list[str]:
         """Apply the sink's pending migrations (the same migrator, so one ``schema_migrations``)."""
-        with PostgresSink(self._db.dsn, connect_timeout_s=self._db.connect_timeout) as sink:
+        with PostgresSink(self._db.dsn) as sink:
             return sink.migrate()
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:

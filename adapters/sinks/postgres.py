@@ -237,25 +237,17 @@ class PostgresSink:
     The connection is opened at construction and reopened on the next call if it broke.
     """
 
-    def __init__(
-        self,
-        dsn: str,
-        *,
-        connect_timeout_s: float = 10,
-        statement_timeout_s: float = 60,
-        lock_timeout_s: float = 30,
-    ) -> None:
-        """Connect to ``dsn``, every call bounded by the timeouts (see :class:`BoundedConnection`).
+    def __init__(self, db: str | BoundedConnection) -> None:
+        """Connect, every call bounded (see :class:`BoundedConnection` for the timeouts).
+
+        Args:
+            db: A DSN (the default timeouts), or a :class:`BoundedConnection` with timeouts of its own.
 
         Raises:
-            psycopg.OperationalError: if the server cannot be reached within ``connect_timeout_s``.
+            psycopg.OperationalError: if the server cannot be reached within the connect timeout.
         """
-        self._db = BoundedConnection(
-            dsn,
-            application_name="tieout-sink",
-            connect_timeout_s=connect_timeout_s,
-            statement_timeout_s=statement_timeout_s,
-            lock_timeout_s=lock_timeout_s,
+        self._db = (
+            db if isinstance(db, BoundedConnection) else BoundedConnection(db, application_name="tieout-sink")
         )
         self._db.get()
 
