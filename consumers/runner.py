@@ -457,6 +457,9 @@ class Runner:
             with tracing.span(
                 f"{service} {msg.topic}",
                 context=tracing.extract(msg.headers),
+                # A message from outside (a store's notification) starts the trace: one id for all its
+                # attempts (held, redelivered), so they show as one trace.
+                root_trace_id=tracing.derived_trace_id(f"{msg.topic}/{msg.partition}/{msg.offset}"),
                 kind=SpanKind.CONSUMER,
                 attributes={
                     "tieout.service": service,

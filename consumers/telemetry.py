@@ -135,18 +135,26 @@ async def sample_lag(
     Partitions no longer assigned lose their series (another worker reports them now). While the broker
     cannot be asked, the last figures stand.
     """
-    shown: set[tuple[str, int]] = set()
     while not stop.is_set():
         try:
             lags = await source.lag()
         except Exception as exc:  # the sampler must outlive an outage; the next round asks again
             log.debug("consumer lag not sampled", error=f"{type(exc).__name__}: {exc}")
         else:
-            for topic, partition in shown - set(lags):
+            for topic, partition in _lag_series(service) - set(lags):
                 with contextlib.suppress(KeyError):
                     metrics.CONSUMER_LAG.remove(service, topic, str(partition))
             for (topic, partition), lag in lags.items():
                 metrics.CONSUMER_LAG.labels(service, topic, str(partition)).set(lag)
-            shown = set(lags)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), interval_s)
+
+
+def _lag_series(service: str) -> set[tuple[str, int]]:
+    """The partitions whose lag the service shows now."""
+    return {
+        (sample.labels["topic"], int(sample.labels["partition"]))
+        for family in metrics.CONSUMER_LAG.collect()
+        for sample in family.samples
+        if sample.labels.get("service") == service
+    }

@@ -16,11 +16,13 @@ leave the process only when an exporter is configured: OTLP over HTTP to ``OTEL_
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import structlog
@@ -52,13 +54,28 @@ OTLP_TIMEOUT_S = 10.0
 _PROPAGATOR = TraceContextTextMapPropagator()
 _TRACE_ID = re.compile(r"[0-9a-f]{32}")
 _provider: TracerProvider | None = None
+_ROOT_TRACE_ID: ContextVar[int | None] = ContextVar("tieout_root_trace_id", default=None)
+
+
+class _Ids(RandomIdGenerator):
+    """Random ids, except a new trace's id when :func:`span` was given one (``root_trace_id``)."""
+
+    def generate_trace_id(self) -> int:
+        return _ROOT_TRACE_ID.get() or super().generate_trace_id()
+
+
+def new_provider(resource: Resource | None = None) -> TracerProvider:
+    """A provider without exporters whose new traces may take a given id (see :func:`span`)."""
+    return TracerProvider(
+        resource=resource or Resource.create({"service.name": "tieout"}), id_generator=_Ids()
+    )
 
 
 def provider() -> TracerProvider:
     """The provider spans are made with: :func:`setup`'s, or one that exports nothing."""
     global _provider
     if _provider is None:
-        _provider = TracerProvider(resource=Resource.create({"service.name": "tieout"}))
+        _provider = new_provider()
     return _provider
 
 
@@ -87,7 +104,7 @@ def setup(settings: Settings, service: str) -> TracerProvider:
             "tieout.service": service,
         }
     )
-    new = TracerProvider(resource=resource)
+    new = new_provider(resource)
     if settings.otel_exporter_otlp_endpoint:
         # Imported only when used: the exporter brings protobuf and requests along.
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -204,6 +221,11 @@ def current_ids() -> tuple[str, str] | None:
     return trace.format_trace_id(ctx.trace_id), trace.format_span_id(ctx.span_id)
 
 
+def derived_trace_id(seed: str) -> int:
+    """A trace id that is a function of ``seed`` (a message's topic, partition and offset)."""
+    return int.from_bytes(hashlib.sha256(seed.encode()).digest()[:16], "big") or 1
+
+
 @contextmanager
 def span(
     name: str,
@@ -211,12 +233,20 @@ def span(
     context: otel_context.Context | None = None,
     kind: SpanKind = SpanKind.INTERNAL,
     attributes: Mapping[str, str | int | float | bool] | None = None,
+    root_trace_id: int | None = None,
 ) -> Iterator[trace.Span]:
     """A span around the block, current inside it (a child of ``context``, else of the current span).
 
-    An exception escaping the block is recorded on the span and marks it as an error.
+    When the span starts a new trace, ``root_trace_id`` (if given) is its id: every attempt at one
+    message without a trace context of its own then lands in one trace. An exception escaping the block
+    is recorded on the span and marks it as an error.
     """
-    with tracer().start_as_current_span(name, context=context, kind=kind, attributes=attributes) as s:
+    token = _ROOT_TRACE_ID.set(root_trace_id)
+    try:
+        s = tracer().start_span(name, context=context, kind=kind, attributes=attributes)
+    finally:
+        _ROOT_TRACE_ID.reset(token)
+    with trace.use_span(s, end_on_exit=True, record_exception=True, set_status_on_exception=True):
         yield s
 
 
