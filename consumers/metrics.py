@@ -14,10 +14,8 @@ probes (:mod:`consumers.observe`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import prometheus_client
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Metric, ProcessCollector
 
 # The ``*_created`` series of every counter and histogram double the series count and no panel uses them.
 prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
@@ -164,23 +162,23 @@ READY = Gauge(
 )
 
 
-def exposed_names(registry: CollectorRegistry = REGISTRY) -> set[str]:
-    """Every series name the registry can expose (``*_total``, ``*_bucket``, …), samples or not yet.
+_SUFFIXES = {
+    "counter": ("_total",),
+    "histogram": ("_bucket", "_count", "_sum"),
+    "summary": ("_count", "_sum", ""),
+    "info": ("_info",),
+}
 
-    A labelled metric with no child yet exposes no sample, so the names come from each family's type, as
-    the text format names them.
+
+def series_names(family: Metric) -> list[str]:
+    """The series names a metric family is exposed under (``*_total``, ``*_bucket``, …).
+
+    Derived from the family's type, as the text format names them: a labelled metric with no child yet
+    has no sample to read them from.
     """
-    suffixes = {
-        "counter": ("_total",),
-        "histogram": ("_bucket", "_count", "_sum"),
-        "summary": ("_count", "_sum", ""),
-        "info": ("_info",),
-    }
-    out: set[str] = set()
-    for family in _families(registry):
-        out.update(family.name + s for s in suffixes.get(family.type, ("",)))
-    return out
+    return [family.name + suffix for suffix in _SUFFIXES.get(family.type, ("",))]
 
 
-def _families(registry: CollectorRegistry) -> Iterator[prometheus_client.Metric]:
-    yield from registry.collect()
+def exposed_names(registry: CollectorRegistry = REGISTRY) -> set[str]:
+    """Every series name the registry can expose, whether it has samples yet or not."""
+    return {name for family in registry.collect() for name in series_names(family)}
