@@ -30,8 +30,9 @@ SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
 
 DOCUMENTS = Counter(
     "tieout_documents",
-    "Input messages handled and committed, one document each (a landing event may announce several), "
-    "by outcome: published results, dead_lettered, or skipped (nothing new to publish).",
+    "Input messages handled, one document each (a landing event may announce several), by outcome: "
+    "published (results committed), dead_lettered, or skipped (nothing new to publish; its offset rides "
+    "along with the next commit).",
     ["service", "outcome"],
     registry=REGISTRY,
 )
