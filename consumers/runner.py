@@ -490,9 +490,11 @@ class Runner:
     async def _process(self, msg: Incoming, stop: asyncio.Event) -> None:
         service = self.handler.stage
         t0 = time.monotonic()
+        span = get_current_span()
         try:
             outgoing = await self._handle_with_retries(msg)
         except _Held:
+            span.set_attribute(tracing.OUTCOME, "held")
             return
         t1 = time.monotonic()
         metrics.MESSAGE_SECONDS.labels(service).observe(t1 - t0)
@@ -501,11 +503,13 @@ class Runner:
             self.checkpoint.add(msg)
             self.stats.processed += 1
             metrics.DOCUMENTS.labels(service, "skipped").inc()
+            span.set_attribute(tracing.OUTCOME, "skipped")
             return
         try:
             outgoing = await self._check_claims(outgoing)
         except OUTAGE as exc:
             self._hold(msg, exc)
+            span.set_attribute(tracing.OUTCOME, "held")
             return
         outgoing = [replace(o, headers=tracing.inject(o.headers)) for o in outgoing]
         self.checkpoint.add(msg)
@@ -546,7 +550,9 @@ class Runner:
             metrics.DLQ_RECORDS.labels(service, category).inc()
             metrics.ERRORS.labels(service, error_class, category).inc()
             get_current_span().set_status(Status(StatusCode.ERROR, f"dead-lettered: {category}"))
-        metrics.DOCUMENTS.labels(service, "dead_lettered" if letters else "published").inc()
+        outcome = "dead_lettered" if letters else "published"
+        metrics.DOCUMENTS.labels(service, outcome).inc()
+        get_current_span().set_attribute(tracing.OUTCOME, outcome)
 
     def _hold(self, msg: Incoming, exc: BaseException) -> _Held:
         """Pause and rewind the message's partition; the backoff grows with the message's attempts."""

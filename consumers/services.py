@@ -600,5 +600,5 @@ async def resume_pending(
 def _describe(doc_id: str, source: str) -> None:
     """Name the document on the current span (the message's), so a trace can be found by document."""
     span = get_current_span()
-    span.set_attribute("tieout.doc_id", doc_id)
+    span.set_attribute(tracing.DOC_ID, doc_id)
     span.set_attribute("tieout.source", source)

@@ -29,7 +29,7 @@ import structlog
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
     SimpleSpanProcessor,
@@ -111,14 +111,16 @@ def setup(settings: Settings, service: str) -> TracerProvider:
 
         endpoint = settings.otel_exporter_otlp_endpoint.rstrip("/") + "/v1/traces"
         new.add_span_processor(
-            BatchSpanProcessor(
-                OTLPSpanExporter(endpoint=endpoint, timeout=OTLP_TIMEOUT_S),
-                export_timeout_millis=OTLP_TIMEOUT_S * 1000,
+            SkipIdle(
+                BatchSpanProcessor(
+                    OTLPSpanExporter(endpoint=endpoint, timeout=OTLP_TIMEOUT_S),
+                    export_timeout_millis=OTLP_TIMEOUT_S * 1000,
+                )
             )
         )
     if settings.trace_file:
         # Written at each span's end, so a test reads every finished span without waiting for a flush.
-        new.add_span_processor(SimpleSpanProcessor(JsonLinesExporter(settings.trace_file)))
+        new.add_span_processor(SkipIdle(SimpleSpanProcessor(JsonLinesExporter(settings.trace_file))))
     use_provider(new)
     install_log_ids()
     return new
@@ -127,6 +129,45 @@ def setup(settings: Settings, service: str) -> TracerProvider:
 def shutdown() -> None:
     """Export what is still queued (bounded by the exporters' timeouts) and close the exporters."""
     provider().shutdown()
+
+
+OUTCOME = "tieout.outcome"
+"""Attribute of a message's span: published, dead_lettered, skipped or held."""
+DOC_ID = "tieout.doc_id"
+"""Attribute of a message's span: the document it concerned."""
+
+
+class SkipIdle(SpanProcessor):
+    """Passes every span to ``inner`` except those of messages that concerned no document.
+
+    The object store announces every write to every bucket, the pipeline's own artifacts included, and
+    the parse service passes over those notifications: a trace each would bury the documents' traces
+    (about ten per document) without telling anything. Such a span has nothing published and no
+    document; metrics still count the message (``tieout_documents_total{outcome="skipped"}``).
+    """
+
+    def __init__(self, inner: SpanProcessor) -> None:
+        """Wrap the processor that exports."""
+        self.inner = inner
+
+    def on_start(self, span: Span, parent_context: otel_context.Context | None = None) -> None:
+        """Forward."""
+        self.inner.on_start(span, parent_context)
+
+    def on_end(self, span: ReadableSpan) -> None:
+        """Forward, unless the span is an idle message's."""
+        attributes = span.attributes or {}
+        if attributes.get(OUTCOME) == "skipped" and DOC_ID not in attributes:
+            return
+        self.inner.on_end(span)
+
+    def shutdown(self) -> None:
+        """Forward."""
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        """Forward."""
+        return self.inner.force_flush(timeout_millis)
 
 
 class JsonLinesExporter(SpanExporter):

@@ -258,6 +258,7 @@ def test_one_documents_path_through_the_three_services_is_one_trace(spans: InMem
     assert verify.parent is not None and verify.parent.span_id == parse.context.span_id
     assert sink.parent is not None and sink.parent.span_id == verify.context.span_id
     assert (parse.attributes or {})["tieout.doc_id"] == summary["doc_id"]
+    assert {(s.attributes or {})["tieout.outcome"] for s in (parse, verify, sink)} == {"published"}
     # The steps: download, engine and each engine stage; checks and model; gate and each sink.
     names = {s.name for s in finished}
     assert {"download", "engine", "engine.pages", "engine.tables", "engine.statements"} <= names
@@ -343,10 +344,17 @@ def test_the_trace_file_gets_one_json_line_per_span(
         tracing.setup(settings, "parse")
         with tracing.span("document"), tracing.span("step", attributes={"tieout.pages": 3}):
             ids = tracing.current_ids()
+        # A notification of no document of ours (another bucket's write) is not exported; a skipped
+        # message about a document (already parsed) is.
+        with tracing.span("idle", attributes={tracing.OUTCOME: "skipped"}):
+            pass
+        with tracing.span("again", attributes={tracing.OUTCOME: "skipped", tracing.DOC_ID: "d"}):
+            pass
         tracing.shutdown()
     finally:
         tracing.use_provider(old)
-    step, document = (json.loads(line) for line in path.read_text().splitlines())
+    step, document, again = (json.loads(line) for line in path.read_text().splitlines())
+    assert again["name"] == "again"
     assert ids is not None and (step["trace_id"], step["span_id"]) == ids
     assert step["parent_span_id"] == document["span_id"] and document["parent_span_id"] is None
     assert step["service"] == "tieout-parse" and step["attributes"] == {"tieout.pages": 3}
