@@ -14,6 +14,11 @@ in place, then the message's partition is paused and rewound and retried with ca
 as the outage lasts, while the consumer keeps polling and so keeps its place in the group. Only an error
 of the message itself (a bad PDF, a payload that breaks its schema: :class:`PermanentError`, or a bug)
 goes to the dead-letter topic, with headers saying where it came from; ``tieout dlq replay`` re-drives it.
+
+Every message is a span (:mod:`consumers.tracing`), a child of the trace context its headers carry, and
+every record published carries that span's ``traceparent``; the runner counts what happened to it
+(:mod:`consumers.metrics`: outcome, errors by class and category, dead letters, retries, held partitions,
+transactions committed and aborted, time to handle and to commit).
 """
 
 from __future__ import annotations
