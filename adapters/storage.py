@@ -224,6 +224,17 @@ class ObjectStore:
             raise _classify(exc, f"put s3://{bucket}/{key}") from exc
         return f"s3://{bucket}/{key}"
 
+    def ping(self, bucket: str) -> None:
+        """Ask for ``bucket``'s metadata: a readiness probe, bounded by the client's timeouts.
+
+        Raises:
+            StorageError: The store did not answer, or answered with an error.
+        """
+        try:
+            self.client.head_bucket(Bucket=bucket)
+        except Exception as exc:
+            raise _classify(exc, f"head bucket {bucket}") from exc
+
     def exists(self, bucket: str, key: str) -> bool:
         """Whether an object exists."""
         try:

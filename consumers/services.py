@@ -18,12 +18,14 @@ import asyncio
 import hashlib
 import json
 import tempfile
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 import structlog
+from opentelemetry.trace import get_current_span
 from pydantic import BaseModel, ValidationError
 
 from adapters.model_client import Endpoint, ModelClient
@@ -43,6 +45,7 @@ from adapters.storage import (
     pending_prefix,
     safe_key,
 )
+from consumers import metrics, tracing
 from consumers.runner import (
     REPLAY_HEADER,
     Incoming,
@@ -52,6 +55,7 @@ from consumers.runner import (
     dead_letter,
     utc_now,
 )
+from consumers.telemetry import engine_stages, step
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.isolation import IsolatedEngine
 from pipeline.model.ports import Tier
@@ -79,14 +83,16 @@ E = TypeVar("E", bound=BaseModel)
 def _headers(
     trace_id: str, doc_id: str, worker_id: str, *, replay: str | None = None
 ) -> tuple[tuple[str, bytes], ...]:
-    out = (
+    out: tuple[tuple[str, bytes], ...] = (
         ("trace_id", trace_id.encode()),
         ("doc_id", doc_id.encode()),
         ("pipeline_version", PIPELINE_VERSION.encode()),
         ("producer", worker_id.encode()),
     )
     # A reconcile's re-announcement travels down the stages, so each re-publishes what it already did.
-    return (*out, (REPLAY_HEADER, replay.encode())) if replay else out
+    out = (*out, (REPLAY_HEADER, replay.encode())) if replay else out
+    # The current span's context: the next stage continues this document's trace.
+    return tracing.inject(out)
 
 
 async def _storage(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -178,13 +184,14 @@ class ParseHandler:
             # The document is streamed to a private file: the parent never holds it in memory.
             with tempfile.TemporaryDirectory(prefix="tieout-parse-") as tmp:
                 path = Path(tmp) / "document.pdf"
-                got = await _storage(
-                    self.store.download,
-                    ref.bucket,
-                    candidates,
-                    path,
-                    max_bytes=self.config.max_bytes,
-                )
+                with step(self.stage, "download"):
+                    got = await _storage(
+                        self.store.download,
+                        ref.bucket,
+                        candidates,
+                        path,
+                        max_bytes=self.config.max_bytes,
+                    )
                 published = await self._parse_one(msg, ref.model_copy(update={"key": got.key}), got, path)
             if published is not None:
                 out.append(published)
@@ -192,6 +199,7 @@ class ParseHandler:
 
     async def _parse_one(self, msg: Incoming, ref: ObjectRef, got: Downloaded, path: Path) -> Outgoing | None:
         key, doc_id, trace_id = got.key, got.doc_id, msg.trace_id
+        _describe(doc_id, key)
         with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=key):
             done = await _storage(
                 self.store.exists,
@@ -212,7 +220,9 @@ class ParseHandler:
                     doc_id=doc_id, source=key, pipeline_version=PIPELINE_VERSION, errors=[err]
                 )
             else:
-                result = await asyncio.to_thread(self.engine.run, path, key)
+                with step(self.stage, "engine"):
+                    result = await asyncio.to_thread(self.engine.run, path, key)
+                    engine_stages(self.stage, result.stats, time.time_ns())
             if result.failed:
                 err = next(e for e in result.errors if e.fatal)
                 log.warning("document rejected", category=err.category, reason=err.message)
@@ -293,7 +303,9 @@ class VerifyHandler:
     async def handle(self, msg: Incoming) -> list[Outgoing]:
         """Check one parsed document, store the verified document and announce it (``verified`` event)."""
         event = _event(ParsedEvent, msg, "parsed event")
-        doc_id, trace_id = event.doc_id, event.trace_id
+        # The message's trace, which the runner took from its headers (the event's own is where it began).
+        doc_id, trace_id = event.doc_id, msg.trace_id
+        _describe(doc_id, event.source)
         with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=event.source):
             done = await _storage(
                 self.store.exists,
@@ -309,10 +321,13 @@ class VerifyHandler:
                 verified = await _load_artifact(self.store, self.settings, "verified", doc_id)
                 uri = _artifact_uri(self.settings, "verified", doc_id)
                 return [_verified_event(self.settings, verified, uri, trace_id, replay=replay)]
-            raw = await _storage(self.store.read_uri, event.artifact)
-            parsed = _validated(DocumentResult, raw, "parsed artifact", doc_id)
-            result = await asyncio.to_thread(verify, parsed)
-            result = await self.model.run(result)
+            with step(self.stage, "load"):
+                raw = await _storage(self.store.read_uri, event.artifact)
+                parsed = _validated(DocumentResult, raw, "parsed artifact", doc_id)
+            with step(self.stage, "checks"):
+                result = await asyncio.to_thread(verify, parsed)
+            with step(self.stage, "model"):
+                result = await self.model.run(result)
             assert result.model is not None
             if result.model.status == "pending":
                 # The model server is down: publish the deterministic results now, finish the rest later.
@@ -324,7 +339,8 @@ class VerifyHandler:
                 )
                 log.warning("model stage pending", reason=result.model.reason)
             # Facts and flags reach the result topics through the sink, behind the quality gate.
-            out = [await _verified(self.store, self.settings, result, trace_id)]
+            with step(self.stage, "store"):
+                out = [await _verified(self.store, self.settings, result, trace_id)]
             log.info("verified", facts=len(result.facts), flags=len(result.flags))
             return out
 
@@ -370,9 +386,13 @@ class SinkHandler:
     async def handle(self, msg: Incoming) -> list[Outgoing]:
         """Gate one verified document, write it to every sink, and publish what is new."""
         event = _event(VerifiedEvent, msg, "verified event")
-        doc_id = event.doc_id
-        result = DocumentResult.model_validate_json(await _storage(self.store.read_uri, event.artifact))
-        gate = await asyncio.to_thread(self._gate, result)
+        doc_id, trace_id = event.doc_id, msg.trace_id
+        _describe(doc_id, event.source)
+        with step(self.stage, "load"):
+            raw = await _storage(self.store.read_uri, event.artifact)
+            result = DocumentResult.model_validate_json(raw)
+        with step(self.stage, "gate"):
+            gate = await asyncio.to_thread(self._gate, result)
         if not gate.success:
             raise PermanentError(
                 "quality gate failed: " + ", ".join(gate.failed),
@@ -383,17 +403,9 @@ class SinkHandler:
         batch = SinkBatch(result, ingest_date=event.produced_at[:10], model_stage=event.model_stage)
         datasets: list[str] = []
         for sink in self.sinks:
-            # A sink that cannot be reached holds the partition; one that refuses dead-letters the document.
-            try:
-                datasets += await asyncio.to_thread(sink.write, batch)
-            except SinkOutage as exc:
-                raise TransientError(f"{sink.name}: {exc}") from exc
-            except SinkRefused as exc:
-                raise PermanentError(
-                    str(exc), category=exc.category, doc_id=doc_id, source=event.source
-                ) from exc
+            datasets += await self._write(sink, batch, doc_id, event.source)
         done = await _storage(self._published, doc_id)
-        headers = _headers(event.trace_id, doc_id, self.settings.worker)
+        headers = _headers(trace_id, doc_id, self.settings.worker)
         key = doc_id.encode()
         out = [
             Outgoing(self.settings.topic("facts"), key, f.model_dump_json().encode(), headers)
@@ -407,7 +419,7 @@ class SinkHandler:
         ]
         summary = DocumentSummary(
             doc_id=doc_id,
-            trace_id=event.trace_id,
+            trace_id=trace_id,
             source=event.source,
             pipeline_version=PIPELINE_VERSION,
             produced_at=utc_now(),
@@ -440,6 +452,27 @@ class SinkHandler:
             | {summary_id}
         )
         return out
+
+    async def _write(self, sink: Sink, batch: SinkBatch, doc_id: str, source: str) -> list[str]:
+        """Write to one sink, timed and counted by outcome.
+
+        A sink that cannot be reached holds the partition; one that refuses dead-letters the document.
+        """
+        with tracing.span(
+            f"sink {sink.name}", attributes={"tieout.service": self.stage, "tieout.sink": sink.name}
+        ):
+            t0 = time.monotonic()
+            try:
+                written = await asyncio.to_thread(sink.write, batch)
+            except SinkOutage as exc:
+                metrics.SINK_WRITES.labels(sink.name, "outage").inc()
+                raise TransientError(f"{sink.name}: {exc}") from exc
+            except SinkRefused as exc:
+                metrics.SINK_WRITES.labels(sink.name, "refused").inc()
+                raise PermanentError(str(exc), category=exc.category, doc_id=doc_id, source=source) from exc
+        metrics.SINK_WRITES.labels(sink.name, "ok").inc()
+        metrics.SINK_WRITE_SECONDS.labels(sink.name).observe(time.monotonic() - t0)
+        return written
 
     def _published(self, doc_id: str) -> set[str]:
         # A manifest whose write failed after its commit is still in memory (retried at the next commit).
@@ -542,15 +575,30 @@ async def resume_pending(
     for key in keys:
         meta = json.loads(await _storage(store.read_uri, f"s3://{settings.artifact_bucket}/{key}"))
         doc_id, trace_id = str(meta["doc_id"]), str(meta["trace_id"])
-        before = await _load_artifact(store, settings, "verified", doc_id)
-        after = await model.run(before.model_copy(update={"model": None}))
-        if after.model is None or after.model.status != "done":
-            break  # still down: try again later
-        new_flags = [f for f in after.flags if f.flag_id not in {g.flag_id for g in before.flags}]
-        # The sink gates and publishes what is new (model findings) when it sees the updated event.
-        out = [await _verified(store, settings, after, trace_id)]
-        await publish(out)
-        await _storage(store.delete, settings.artifact_bucket, key)
-        log.warning("pending model stage completed", doc_id=doc_id[:12], new_flags=len(new_flags))
-        done += 1
+        # The document's own trace goes on: its model stage finishing late is one more span of it.
+        with tracing.span(
+            "verify resume",
+            context=tracing.context_of_trace(trace_id),
+            attributes={"tieout.service": "verify"},
+        ):
+            _describe(doc_id, str(meta.get("source", "")))
+            before = await _load_artifact(store, settings, "verified", doc_id)
+            with step("verify", "model"):
+                after = await model.run(before.model_copy(update={"model": None}))
+            if after.model is None or after.model.status != "done":
+                break  # still down: try again later
+            new_flags = [f for f in after.flags if f.flag_id not in {g.flag_id for g in before.flags}]
+            # The sink gates and publishes what is new (model findings) when it sees the updated event.
+            out = [await _verified(store, settings, after, trace_id)]
+            await publish(out)
+            await _storage(store.delete, settings.artifact_bucket, key)
+            log.warning("pending model stage completed", doc_id=doc_id[:12], new_flags=len(new_flags))
+            done += 1
     return done
+
+
+def _describe(doc_id: str, source: str) -> None:
+    """Name the document on the current span (the message's), so a trace can be found by document."""
+    span = get_current_span()
+    span.set_attribute(tracing.DOC_ID, doc_id)
+    span.set_attribute("tieout.source", source)

@@ -354,6 +354,22 @@ class PostgresSink:
 _TRANSIENT_SQLSTATE_CLASSES = {"08", "53", "57", "40", "58"}
 
 
+def ping(dsn: str, timeout_s: float = 5.0) -> None:
+    """Connect and run ``SELECT 1``: a readiness probe, bounded by ``timeout_s`` (libpq's minimum is 2 s).
+
+    Raises:
+        psycopg.Error: The database did not answer in time or refused the connection.
+    """
+    seconds = max(2, math.ceil(timeout_s))
+    with psycopg.connect(
+        dsn,
+        connect_timeout=seconds,
+        options=f"-c statement_timeout={seconds * 1000}",
+        application_name="tieout-probe",
+    ) as conn:
+        conn.execute("SELECT 1")
+
+
 def database_transient(exc: BaseException) -> bool:
     """Whether a database error is an outage (retry) rather than this document's fault (dead-letter)."""
     state = getattr(exc, "sqlstate", None)
