@@ -294,6 +294,15 @@ def manifest_key(pipeline_version: str, doc_id: str) -> str:
     return f"sink/published/v{pipeline_version}/{doc_id}.json"
 
 
+def intent_key(pipeline_version: str, doc_id: str) -> str:
+    """What the sink is about to publish for a document, written before its transaction commits.
+
+    Whether that transaction committed is the broker's to say (its consumer group's committed offset),
+    so a crash between the commit and the manifest neither loses nor repeats a record.
+    """
+    return f"sink/intent/v{pipeline_version}/{doc_id}.json"
+
+
 def claim_key(topic: str, digest: str) -> str:
     """Where a record too large for the broker is kept: content-addressed, so a replay writes the same key."""
     return f"claims/{topic}/{digest[:2]}/{digest}.json"

@@ -120,7 +120,7 @@ async def run_service(
                 from adapters.sinks.postgres import PostgresTables
 
                 sinks.append(PostgresTables.from_dsn(settings.pg_dsn))
-            handler = SinkHandler(settings, store, sinks=sinks)
+            handler = SinkHandler(settings, store, committed=transport.committed, sinks=sinks)
         background.append(asyncio.create_task(sample_lag(stage, transport, stop)))
         claims = StoreClaims(store, settings.artifact_bucket, settings.max_record_bytes)
         runner = Runner(

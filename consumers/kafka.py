@@ -337,6 +337,21 @@ class KafkaTransport:
             raise TransientError(f"cannot read end offsets: {type(exc).__name__}: {exc}") from exc
         return {(tp.topic, tp.partition): max(0, ends[tp] - positions[tp]) for tp in tps if tp in ends}
 
+    async def committed(self, topic: str, partition: int, timeout_s: float = 10.0) -> int | None:
+        """The group's committed offset of any partition of its topics, asked of the coordinator.
+
+        Raises:
+            TransientError: The broker did not answer within ``timeout_s``.
+        """
+        consumer = self.consumer
+        if consumer is None:
+            raise TransientError("the consumer has not started")
+        try:
+            offset = await asyncio.wait_for(consumer.committed(TopicPartition(topic, partition)), timeout_s)
+        except (KafkaError, OSError, TimeoutError) as exc:
+            raise TransientError(f"cannot read the committed offset: {type(exc).__name__}: {exc}") from exc
+        return int(offset) if offset is not None else None
+
     async def reachable(self, timeout_s: float = 5.0) -> bool:
         """Whether the broker answers a metadata request now (False before the consumer has started)."""
         consumer = self.consumer

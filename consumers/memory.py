@@ -131,6 +131,12 @@ class MemoryTransport:
             if p not in self.revoked
         }
 
+    async def committed(self, topic: str, partition: int) -> int | None:
+        """The group's committed offset (fails while the broker is down)."""
+        if self.broker.down:
+            raise TransientError("broker unreachable")
+        return self.broker.committed.get((self.group, topic, partition))
+
     async def commit(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
         """All records and offsets, or nothing."""
         if self.broker.down or self.broker.fail_commits:

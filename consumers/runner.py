@@ -125,6 +125,14 @@ class Handler(Protocol):
         """Process one message: write artifacts, return what to publish (or raise Transient/Permanent)."""
         ...
 
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        """Record durably what the transaction about to commit publishes for ``msg`` (may be nothing).
+
+        Called with the exact records of the transaction: the handler's results, or the dead letter that
+        replaces them. Raises :class:`TransientError` when it cannot be recorded (the message is held).
+        """
+        ...
+
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         """Side effects allowed only once the results are committed (idempotency markers)."""
         ...
@@ -164,6 +172,14 @@ class Transport(Protocol):
 
     def release(self, topic: str, partition: int) -> None:
         """Fetch a held partition again (a no-op when it is no longer assigned)."""
+        ...
+
+    async def committed(self, topic: str, partition: int) -> int | None:
+        """The consumer group's committed offset of a partition (the next message to consume), if any.
+
+        Raises:
+            TransientError: The broker cannot be asked.
+        """
         ...
 
     async def lag(self) -> dict[tuple[str, int], int]:
@@ -310,7 +326,8 @@ class Checkpoint:
 
     Its offsets go into the next transaction, in this order:
 
-    1. the handler's artifacts are already written (object storage, keyed by document id);
+    1. the handler's artifacts are already written (object storage, keyed by document id), and its
+       record of what this transaction publishes (:meth:`Handler.before_commit`);
     2. the transaction begins and the results of the message in hand are produced;
     3. every delivery report is awaited (a refused record aborts here);
     4. the next offset of every partition in the checkpoint joins the transaction;
@@ -517,6 +534,12 @@ class Runner:
             span.set_attribute(tracing.OUTCOME, "held")
             return
         outgoing = [replace(o, headers=tracing.inject(o.headers)) for o in outgoing]
+        try:
+            await self.handler.before_commit(msg, outgoing)
+        except OUTAGE as exc:
+            self._hold(msg, exc)
+            span.set_attribute(tracing.OUTCOME, "held")
+            return
         self.checkpoint.add(msg)
         consumed = self.checkpoint.consumed(self.transport.owns)
         try:
@@ -527,6 +550,14 @@ class Runner:
                 replace(o, headers=tracing.inject(o.headers))
                 for o in self._dead(msg, exc, 1, exc.category, exc)
             ]
+            # The message is in the checkpoint now, so an outage here is waited out, not held.
+            await wait_out(
+                lambda: self.handler.before_commit(msg, outgoing),
+                what="before-commit step failed",
+                stop=stop,
+                policy=self.retry,
+                on_retry=lambda: self._count_retry("before_commit"),
+            )
             await self._commit_until_done(outgoing, consumed, stop)
         self.checkpoint.clear()
         self._attempts.pop((msg.topic, msg.partition, msg.offset), None)

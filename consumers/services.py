@@ -20,9 +20,10 @@ import json
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import structlog
 from opentelemetry.trace import get_current_span
@@ -39,6 +40,7 @@ from adapters.storage import (
     UnsafeKey,
     artifact_key,
     claim_key,
+    intent_key,
     manifest_key,
     marker_key,
     pending_key,
@@ -265,6 +267,9 @@ class ParseHandler:
                 _headers(trace_id, doc_id, self.settings.worker, replay=msg.header(REPLAY_HEADER)),
             )
 
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        """Nothing to record: a repeat is skipped by its marker, or deduplicated by the sink."""
+
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         """Mark the documents whose parse is committed (or that were rejected), so re-uploads are skipped."""
         await _mark(self.store, self.settings, "parsed", published, self.settings.topic("parsed"))
@@ -344,6 +349,9 @@ class VerifyHandler:
             log.info("verified", facts=len(result.facts), flags=len(result.flags))
             return out
 
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        """Nothing to record: a repeat is skipped by its marker, or deduplicated by the sink."""
+
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         """Mark the document verified."""
         await _mark(self.store, self.settings, "verified", published, self.settings.topic("verified"))
@@ -354,8 +362,15 @@ class SinkHandler:
 
     Nothing reaches any sink unless the document's batch passes the gate; a failing batch becomes a
     dead-letter record naming the failed expectations. Every sink is idempotent: Parquet files and rows are
-    keyed by document id, and records already published for a document (kept in a manifest written after
-    the commit) are not published again, so replaying the topic adds nothing anywhere.
+    keyed by document id, and records already published for a document are not published again, so
+    replaying the topic adds nothing anywhere. What is published is known exactly, crash or not:
+
+    1. before its transaction, the sink writes the document's *intent* (the ids it is about to publish
+       and the input message's position);
+    2. after the commit, the intent joins the document's *manifest*, and the intent is deleted;
+    3. an intent found later is settled by the broker: its records were published exactly when the consumer
+       group's committed offset of its input partition is past its input message (the offset commits in
+       the same transaction as the records), and a settled intent joins the manifest at once.
     """
 
     stage = "sink"
@@ -365,16 +380,23 @@ class SinkHandler:
         settings: Settings,
         store: Store,
         *,
+        committed: Callable[[str, int], Awaitable[int | None]],
         sinks: Sequence[Sink] = (),
         gate: Callable[[DocumentResult], GateResult] | None = None,
     ) -> None:
-        """Wire the store, the sinks written before the topics, and the gate (default: the GX suites)."""
+        """Wire the store, the sinks written before the topics, and the gate (default: the GX suites).
+
+        ``committed`` is the transport's :meth:`~consumers.runner.Transport.committed`: it settles intents.
+        """
         self.settings = settings
         self.store = store
+        self.committed = committed
         self.sinks = list(sinks)
         self.gate = gate
-        self._intended: dict[str, set[str]] = {}  # handled, not yet committed
-        self._unwritten: dict[str, set[str]] = {}  # committed, manifest not yet written
+        self._handling: dict[tuple[str, int, int], _Intent] = {}  # by input position, until committed
+        # Positions committed by this process whose intent is not yet settled (the store was away): the
+        # broker's committed offset can trail a commit for a moment, this memory does not.
+        self._committed: set[tuple[str, int, int]] = set()
 
     def _gate(self, result: DocumentResult) -> GateResult:
         if self.gate is None:
@@ -388,6 +410,8 @@ class SinkHandler:
         event = _event(VerifiedEvent, msg, "verified event")
         doc_id, trace_id = event.doc_id, msg.trace_id
         _describe(doc_id, event.source)
+        done = await self._published(doc_id)
+        intent = self._handling[_position(msg)] = _Intent(doc_id, frozenset(done))
         with step(self.stage, "load"):
             raw = await _storage(self.store.read_uri, event.artifact)
             result = DocumentResult.model_validate_json(raw)
@@ -404,7 +428,6 @@ class SinkHandler:
         datasets: list[str] = []
         for sink in self.sinks:
             datasets += await self._write(sink, batch, doc_id, event.source)
-        done = await _storage(self._published, doc_id)
         headers = _headers(trace_id, doc_id, self.settings.worker)
         key = doc_id.encode()
         out = [
@@ -444,13 +467,12 @@ class SinkHandler:
             out.append(
                 Outgoing(self.settings.topic("summaries"), key, summary.model_dump_json().encode(), headers)
             )
-        self._intended[doc_id] = (
-            done
-            | {f.fact_id for f in result.facts}
+        intent.ids = (
+            {f.fact_id for f in result.facts}
             | {f.flag_id for f in result.flags}
             | {_reward_id(r) for r in rewards}
             | {summary_id}
-        )
+        ) - done
         return out
 
     async def _write(self, sink: Sink, batch: SinkBatch, doc_id: str, source: str) -> list[str]:
@@ -474,35 +496,82 @@ class SinkHandler:
         metrics.SINK_WRITE_SECONDS.labels(sink.name).observe(time.monotonic() - t0)
         return written
 
-    def _published(self, doc_id: str) -> set[str]:
-        # A manifest whose write failed after its commit is still in memory (retried at the next commit).
-        pending = self._unwritten.get(doc_id, set())
-        key = manifest_key(PIPELINE_VERSION, doc_id)
-        if not self.store.exists(self.settings.artifact_bucket, key):
-            return set(pending)
-        return pending | set(json.loads(self.store.read_uri(f"s3://{self.settings.artifact_bucket}/{key}")))
+    async def _published(self, doc_id: str) -> set[str]:
+        """The ids already published for a document: its manifest, and its intent if that committed.
+
+        Settling removes the intent, so none is left for the message in hand to contradict.
+        """
+        bucket, version = self.settings.artifact_bucket, PIPELINE_VERSION
+        done: set[str] = set(await _read_json(self.store, bucket, manifest_key(version, doc_id)) or [])
+        intent = await _read_json(self.store, bucket, intent_key(version, doc_id))
+        if intent is None:
+            return done
+        topic, partition, offset = intent["at"]
+        # Committed here, or (after a restart) as the broker says.
+        committed = (topic, partition, offset) in self._committed or (
+            (next_offset := await self.committed(topic, partition)) is not None and next_offset > offset
+        )
+        if committed:
+            done |= set(intent["ids"])
+            await _storage(self.store.put_bytes, bucket, manifest_key(version, doc_id), _ids(done))
+        log.info("intent settled", committed=committed, records=len(intent["ids"]))
+        await _storage(self.store.delete, bucket, intent_key(version, doc_id))
+        self._committed.discard((topic, partition, offset))
+        return done
+
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        """Write the document's intent: the ids this transaction publishes, and the input's position.
+
+        A dead letter in place of the results publishes none of them: no intent is needed.
+        """
+        intent = self._handling.get(_position(msg))
+        if intent is None or all(o.topic == self.settings.topic("dlq") for o in outgoing):
+            return
+        body = {"at": list(_position(msg)), "ids": sorted(intent.ids)}
+        key = intent_key(PIPELINE_VERSION, intent.doc_id)
+        await _storage(self.store.put_bytes, self.settings.artifact_bucket, key, json.dumps(body).encode())
+        intent.written = True
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
-        """Record what is now published for the document (a replay then publishes nothing new).
+        """Add what this commit published to the document's manifest, then drop its intent.
 
-        Only documents whose records were in this commit move from intended to published; a manifest
-        that cannot be written now stays in memory and is written with the next commit.
+        If a write fails the intent stays, settled the next time the document comes (from memory here).
         """
-        for doc_id in {o.key.decode() for o in published if o.key}:
-            if doc_id in self._intended:
-                self._unwritten[doc_id] = self._intended.pop(doc_id)
-        for doc_id, ids in list(self._unwritten.items()):
-            try:
-                await _storage(
-                    self.store.put_bytes,
-                    self.settings.artifact_bucket,
-                    manifest_key(PIPELINE_VERSION, doc_id),
-                    json.dumps(sorted(ids)).encode(),
-                )
-            except (TransientError, PermanentError) as exc:
-                log.warning("manifest not written yet", doc_id=doc_id[:12], error=str(exc))
-                continue
-            del self._unwritten[doc_id]
+        intent = self._handling.pop(_position(msg), None)
+        self._handling.clear()  # messages handled but not committed (held, revoked) are handled again
+        if intent is None or not intent.written:
+            return
+        self._committed.add(_position(msg))
+        bucket, version = self.settings.artifact_bucket, PIPELINE_VERSION
+        ids = intent.done | intent.ids
+        await _storage(self.store.put_bytes, bucket, manifest_key(version, intent.doc_id), _ids(ids))
+        await _storage(self.store.delete, bucket, intent_key(version, intent.doc_id))
+        self._committed.discard(_position(msg))
+
+
+@dataclass(slots=True)
+class _Intent:
+    """A document in the sink's hands: what was published before, and what this message adds."""
+
+    doc_id: str
+    done: frozenset[str]
+    ids: set[str] = field(default_factory=set)
+    written: bool = False
+
+
+def _position(msg: Incoming) -> tuple[str, int, int]:
+    return (msg.topic, msg.partition, msg.offset)
+
+
+def _ids(ids: set[str] | frozenset[str]) -> bytes:
+    return json.dumps(sorted(ids)).encode()
+
+
+async def _read_json(store: Store, bucket: str, key: str) -> Any:
+    """A JSON object from the store, or None when there is none."""
+    if not await _storage(store.exists, bucket, key):
+        return None
+    return json.loads(await _storage(store.read_uri, f"s3://{bucket}/{key}"))
 
 
 async def _verified(store: Store, settings: Settings, result: DocumentResult, trace_id: str) -> Outgoing:

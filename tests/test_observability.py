@@ -89,6 +89,9 @@ class Scripted:
             return []
         return [Outgoing("out", b"k", b"v%d" % msg.offset)]
 
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        pass
+
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         return None
 

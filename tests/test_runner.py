@@ -48,6 +48,9 @@ class FakeHandler:
         value = b"x" * 5000 if outcome == "big" else b"v%d" % msg.offset
         return [Outgoing("out", b"k", value)]
 
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        pass
+
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         self.log.append(f"marker {msg.offset}")
 
