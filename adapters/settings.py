@@ -102,6 +102,28 @@ class Settings(BaseSettings):
         "(S3_NOTIFICATIONS=0 for stores without them).",
     )
 
+    metrics_port: int = Field(
+        default=0,
+        ge=-1,
+        le=65535,
+        description="Port of the service's metrics, health and readiness endpoint; 0 picks a free one "
+        "(logged at start-up), -1 serves none.",
+    )
+    metrics_host: str = Field(
+        default="127.0.0.1",
+        description="Address the endpoint binds (0.0.0.0 inside a container, where Prometheus scrapes it).",
+    )
+    otel_exporter_otlp_endpoint: str | None = Field(
+        default=None,
+        description="Base URL of an OTLP/HTTP collector (e.g. http://127.0.0.1:4318): spans go to "
+        "<url>/v1/traces. None: no spans leave the process.",
+    )
+    trace_file: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("trace_file", "tieout_trace_file"),
+        description="Append every finished span to this file as a JSON line (TIEOUT_TRACE_FILE; tests).",
+    )
+
     @classmethod
     def load(cls, env_file: Path | None = None) -> Settings:
         """Settings from the environment, then the env files (the environment wins).

@@ -224,6 +224,17 @@ class ObjectStore:
             raise _classify(exc, f"put s3://{bucket}/{key}") from exc
         return f"s3://{bucket}/{key}"
 
+    def ping(self, bucket: str) -> None:
+        """Ask for ``bucket``'s metadata: a readiness probe, bounded by the client's timeouts.
+
+        Raises:
+            StorageError: The store did not answer, or answered with an error.
+        """
+        try:
+            self.client.head_bucket(Bucket=bucket)
+        except Exception as exc:
+            raise _classify(exc, f"head bucket {bucket}") from exc
+
     def exists(self, bucket: str, key: str) -> bool:
         """Whether an object exists."""
         try:
@@ -281,6 +292,15 @@ def pending_key(pipeline_version: str, doc_id: str) -> str:
 def manifest_key(pipeline_version: str, doc_id: str) -> str:
     """The sink's list of what it has published for a document: its presence means final results."""
     return f"sink/published/v{pipeline_version}/{doc_id}.json"
+
+
+def intent_key(pipeline_version: str, doc_id: str) -> str:
+    """What the sink is about to publish for a document, written before its transaction commits.
+
+    Whether that transaction committed is the broker's to say (its consumer group's committed offset),
+    so a crash between the commit and the manifest neither loses nor repeats a record.
+    """
+    return f"sink/intent/v{pipeline_version}/{doc_id}.json"
 
 
 def claim_key(topic: str, digest: str) -> str:

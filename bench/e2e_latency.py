@@ -20,22 +20,17 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
-from confluent_kafka import Consumer
-
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO))  # `python bench/X.py` as well as `python -m bench.X`
 
-from adapters.settings import Settings, read_env_file  # noqa: E402
-from adapters.storage import ObjectStore  # noqa: E402
+from adapters.settings import Settings  # noqa: E402
+from bench.stack import committed_reader, private_stack, start_services, stop_services  # noqa: E402
 from pipeline.config import EngineConfig  # noqa: E402
 from pipeline.isolation import Job, run_isolated  # noqa: E402
 
@@ -55,16 +50,7 @@ class Verified:
     """A read_committed reader of the verified topic."""
 
     def __init__(self, settings: Settings) -> None:
-        self.c = Consumer(
-            {
-                "bootstrap.servers": settings.kafka_bootstrap,
-                "group.id": f"bench-{uuid.uuid4().hex}",
-                "auto.offset.reset": "earliest",
-                "isolation.level": "read_committed",
-                "enable.auto.commit": False,
-            }
-        )
-        self.c.subscribe([settings.topic("verified")])
+        self.c = committed_reader(settings, [settings.topic("verified")])
         self.seen: dict[str, float] = {}
 
     def wait_for(self, sources: set[str], timeout_s: float) -> dict[str, float]:
@@ -89,36 +75,13 @@ def main() -> int:
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args()
 
-    env_file = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
-    stack = read_env_file(env_file)
-    if not stack.get("KAFKA_BOOTSTRAP"):
-        print(f"local stack not running ({env_file}): run `bash infra/stack.sh up`", file=sys.stderr)
+    stack = private_stack("bench")
+    if stack is None:
         return 2
-    tag = uuid.uuid4().hex[:8]
-    env = {
-        **os.environ,
-        **stack,
-        "TOPIC_PREFIX": f"bench{tag}.",
-        "LANDING_BUCKET": f"bench-{tag}-landing",
-        "ARTIFACT_BUCKET": f"bench-{tag}-artifacts",
-        "TIEOUT_ENV_FILE": "/nonexistent",
-        "TIEOUT_LOG_LEVEL": os.environ.get("TIEOUT_LOG_LEVEL", "INFO"),
-    }
-    os.environ.update(env)  # this process reads its settings as the services it starts read theirs
-    settings = Settings.load(Path("/nonexistent"))
-    store = ObjectStore(settings)
-    store.ensure_bucket(settings.landing_bucket)
-    store.ensure_bucket(settings.artifact_bucket)
+    env, settings, store = stack
     samples = sorted((REPO / "sample_docs").glob("*.pdf"))
     work = Path(tempfile.mkdtemp(prefix="tieout-bench-"))
-    logs = [(work / f"{s}.log").open("wb") for s in ("parse", "verify")]
-    tieout = str(REPO / ".venv" / "bin" / "tieout")
-    procs = [
-        subprocess.Popen(
-            [tieout, "consume", s, "--worker-id", "bench"], env=env, stdout=log, stderr=subprocess.STDOUT
-        )
-        for s, log in zip(("parse", "verify"), logs, strict=True)
-    ]
+    procs, logs = start_services(("parse", "verify"), env, work)
     reader = Verified(settings)
     try:
         # warm-up: both services joined, engine worker started
@@ -148,13 +111,7 @@ def main() -> int:
             pages += result.stats.pages
         embedded_s = time.monotonic() - t0
     finally:
-        for p in procs:
-            p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_services(procs, logs)
         reader.c.close()
 
     q = statistics.quantiles(latencies, n=20)

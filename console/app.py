@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import PurePosixPath
 from typing import Any, TypeVar, get_args
 from urllib.parse import parse_qsl, quote, urlencode
 
+import anyio
+import anyio.to_thread
 import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -31,6 +35,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from adapters.review.annotated import AnnotatedCopies, Annotations
 from adapters.review.documents import ZOOMS, DocumentNotFound, PageImages
 from adapters.review.store import (
     DecisionRequest,
@@ -51,6 +56,7 @@ from console.view import (
     queue_state,
     statement_context,
 )
+from pipeline.annotate import AnnotateError
 from pipeline.render import RenderError, render_scale
 from schemas.models import Fact
 from schemas.reviews import DISMISS_REASONS, REVIEW_STATUSES, ReviewAction, ReviewDecision
@@ -83,6 +89,8 @@ class ConsoleConfig:
         throttle: Login attempts allowed per address and user name.
         on_decision: Hooks called with every committed decision.
         title: Shown in the header.
+        annotations: The tick-and-tie copies the document page offers for download (default: made in a
+            worker process from ``images``' documents, cached beside the page images).
     """
 
     store: ReviewStore
@@ -93,6 +101,7 @@ class ConsoleConfig:
     throttle: LoginThrottle = field(default_factory=LoginThrottle)
     on_decision: list[DecisionHook] = field(default_factory=list)
     title: str = "tieout review"
+    annotations: Annotations | None = None
 
 
 # ---------------------------------------------------------------------------------------------- guard
@@ -225,6 +234,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
     """The console as an ASGI app."""
     env = _templates()
     store = config.store
+    annotations = config.annotations or AnnotatedCopies(config.images.documents, config.images.root)
 
     async def call(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         return await run_in_threadpool(fn, *args, **kwargs)
@@ -469,6 +479,30 @@ def create_app(config: ConsoleConfig) -> Starlette:
         # a document id is the hash of its bytes: the image never changes
         return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=86400"})
 
+    async def annotated_pdf(request: Request) -> Response:
+        doc_id = request.path_params["doc_id"]
+        # the document must be one the store knows: a URL names an id, never a path
+        source = dict(await call(store.sources)).get(doc_id)
+        if source is None:
+            return error(request, 404, "There is no such document.")
+        cannot = f"The tick-and-tie PDF of {source} cannot be made"
+        try:
+            # Parsing runs in a worker process and can take a while: off the event loop, and bounded.
+            # A request that gives up leaves the thread to finish, and the copy it makes is cached.
+            with anyio.fail_after(annotations.wait_s):
+                data = await anyio.to_thread.run_sync(annotations.pdf, doc_id, source, abandon_on_cancel=True)
+        except TimeoutError:
+            return error(request, 504, f"{cannot} yet: it is still being made. Try again in a minute.")
+        except DocumentNotFound as exc:
+            return error(request, 404, f"{cannot}: the PDF is not found ({exc}).")
+        except AnnotateError as exc:
+            status = {"timeout": 504, "internal": 500}.get(exc.category, 422)
+            return error(request, status, f"{cannot}: {exc.category}: {exc.message}")
+        except Exception:
+            log.exception("annotating document %s failed", doc_id)
+            return error(request, 500, f"{cannot}: an unexpected error (the console's log has the details).")
+        return Response(data, media_type="application/pdf", headers=_attachment(source, ".annotated.pdf"))
+
     static = resources.files("console").joinpath("static")
     routes: list[BaseRoute] = [
         Route("/login", login_form, methods=["GET"]),
@@ -480,6 +514,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
         Route("/documents", documents, methods=["GET"]),
         Route("/documents/{doc_id}", document_page, methods=["GET"]),
         Route("/documents/{doc_id}/pages/{page:int}.png", page_image, methods=["GET"]),
+        Route("/documents/{doc_id}/annotated.pdf", annotated_pdf, methods=["GET"]),
         Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
     ]
     middleware = [
@@ -511,6 +546,21 @@ def _with(params: dict[str, str], **changes: str) -> str:
     merged = {k: v for k, v in params.items() if k not in ("after", "before")}
     merged.update(changes)
     return "?" + urlencode([(k, v) for k, v in merged.items() if v])
+
+
+def _attachment(source: str, suffix: str) -> dict[str, str]:
+    """A ``Content-Disposition`` that downloads as the document's name with ``suffix``, in any script.
+
+    The plain ``filename`` keeps only characters safe in a quoted header value; a name that loses any
+    also goes in ``filename*`` (RFC 6266), which browsers prefer.
+    """
+    stem = PurePosixPath(source.replace("\\", "/")).stem or "document"
+    name = stem + suffix
+    plain = re.sub(r"[^A-Za-z0-9 ._()+-]", "_", name)
+    value = f'attachment; filename="{plain}"'
+    if plain != name:
+        value += f"; filename*=UTF-8''{quote(name, safe='')}"
+    return {"content-disposition": value}
 
 
 def _done(d: ReviewDecision) -> str:

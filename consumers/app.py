@@ -1,4 +1,4 @@
-"""Wiring of a service process: settings, object store, Kafka transport, signals."""
+"""Wiring of a service process: settings, object store, Kafka transport, signals, metrics and traces."""
 
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ from typing import Literal, TypeVar
 
 import structlog
 
+from adapters.model_client import ModelClient
 from adapters.settings import Settings
 from adapters.sinks.base import Sink
 from adapters.sinks.parquet import ParquetDatasets
 from adapters.storage import ObjectStore
+from consumers import tracing
+from consumers.health import Check, Endpoint, Health
 from consumers.identity import WorkerSlot, claim_slot
 from consumers.kafka import KafkaTransport, TransactionalProducer, client_options, ensure_topics
 from consumers.runner import Handler, Outgoing, RetryPolicy, Runner, wait_out
@@ -25,8 +28,10 @@ from consumers.services import (
     model_client,
     resume_pending,
 )
+from consumers.telemetry import ObservedModel, sample_lag
 from pipeline.config import EngineConfig
 from pipeline.isolation import IsolatedEngine
+from pipeline.model.ports import Tier
 from pipeline.model.strategy import ModelStage
 from schemas.events import TOPICS
 
@@ -35,6 +40,8 @@ T = TypeVar("T")
 
 Stage = Literal["parse", "verify", "sink"]
 INPUT_TOPIC: dict[Stage, str] = {"parse": "landing", "verify": "parsed", "sink": "verified"}
+PROBE_TIMEOUT_S = 5.0
+"""Bound on each readiness probe's network call (a probe round runs every few seconds)."""
 
 
 async def run_service(
@@ -46,6 +53,9 @@ async def run_service(
     retry: RetryPolicy | None = None,
 ) -> Runner:
     """Run one service until SIGTERM/SIGINT (or ``stop``); the message in hand is finished first.
+
+    Its HTTP endpoint (``/metrics``, ``/healthz``, ``/readyz``) serves from the start, while dependencies
+    are still being waited for (not ready yet), until the service stops.
 
     Returns:
         The runner, whose ``stats`` say what was done.
@@ -60,33 +70,12 @@ async def run_service(
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
             loop.add_signal_handler(sig, stop.set)
+    structlog.contextvars.bind_contextvars(service=stage, worker=settings.worker)
+    tracing.setup(settings, stage)
     policy = retry or RetryPolicy()
     store = ObjectStore(settings)
-    # A service started while a dependency is down waits for it instead of exiting.
-    await _until_up(
-        "object store", lambda: asyncio.to_thread(store.ensure_bucket, settings.artifact_bucket), stop, policy
-    )
     topics = sorted({settings.topic(t) for t in TOPICS})
     connection = client_options(settings)
-    await _until_up("kafka", lambda: ensure_topics(connection, topics), stop, policy)
-    engine: IsolatedEngine | None = None
-    background: list[asyncio.Task[None]] = []
-    handler: Handler
-    if stage == "parse":
-        engine = IsolatedEngine(cfg)
-        handler = ParseHandler(settings, store, engine)
-    elif stage == "verify":
-        model = ModelStage(model_client(settings))
-        handler = VerifyHandler(settings, store, model)
-        if model.client is not None:
-            background.append(asyncio.create_task(_resume_loop(settings, store, model, stop)))
-    else:
-        sinks: list[Sink] = [ParquetDatasets(store, settings.artifact_bucket)]
-        if settings.pg_dsn:
-            from adapters.sinks.postgres import PostgresTables
-
-            sinks.append(PostgresTables.from_dsn(settings.pg_dsn))
-        handler = SinkHandler(settings, store, sinks=sinks)
     idle = asyncio.Event()
     member = f"{settings.topic_prefix}{stage}-{settings.worker}"
     transport = KafkaTransport(
@@ -100,13 +89,46 @@ async def run_service(
         idle=idle,
         max_processing_s=cfg.timeout_s + 60,
     )
-    claims = StoreClaims(store, settings.artifact_bucket, settings.max_record_bytes)
-    runner = Runner(
-        handler, transport, dlq_topic=settings.topic("dlq"), retry=retry, idle=idle, claims=claims
-    )
-    structlog.contextvars.bind_contextvars(service=stage, worker=settings.worker)
-    log.warning("service started", input=settings.topic(INPUT_TOPIC[stage]), kafka=settings.kafka_bootstrap)
+    health = Health(stage, _checks(settings, stage, transport))
+    endpoint = _serve(settings, health)
+    background: list[asyncio.Task[None]] = [asyncio.create_task(health.run(stop))]
+    engine: IsolatedEngine | None = None
+    runner: Runner | None = None
     try:
+        # A service started while a dependency is down waits for it instead of exiting.
+        await _until_up(
+            "object store",
+            lambda: asyncio.to_thread(store.ensure_bucket, settings.artifact_bucket),
+            stop,
+            policy,
+        )
+        await _until_up("kafka", lambda: ensure_topics(connection, topics), stop, policy)
+        handler: Handler
+        if stage == "parse":
+            engine = IsolatedEngine(cfg)
+            handler = ParseHandler(settings, store, engine)
+        elif stage == "verify":
+            client = model_client(settings)
+            model = ModelStage(ObservedModel(client) if client is not None else None)
+            handler = VerifyHandler(settings, store, model)
+            if client is not None:
+                health.add(Check("model", lambda: _model_answers(client)))
+                background.append(asyncio.create_task(_resume_loop(settings, store, model, stop)))
+        else:
+            sinks: list[Sink] = [ParquetDatasets(store, settings.artifact_bucket)]
+            if settings.pg_dsn:
+                from adapters.sinks.postgres import PostgresTables
+
+                sinks.append(PostgresTables.from_dsn(settings.pg_dsn))
+            handler = SinkHandler(settings, store, committed=transport.committed, sinks=sinks)
+        background.append(asyncio.create_task(sample_lag(stage, transport, stop)))
+        claims = StoreClaims(store, settings.artifact_bucket, settings.max_record_bytes)
+        runner = Runner(
+            handler, transport, dlq_topic=settings.topic("dlq"), retry=retry, idle=idle, claims=claims
+        )
+        log.warning(
+            "service started", input=settings.topic(INPUT_TOPIC[stage]), kafka=settings.kafka_bootstrap
+        )
         await runner.run(stop)
     finally:
         stop.set()
@@ -117,10 +139,62 @@ async def run_service(
             await asyncio.to_thread(engine.close)
         if slot is not None:
             slot.release()
-        log.warning(
-            "service stopped", processed=runner.stats.processed, dead_lettered=runner.stats.dead_lettered
-        )
+        if endpoint is not None:
+            await asyncio.to_thread(endpoint.close)
+        # Exports what is still queued (bounded by the exporter's timeout).
+        await asyncio.to_thread(tracing.shutdown)
+        if runner is not None:
+            log.warning(
+                "service stopped", processed=runner.stats.processed, dead_lettered=runner.stats.dead_lettered
+            )
+    assert runner is not None  # only an exception leaves the try block without one
     return runner
+
+
+def _serve(settings: Settings, health: Health) -> Endpoint | None:
+    """Start the HTTP endpoint as configured (``METRICS_PORT=-1``: none) and log where it listens."""
+    if settings.metrics_port < 0:
+        return None
+    endpoint = Endpoint(health, settings.metrics_host, settings.metrics_port)
+    log.warning(
+        "metrics endpoint",
+        url=endpoint.url,
+        port=endpoint.port,
+        paths=["/metrics", "/healthz", "/readyz"],
+    )
+    return endpoint
+
+
+def _checks(settings: Settings, stage: Stage, transport: KafkaTransport) -> list[Check]:
+    """What the service's readiness depends on: the broker and the store, and the sink's database.
+
+    The verify service's model server is added once its client exists. Each probe has its own client
+    with short timeouts, so a probe never waits behind the service's own (longer) calls.
+    """
+    probe_store = ObjectStore(settings, timeout_s=PROBE_TIMEOUT_S)
+    bucket = settings.artifact_bucket
+    checks = [
+        Check("broker", lambda: transport.reachable(PROBE_TIMEOUT_S)),
+        Check("store", lambda: _answers(probe_store.ping, bucket)),
+    ]
+    dsn = settings.pg_dsn
+    if stage == "sink" and dsn:
+        from adapters.sinks.postgres import ping
+
+        checks.append(Check("database", lambda: _answers(ping, dsn, PROBE_TIMEOUT_S)))
+    return checks
+
+
+async def _answers(call: Callable[..., object], *args: object) -> bool:
+    """Whether a blocking probe returns without raising (run in a thread)."""
+    await asyncio.to_thread(call, *args)
+    return True
+
+
+async def _model_answers(client: ModelClient) -> bool:
+    """Whether every configured tier's server answers (``/models``, bounded)."""
+    tiers: tuple[Tier, ...] = ("standard", "deep")
+    return all([await client.healthy(t, PROBE_TIMEOUT_S) for t in tiers if t in client.endpoints])
 
 
 async def _until_up(

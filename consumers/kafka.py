@@ -314,6 +314,55 @@ class KafkaTransport:
         if (consumer := self._owner(tp)) is not None:
             consumer.resume(tp)
 
+    async def lag(self, timeout_s: float = 10.0) -> dict[tuple[str, int], int]:
+        """Per assigned partition: the broker's end offset minus the consumer's position.
+
+        Under ``read_committed`` the end offset is the last stable offset, so records of a transaction
+        still open upstream do not count yet. A held partition's position is rewound to the held message,
+        so its lag includes what it waits to redo.
+
+        Raises:
+            TransientError: The broker did not answer within ``timeout_s``.
+        """
+        consumer = self.consumer
+        if consumer is None:
+            return {}
+        tps = sorted(consumer.assignment())
+        if not tps:
+            return {}
+        try:
+            ends = await asyncio.wait_for(consumer.end_offsets(tps), timeout_s)
+            positions = {tp: await asyncio.wait_for(consumer.position(tp), timeout_s) for tp in tps}
+        except (KafkaError, OSError, TimeoutError) as exc:
+            raise TransientError(f"cannot read end offsets: {type(exc).__name__}: {exc}") from exc
+        return {(tp.topic, tp.partition): max(0, ends[tp] - positions[tp]) for tp in tps if tp in ends}
+
+    async def committed(self, topic: str, partition: int, timeout_s: float = 10.0) -> int | None:
+        """The group's committed offset of any partition of its topics, asked of the coordinator.
+
+        Raises:
+            TransientError: The broker did not answer within ``timeout_s``.
+        """
+        consumer = self.consumer
+        if consumer is None:
+            raise TransientError("the consumer has not started")
+        try:
+            offset = await asyncio.wait_for(consumer.committed(TopicPartition(topic, partition)), timeout_s)
+        except (KafkaError, OSError, TimeoutError) as exc:
+            raise TransientError(f"cannot read the committed offset: {type(exc).__name__}: {exc}") from exc
+        return int(offset) if offset is not None else None
+
+    async def reachable(self, timeout_s: float = 5.0) -> bool:
+        """Whether the broker answers a metadata request now (False before the consumer has started)."""
+        consumer = self.consumer
+        if consumer is None:
+            return False
+        try:
+            await asyncio.wait_for(consumer.topics(), timeout_s)
+        except (KafkaError, OSError, TimeoutError):
+            return False
+        return True
+
     async def commit(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
         """Publish ``outgoing`` and commit each consumed partition's next offset in one transaction.
 

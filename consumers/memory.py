@@ -121,6 +121,22 @@ class MemoryTransport:
         """Resume a held partition."""
         self.paused.discard((topic, partition))
 
+    async def lag(self) -> dict[tuple[str, int], int]:
+        """Records of each owned partition after its position (fails while the broker is down)."""
+        if self.broker.down:
+            raise TransientError("broker unreachable")
+        return {
+            (t, p): len(self.broker.topic(t)[p]) - pos
+            for (t, p), pos in self.position.items()
+            if p not in self.revoked
+        }
+
+    async def committed(self, topic: str, partition: int) -> int | None:
+        """The group's committed offset (fails while the broker is down)."""
+        if self.broker.down:
+            raise TransientError("broker unreachable")
+        return self.broker.committed.get((self.group, topic, partition))
+
     async def commit(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
         """All records and offsets, or nothing."""
         if self.broker.down or self.broker.fail_commits:

@@ -14,11 +14,17 @@ in place, then the message's partition is paused and rewound and retried with ca
 as the outage lasts, while the consumer keeps polling and so keeps its place in the group. Only an error
 of the message itself (a bad PDF, a payload that breaks its schema: :class:`PermanentError`, or a bug)
 goes to the dead-letter topic, with headers saying where it came from; ``tieout dlq replay`` re-drives it.
+
+Every message is a span (:mod:`consumers.tracing`), a child of the trace context its headers carry, and
+every record published carries that span's ``traceparent``; the runner counts what happened to it
+(:mod:`consumers.metrics`: outcome, errors by class and category, dead letters, retries, held partitions,
+transactions committed and aborted, time to handle and to commit).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -27,9 +33,11 @@ from datetime import UTC, datetime
 from typing import Protocol, TypeVar
 
 import structlog
+from opentelemetry.trace import SpanKind, Status, StatusCode, get_current_span
 from tenacity import RetryCallState
 
 from adapters.retry import Backoff, retrying
+from consumers import metrics, tracing
 from schemas.events import ClaimCheck, DeadLetter
 from schemas.models import ErrorRecord
 
@@ -117,6 +125,14 @@ class Handler(Protocol):
         """Process one message: write artifacts, return what to publish (or raise Transient/Permanent)."""
         ...
 
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        """Record durably what the transaction about to commit publishes for ``msg`` (may be nothing).
+
+        Called with the exact records of the transaction: the handler's results, or the dead letter that
+        replaces them. Raises :class:`TransientError` when it cannot be recorded (the message is held).
+        """
+        ...
+
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         """Side effects allowed only once the results are committed (idempotency markers)."""
         ...
@@ -156,6 +172,22 @@ class Transport(Protocol):
 
     def release(self, topic: str, partition: int) -> None:
         """Fetch a held partition again (a no-op when it is no longer assigned)."""
+        ...
+
+    async def committed(self, topic: str, partition: int) -> int | None:
+        """The consumer group's committed offset of a partition (the next message to consume), if any.
+
+        Raises:
+            TransientError: The broker cannot be asked.
+        """
+        ...
+
+    async def lag(self) -> dict[tuple[str, int], int]:
+        """Records of each assigned partition not yet handed out: the end offset minus the position.
+
+        Raises:
+            TransientError: The broker cannot be asked (the caller keeps the last figures).
+        """
         ...
 
 
@@ -294,7 +326,8 @@ class Checkpoint:
 
     Its offsets go into the next transaction, in this order:
 
-    1. the handler's artifacts are already written (object storage, keyed by document id);
+    1. the handler's artifacts are already written (object storage, keyed by document id), and its
+       record of what this transaction publishes (:meth:`Handler.before_commit`);
     2. the transaction begins and the results of the message in hand are produced;
     3. every delivery report is awaited (a refused record aborts here);
     4. the next offset of every partition in the checkpoint joins the transaction;
@@ -417,6 +450,10 @@ class Runner:
             if until <= now:
                 del self._held[(topic, partition)]
                 self.transport.release(topic, partition)
+        self._paused_changed()
+
+    def _paused_changed(self) -> None:
+        metrics.PAUSED_PARTITIONS.labels(self.handler.stage).set(len(self._held))
 
     async def _flush(self, stop: asyncio.Event) -> None:
         """Commit the checkpoint's offsets of messages that published nothing, in one transaction."""
@@ -429,58 +466,129 @@ class Runner:
         """Handle one message, then publish its results and commit it atomically.
 
         An outage that outlasts the in-place retries holds the partition (see :class:`RetryPolicy`);
-        the message is handled again when it is released.
+        the message is handled again when it is released. The message gets a span, a child of the trace
+        context its headers carry (a new trace when they carry none); the handler sees the message with
+        that span's ``traceparent`` and trace id in its headers, and every record published carries them.
         """
         stop = stop or asyncio.Event()
+        service = self.handler.stage
         self.idle.clear()
+        in_flight = metrics.IN_FLIGHT.labels(service)
+        in_flight.inc()
         try:
-            with structlog.contextvars.bound_contextvars(
-                stage=self.handler.stage,
-                topic=msg.topic,
-                partition=msg.partition,
-                offset=msg.offset,
-                trace_id=msg.trace_id,
+            with tracing.span(
+                f"{service} {msg.topic}",
+                context=tracing.extract(msg.headers),
+                # A message from outside (a store's notification) starts the trace: one id for all its
+                # attempts (held, redelivered), so they show as one trace.
+                root_trace_id=tracing.derived_trace_id(f"{msg.topic}/{msg.partition}/{msg.offset}"),
+                kind=SpanKind.CONSUMER,
+                attributes={
+                    "tieout.service": service,
+                    "messaging.system": "kafka",
+                    "messaging.operation.type": "process",
+                    "messaging.destination.name": msg.topic,
+                    "messaging.destination.partition.id": str(msg.partition),
+                    "messaging.kafka.offset": msg.offset,
+                },
             ):
-                t0 = time.monotonic()
-                try:
-                    outgoing = await self._handle_with_retries(msg)
-                except _Held:
-                    return
-                t1 = time.monotonic()
-                if not outgoing:
-                    # Nothing to publish (an event for another bucket, a document already done).
-                    self.checkpoint.add(msg)
-                    self.stats.processed += 1
-                    return
-                try:
-                    outgoing = await self._check_claims(outgoing)
-                except OUTAGE as exc:
-                    self._hold(msg, exc)
-                    return
-                self.checkpoint.add(msg)
-                consumed = self.checkpoint.consumed(self.transport.owns)
-                try:
-                    await self._commit_until_done(outgoing, consumed, stop)
-                except RecordRejected as exc:
-                    log.error("broker refused a result record: dead-lettering", error=str(exc))
-                    outgoing = self._dead(msg, exc, 1, exc.category, exc)
-                    await self._commit_until_done(outgoing, consumed, stop)
-                self.checkpoint.clear()
-                self._attempts.pop((msg.topic, msg.partition, msg.offset), None)
-                self.stats.processed += 1
-                self.stats.published += len(outgoing)
-                log.info(
-                    "message done",
-                    published=len(outgoing),
-                    handle_ms=round((t1 - t0) * 1000, 1),
-                    commit_ms=round((time.monotonic() - t1) * 1000, 1),
-                )
-                try:
-                    await self.handler.after_commit(msg, outgoing)
-                except Exception as exc:  # markers are an optimisation: never fail a committed message
-                    log.warning("after-commit step failed", error=str(exc))
+                upstream = msg.header("trace_id")
+                msg = replace(msg, headers=tracing.inject(msg.headers))
+                if upstream is not None and upstream != msg.trace_id:
+                    # Not a W3C trace id (another system's): keep it findable on the new trace.
+                    get_current_span().set_attribute("tieout.upstream_trace_id", upstream)
+                with structlog.contextvars.bound_contextvars(
+                    stage=service,
+                    topic=msg.topic,
+                    partition=msg.partition,
+                    offset=msg.offset,
+                    trace_id=msg.trace_id,
+                ):
+                    await self._process(msg, stop)
         finally:
+            in_flight.dec()
             self.idle.set()
+
+    async def _process(self, msg: Incoming, stop: asyncio.Event) -> None:
+        service = self.handler.stage
+        t0 = time.monotonic()
+        span = get_current_span()
+        try:
+            outgoing = await self._handle_with_retries(msg)
+        except _Held:
+            span.set_attribute(tracing.OUTCOME, "held")
+            return
+        t1 = time.monotonic()
+        metrics.MESSAGE_SECONDS.labels(service).observe(t1 - t0)
+        if not outgoing:
+            # Nothing to publish (an event for another bucket, a document already done).
+            self.checkpoint.add(msg)
+            self.stats.processed += 1
+            metrics.DOCUMENTS.labels(service, "skipped").inc()
+            span.set_attribute(tracing.OUTCOME, "skipped")
+            return
+        try:
+            outgoing = await self._check_claims(outgoing)
+        except OUTAGE as exc:
+            self._hold(msg, exc)
+            span.set_attribute(tracing.OUTCOME, "held")
+            return
+        outgoing = [replace(o, headers=tracing.inject(o.headers)) for o in outgoing]
+        try:
+            await self.handler.before_commit(msg, outgoing)
+        except OUTAGE as exc:
+            self._hold(msg, exc)
+            span.set_attribute(tracing.OUTCOME, "held")
+            return
+        self.checkpoint.add(msg)
+        consumed = self.checkpoint.consumed(self.transport.owns)
+        try:
+            await self._commit_until_done(outgoing, consumed, stop)
+        except RecordRejected as exc:
+            log.error("broker refused a result record: dead-lettering", error=str(exc))
+            outgoing = [
+                replace(o, headers=tracing.inject(o.headers))
+                for o in self._dead(msg, exc, 1, exc.category, exc)
+            ]
+            # The message is in the checkpoint now, so an outage here is waited out, not held.
+            await wait_out(
+                lambda: self.handler.before_commit(msg, outgoing),
+                what="before-commit step failed",
+                stop=stop,
+                policy=self.retry,
+                on_retry=lambda: self._count_retry("before_commit"),
+            )
+            await self._commit_until_done(outgoing, consumed, stop)
+        self.checkpoint.clear()
+        self._attempts.pop((msg.topic, msg.partition, msg.offset), None)
+        self.stats.processed += 1
+        self.stats.published += len(outgoing)
+        self._count_committed(outgoing)
+        log.info(
+            "message done",
+            published=len(outgoing),
+            handle_ms=round((t1 - t0) * 1000, 1),
+            commit_ms=round((time.monotonic() - t1) * 1000, 1),
+        )
+        try:
+            await self.handler.after_commit(msg, outgoing)
+        except Exception as exc:  # markers are an optimisation: never fail a committed message
+            log.warning("after-commit step failed", error=str(exc))
+
+    def _count_committed(self, outgoing: Sequence[Outgoing]) -> None:
+        """Count a committed message by outcome, and its dead letters (whoever built them) by category."""
+        service = self.handler.stage
+        letters = [o for o in outgoing if o.topic == self.dlq_topic]
+        for letter in letters:
+            headers = dict(letter.headers)
+            category = headers.get("category", b"unknown").decode("utf-8", "replace")
+            error_class = headers.get("error_class", b"unknown").decode("utf-8", "replace")
+            metrics.DLQ_RECORDS.labels(service, category).inc()
+            metrics.ERRORS.labels(service, error_class, category).inc()
+            get_current_span().set_status(Status(StatusCode.ERROR, f"dead-lettered: {category}"))
+        outcome = "dead_lettered" if letters else "published"
+        metrics.DOCUMENTS.labels(service, outcome).inc()
+        get_current_span().set_attribute(tracing.OUTCOME, outcome)
 
     def _hold(self, msg: Incoming, exc: BaseException) -> _Held:
         """Pause and rewind the message's partition; the backoff grows with the message's attempts."""
@@ -491,6 +599,8 @@ class Runner:
         self.transport.hold(msg)
         self._held[(msg.topic, msg.partition)] = (time.monotonic() + delay, msg.offset)
         self.stats.holds += 1
+        self._count_outage(exc, "hold")
+        self._paused_changed()
         log.warning(
             "outage: partition held",
             error=f"{type(exc).__name__}: {exc}",
@@ -534,7 +644,7 @@ class Runner:
             self.retry.backoff,
             on=OUTAGE,
             attempts=self.retry.in_place,
-            before_sleep=lambda _state: self._count_retry(),
+            before_sleep=self._count_in_place_retry,
         )
 
     async def _handle_with_retries(self, msg: Incoming) -> list[Outgoing]:
@@ -580,12 +690,48 @@ class Runner:
         gives up the commit; the next owner of the partition redoes the message (outputs are idempotent).
         """
         await wait_out(
-            lambda: self.transport.commit(outgoing, consumed),
+            lambda: self._commit_once(outgoing, consumed),
             what="commit failed",
             stop=stop,
             policy=self.retry,
-            on_retry=self._count_retry,
+            on_retry=lambda: self._count_retry("commit"),
         )
 
-    def _count_retry(self) -> None:
+    async def _commit_once(self, outgoing: Sequence[Outgoing], consumed: Sequence[Incoming]) -> None:
+        """One transaction attempt, timed and counted as committed or aborted."""
+        service = self.handler.stage
+        t0 = time.monotonic()
+        # A commit of offsets alone (the end-of-batch flush) belongs to no message: it starts no trace.
+        in_message = get_current_span().get_span_context().is_valid
+        with (
+            tracing.span(
+                "commit", attributes={"tieout.records": len(outgoing), "tieout.offsets": len(consumed)}
+            )
+            if in_message
+            else contextlib.nullcontext()
+        ):
+            try:
+                await self.transport.commit(outgoing, consumed)
+            except Exception as exc:
+                metrics.TRANSACTIONS.labels(service, "aborted").inc()
+                if isinstance(exc, OUTAGE):
+                    self._count_outage(exc, None)
+                raise
+        metrics.TRANSACTIONS.labels(service, "committed").inc()
+        metrics.COMMIT_SECONDS.labels(service).observe(time.monotonic() - t0)
+
+    def _count_in_place_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        if exc is not None:
+            self._count_outage(exc, None)
+        self._count_retry("in_place")
+
+    def _count_retry(self, kind: str) -> None:
         self.stats.retries += 1
+        metrics.RETRIES.labels(self.handler.stage, kind).inc()
+
+    def _count_outage(self, exc: BaseException, retry: str | None) -> None:
+        """An attempt failed by an outage: an error of category ``outage`` (and a retry of kind ``retry``)."""
+        metrics.ERRORS.labels(self.handler.stage, type(exc).__name__, "outage").inc()
+        if retry is not None:
+            metrics.RETRIES.labels(self.handler.stage, retry).inc()

@@ -18,12 +18,15 @@ import asyncio
 import hashlib
 import json
 import tempfile
+import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import structlog
+from opentelemetry.trace import get_current_span
 from pydantic import BaseModel, ValidationError
 
 from adapters.model_client import Endpoint, ModelClient
@@ -37,12 +40,14 @@ from adapters.storage import (
     UnsafeKey,
     artifact_key,
     claim_key,
+    intent_key,
     manifest_key,
     marker_key,
     pending_key,
     pending_prefix,
     safe_key,
 )
+from consumers import metrics, tracing
 from consumers.runner import (
     REPLAY_HEADER,
     Incoming,
@@ -52,6 +57,7 @@ from consumers.runner import (
     dead_letter,
     utc_now,
 )
+from consumers.telemetry import engine_stages, step
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.isolation import IsolatedEngine
 from pipeline.model.ports import Tier
@@ -80,14 +86,16 @@ E = TypeVar("E", bound=BaseModel)
 def _headers(
     trace_id: str, doc_id: str, worker_id: str, *, replay: str | None = None
 ) -> tuple[tuple[str, bytes], ...]:
-    out = (
+    out: tuple[tuple[str, bytes], ...] = (
         ("trace_id", trace_id.encode()),
         ("doc_id", doc_id.encode()),
         ("pipeline_version", PIPELINE_VERSION.encode()),
         ("producer", worker_id.encode()),
     )
     # A reconcile's re-announcement travels down the stages, so each re-publishes what it already did.
-    return (*out, (REPLAY_HEADER, replay.encode())) if replay else out
+    out = (*out, (REPLAY_HEADER, replay.encode())) if replay else out
+    # The current span's context: the next stage continues this document's trace.
+    return tracing.inject(out)
 
 
 async def _storage(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -179,13 +187,14 @@ class ParseHandler:
             # The document is streamed to a private file: the parent never holds it in memory.
             with tempfile.TemporaryDirectory(prefix="tieout-parse-") as tmp:
                 path = Path(tmp) / "document.pdf"
-                got = await _storage(
-                    self.store.download,
-                    ref.bucket,
-                    candidates,
-                    path,
-                    max_bytes=self.config.max_bytes,
-                )
+                with step(self.stage, "download"):
+                    got = await _storage(
+                        self.store.download,
+                        ref.bucket,
+                        candidates,
+                        path,
+                        max_bytes=self.config.max_bytes,
+                    )
                 published = await self._parse_one(msg, ref.model_copy(update={"key": got.key}), got, path)
             if published is not None:
                 out.append(published)
@@ -193,6 +202,7 @@ class ParseHandler:
 
     async def _parse_one(self, msg: Incoming, ref: ObjectRef, got: Downloaded, path: Path) -> Outgoing | None:
         key, doc_id, trace_id = got.key, got.doc_id, msg.trace_id
+        _describe(doc_id, key)
         with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=key):
             done = await _storage(
                 self.store.exists,
@@ -213,7 +223,9 @@ class ParseHandler:
                     doc_id=doc_id, source=key, pipeline_version=PIPELINE_VERSION, errors=[err]
                 )
             else:
-                result = await asyncio.to_thread(self.engine.run, path, key)
+                with step(self.stage, "engine"):
+                    result = await asyncio.to_thread(self.engine.run, path, key)
+                    engine_stages(self.stage, result.stats, time.time_ns())
             if result.failed:
                 err = next(e for e in result.errors if e.fatal)
                 log.warning("document rejected", category=err.category, reason=err.message)
@@ -257,6 +269,9 @@ class ParseHandler:
                 _headers(trace_id, doc_id, self.settings.worker, replay=msg.header(REPLAY_HEADER)),
             )
 
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        """Nothing to record: a repeat is skipped by its marker, or deduplicated by the sink."""
+
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         """Mark the documents whose parse is committed (or that were rejected), so re-uploads are skipped."""
         await _mark(self.store, self.settings, "parsed", published, self.settings.topic("parsed"))
@@ -295,7 +310,9 @@ class VerifyHandler:
     async def handle(self, msg: Incoming) -> list[Outgoing]:
         """Check one parsed document, store the verified document and announce it (``verified`` event)."""
         event = _event(ParsedEvent, msg, "parsed event")
-        doc_id, trace_id = event.doc_id, event.trace_id
+        # The message's trace, which the runner took from its headers (the event's own is where it began).
+        doc_id, trace_id = event.doc_id, msg.trace_id
+        _describe(doc_id, event.source)
         with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=event.source):
             done = await _storage(
                 self.store.exists,
@@ -311,10 +328,13 @@ class VerifyHandler:
                 verified = await _load_artifact(self.store, self.settings, "verified", doc_id)
                 uri = _artifact_uri(self.settings, "verified", doc_id)
                 return [_verified_event(self.settings, verified, uri, trace_id, replay=replay)]
-            raw = await _storage(self.store.read_uri, event.artifact)
-            parsed = _validated(DocumentResult, raw, "parsed artifact", doc_id)
-            result = await asyncio.to_thread(verify, parsed)
-            result = await self.model.run(result)
+            with step(self.stage, "load"):
+                raw = await _storage(self.store.read_uri, event.artifact)
+                parsed = _validated(DocumentResult, raw, "parsed artifact", doc_id)
+            with step(self.stage, "checks"):
+                result = await asyncio.to_thread(verify, parsed)
+            with step(self.stage, "model"):
+                result = await self.model.run(result)
             assert result.model is not None
             if result.model.status == "pending":
                 # The model server is down: publish the deterministic results now, finish the rest later.
@@ -326,9 +346,13 @@ class VerifyHandler:
                 )
                 log.warning("model stage pending", reason=result.model.reason)
             # Facts and flags reach the result topics through the sink, behind the quality gate.
-            out = [await _verified(self.store, self.settings, result, trace_id)]
+            with step(self.stage, "store"):
+                out = [await _verified(self.store, self.settings, result, trace_id)]
             log.info("verified", facts=len(result.facts), flags=len(result.flags))
             return out
+
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        """Nothing to record: a repeat is skipped by its marker, or deduplicated by the sink."""
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         """Mark the document verified."""
@@ -340,8 +364,15 @@ class SinkHandler:
 
     Nothing reaches any sink unless the document's batch passes the gate; a failing batch becomes a
     dead-letter record naming the failed expectations. Every sink is idempotent: Parquet files and rows are
-    keyed by document id, and records already published for a document (kept in a manifest written after
-    the commit) are not published again, so replaying the topic adds nothing anywhere.
+    keyed by document id, and records already published for a document are not published again, so
+    replaying the topic adds nothing anywhere. What is published is known exactly, crash or not:
+
+    1. before its transaction, the sink writes the document's *intent* (the ids it is about to publish
+       and the input message's position);
+    2. after the commit, the intent joins the document's *manifest*, and the intent is deleted;
+    3. an intent found later is settled by the broker: its records were published exactly when the consumer
+       group's committed offset of its input partition is past its input message (the offset commits in
+       the same transaction as the records), and a settled intent joins the manifest at once.
     """
 
     stage = "sink"
@@ -351,16 +382,23 @@ class SinkHandler:
         settings: Settings,
         store: Store,
         *,
+        committed: Callable[[str, int], Awaitable[int | None]],
         sinks: Sequence[Sink] = (),
         gate: Callable[[DocumentResult], GateResult] | None = None,
     ) -> None:
-        """Wire the store, the sinks written before the topics, and the gate (default: the GX suites)."""
+        """Wire the store, the sinks written before the topics, and the gate (default: the GX suites).
+
+        ``committed`` is the transport's :meth:`~consumers.runner.Transport.committed`: it settles intents.
+        """
         self.settings = settings
         self.store = store
+        self.committed = committed
         self.sinks = list(sinks)
         self.gate = gate
-        self._intended: dict[str, set[str]] = {}  # handled, not yet committed
-        self._unwritten: dict[str, set[str]] = {}  # committed, manifest not yet written
+        self._handling: dict[tuple[str, int, int], _Intent] = {}  # by input position, until committed
+        # Positions committed by this process whose intent is not yet settled (the store was away): the
+        # broker's committed offset can trail a commit for a moment, this memory does not.
+        self._committed: set[tuple[str, int, int]] = set()
 
     def _gate(self, result: DocumentResult) -> GateResult:
         if self.gate is None:
@@ -372,9 +410,15 @@ class SinkHandler:
     async def handle(self, msg: Incoming) -> list[Outgoing]:
         """Gate one verified document, write it to every sink, and publish what is new."""
         event = _event(VerifiedEvent, msg, "verified event")
-        doc_id = event.doc_id
-        result = DocumentResult.model_validate_json(await _storage(self.store.read_uri, event.artifact))
-        gate = await asyncio.to_thread(self._gate, result)
+        doc_id, trace_id = event.doc_id, msg.trace_id
+        _describe(doc_id, event.source)
+        done = await self._published(doc_id)
+        intent = self._handling[_position(msg)] = _Intent(doc_id, frozenset(done))
+        with step(self.stage, "load"):
+            raw = await _storage(self.store.read_uri, event.artifact)
+            result = DocumentResult.model_validate_json(raw)
+        with step(self.stage, "gate"):
+            gate = await asyncio.to_thread(self._gate, result)
         if not gate.success:
             raise PermanentError(
                 "quality gate failed: " + ", ".join(gate.failed),
@@ -385,17 +429,8 @@ class SinkHandler:
         batch = SinkBatch(result, ingest_date=event.produced_at[:10], model_stage=event.model_stage)
         datasets: list[str] = []
         for sink in self.sinks:
-            # A sink that cannot be reached holds the partition; one that refuses dead-letters the document.
-            try:
-                datasets += await asyncio.to_thread(sink.write, batch)
-            except SinkOutage as exc:
-                raise TransientError(f"{sink.name}: {exc}") from exc
-            except SinkRefused as exc:
-                raise PermanentError(
-                    str(exc), category=exc.category, doc_id=doc_id, source=event.source
-                ) from exc
-        done = await _storage(self._published, doc_id)
-        headers = _headers(event.trace_id, doc_id, self.settings.worker)
+            datasets += await self._write(sink, batch, doc_id, event.source)
+        headers = _headers(trace_id, doc_id, self.settings.worker)
         key = doc_id.encode()
         out = [
             Outgoing(self.settings.topic("facts"), key, f.model_dump_json().encode(), headers)
@@ -409,7 +444,7 @@ class SinkHandler:
         ]
         summary = DocumentSummary(
             doc_id=doc_id,
-            trace_id=event.trace_id,
+            trace_id=trace_id,
             source=event.source,
             pipeline_version=PIPELINE_VERSION,
             produced_at=utc_now(),
@@ -434,44 +469,111 @@ class SinkHandler:
             out.append(
                 Outgoing(self.settings.topic("summaries"), key, summary.model_dump_json().encode(), headers)
             )
-        self._intended[doc_id] = (
-            done
-            | {f.fact_id for f in result.facts}
+        intent.ids = (
+            {f.fact_id for f in result.facts}
             | {f.flag_id for f in result.flags}
             | {_reward_id(r) for r in rewards}
             | {summary_id}
-        )
+        ) - done
         return out
 
-    def _published(self, doc_id: str) -> set[str]:
-        # A manifest whose write failed after its commit is still in memory (retried at the next commit).
-        pending = self._unwritten.get(doc_id, set())
-        key = manifest_key(PIPELINE_VERSION, doc_id)
-        if not self.store.exists(self.settings.artifact_bucket, key):
-            return set(pending)
-        return pending | set(json.loads(self.store.read_uri(f"s3://{self.settings.artifact_bucket}/{key}")))
+    async def _write(self, sink: Sink, batch: SinkBatch, doc_id: str, source: str) -> list[str]:
+        """Write to one sink, timed and counted by outcome.
+
+        A sink that cannot be reached holds the partition; one that refuses dead-letters the document.
+        """
+        with tracing.span(
+            f"sink {sink.name}", attributes={"tieout.service": self.stage, "tieout.sink": sink.name}
+        ):
+            t0 = time.monotonic()
+            try:
+                written = await asyncio.to_thread(sink.write, batch)
+            except SinkOutage as exc:
+                metrics.SINK_WRITES.labels(sink.name, "outage").inc()
+                raise TransientError(f"{sink.name}: {exc}") from exc
+            except SinkRefused as exc:
+                metrics.SINK_WRITES.labels(sink.name, "refused").inc()
+                raise PermanentError(str(exc), category=exc.category, doc_id=doc_id, source=source) from exc
+        metrics.SINK_WRITES.labels(sink.name, "ok").inc()
+        metrics.SINK_WRITE_SECONDS.labels(sink.name).observe(time.monotonic() - t0)
+        return written
+
+    async def _published(self, doc_id: str) -> set[str]:
+        """The ids already published for a document: its manifest, and its intent if that committed.
+
+        Settling removes the intent, so none is left for the message in hand to contradict.
+        """
+        bucket, version = self.settings.artifact_bucket, PIPELINE_VERSION
+        done: set[str] = set(await _read_json(self.store, bucket, manifest_key(version, doc_id)) or [])
+        intent = await _read_json(self.store, bucket, intent_key(version, doc_id))
+        if intent is None:
+            return done
+        topic, partition, offset = intent["at"]
+        # Committed here, or (after a restart) as the broker says.
+        committed = (topic, partition, offset) in self._committed or (
+            (next_offset := await self.committed(topic, partition)) is not None and next_offset > offset
+        )
+        if committed:
+            done |= set(intent["ids"])
+            await _storage(self.store.put_bytes, bucket, manifest_key(version, doc_id), _ids(done))
+        log.info("intent settled", committed=committed, records=len(intent["ids"]))
+        await _storage(self.store.delete, bucket, intent_key(version, doc_id))
+        self._committed.discard((topic, partition, offset))
+        return done
+
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        """Write the document's intent: the ids this transaction publishes, and the input's position.
+
+        A dead letter in place of the results publishes none of them: no intent is needed.
+        """
+        intent = self._handling.get(_position(msg))
+        if intent is None or all(o.topic == self.settings.topic("dlq") for o in outgoing):
+            return
+        body = {"at": list(_position(msg)), "ids": sorted(intent.ids)}
+        key = intent_key(PIPELINE_VERSION, intent.doc_id)
+        await _storage(self.store.put_bytes, self.settings.artifact_bucket, key, json.dumps(body).encode())
+        intent.written = True
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
-        """Record what is now published for the document (a replay then publishes nothing new).
+        """Add what this commit published to the document's manifest, then drop its intent.
 
-        Only documents whose records were in this commit move from intended to published; a manifest
-        that cannot be written now stays in memory and is written with the next commit.
+        If a write fails the intent stays, settled the next time the document comes (from memory here).
         """
-        for doc_id in {o.key.decode() for o in published if o.key}:
-            if doc_id in self._intended:
-                self._unwritten[doc_id] = self._intended.pop(doc_id)
-        for doc_id, ids in list(self._unwritten.items()):
-            try:
-                await _storage(
-                    self.store.put_bytes,
-                    self.settings.artifact_bucket,
-                    manifest_key(PIPELINE_VERSION, doc_id),
-                    json.dumps(sorted(ids)).encode(),
-                )
-            except (TransientError, PermanentError) as exc:
-                log.warning("manifest not written yet", doc_id=doc_id[:12], error=str(exc))
-                continue
-            del self._unwritten[doc_id]
+        intent = self._handling.pop(_position(msg), None)
+        self._handling.clear()  # messages handled but not committed (held, revoked) are handled again
+        if intent is None or not intent.written:
+            return
+        self._committed.add(_position(msg))
+        bucket, version = self.settings.artifact_bucket, PIPELINE_VERSION
+        ids = intent.done | intent.ids
+        await _storage(self.store.put_bytes, bucket, manifest_key(version, intent.doc_id), _ids(ids))
+        await _storage(self.store.delete, bucket, intent_key(version, intent.doc_id))
+        self._committed.discard(_position(msg))
+
+
+@dataclass(slots=True)
+class _Intent:
+    """A document in the sink's hands: what was published before, and what this message adds."""
+
+    doc_id: str
+    done: frozenset[str]
+    ids: set[str] = field(default_factory=set)
+    written: bool = False
+
+
+def _position(msg: Incoming) -> tuple[str, int, int]:
+    return (msg.topic, msg.partition, msg.offset)
+
+
+def _ids(ids: set[str] | frozenset[str]) -> bytes:
+    return json.dumps(sorted(ids)).encode()
+
+
+async def _read_json(store: Store, bucket: str, key: str) -> Any:
+    """A JSON object from the store, or None when there is none."""
+    if not await _storage(store.exists, bucket, key):
+        return None
+    return json.loads(await _storage(store.read_uri, f"s3://{bucket}/{key}"))
 
 
 async def _verified(store: Store, settings: Settings, result: DocumentResult, trace_id: str) -> Outgoing:
@@ -544,15 +646,30 @@ async def resume_pending(
     for key in keys:
         meta = json.loads(await _storage(store.read_uri, f"s3://{settings.artifact_bucket}/{key}"))
         doc_id, trace_id = str(meta["doc_id"]), str(meta["trace_id"])
-        before = await _load_artifact(store, settings, "verified", doc_id)
-        after = await model.run(before.model_copy(update={"model": None}))
-        if after.model is None or after.model.status != "done":
-            break  # still down: try again later
-        new_flags = [f for f in after.flags if f.flag_id not in {g.flag_id for g in before.flags}]
-        # The sink gates and publishes what is new (model findings) when it sees the updated event.
-        out = [await _verified(store, settings, after, trace_id)]
-        await publish(out)
-        await _storage(store.delete, settings.artifact_bucket, key)
-        log.warning("pending model stage completed", doc_id=doc_id[:12], new_flags=len(new_flags))
-        done += 1
+        # The document's own trace goes on: its model stage finishing late is one more span of it.
+        with tracing.span(
+            "verify resume",
+            context=tracing.context_of_trace(trace_id),
+            attributes={"tieout.service": "verify"},
+        ):
+            _describe(doc_id, str(meta.get("source", "")))
+            before = await _load_artifact(store, settings, "verified", doc_id)
+            with step("verify", "model"):
+                after = await model.run(before.model_copy(update={"model": None}))
+            if after.model is None or after.model.status != "done":
+                break  # still down: try again later
+            new_flags = [f for f in after.flags if f.flag_id not in {g.flag_id for g in before.flags}]
+            # The sink gates and publishes what is new (model findings) when it sees the updated event.
+            out = [await _verified(store, settings, after, trace_id)]
+            await publish(out)
+            await _storage(store.delete, settings.artifact_bucket, key)
+            log.warning("pending model stage completed", doc_id=doc_id[:12], new_flags=len(new_flags))
+            done += 1
     return done
+
+
+def _describe(doc_id: str, source: str) -> None:
+    """Name the document on the current span (the message's), so a trace can be found by document."""
+    span = get_current_span()
+    span.set_attribute(tracing.DOC_ID, doc_id)
+    span.set_attribute("tieout.source", source)

@@ -39,8 +39,14 @@ def _settings_env_names() -> frozenset[str]:
 
 
 @pytest.fixture(autouse=True)
-def _no_exported_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Settings read the environment: a shell that sourced ``.tieout/stack.env`` must not reach a test."""
+def _no_exported_settings(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings read the environment: a shell that sourced ``.tieout/stack.env`` must not reach a unit test.
+
+    The integration tier keeps the environment: it runs the infra scripts, which read the same variables
+    (S3_SECRET_KEY, TOPIC_PREFIX, …), and builds its settings from an explicit environment of its own.
+    """
+    if request.node.get_closest_marker("integration"):
+        return
     names = _settings_env_names()
     for name in list(os.environ):
         if name.lower() in names:

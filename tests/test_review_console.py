@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import stat
+import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import pymupdf
 import pytest
 from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
+from adapters.review.annotated import AnnotatedCopies
 from adapters.review.documents import DocumentNotFound, LocalDocuments, PageImages, StoreDocuments
 from adapters.review.store import FlagQuery
 from adapters.storage import MemoryStore
 from console.app import ConsoleConfig, create_app
 from console.auth import LoginThrottle, Users, add_user, hash_password, session_secret, verify_password
+from pipeline.annotate import AnnotateError
+from pipeline.config import PIPELINE_VERSION
 from pipeline.render import RenderError, page_sizes, render_page, render_scale
 from schemas.models import Flag
 from tests.support.review import SAMPLES, csrf_of, hostile_flag, login, make_config, make_run
@@ -87,7 +94,9 @@ def test_every_route_needs_a_login(client: TestClient, config: ConsoleConfig) ->
     routes = concrete_paths(client, config)
     # the enumeration must reach every kind of page (a broken enumeration would test nothing)
     assert {p.split("/")[1] for _, p in routes} >= {"", "login", "logout", "flags", "documents", "static"}
-    assert len(routes) >= 10
+    assert len(routes) >= 11
+    doc_id = first_flag(config, rule="XREF001").doc_id
+    assert ("GET", f"/documents/{doc_id}/annotated.pdf") in routes  # the download too
     for method, path in routes:
         r = client.request(method, path, follow_redirects=False)
         if (method, path) in PUBLIC:
@@ -351,6 +360,150 @@ def test_document_page_has_a_thumbnail_per_page_and_a_marker_per_evidence(
     assert html.count('class="marker') == sum(len(r.flag.evidence) for r in rows)
     assert client.get(f"/documents/{'f' * 64}").status_code == 404
     assert "halvorsen_2025_form_10k.pdf" in client.get("/documents").text
+
+
+# ---------------------------------------------------------------------------------------------- download
+
+
+def annotations_in(pdf: bytes) -> Counter[str]:
+    """The annotations of a PDF by subject, read back with PyMuPDF."""
+    with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+        return Counter(str(a.info.get("subject", "")) for page in doc for a in page.annots())
+
+
+def test_the_document_page_downloads_the_tick_and_tie_pdf(
+    client: TestClient, config: ConsoleConfig, tmp_path: Path
+) -> None:
+    login(client)
+    doc_id = first_flag(config, rule="XREF001").doc_id
+    html = client.get(f"/documents/{doc_id}").text
+    assert f'href="/documents/{doc_id}/annotated.pdf"' in html
+    r = client.get(f"/documents/{doc_id}/annotated.pdf")
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"] == "application/pdf"
+    assert r.headers["content-disposition"] == 'attachment; filename="halvorsen_2025_form_10k.annotated.pdf"'
+    subjects = annotations_in(r.content)
+    # ticks come from the calculation trees of the re-parse, breaks from its flags
+    assert subjects["tieout tick"] > 0 and subjects["tieout break"] > 0
+    cached = tmp_path / "cache" / "annotated" / doc_id / f"{PIPELINE_VERSION}.pdf"
+    assert cached.read_bytes() == r.content
+    assert not [p for p in cached.parent.parent.iterdir() if p.name.startswith(".work-")]  # cleaned up
+    # the next download is the cached copy: a worker that would fail is never asked
+    config.annotations = AnnotatedCopies(
+        LocalDocuments([SAMPLES]), tmp_path / "cache", target="tests.support.workers:boom"
+    )
+    other = TestClient(create_app(config), base_url="http://127.0.0.1")
+    login(other)
+    again = other.get(f"/documents/{doc_id}/annotated.pdf")
+    assert again.status_code == 200 and again.content == r.content
+
+
+class FakeAnnotations:
+    """Annotations that fail, or take too long, as asked."""
+
+    def __init__(self, fail: Exception | None = None, sleep_s: float = 0.0) -> None:
+        self.fail = fail
+        self.sleep_s = sleep_s
+        self.wait_s = 0.3
+
+    def pdf(self, doc_id: str, source: str) -> bytes:
+        time.sleep(self.sleep_s)
+        if self.fail is not None:
+            raise self.fail
+        return b"%PDF-1.7 fake"
+
+
+@pytest.mark.parametrize(
+    ("fake", "status", "message"),
+    [
+        (FakeAnnotations(sleep_s=2.0), 504, "still being made"),
+        (FakeAnnotations(DocumentNotFound("'x.pdf' is not under /nowhere")), 404, "the PDF is not found"),
+        (FakeAnnotations(AnnotateError("encrypted", "needs a password")), 422, "encrypted: needs"),
+        (FakeAnnotations(AnnotateError("timeout", "no result within 9s")), 504, "no result within 9s"),
+        (FakeAnnotations(RuntimeError("MuPDF exploded")), 500, "unexpected error"),
+    ],
+)
+def test_a_download_that_fails_says_why_on_an_error_page(
+    config: ConsoleConfig, fake: FakeAnnotations, status: int, message: str
+) -> None:
+    config.annotations = fake
+    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+    login(client)
+    doc_id = first_flag(config, rule="XREF001").doc_id
+    started = time.monotonic()
+    r = client.get(f"/documents/{doc_id}/annotated.pdf")
+    assert time.monotonic() - started < 1.5  # bounded by wait_s, not by the slow work
+    assert r.status_code == status
+    assert r.headers["content-type"].startswith("text/html")
+    assert "cannot be made" in r.text and message in r.text and "halvorsen_2025_form_10k.pdf" in r.text
+    assert "Traceback" not in r.text and "MuPDF exploded" not in r.text
+    assert client.get(f"/documents/{'f' * 64}/annotated.pdf").status_code == 404
+
+
+def test_a_download_whose_pdf_is_missing_is_a_clear_error(run_dir: Path, tmp_path: Path) -> None:
+    """Embedded mode with the PDFs elsewhere, and services mode with an empty landing bucket."""
+    for documents in (LocalDocuments([tmp_path / "empty"]), StoreDocuments(MemoryStore(), "landing")):
+        config = make_config(run_dir, tmp_path)
+        config.images = PageImages(documents, tmp_path / "cache")
+        client = TestClient(create_app(config), base_url="http://127.0.0.1")
+        login(client)
+        doc_id = first_flag(config, rule="XREF001").doc_id
+        assert 'id="annotated"' not in client.get(f"/documents/{doc_id}").text  # no button to a failure
+        r = client.get(f"/documents/{doc_id}/annotated.pdf")
+        assert r.status_code == 404 and "the PDF is not found" in r.text, r.text
+        config.store.close()
+
+
+def write_doc(folder: Path, name: str, data: bytes) -> tuple[str, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data)
+    return hashlib.sha256(data).hexdigest(), folder
+
+
+def test_a_broken_pdf_ends_as_its_error_category_and_the_console_lives_on(tmp_path: Path) -> None:
+    # the real worker, on a file whose bytes are the document's but no PDF MuPDF can read
+    doc_id, root = write_doc(tmp_path / "pdfs", "broken.pdf", b"%PDF-1.7\n" + b"\x00garbage" * 50)
+    copies = AnnotatedCopies(LocalDocuments([root]), tmp_path / "cache")
+    with pytest.raises(AnnotateError) as failed:
+        copies.pdf(doc_id, "broken.pdf")
+    assert failed.value.category in ("corrupt", "not_a_pdf", "empty"), failed.value
+    assert not copies.path(doc_id).exists()
+
+
+@pytest.mark.parametrize(
+    ("target", "category", "message"),
+    [
+        ("tests.support.workers:hang", "timeout", "worker killed"),
+        ("tests.support.workers:crash", "internal", "died"),
+        ("tests.support.workers:ok", "internal", "another document"),  # a result of another doc_id
+    ],
+)
+def test_a_worker_that_hangs_crashes_or_answers_for_another_document_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, category: str, message: str
+) -> None:
+    import pipeline.isolation as iso
+
+    monkeypatch.setattr(iso, "_GRACE_S", 0.5)
+    doc_id, root = write_doc(tmp_path / "pdfs", "hang-crash.pdf", HALVORSEN.read_bytes())
+    copies = AnnotatedCopies(LocalDocuments([root]), tmp_path / "cache", timeout_s=1.0, target=target)
+    started = time.monotonic()
+    with pytest.raises(AnnotateError) as failed:
+        copies.pdf(doc_id, "hang-crash.pdf")
+    assert time.monotonic() - started < 20
+    assert failed.value.category == category and message in failed.value.message
+    assert not copies.path(doc_id).exists()
+
+
+def test_attachment_names_are_safe_header_values() -> None:
+    from console.app import _attachment
+
+    assert _attachment("reports/q3.pdf", ".annotated.pdf") == {
+        "content-disposition": 'attachment; filename="q3.annotated.pdf"'
+    }
+    hostile = _attachment('a"b\r\nSet-Cookie: x=1;\u00e9t\u00e9.pdf', ".annotated.pdf")["content-disposition"]
+    assert "\r" not in hostile and "\n" not in hostile and hostile.isascii()
+    assert 'filename="a_b__Set-Cookie_ x_1__t_.annotated.pdf"' in hostile
+    assert "filename*=UTF-8''a%22b%0D%0ASet-Cookie%3A%20x%3D1%3B%C3%A9t%C3%A9.annotated.pdf" in hostile
 
 
 # ---------------------------------------------------------------------------------------------- pieces

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import random
 import sqlite3
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +25,7 @@ from adapters.review.store import (
 )
 from schemas.models import Evidence, Flag, FlagKind, Period
 from schemas.reviews import FlagReview, ReviewDecision
+from tests.support.review import check_cursors, race
 
 RULES = ("TOT001", "XREF001", "BAL001", "NAR002")
 SEVERITIES: tuple[Literal["error", "warning", "info"], ...] = ("error", "warning", "info")
@@ -272,24 +272,37 @@ def test_incomplete_decisions_are_refused(
 
 def test_two_analysts_on_one_flag_one_wins(store: SqliteReviewStore, tmp_path: Path) -> None:
     other = SqliteReviewStore(store.path)  # a second process's connection to the same file
-    results: list[object] = []
-    barrier = threading.Barrier(2)
-
-    def judge(s: SqliteReviewStore, who: str) -> None:
-        barrier.wait(timeout=10)
-        try:
-            results.append(s.decide(DecisionRequest("f0000005", "confirm", who, 0)))
-        except StaleDecision as exc:
-            results.append(exc)
-
-    threads = [threading.Thread(target=judge, args=a) for a in ((store, "alice"), (other, "bob"))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
+    outcomes = race([(store, "alice"), (other, "bob")], "f0000005")
     other.close()
-    assert sorted(type(r).__name__ for r in results) == ["ReviewDecision", "StaleDecision"]
+    assert outcomes == ["stale", "won"]
     assert len(store.history("f0000005")) == 1
+
+
+def test_cursors_keep_how_far_each_reader_got(store: SqliteReviewStore) -> None:
+    other = SqliteReviewStore(store.path)  # a second process's connection to the same file
+    try:
+        check_cursors(store, other, "f0000003")
+    finally:
+        other.close()
+    # the cursors outlive the store (a publisher restarted carries on where it stopped)
+    seq = store.cursor("reviews-topic")
+    store.close()
+    again = SqliteReviewStore(store.path)
+    assert seq > 0 and again.cursor("reviews-topic") == seq
+    again.close()
+
+
+def test_a_database_from_before_cursors_gets_them_on_open(tmp_path: Path) -> None:
+    store = SqliteReviewStore.for_run(write_flags(tmp_path / "run", [make_flag(i) for i in range(3)]))
+    store.decide(DecisionRequest("f0000001", "confirm", "alice", 0))
+    seq = store.decisions_since(0)[-1][0]
+    store._db.execute("DROP TABLE review_cursors")
+    store.close()
+    store = SqliteReviewStore(tmp_path / "run" / "reviews.sqlite")
+    assert store.cursor("reviews-topic") == 0
+    store.advance_cursor("reviews-topic", seq)
+    assert store.cursor("reviews-topic") == seq
+    store.close()
 
 
 def test_apply_decision_is_pure() -> None:

@@ -21,6 +21,7 @@ from consumers.services import StoreClaims
 from schemas.events import ClaimCheck
 
 FAST = RetryPolicy(in_place=3, base_s=0.001, max_s=0.004)
+TRACE = b"4bf92f3577b34da6a3ce929d0e0e4736"  # a W3C trace id, as upstream services write them
 
 
 class FakeHandler:
@@ -47,6 +48,9 @@ class FakeHandler:
         value = b"x" * 5000 if outcome == "big" else b"v%d" % msg.offset
         return [Outgoing("out", b"k", value)]
 
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        pass
+
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         self.log.append(f"marker {msg.offset}")
 
@@ -56,7 +60,7 @@ def seed(broker: MemoryBroker, *offsets_by_partition: tuple[int, int]) -> None:
     for partition, offset in offsets_by_partition:
         part = broker.topic("in")[partition]
         while len(part) <= offset:
-            broker.produce("in", b"value", b"key", (("trace_id", b"t-1"),), partition=partition)
+            broker.produce("in", b"value", b"key", (("trace_id", TRACE),), partition=partition)
 
 
 def run(
@@ -149,9 +153,7 @@ def test_permanent_error_goes_to_dlq_with_headers_and_is_committed() -> None:
     headers = dict(out.headers)
     assert headers["stage"] == b"test" and headers["error_class"] == b"PermanentError"
     assert headers["original_topic"] == b"in" and headers["original_partition"] == b"3"
-    assert (
-        headers["original_offset"] == b"7" and headers["attempts"] == b"1" and headers["trace_id"] == b"t-1"
-    )
+    assert headers["original_offset"] == b"7" and headers["attempts"] == b"1" and headers["trace_id"] == TRACE
     body = json.loads(out.value or b"")
     assert body["category"] == "corrupt" and body["original_value"] == "value" and body["source"] == "x.pdf"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pymupdf
@@ -18,10 +18,10 @@ from adapters.settings import Settings
 from adapters.sinks.parquet import ParquetDatasets
 from adapters.sinks.postgres import PostgresTables
 from adapters.sinks.quality import GateResult
-from adapters.storage import MemoryStore, pending_key
+from adapters.storage import MemoryStore, intent_key, manifest_key, pending_key
 from consumers.ingest import s3_event
 from consumers.memory import MemoryBroker, MemoryTransport
-from consumers.runner import CLAIM_HEADER, Handler, RetryPolicy, Runner
+from consumers.runner import CLAIM_HEADER, Handler, Incoming, Outgoing, RetryPolicy, Runner
 from consumers.services import ParseHandler, SinkHandler, StoreClaims, VerifyHandler
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.engine import process_path
@@ -74,6 +74,7 @@ class World:
             "sink": SinkHandler(
                 self.settings,
                 self.store,
+                committed=MemoryTransport(self.broker, [], "sink").committed,
                 sinks=[
                     ParquetDatasets(self.store, self.settings.artifact_bucket),
                     PostgresTables(lambda: self),
@@ -244,14 +245,59 @@ def test_a_replayed_announcement_republishes_what_is_done(world: World) -> None:
     world.run()
     # reconcile re-announces with a replay header: parse and verify re-publish from their artifacts,
     # the sink's manifest keeps the result topics free of duplicates.
-    world.broker.produce(
-        "t.landing",
-        s3_event(world.settings.landing_bucket, "in/a.pdf", 1, "e"),
-        headers=(("replay", b"reconcile"),),
-    )
+    _replay(world, "in/a.pdf")
     world.run()
     assert len(world.values("parsed")) == 2 and len(world.values("verified")) == 2
     assert len(world.values("summaries")) == 1 and world.engine.runs == 1
+
+
+def _replay(world: World, key: str) -> None:
+    world.broker.produce(
+        "t.landing",
+        s3_event(world.settings.landing_bucket, key, 1, "e"),
+        headers=(("replay", b"reconcile"),),
+    )
+
+
+def test_a_sink_killed_between_its_commit_and_its_manifest_publishes_nothing_twice(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Regression: the manifest was written after the commit only, so a sink killed in between left a
+    # document without one; reconcile re-announced it and its results were published a second time.
+    async def killed(self: SinkHandler, msg: Incoming, published: Sequence[Outgoing]) -> None:
+        return None
+
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    with monkeypatch.context() as m:
+        m.setattr(SinkHandler, "after_commit", killed)
+        world.run()
+    (summary,) = world.values("summaries")
+    doc_id = str(summary["doc_id"])
+    bucket = world.settings.artifact_bucket
+    assert not world.store.exists(bucket, manifest_key(PIPELINE_VERSION, doc_id))
+    assert world.store.exists(bucket, intent_key(PIPELINE_VERSION, doc_id))
+    _replay(world, "in/a.pdf")
+    world.run()  # a new sink: nothing in memory, the broker's committed offset settles the intent
+    assert len(world.values("summaries")) == 1 and len(world.values("verified")) == 2
+    assert world.store.exists(bucket, manifest_key(PIPELINE_VERSION, doc_id))
+    assert not world.store.exists(bucket, intent_key(PIPELINE_VERSION, doc_id))
+
+
+def test_an_intent_whose_transaction_never_committed_publishes_everything(world: World) -> None:
+    # A sink killed after writing its intent, before its commit: the records were never published, so
+    # the next sink publishes them all, and once.
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    world.run()
+    facts = world.values("facts")
+    doc_id = str(facts[0]["doc_id"])
+    bucket = world.settings.artifact_bucket
+    world.store.delete(bucket, manifest_key(PIPELINE_VERSION, doc_id))  # as if that run never committed
+    intent = {"at": ["t.verified", 0, 10_000], "ids": sorted(str(f["fact_id"]) for f in facts)}
+    world.store.put_bytes(bucket, intent_key(PIPELINE_VERSION, doc_id), json.dumps(intent).encode())
+    _replay(world, "in/a.pdf")
+    world.run()
+    assert len(world.values("summaries")) == 2 and len(world.values("facts")) == 2 * len(facts)
+    assert not world.store.exists(bucket, intent_key(PIPELINE_VERSION, doc_id))
 
 
 def test_a_model_server_that_does_not_answer_leaves_the_model_stage_pending(world: World) -> None:

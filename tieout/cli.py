@@ -24,6 +24,8 @@ from pipeline.quotas import QUOTA_CATEGORIES
 from schemas.models import DocumentResult
 
 if TYPE_CHECKING:
+    import uvicorn
+
     from adapters.review.store import ReviewStore
     from console.app import ConsoleConfig
     from consumers.runner import Incoming
@@ -625,7 +627,9 @@ def review(
     asyncio.run(_serve_and_publish(server, sock, config.store, settings))
 
 
-async def _serve_and_publish(server: Any, sock: socket.socket, store: Any, settings: Settings) -> None:
+async def _serve_and_publish(
+    server: uvicorn.Server, sock: socket.socket, store: ReviewStore, settings: Settings
+) -> None:
     """Serve the console while a publisher copies its decisions to the reviews topic (outbox)."""
     from consumers.reviews import ReviewPublisher, kafka_publish
 

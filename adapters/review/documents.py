@@ -172,7 +172,9 @@ class PageImages:
     def __init__(self, documents: DocumentSource, cache_dir: Path | None = None) -> None:
         """Render from ``documents`` into ``cache_dir`` (default :func:`default_cache_dir`/pages)."""
         self.documents = documents
-        self.cache_dir = (cache_dir or default_cache_dir()) / "pages"
+        self.root = cache_dir or default_cache_dir()
+        """The console's cache folder (page images go to its ``pages`` folder)."""
+        self.cache_dir = self.root / "pages"
 
     def sizes(self, doc_id: str, source: str) -> list[PageSize]:
         """Every page's size, in page order."""

@@ -15,34 +15,20 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from datetime import datetime
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from adapters.review.store import (
     SEVERITY_RANK,
     Columns,
-    DecisionRequest,
     DocumentRow,
-    FlagQuery,
-    QueuePage,
-    QueueRow,
     ReviewError,
-    StaleDecision,
-    apply_decision,
-    check_limit,
-    decode_cursor,
-    empty_counts,
-    encode_cursor,
-    page_of,
-    queue_sql,
-    sort_values,
+    SqlReviewStore,
     ts_key,
-    where_sql,
 )
 from schemas.models import Fact, Flag
-from schemas.reviews import FlagReview, ReviewDecision, ReviewStatus
+from schemas.reviews import FlagReview, ReviewDecision
 
 DB_NAME = "reviews.sqlite"
 
@@ -108,6 +94,11 @@ CREATE TRIGGER IF NOT EXISTS decisions_no_update BEFORE UPDATE ON decisions
 BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS decisions_no_delete BEFORE DELETE ON decisions
 BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+CREATE TABLE IF NOT EXISTS review_cursors (
+    name       TEXT PRIMARY KEY CHECK (name <> ''),
+    seq        INTEGER NOT NULL CHECK (seq >= 0),
+    updated_at TEXT NOT NULL
+);
 """
 
 COLUMNS = Columns(
@@ -126,34 +117,20 @@ COLUMNS = Columns(
     placeholder="?",
 )
 
-_ROW = "record, status, assignee, reason, version, updated_at, updated_by"
 
-
-def _review(flag_id: str, row: Sequence[Any]) -> FlagReview:
-    status, assignee, reason, version, updated_at, updated_by = row
-    return FlagReview(
-        flag_id=flag_id,
-        status=status,
-        assignee=assignee,
-        reason=reason,
-        version=version,
-        updated_at=datetime.fromisoformat(updated_at) if updated_at else None,
-        updated_by=updated_by,
-    )
-
-
-def _queue_row(row: Sequence[Any]) -> QueueRow:
-    flag = Flag.model_validate_json(row[0])
-    return QueueRow(flag, _review(flag.flag_id, row[1:]))
-
-
-class SqliteReviewStore:
+class SqliteReviewStore(SqlReviewStore):
     """Review store in one SQLite file (WAL); see the module docstring.
 
     One connection serves the process, behind a lock (the console calls from a thread pool); a second
     process on the same file is safe too, as decisions take SQLite's write lock before they compare
     versions.
     """
+
+    COLUMNS = COLUMNS
+    FLAGS = "flags"
+    ROW = "record, status, assignee, reason, version, updated_at, updated_by"
+    DECISIONS = "decisions"
+    CURSORS = "review_cursors"
 
     def __init__(self, path: Path) -> None:
         """Open (and create) the database at ``path``."""
@@ -192,6 +169,13 @@ class SqliteReviewStore:
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
+
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        # Outside a decision's transaction (a cursor's advance) the statement commits on its own. With
+        # synchronous=NORMAL a power cut may lose the last commits, but WAL keeps them in order: a cursor
+        # that survives never points past a decision that did not (at worst decisions are sent again).
+        with self._lock:
+            return self._db.execute(sql, params).rowcount
 
     # ------------------------------------------------------------------ import
 
@@ -294,130 +278,43 @@ class SqliteReviewStore:
                 db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"import:{stamp[0]}", stamp[1]))
         return n
 
-    # ------------------------------------------------------------------ queue
+    # ------------------------------------------------------------------ the dialect's steps
 
-    def queue(
-        self, q: FlagQuery, *, after: str | None = None, before: str | None = None, limit: int = 50
-    ) -> QueuePage:
-        """See :meth:`adapters.review.store.ReviewStore.queue`."""
-        check_limit(limit)
-        sql, params, backwards = queue_sql(
-            COLUMNS, q, _ROW, after=decode_cursor(after), before=decode_cursor(before), limit=limit
+    def _decision(self) -> AbstractContextManager[object]:
+        # BEGIN IMMEDIATE takes SQLite's write lock before the version is read: decisions are serialised
+        # across threads and processes, and seq is commit order
+        return self._write()
+
+    def _save_state(self, flag: Flag, before: FlagReview, new: FlagReview) -> bool:
+        changed = self._execute(
+            "UPDATE flags SET status = ?, assignee = ?, reason = ?, version = ?, updated_at = ?, "
+            "updated_by = ? WHERE flag_id = ? AND version = ?",
+            (
+                new.status,
+                new.assignee,
+                new.reason,
+                new.version,
+                ts_key(new.updated_at),
+                new.updated_by,
+                flag.flag_id,
+                before.version,
+            ),
         )
-        rows = [_queue_row(r) for r in self._query(sql.replace("{from}", "flags"), params)]
-        rows, next_cursor, prev_cursor = page_of(
-            rows, limit=limit, backwards=backwards, had_cursor=bool(after or before), q=q
+        return changed == 1
+
+    def _append(self, decision: ReviewDecision) -> None:
+        self._execute(
+            "INSERT INTO decisions (review_id, flag_id, action, status, decided_at, record) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                decision.review_id,
+                decision.flag_id,
+                decision.action,
+                decision.status,
+                decision.decided_at.isoformat(),
+                decision.model_dump_json(),
+            ),
         )
-        counts = self._counts(q)
-        total = counts.get(q.status, 0) if q.status else sum(counts.values())
-        return QueuePage(rows, counts, total, next_cursor, prev_cursor)
-
-    def _counts(self, q: FlagQuery) -> dict[str, int]:
-        where, params = where_sql(COLUMNS, q.without_status())
-        counts = empty_counts()
-        for status, n in self._query(
-            f"SELECT status, count(*) FROM flags WHERE {where} GROUP BY status", params
-        ):
-            counts[status] = n
-        return counts
-
-    def neighbours(self, q: FlagQuery, flag_id: str) -> tuple[str | None, str | None]:
-        """See :meth:`adapters.review.store.ReviewStore.neighbours`."""
-        row = self.get(flag_id)
-        if row is None:
-            return None, None
-        keys = sort_values(q.sort, row.flag, row.review, row.flag.source)
-        cursor = encode_cursor(keys)
-        prev_page = self.queue(q, before=cursor, limit=1)
-        next_page = self.queue(q, after=cursor, limit=1)
-        prev_id = prev_page.rows[0].flag.flag_id if prev_page.rows else None
-        next_id = next_page.rows[0].flag.flag_id if next_page.rows else None
-        return prev_id, next_id
-
-    def get(self, flag_id: str) -> QueueRow | None:
-        """See :meth:`adapters.review.store.ReviewStore.get`."""
-        rows = self._query(f"SELECT {_ROW} FROM flags WHERE flag_id = ?", (flag_id,))
-        return _queue_row(rows[0]) if rows else None
-
-    # ------------------------------------------------------------------ decisions
-
-    def decide(self, req: DecisionRequest, *, users: Sequence[str] | None = None) -> ReviewDecision:
-        """See :meth:`adapters.review.store.ReviewStore.decide`."""
-        with self._write() as db:
-            rows = db.execute(f"SELECT {_ROW} FROM flags WHERE flag_id = ?", (req.flag_id,)).fetchall()
-            if not rows:
-                raise ReviewError(f"no flag {req.flag_id!r}")
-            current = _queue_row(rows[0])
-            try:
-                new, decision = apply_decision(current.flag, current.review, req, users=users)
-            except StaleDecision as stale:
-                raise StaleDecision(stale.current, self._last_state_change(req.flag_id)) from None
-            if new.version != current.review.version:
-                cur = db.execute(
-                    "UPDATE flags SET status = ?, assignee = ?, reason = ?, version = ?, updated_at = ?, "
-                    "updated_by = ? WHERE flag_id = ? AND version = ?",
-                    (
-                        new.status,
-                        new.assignee,
-                        new.reason,
-                        new.version,
-                        ts_key(new.updated_at),
-                        new.updated_by,
-                        req.flag_id,
-                        current.review.version,
-                    ),
-                )
-                if cur.rowcount != 1:  # cannot happen under the write lock; refuse rather than guess
-                    raise StaleDecision(current.review, None)
-            db.execute(
-                "INSERT INTO decisions (review_id, flag_id, action, status, decided_at, record) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    decision.review_id,
-                    decision.flag_id,
-                    decision.action,
-                    decision.status,
-                    decision.decided_at.isoformat(),
-                    decision.model_dump_json(),
-                ),
-            )
-        return decision
-
-    def _last_state_change(self, flag_id: str) -> ReviewDecision | None:
-        rows = self._query(
-            "SELECT record FROM decisions WHERE flag_id = ? AND action <> 'comment' "
-            "ORDER BY seq DESC LIMIT 1",
-            (flag_id,),
-        )
-        return ReviewDecision.model_validate_json(rows[0][0]) if rows else None
-
-    def history(self, flag_id: str) -> list[ReviewDecision]:
-        """See :meth:`adapters.review.store.ReviewStore.history`."""
-        rows = self._query("SELECT record FROM decisions WHERE flag_id = ? ORDER BY seq", (flag_id,))
-        return [ReviewDecision.model_validate_json(r[0]) for r in rows]
-
-    def decisions_since(self, seq: int = 0, limit: int = 1000) -> list[tuple[int, ReviewDecision]]:
-        """See :meth:`adapters.review.store.ReviewStore.decisions_since`."""
-        rows = self._query(
-            "SELECT seq, record FROM decisions WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
-        )
-        return [(int(s), ReviewDecision.model_validate_json(r)) for s, r in rows]
-
-    def latest_decisions(self, status: ReviewStatus | None = None) -> list[ReviewDecision]:
-        """See :meth:`adapters.review.store.ReviewStore.latest_decisions`."""
-        sql = (
-            "SELECT d.record FROM decisions d JOIN ("
-            "  SELECT flag_id, max(seq) AS seq FROM decisions"
-            "  WHERE action IN ('confirm', 'dismiss', 'reopen') GROUP BY flag_id"
-            ") last ON d.seq = last.seq WHERE d.status <> 'open'"
-        )
-        params: list[object] = []
-        if status is not None:
-            sql += " AND d.status = ?"
-            params.append(status)
-        return [
-            ReviewDecision.model_validate_json(r[0]) for r in self._query(sql + " ORDER BY d.seq", params)
-        ]
 
     # ------------------------------------------------------------------ documents and facts
 

@@ -3,12 +3,14 @@
 Two stores implement :class:`ReviewStore`: :class:`~adapters.review.sqlite.SqliteReviewStore` for the
 embedded run (``tieout review --out DIR``; flags imported from ``flags.jsonl``) and
 :class:`~adapters.review.postgres.PostgresReviewStore` for the services (flags read from the sink's
-tables). They share the decision rules (:func:`apply_decision`) and the queue's SQL
-(:func:`queue_sql`), so both answer alike.
+tables). They share the decision rules (:func:`apply_decision`), the queue's SQL (:func:`queue_sql`)
+and everything else they do alike (:class:`SqlReviewStore`, parameterised by the dialect), so both
+answer alike.
 
 Seams for what reads decisions later (the ``reviews`` topic, reward folding, ``tieout export reviews``):
-:meth:`ReviewStore.decisions_since` is an outbox in commit order (a publisher keeps the last ``seq`` it
-sent), and :meth:`ReviewStore.latest_decisions` gives each judged flag's standing decision.
+:meth:`ReviewStore.decisions_since` is an outbox in commit order, :meth:`ReviewStore.cursor` and
+:meth:`ReviewStore.advance_cursor` keep how far each reader has got (the last ``seq`` it durably
+handled), and :meth:`ReviewStore.latest_decisions` gives each judged flag's standing decision.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import binascii
 import json
 import uuid
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Literal, Protocol, get_args
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, get_args
 
 from schemas.models import Fact, Flag
 from schemas.reviews import (
@@ -443,7 +446,8 @@ class ReviewStore(Protocol):
     def decisions_since(self, seq: int = 0, limit: int = 1000) -> list[tuple[int, ReviewDecision]]:
         """Decisions after sequence number ``seq`` in commit order, with their sequence numbers.
 
-        The outbox for a publisher (the ``reviews`` topic): it remembers the last ``seq`` it sent.
+        The outbox for a publisher (the ``reviews`` topic): it keeps the last ``seq`` it sent in its
+        :meth:`cursor`.
         """
         ...
 
@@ -452,6 +456,22 @@ class ReviewStore(Protocol):
 
         What reward folding (confirmed: a positive label for the rule, dismissed: a negative one with its
         reason) and ``tieout export reviews`` (dismissed flags as regression cases) read.
+        """
+        ...
+
+    def cursor(self, name: str) -> int:
+        """The last decision sequence number a consumer named `name` has durably handled (0 if none)."""
+        ...
+
+    def advance_cursor(self, name: str, seq: int) -> None:
+        """Record that `name` has handled every decision up to `seq`; never moves backwards.
+
+        A lower `seq` is ignored. The outbox's other half: a publisher reads :meth:`decisions_since` its
+        cursor, produces and flushes them, then advances its cursor to the last ``seq`` it sent.
+
+        Raises:
+            ReviewError: for an empty or over-long name, a negative ``seq``, or a ``seq`` beyond the newest
+                decision (a cursor there would skip decisions not yet made).
         """
         ...
 
@@ -487,3 +507,217 @@ class ReviewStore(Protocol):
 def empty_counts() -> dict[str, int]:
     """A zero count for every status, in display order."""
     return dict.fromkeys(REVIEW_STATUSES, 0)
+
+
+_M = TypeVar("_M", Flag, ReviewDecision)
+
+
+def decode(model: type[_M], raw: Any) -> _M:
+    """A record as a store keeps it: JSON text (SQLite) or already decoded (PostgreSQL's ``jsonb``)."""
+    if isinstance(raw, str | bytes):
+        return model.model_validate_json(raw)
+    return model.model_validate(raw)
+
+
+def queue_row(row: Sequence[Any]) -> QueueRow:
+    """A flag and its review state from a row of :attr:`SqlReviewStore.ROW`'s columns.
+
+    A flag never judged has no review values (PostgreSQL: no ``flag_reviews`` row): open, version 0.
+    """
+    flag = decode(Flag, row[0])
+    status, assignee, reason, version, updated_at, updated_by = row[1:]
+    if isinstance(updated_at, str):  # SQLite keeps ts_key's text ('' for never)
+        updated_at = datetime.fromisoformat(updated_at) if updated_at else None
+    review = FlagReview(
+        flag_id=flag.flag_id,
+        status=status or "open",
+        assignee=assignee,
+        reason=reason,
+        version=version or 0,
+        updated_at=updated_at,
+        updated_by=updated_by,
+    )
+    return QueueRow(flag, review)
+
+
+class SqlReviewStore:
+    """What the SQL stores do alike, written once: the queue, a flag, decisions and the audit trail.
+
+    A store names its dialect in the class attributes (its SQL for the queue's fields, the flags with
+    their review state, the audit trail's table; the placeholder is :attr:`Columns.placeholder`) and
+    implements the few steps whose SQL differs: running a query, a decision's transaction, and writing a
+    flag's new state and a decision.
+    """
+
+    COLUMNS: ClassVar[Columns]
+    FLAGS: ClassVar[str]
+    """The flags with their review state (a table, or a join), as a FROM clause."""
+    ROW: ClassVar[str]
+    """A queue row's columns: the flag's record, status, assignee, reason, version, updated_at, updated_by."""
+    DECISIONS: ClassVar[str]
+    """The audit trail: ``seq`` (commit order), ``flag_id``, ``action``, ``status`` and the ``record``."""
+    CURSORS: ClassVar[str]
+    """The readers' cursors: ``name``, ``seq`` (the last decision handled) and ``updated_at``."""
+    LOCK_ROW: ClassVar[str] = ""
+    """Appended to the SELECT of the flag a decision is about, to lock its row (where the dialect can)."""
+
+    # ------------------------------------------------------------------ the dialect's steps
+
+    def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
+        """Rows of one statement (inside the current transaction, when one is open)."""
+        raise NotImplementedError
+
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
+        """Run one statement that returns no rows; the number of rows it changed."""
+        raise NotImplementedError
+
+    def _decision(self) -> AbstractContextManager[object]:
+        """A transaction in which decisions are serialised: reading a flag's version, writing the next."""
+        raise NotImplementedError
+
+    def _save_state(self, flag: Flag, before: FlagReview, new: FlagReview) -> bool:
+        """Write ``new`` if the stored state is still ``before``'s version; whether it was written."""
+        raise NotImplementedError
+
+    def _append(self, decision: ReviewDecision) -> None:
+        """Append ``decision`` to the audit trail."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ queue
+
+    def queue(
+        self, q: FlagQuery, *, after: str | None = None, before: str | None = None, limit: int = 50
+    ) -> QueuePage:
+        """See :meth:`ReviewStore.queue`."""
+        check_limit(limit)
+        sql, params, backwards = queue_sql(
+            self.COLUMNS, q, self.ROW, after=decode_cursor(after), before=decode_cursor(before), limit=limit
+        )
+        rows = [queue_row(r) for r in self._query(sql.replace("{from}", self.FLAGS), params)]
+        rows, next_cursor, prev_cursor = page_of(
+            rows, limit=limit, backwards=backwards, had_cursor=bool(after or before), q=q
+        )
+        counts = self._counts(q)
+        total = counts.get(q.status, 0) if q.status else sum(counts.values())
+        return QueuePage(rows, counts, total, next_cursor, prev_cursor)
+
+    def _counts(self, q: FlagQuery) -> dict[str, int]:
+        """Flags matching ``q`` (its status aside) per status."""
+        where, params = where_sql(self.COLUMNS, q.without_status())
+        counts = empty_counts()
+        sql = f"SELECT {self.COLUMNS.status}, count(*) FROM {self.FLAGS} WHERE {where} GROUP BY 1"
+        for status, n in self._query(sql, params):
+            counts[str(status)] = int(n)
+        return counts
+
+    def neighbours(self, q: FlagQuery, flag_id: str) -> tuple[str | None, str | None]:
+        """See :meth:`ReviewStore.neighbours`."""
+        row = self.get(flag_id)
+        if row is None:
+            return None, None
+        cursor = encode_cursor(sort_values(q.sort, row.flag, row.review, row.flag.source))
+        before = self.queue(q, before=cursor, limit=1).rows
+        after = self.queue(q, after=cursor, limit=1).rows
+        return (before[0].flag.flag_id if before else None, after[0].flag.flag_id if after else None)
+
+    def get(self, flag_id: str) -> QueueRow | None:
+        """See :meth:`ReviewStore.get`."""
+        return self._get(flag_id)
+
+    def _get(self, flag_id: str, lock: str = "") -> QueueRow | None:
+        where = f"{self.COLUMNS.flag_id} = {self.COLUMNS.placeholder}"
+        rows = self._query(f"SELECT {self.ROW} FROM {self.FLAGS} WHERE {where}{lock}", (flag_id,))
+        return queue_row(rows[0]) if rows else None
+
+    # ------------------------------------------------------------------ decisions
+
+    def decide(self, req: DecisionRequest, *, users: Sequence[str] | None = None) -> ReviewDecision:
+        """See :meth:`ReviewStore.decide`."""
+        with self._decision():
+            current = self._get(req.flag_id, self.LOCK_ROW)
+            if current is None:
+                raise ReviewError(f"no flag {req.flag_id!r}")
+            try:
+                new, decision = apply_decision(current.flag, current.review, req, users=users)
+            except StaleDecision as stale:
+                raise StaleDecision(stale.current, self._last_state_change(req.flag_id)) from None
+            changed = new.version != current.review.version
+            if changed and not self._save_state(current.flag, current.review, new):
+                # another writer got in first despite the transaction's lock: refuse rather than guess
+                raise StaleDecision(current.review, None)
+            self._append(decision)
+        return decision
+
+    def _last_state_change(self, flag_id: str) -> ReviewDecision | None:
+        p = self.COLUMNS.placeholder
+        rows = self._query(
+            f"SELECT record FROM {self.DECISIONS} WHERE flag_id = {p} AND action <> 'comment' "
+            "ORDER BY seq DESC LIMIT 1",
+            (flag_id,),
+        )
+        return decode(ReviewDecision, rows[0][0]) if rows else None
+
+    def history(self, flag_id: str) -> list[ReviewDecision]:
+        """See :meth:`ReviewStore.history`."""
+        sql = f"SELECT record FROM {self.DECISIONS} WHERE flag_id = {self.COLUMNS.placeholder} ORDER BY seq"
+        rows = self._query(sql, (flag_id,))
+        return [decode(ReviewDecision, r[0]) for r in rows]
+
+    def decisions_since(self, seq: int = 0, limit: int = 1000) -> list[tuple[int, ReviewDecision]]:
+        """See :meth:`ReviewStore.decisions_since`."""
+        p = self.COLUMNS.placeholder
+        rows = self._query(
+            f"SELECT seq, record FROM {self.DECISIONS} WHERE seq > {p} ORDER BY seq LIMIT {p}", (seq, limit)
+        )
+        return [(int(s), decode(ReviewDecision, r)) for s, r in rows]
+
+    def latest_decisions(self, status: ReviewStatus | None = None) -> list[ReviewDecision]:
+        """See :meth:`ReviewStore.latest_decisions`."""
+        sql = (
+            f"SELECT d.record FROM {self.DECISIONS} d JOIN ("
+            f"  SELECT flag_id, max(seq) AS seq FROM {self.DECISIONS}"
+            "  WHERE action IN ('confirm', 'dismiss', 'reopen') GROUP BY flag_id"
+            ") last ON d.seq = last.seq WHERE d.status <> 'open'"
+        )
+        params: list[object] = []
+        if status is not None:
+            sql += f" AND d.status = {self.COLUMNS.placeholder}"
+            params.append(status)
+        return [decode(ReviewDecision, r[0]) for r in self._query(sql + " ORDER BY d.seq", params)]
+
+    # ------------------------------------------------------------------ cursors
+
+    def cursor(self, name: str) -> int:
+        """See :meth:`ReviewStore.cursor`."""
+        rows = self._query(
+            f"SELECT seq FROM {self.CURSORS} WHERE name = {self.COLUMNS.placeholder}", (_cursor_name(name),)
+        )
+        return int(rows[0][0]) if rows else 0
+
+    def advance_cursor(self, name: str, seq: int) -> None:
+        """See :meth:`ReviewStore.advance_cursor`."""
+        name = _cursor_name(name)
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            raise ReviewError(f"a cursor is a decision's sequence number (an int >= 0), not {seq!r}")
+        # The newest seq only grows (the trail is append-only), so a seq it covers now stays covered.
+        newest = int(self._query(f"SELECT coalesce(max(seq), 0) FROM {self.DECISIONS}")[0][0])
+        if seq > newest:
+            raise ReviewError(f"there is no decision {seq} yet (the newest is {newest}): {name!r} not moved")
+        p = self.COLUMNS.placeholder
+        # One statement, so concurrent advances of one cursor cannot move it backwards: the row is
+        # locked by the upsert and its WHERE compares with the stored seq.
+        self._execute(
+            f"INSERT INTO {self.CURSORS} (name, seq, updated_at) VALUES ({p}, {p}, CURRENT_TIMESTAMP)"
+            f" ON CONFLICT (name) DO UPDATE SET seq = excluded.seq, updated_at = excluded.updated_at"
+            f" WHERE excluded.seq > {self.CURSORS}.seq",
+            (name, seq),
+        )
+
+
+MAX_CURSOR_NAME = 200
+
+
+def _cursor_name(name: str) -> str:
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_CURSOR_NAME:
+        raise ReviewError(f"a cursor needs a name of 1..{MAX_CURSOR_NAME} characters, not {name!r}")
+    return name

@@ -164,6 +164,72 @@ _DELETE_STALE_FACTS = b"DELETE FROM facts WHERE doc_id = %s AND fact_id <> ALL(%
 _DELETE_STALE_FLAGS = b"DELETE FROM flags WHERE doc_id = %s AND flag_id <> ALL(%s::text[])"
 
 
+class BoundedConnection:
+    """One connection to a database, opened on first use and reopened on the next call if it broke.
+
+    Every call on it is bounded: ``connect_timeout`` for connecting, ``statement_timeout`` and
+    ``lock_timeout`` for each statement, ``idle_in_transaction_session_timeout`` for a session left
+    mid-transaction. It is in autocommit mode: transactions are explicit (``conn.transaction()`` blocks).
+    Shared by the sink and the review store, so both connect alike.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        application_name: str,
+        connect_timeout_s: float = 10,
+        statement_timeout_s: float = 60,
+        lock_timeout_s: float = 30,
+    ) -> None:
+        """Remember how to connect to ``dsn``; nothing is opened yet.
+
+        Args:
+            dsn: A libpq connection string or URI (``postgresql://tieout@127.0.0.1:5432/tieout``).
+            application_name: What ``pg_stat_activity`` shows for the session.
+            connect_timeout_s: Bound on establishing the connection (libpq's minimum is 2 s).
+            statement_timeout_s: Bound on any one statement, server-side.
+            lock_timeout_s: Bound on waiting for a lock (row locks of a concurrent writer, the migration
+                lock), so contention fails with an error instead of hanging.
+        """
+        self.dsn = dsn
+        self.application_name = application_name
+        # libpq takes whole seconds and treats values below 2 as 2
+        self.connect_timeout = max(2, math.ceil(connect_timeout_s))
+        statement_ms = max(1, round(statement_timeout_s * 1000))
+        self._options = (
+            f"-c statement_timeout={statement_ms} "
+            f"-c lock_timeout={max(1, round(lock_timeout_s * 1000))} "
+            # a session killed mid-transaction must not keep row locks for long
+            f"-c idle_in_transaction_session_timeout={statement_ms}"
+        )
+        self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
+
+    def get(self) -> psycopg.Connection[tuple[Any, ...]]:
+        """The open connection, (re)connected if it is closed or broken.
+
+        Raises:
+            psycopg.OperationalError: if the server cannot be reached within the connect timeout.
+        """
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            if self._conn is not None:
+                self._conn.close()
+            self._conn = psycopg.connect(
+                self.dsn,
+                autocommit=True,
+                connect_timeout=self.connect_timeout,
+                options=self._options,
+                application_name=self.application_name,
+            )
+        return self._conn
+
+    def close(self) -> None:
+        """Close the connection (idempotent; the next :meth:`get` opens a new one)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
 class PostgresSink:
     """Writes document results to PostgreSQL; one connection, every call bounded.
 
@@ -171,51 +237,23 @@ class PostgresSink:
     The connection is opened at construction and reopened on the next call if it broke.
     """
 
-    def __init__(
-        self,
-        dsn: str,
-        *,
-        connect_timeout_s: float = 10,
-        statement_timeout_s: float = 60,
-        lock_timeout_s: float = 30,
-    ) -> None:
-        """Connect to ``dsn``.
+    def __init__(self, db: str | BoundedConnection) -> None:
+        """Connect, every call bounded (see :class:`BoundedConnection` for the timeouts).
 
         Args:
-            dsn: A libpq connection string or URI (``postgresql://tieout@127.0.0.1:5432/tieout``).
-            connect_timeout_s: Bound on establishing the connection (libpq's minimum is 2 s).
-            statement_timeout_s: Bound on any one statement, server-side.
-            lock_timeout_s: Bound on waiting for a lock (row locks of a concurrent writer, the migration
-                lock), so contention fails with an error instead of hanging.
+            db: A DSN (the default timeouts), or a :class:`BoundedConnection` with timeouts of its own.
 
         Raises:
-            psycopg.OperationalError: if the server cannot be reached within ``connect_timeout_s``.
+            psycopg.OperationalError: if the server cannot be reached within the connect timeout.
         """
-        self._dsn = dsn
-        # libpq takes whole seconds and treats values below 2 as 2
-        self._connect_timeout = max(2, math.ceil(connect_timeout_s))
-        self._options = (
-            f"-c statement_timeout={max(1, round(statement_timeout_s * 1000))} "
-            f"-c lock_timeout={max(1, round(lock_timeout_s * 1000))} "
-            # a session killed mid-transaction must not keep row locks for long
-            f"-c idle_in_transaction_session_timeout={max(1, round(statement_timeout_s * 1000))}"
+        self._db = (
+            db if isinstance(db, BoundedConnection) else BoundedConnection(db, application_name="tieout-sink")
         )
-        self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
-        self._connection()
+        self._db.get()
 
     def _connection(self) -> psycopg.Connection[tuple[Any, ...]]:
         """The open connection, (re)connected if it is closed or broken."""
-        if self._conn is None or self._conn.closed or self._conn.broken:
-            if self._conn is not None:
-                self._conn.close()
-            self._conn = psycopg.connect(
-                self._dsn,
-                autocommit=True,  # transactions are explicit: conn.transaction() blocks
-                connect_timeout=self._connect_timeout,
-                options=self._options,
-                application_name="tieout-sink",
-            )
-        return self._conn
+        return self._db.get()
 
     def migrate(self, migrations: Sequence[Migration] | None = None) -> list[str]:
         """Apply the pending migrations in order; safe to call from several processes at once.
@@ -297,9 +335,7 @@ class PostgresSink:
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        self._db.close()
 
     def __enter__(self) -> PostgresSink:
         return self
@@ -316,6 +352,22 @@ class PostgresSink:
 # SQLSTATE classes an outage produces: connection exception, insufficient resources, operator
 # intervention (shutdown, statement timeout), transaction rollback (deadlock), system error; lock timeout.
 _TRANSIENT_SQLSTATE_CLASSES = {"08", "53", "57", "40", "58"}
+
+
+def ping(dsn: str, timeout_s: float = 5.0) -> None:
+    """Connect and run ``SELECT 1``: a readiness probe, bounded by ``timeout_s`` (libpq's minimum is 2 s).
+
+    Raises:
+        psycopg.Error: The database did not answer in time or refused the connection.
+    """
+    seconds = max(2, math.ceil(timeout_s))
+    with psycopg.connect(
+        dsn,
+        connect_timeout=seconds,
+        options=f"-c statement_timeout={seconds * 1000}",
+        application_name="tieout-probe",
+    ) as conn:
+        conn.execute("SELECT 1")
 
 
 def database_transient(exc: BaseException) -> bool:

@@ -191,9 +191,7 @@ def _record(m: Message) -> dict[str, object]:
 
 
 @pytest.fixture
-def isolated(
-    stack_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Isolated]:
+def isolated(stack_env: dict[str, str], tmp_path: Path) -> Iterator[Isolated]:
     tag = uuid.uuid4().hex[:8]
     env = {
         **os.environ,
@@ -205,9 +203,12 @@ def isolated(
         "TIEOUT_ENV_FILE": str(tmp_path / "none.env"),
         "TIEOUT_LOG_LEVEL": "INFO",
     }
-    for name, value in env.items():  # this test's settings, read as the services read theirs
-        monkeypatch.setenv(name, value)
-    settings = Settings.load(tmp_path / "none.env")
+    # This test's settings, read from `env` as the services read theirs. Only for the reading: the test
+    # process keeps its own environment, which the infra scripts it runs (stack.sh stop/up) inherit.
+    with pytest.MonkeyPatch.context() as reading:
+        for name, value in env.items():
+            reading.setenv(name, value)
+        settings = Settings.load(tmp_path / "none.env")
     store = ObjectStore(settings)
     store.ensure_bucket(settings.landing_bucket)
     store.ensure_bucket(settings.artifact_bucket)

@@ -103,6 +103,9 @@ class Big:
     async def handle(self, msg: Incoming) -> list[Outgoing]:
         return [Outgoing(self.topic, b"k", TWICE)]
 
+    async def before_commit(self, msg: Incoming, outgoing: Sequence[Outgoing]) -> None:
+        pass
+
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         pass
 

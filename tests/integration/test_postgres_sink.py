@@ -14,7 +14,13 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from adapters.sinks.postgres import RECORD_COLUMN, PostgresSink, load_migrations, table_columns
+from adapters.sinks.postgres import (
+    RECORD_COLUMN,
+    BoundedConnection,
+    PostgresSink,
+    load_migrations,
+    table_columns,
+)
 from adapters.sinks.rows import DOCUMENTS, FACTS, FLAGS
 from pipeline.engine import process_path
 from schemas.models import DocumentResult, Fact, Flag
@@ -32,7 +38,10 @@ DAY = "2026-11-30"
 
 @pytest.fixture
 def sink(db_dsn: str) -> Iterator[PostgresSink]:
-    with PostgresSink(db_dsn, connect_timeout_s=10, statement_timeout_s=30) as s:
+    bounded = BoundedConnection(
+        db_dsn, application_name="tieout-test", connect_timeout_s=10, statement_timeout_s=30
+    )
+    with PostgresSink(bounded) as s:
         yield s
 
 

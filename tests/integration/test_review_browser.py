@@ -7,17 +7,24 @@ Debian's ``chromium`` (``bash infra/browser.sh`` installs it) driven by Playwrig
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from adapters.review.store import FlagQuery, ReviewStore
 from console.app import create_app
+from consumers.reviews import ReviewPublisher, kafka_publish
 from pipeline.render import render_scale
+from pipeline.rewards.reviews import check_records
 from schemas.models import Flag
+from tests.integration.conftest import Isolated
 from tests.support.review import ARTIFACTS, PASSWORDS, hostile_flag, make_config, make_run, serve
 
 pytestmark = pytest.mark.integration
@@ -58,7 +65,9 @@ def console_url(tmp_path: Path) -> Iterator[tuple[str, ReviewStore]]:
         yield url, config.store
 
 
-def test_review_in_the_browser(chromium: Path, console_url: tuple[str, ReviewStore], tmp_path: Path) -> None:
+def test_review_in_the_browser(
+    chromium: Path, console_url: tuple[str, ReviewStore], tmp_path: Path, isolated: Isolated
+) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     url, store = console_url
@@ -181,6 +190,25 @@ def test_review_in_the_browser(chromium: Path, console_url: tuple[str, ReviewSto
             )
             page.screenshot(path=str(ARTIFACTS / "06-document.png"), full_page=True)
 
+            # --- the tick-and-tie PDF from the document page's button: a PDF with ticks and breaks
+            with page.expect_download(timeout=120_000) as download:
+                page.click("#annotated")
+            assert download.value.suggested_filename == "halvorsen_2025_form_10k.annotated.pdf"
+            pdf = Path(download.value.path()).read_bytes()
+            with pymupdf.open(stream=pdf, filetype="pdf") as doc:
+                subjects = Counter(str(a.info.get("subject")) for p in doc for a in p.annots())
+                assert subjects["tieout tick"] > 0 and subjects["tieout break"] > 0, subjects
+                assert sum(subjects.values()) > 0
+                # the summary page in front, kept to look at
+                doc[0].get_pixmap(dpi=72).save(str(ARTIFACTS / "06b-annotated-summary.png"))
+                ticked = next(
+                    i
+                    for i, p in enumerate(doc)
+                    if any(a.info.get("subject") == "tieout tick" for a in p.annots())
+                )
+                doc[ticked].get_pixmap(dpi=96).save(str(ARTIFACTS / "06c-annotated-page.png"))
+            expect(page).to_have_url(f"{url}/documents/{flag.doc_id}")  # the page stays
+
             # --- a flag whose text is all markup, script, RTL and a 3,000-character label renders inert
             page.goto(f"{url}/flags/hostile0000000001")
             expect(page.locator("figure.page .box").first).to_be_visible()
@@ -193,6 +221,23 @@ def test_review_in_the_browser(chromium: Path, console_url: tuple[str, ReviewSto
             page.screenshot(path=str(ARTIFACTS / "07-hostile.png"), full_page=False)
         finally:
             ctx.close()
+
+    # --- the decisions made in the browser, on the reviews topic (the real broker) and in the rewards
+    publisher = ReviewPublisher(store, kafka_publish(isolated.settings), isolated.topic("reviews"))
+    sent = asyncio.run(publisher.publish_once())
+    assert sent == len(store.decisions_since(0)) >= 3
+    records = isolated.read(isolated.topic("reviews"), until=lambda rs: len(rs) >= sent, timeout_s=60)
+    on_topic = {(r["flag_id"], r["action"]): r for r in records}
+    assert on_topic[(flag_id, "confirm")]["reviewer"] == "alice"
+    assert on_topic[(other_id, "dismiss")]["reason"] == "wrong_scale"
+    flags = {f.flag_id: f for f in (row.flag for row in store.queue(FlagQuery(), limit=200).rows)}
+    examples = check_records(store.latest_decisions(), flags)
+    by_flag = {json.loads(r.completion)["message"]: r for r in examples}
+    assert by_flag[flags[flag_id].message].reward == 1.0
+    assert (by_flag[flags[other_id].message].reward, by_flag[flags[other_id].message].label_reason) == (
+        0.0,
+        "wrong_scale",
+    )
 
 
 def test_tieout_review_serves_a_run_on_loopback(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ services leave them; each test has a database of its own (``db_dsn``).
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from adapters.storage import MemoryStore
 from console.app import ConsoleConfig, create_app
 from pipeline.engine import process_path
 from schemas.models import DocumentResult
-from tests.support.review import RUN_PDFS, SAMPLES, login, make_users
+from tests.support.review import RUN_PDFS, SAMPLES, check_cursors, login, make_users, race
 
 pytestmark = pytest.mark.integration
 
@@ -51,7 +50,7 @@ def store(db_dsn: str, results: list[DocumentResult]) -> Iterator[PostgresReview
 
 def test_0004_is_applied_by_the_sinks_migrator(db_dsn: str) -> None:
     versions = [m.version for m in load_migrations()]
-    assert "0004_reviews" in versions
+    assert {"0004_reviews", "0005_review_cursors"} <= set(versions)
     s = PostgresReviewStore(db_dsn)
     s.close()
     with psycopg.connect(db_dsn) as conn:
@@ -141,25 +140,25 @@ def test_two_consoles_on_one_flag_one_wins(
 ) -> None:
     other = PostgresReviewStore(db_dsn, migrate=False)
     flag = results[1].flags[0]
-    outcomes: list[str] = []
-    barrier = threading.Barrier(2)
-
-    def judge(s: PostgresReviewStore, who: str) -> None:
-        barrier.wait(timeout=10)
-        try:
-            s.decide(DecisionRequest(flag.flag_id, "confirm", who, 0))
-            outcomes.append("won")
-        except StaleDecision:
-            outcomes.append("stale")
-
-    threads = [threading.Thread(target=judge, args=a) for a in ((store, "alice"), (other, "bob"))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
+    outcomes = race([(store, "alice"), (other, "bob")], flag.flag_id)
     other.close()
-    assert sorted(outcomes) == ["stale", "won"]
+    assert outcomes == ["stale", "won"]
     assert len(store.history(flag.flag_id)) == 1
+
+
+def test_cursors_keep_how_far_each_reader_got(
+    store: PostgresReviewStore, db_dsn: str, results: list[DocumentResult]
+) -> None:
+    other = PostgresReviewStore(db_dsn, migrate=False)  # another process's connection
+    try:
+        check_cursors(store, other, results[0].flags[0].flag_id)
+    finally:
+        other.close()
+    seq = store.cursor("reviews-topic")
+    store.close()  # the next call reconnects: the cursor is in the database, not the session
+    assert seq > 0 and store.cursor("reviews-topic") == seq
+    with psycopg.connect(db_dsn, autocommit=True) as conn, pytest.raises(psycopg.Error, match="check"):
+        conn.execute(b"INSERT INTO review_cursors (name, seq) VALUES ('x', -1)")
 
 
 def test_console_in_services_mode(
@@ -183,6 +182,12 @@ def test_console_in_services_mode(
     html = client.get(f"/flags/{flag.flag_id}").text
     assert html.count('class="box') == len(flag.evidence)
     assert client.get(f"/documents/{flag.doc_id}/pages/7.png?zoom=0.5").content[:4] == b"\x89PNG"
+    # the tick-and-tie PDF, from the landing bucket's copy of the document
+    r = client.get(f"/documents/{flag.doc_id}/annotated.pdf")
+    assert r.status_code == 200 and r.content[:5] == b"%PDF-"
+    assert (
+        r.headers["content-disposition"] == f'attachment; filename="{Path(flag.source).stem}.annotated.pdf"'
+    )
     r = client.post(
         f"/flags/{flag.flag_id}/decide",
         data={"csrf": token, "action": "confirm", "version": "0"},

@@ -7,15 +7,17 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from adapters.review.documents import LocalDocuments, PageImages
 from adapters.review.sqlite import SqliteReviewStore
+from adapters.review.store import DecisionRequest, ReviewError, ReviewStore, StaleDecision
 from console.app import ConsoleConfig
 from console.auth import LoginThrottle, Users, add_user
 from pipeline.engine import process_path
@@ -61,6 +63,80 @@ def hostile_flag(template: Flag) -> Flag:
             ],
         }
     )
+
+
+def race(judges: Sequence[tuple[ReviewStore, str]], flag_id: str) -> list[str]:
+    """Every ``(store, reviewer)`` confirms ``flag_id`` at version 0 at the same moment, each in a thread.
+
+    Returns:
+        ``won`` or ``stale`` per judge, sorted.
+    """
+    outcomes: list[str] = []
+    barrier = threading.Barrier(len(judges))
+
+    def judge(store: ReviewStore, who: str) -> None:
+        barrier.wait(timeout=10)
+        try:
+            store.decide(DecisionRequest(flag_id, "confirm", who, 0))
+            outcomes.append("won")
+        except StaleDecision:
+            outcomes.append("stale")
+
+    threads = [threading.Thread(target=judge, args=j) for j in judges]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    return sorted(outcomes)
+
+
+def check_cursors(store: ReviewStore, other: ReviewStore, flag_id: str) -> None:
+    """The cursor contract, for either store: ``other`` is a second connection to the same database.
+
+    Comments on ``flag_id`` seven times (decisions like any other), runs the outbox loop a publisher
+    runs, then checks that a cursor never moves backwards, is kept per name, refuses what is not a
+    decision's seq, is seen by another connection, and ends at the highest of concurrent advances.
+    """
+    name = "reviews-topic"
+    assert store.cursor(name) == 0
+    decided = [store.decide(DecisionRequest(flag_id, "comment", "alice", 0, note=f"#{i}")) for i in range(7)]
+    seqs = [seq for seq, _ in store.decisions_since(0)]
+    assert len(seqs) == len(decided)
+    # the outbox: read after the cursor, publish (here: keep), then record the cursor
+    sent: list[str] = []
+    while batch := store.decisions_since(store.cursor(name), limit=3):
+        sent += [d.review_id for _, d in batch]
+        store.advance_cursor(name, batch[-1][0])
+    assert sent == [d.review_id for d in decided]  # each once, in commit order
+    assert store.cursor(name) == seqs[-1] and other.cursor(name) == seqs[-1]
+    store.advance_cursor(name, seqs[1])  # lower: ignored
+    store.advance_cursor(name, 0)
+    store.advance_cursor(name, seqs[-1])  # the same: nothing changes
+    assert store.cursor(name) == seqs[-1]
+    assert store.cursor("export") == 0  # one cursor per name
+    other.advance_cursor("export", seqs[1])
+    assert store.cursor("export") == seqs[1] and store.cursor(name) == seqs[-1]
+    for bad_name, seq in (("", 1), ("   ", 1), ("x" * 201, 1), (name, -1), (name, seqs[-1] + 1)):
+        with pytest.raises(ReviewError):
+            store.advance_cursor(bad_name, seq)
+    with pytest.raises(ReviewError):
+        store.cursor("")
+    assert store.cursor(name) == seqs[-1]
+    # racing advances of one cursor from two connections: it ends at the highest, never lower
+    barrier = threading.Barrier(2)
+    orders = [seqs, list(reversed(seqs))]
+
+    def advance(s: ReviewStore, order: list[int]) -> None:
+        barrier.wait(timeout=10)
+        for seq in order:
+            s.advance_cursor("race", seq)
+
+    threads = [threading.Thread(target=advance, args=a) for a in zip((store, other), orders, strict=True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert store.cursor("race") == other.cursor("race") == seqs[-1]
 
 
 def make_users(path: Path) -> Users:

@@ -1,0 +1,110 @@
+"""What the benchmarks that run through the local stack share: a private slice of it, services, readers.
+
+Each run gets its own topic prefix and buckets, so runs never see each other's documents; the services
+are the ``tieout consume`` commands a deployment runs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO
+
+from confluent_kafka import Consumer
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from adapters.settings import Settings, read_env_file  # noqa: E402
+from adapters.storage import ObjectStore  # noqa: E402
+
+
+def private_stack(name: str) -> tuple[dict[str, str], Settings, ObjectStore] | None:
+    """The environment, settings and store of a private slice of the running local stack.
+
+    Args:
+        name: Short name of the benchmark (the topic prefix and bucket names start with it).
+
+    Returns:
+        ``(env for the services, settings, store)`` with both buckets created, or None when the local
+        stack is not running (the caller says so and exits).
+    """
+    env_file = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
+    stack = read_env_file(env_file)
+    if not stack.get("KAFKA_BOOTSTRAP"):
+        print(f"local stack not running ({env_file}): run `bash infra/stack.sh up`", file=sys.stderr)
+        return None
+    pg = read_env_file(REPO / ".tieout" / "pg.env")
+    tag = uuid.uuid4().hex[:8]
+    env = {
+        **os.environ,
+        **stack,
+        **({"PG_DSN": pg["PG_DSN"]} if pg.get("PG_DSN") else {}),
+        "TOPIC_PREFIX": f"{name}{tag}.",
+        "LANDING_BUCKET": f"{name}-{tag}-landing",
+        "ARTIFACT_BUCKET": f"{name}-{tag}-artifacts",
+        "TIEOUT_ENV_FILE": "/nonexistent",
+        "TIEOUT_LOG_LEVEL": os.environ.get("TIEOUT_LOG_LEVEL", "WARNING"),
+        "PYTHONPATH": str(REPO),
+    }
+    os.environ.update(env)  # this process reads its settings as the services it starts read theirs
+    settings = Settings.load(Path("/nonexistent"))
+    store = ObjectStore(settings)
+    store.ensure_bucket(settings.landing_bucket)
+    store.ensure_bucket(settings.artifact_bucket)
+    return env, settings, store
+
+
+def committed_reader(settings: Settings, topics: Sequence[str]) -> Consumer:
+    """A ``read_committed`` reader of ``topics`` (full names) from their start, in a group of its own."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": settings.kafka_bootstrap,
+            "group.id": f"bench-{uuid.uuid4().hex}",
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
+    consumer.subscribe(list(topics))
+    return consumer
+
+
+def start_services(
+    stages: Sequence[str], env: dict[str, str], logs_dir: Path, workers: int = 1
+) -> tuple[list[subprocess.Popen[bytes]], list[IO[bytes]]]:
+    """Start ``workers`` of each ``tieout consume STAGE``; their output goes to ``logs_dir``."""
+    procs: list[subprocess.Popen[bytes]] = []
+    logs: list[IO[bytes]] = []
+    for stage in stages:
+        for w in range(workers):
+            log = (logs_dir / f"{stage}-{w}.log").open("wb")
+            logs.append(log)
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "tieout.cli", "consume", stage, "--worker-id", f"bench{w}"],
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    cwd=REPO,
+                )
+            )
+    return procs, logs
+
+
+def stop_services(procs: Sequence[subprocess.Popen[bytes]], logs: Sequence[IO[bytes]]) -> None:
+    """SIGTERM every service (they finish their message and leave), kill what is still up after 60 s."""
+    for p in procs:
+        p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    for log in logs:
+        log.close()
