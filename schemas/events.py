@@ -172,7 +172,7 @@ class VerifiedEvent(EventBase):
     artifact: str = Field(description="s3:// URI of the verified DocumentResult JSON.")
     facts: int
     flags: int
-    model_stage: Literal["done", "skipped", "pending"] = "skipped"
+    model_stage: Literal["done", "skipped", "pending", "partial"] = "skipped"
 
 
 class DocumentSummary(EventBase):
@@ -183,7 +183,7 @@ class DocumentSummary(EventBase):
     facts: int
     flags: int
     errors: int
-    model_stage: Literal["done", "skipped", "pending"]
+    model_stage: Literal["done", "skipped", "pending", "partial"]
     datasets: list[str] = Field(default_factory=list, description="s3:// URIs of the Parquet files written.")
 
 

@@ -410,7 +410,18 @@ class ModelCall(Record):
     prompt_version: str
     model: str
     tier: Literal["standard", "deep"]
+    route: str | None = Field(
+        default=None,
+        description="Why this tier answered: the task's route, or 'fallback from <tier>: <error>'.",
+    )
     mode: Literal["whole", "ledger"] = "whole"
+    call_id: str | None = Field(
+        default=None, description="The call's id within the document ('c1', 'c2', …); outcomes cite it."
+    )
+    messages: list[dict[str, str]] = Field(
+        default_factory=list, description="The chat messages sent (role, content), for reward records."
+    )
+    answer: str | None = Field(default=None, description="The raw text the model returned.")
     tokens_in: int = 0
     tokens_out: int = 0
     cached_tokens: int | None = None
@@ -428,12 +439,15 @@ class ProposalOutcome(Record):
     proposal: dict[str, object] = Field(description="The proposal as the model gave it.")
     pages: list[PageNo] = Field(default_factory=list)
     flag_id: str | None = None
+    call_id: str | None = Field(default=None, description="The ModelCall that proposed it.")
 
 
 class ModelReport(Record):
     """The model stage's account of a document: status, calls, proposals and their verification."""
 
-    status: Literal["done", "skipped", "pending"]
+    status: Literal["done", "skipped", "pending", "partial"] = Field(
+        description="'partial': the document's deadline passed with tasks left; they are resumed later."
+    )
     reason: str | None = None
     calls: list[ModelCall] = Field(default_factory=list)
     outcomes: list[ProposalOutcome] = Field(default_factory=list)
