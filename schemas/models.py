@@ -209,6 +209,11 @@ Basis = Literal[
 condensed consolidating information (issuer, guarantors, eliminations), or at constant exchange rates."""
 
 
+FactProvenance = Literal["taxonomy", "model_corroborated", "model_uncorroborated"]
+"""Who mapped a fact's label to its metric: the taxonomy (deterministic), or the model, with or without a
+figure the taxonomy mapped that agrees with it."""
+
+
 class Fact(Record):
     """A key figure mapped to the metric taxonomy, in base units.
 
@@ -248,6 +253,14 @@ class Fact(Record):
     statement: StatementKind | None = Field(default=None, description="The kind of table it is printed in.")
     role: LineRole | None = Field(default=None, description="Its line's role in the calculation tree.")
     parent: str | None = Field(default=None, description="The label of the line it adds into, as printed.")
+    provenance: FactProvenance = Field(
+        default="taxonomy",
+        description=(
+            "Who mapped its label to the metric: the taxonomy, or the model (a verified label mapping) — "
+            "'model_corroborated' when a figure the taxonomy mapped agrees with it, else "
+            "'model_uncorroborated'."
+        ),
+    )
 
 
 class Evidence(Record):

@@ -22,14 +22,21 @@ class _Strict(BaseModel):
 
 
 class FigureLink(_Strict):
-    """The same quantity (metric and period) printed on two pages, with the value read on each."""
+    """The same quantity (metric and period) printed on two pages, with the value read on each.
+
+    The prompts ask for pairs that disagree; verification accepts agreeing pairs too (as consistent).
+    """
 
     metric: Short = Field(description="What the figure measures, e.g. 'revenue' or the label as printed.")
     period: Annotated[str, Field(max_length=40)] = Field(description="Period as printed, e.g. 'FY2025'.")
     page_a: PageRef
-    value_a: float = Field(description="The figure on page_a as printed (no scale applied).")
+    value_a: float = Field(
+        description="The figure on page_a as printed, with its sign ((842.1) is -842.1), no scale applied."
+    )
     page_b: PageRef
-    value_b: float = Field(description="The figure on page_b as printed (no scale applied).")
+    value_b: float = Field(
+        description="The figure on page_b as printed, with its sign ((842.1) is -842.1), no scale applied."
+    )
     rationale: Rationale
 
 
@@ -54,13 +61,26 @@ class LabelMappings(_Strict):
 
 
 class ProposedClaim(_Strict):
-    """A figure stated in running text, with the metric and period it is about."""
+    """A figure stated in running text, with the metric and period it is about.
+
+    The prompts ask for statements that disagree with the financial statements, with both places: the
+    sentence (``page``, ``quote``, ``value``) and the statement (``statement_page``, ``statement_value``).
+    Verification always compares with the primary statement's figure, whatever page is cited.
+    """
 
     page: PageRef
     quote: Short = Field(description="The words of the sentence around the figure, copied exactly.")
     metric: Annotated[str, Field(max_length=60)]
     period: Annotated[str, Field(max_length=40)]
-    value: float = Field(description="The figure as printed in the sentence (no scale applied).")
+    value: float = Field(
+        description="The figure as printed in the sentence, with its sign if it has one, no scale applied."
+    )
+    statement_page: PageRef | None = Field(
+        default=None, description="The page of the financial statement that prints this metric and period."
+    )
+    statement_value: float | None = Field(
+        default=None, description="The figure as printed on statement_page, with its sign (no scale applied)."
+    )
     rationale: Rationale
 
 
