@@ -88,10 +88,12 @@ def test_signs_follow_the_metrics_convention() -> None:
     # Net income's sign is fixed: a loss printed "(144.7)" against a profit of 144,722 is a disagreement,
     # and reading the "(144.7)" as 144.7 is a misreading, not a match.
     loss = reprinted(doc(), 2, "Net income", "(144.7)", -144.7)
-    (mismatch, flag), (misread, none) = links("sign_net_income_disagrees", loss)
+    (mismatch, flag), (misread, none), (prose, no_flag) = links("sign_net_income_disagrees", loss)
     assert mismatch.reason == "verified_mismatch" and flag is not None and flag.rule == "MOD001"
     assert flag.pages == [2, 4] and flag.metric == "net_income" and "'(144.7)'" in flag.message
     assert (misread.reason, misread.accepted, none) == ("sign_misread", False, None)
+    # Prose prints no sign ("net income of $144.7 million", a loss in words): it states the magnitude only.
+    assert (prose.reason, no_flag) == ("verified_consistent", None)
 
 
 def test_a_bare_number_on_the_page_is_no_evidence_of_a_mismatch() -> None:

@@ -136,6 +136,7 @@ class Printed:
     printed: str  # the number as printed
     text: str  # the number with its context (the cell, or the prose around it)
     bbox: tuple[float, float, float, float] | None
+    in_prose: bool = False
 
 
 class PageIndex:
@@ -189,6 +190,7 @@ class PageIndex:
                     Printed(
                         b.page, p.value, p.decimals_printed, p.value * 10**scale, p.decimals_printed - scale,
                         period, None, metric, raw, b.text[max(0, tn.start - 40) : tn.end + 40], b.bbox,
+                        in_prose=True,
                     )
                 )  # fmt: skip
 
@@ -243,6 +245,15 @@ def _same_period(a: str | None, key: str) -> bool:
     return a is None or a == key
 
 
+def _by_magnitude(metric: MetricDef, unsigned_prose: bool) -> bool:
+    """Whether two figures of ``metric`` compare by magnitude.
+
+    Prose carries a figure's direction in words ("a net loss of $842.1 million"): printed without a sign,
+    it states only the magnitude, whatever the metric.
+    """
+    return sign_free(metric) or unsigned_prose
+
+
 def _compare(a: float, a_decimals: int, b: float, b_decimals: int, by_magnitude: bool) -> Comparison:
     if by_magnitude:
         a, b = abs(a), abs(b)
@@ -286,7 +297,7 @@ def verify_link(
             return _reject(task, side, link, pages), None
         sides.append(side)
     a, b = sides
-    by_magnitude = sign_free(metric)
+    by_magnitude = _by_magnitude(metric, any(p.in_prose and p.value >= 0 for p in sides))
     cmp = _compare(a.base, a.decimals, b.base, b.decimals, by_magnitude)
     if cmp.ok:
         return _accept(task, "verified_consistent", link, sorted(pages)), None
@@ -305,7 +316,7 @@ def verify_link(
     ]
     reasons = [f"page {p.page}: {(p.label or p.text).strip()!r} is {metric.id}" for p in (a, b)]
     if by_magnitude:
-        reasons.append(f"{metric.id} is compared by magnitude: its printed sign is a presentation choice")
+        reasons.append(f"{metric.id} is compared by magnitude: its sign is presentation or unprinted")
     flag = RULE.flag(
         index.doc,
         message=(
@@ -470,9 +481,7 @@ def verify_claim(
     ref = statements[0]
     scale = n.scale or ref.scale
     stated = n.value * 10**scale
-    # Prose carries a figure's direction in words ("a net loss of $842.1 million"): unsigned, it states
-    # only the magnitude.
-    by_magnitude = sign_free(metric) or not n.negative
+    by_magnitude = _by_magnitude(metric, not n.negative)
     cmp = _compare(stated, n.decimals_printed - scale, ref.value, ref.decimals, by_magnitude)
     pages = sorted({claim.page, ref.page})
     if cmp.ok:
