@@ -56,7 +56,7 @@ def check(case: dict[str, Any]) -> dict[str, Any]:
     except SystemExit:  # argparse reports a refused value on stderr and exits
         out["error"] = stderr.getvalue().strip()
         return out
-    except Exception as exc:  # noqa: BLE001 - whatever vLLM raises is the finding
+    except Exception as exc:  # whatever vLLM raises is the finding
         out["error"] = f"{type(exc).__name__}: {exc}"
         return out
     out["model"] = args.model
@@ -76,7 +76,7 @@ def check(case: dict[str, Any]) -> dict[str, Any]:
             return out
         out["stage"] = "model-config"
         model_config = engine_args.create_model_config()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         out["error"] = f"{type(exc).__name__}: {exc}"
         return out
     hf = model_config.hf_config

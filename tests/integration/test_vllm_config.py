@@ -1,4 +1,4 @@
-"""The GPU serve configs load with vLLM's own parser and engine-args class, and resolve to their context length.
+"""The GPU serve configs load with vLLM's own parser and engine-args class and resolve to their window.
 
 Runs ``infra/vllm/check_serve.py`` in the CPU vLLM venv that ``infra/model.sh fetch`` installs (the same
 vLLM version as the pinned GPU image): ``vllm serve --config FILE``'s parsing, its pre-load checks,
@@ -25,7 +25,8 @@ pytestmark = pytest.mark.integration
 
 VLLM_DIR = REPO / "infra" / "vllm"
 CHECK = VLLM_DIR / "check_serve.py"
-VPY = Path(os.environ.get("TIEOUT_CACHE", Path.home() / ".cache" / "tieout")) / "vllm" / "venv" / "bin" / "python"
+CACHE = Path(os.environ.get("TIEOUT_CACHE", Path.home() / ".cache" / "tieout"))
+VPY = CACHE / "vllm" / "venv" / "bin" / "python"
 SERVE_FILES = sorted(VLLM_DIR.glob("serve*.yaml"))
 # The vendored config.json of each model a serve file names (its Hugging Face repo id, lower-cased name).
 MODELS = VLLM_DIR / "models"
@@ -90,13 +91,15 @@ def test_deep_tier_resolves_to_131072_tokens_with_yarn() -> None:
     assert result["ok"], result["error"]
     assert result["max_model_len"] == 131072
     assert result["max_position_embeddings"] == 131072
-    assert result["rope_parameters"]["rope_type"] == "yarn"
-    assert result["rope_parameters"]["factor"] * result["rope_parameters"]["original_max_position_embeddings"] == 131072
+    rope = result["rope_parameters"]
+    assert rope["rope_type"] == "yarn"
+    assert rope["factor"] * rope["original_max_position_embeddings"] == 131072
 
 
 @pytest.mark.parametrize("case", ["no-override", "yarn-without-positions"])
 def test_131072_tokens_are_refused_without_the_full_override(case: str) -> None:
     result = checked()[case]
     assert not result["ok"] and result["stage"] == "model-config"
-    assert "User-specified max_model_len (131072) is greater than the derived max_model_len" in result["error"]
+    refused = "User-specified max_model_len (131072) is greater than the derived max_model_len"
+    assert refused in result["error"]
     assert "max_position_embeddings=32768" in result["error"]
