@@ -40,9 +40,9 @@ os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
 
 def check(case: dict[str, Any]) -> dict[str, Any]:
     """One config file (plus extra command-line flags, which win over it) through vLLM's own loading."""
-    from vllm.engine.arg_utils import AsyncEngineArgs
-    from vllm.entrypoints.cli.serve import ServeSubcommand
-    from vllm.utils.argparse_utils import FlexibleArgumentParser
+    from vllm.engine.arg_utils import AsyncEngineArgs  # type: ignore[import-not-found]
+    from vllm.entrypoints.cli.serve import ServeSubcommand  # type: ignore[import-not-found]
+    from vllm.utils.argparse_utils import FlexibleArgumentParser  # type: ignore[import-not-found]
 
     out: dict[str, Any] = {"name": case["name"], "ok": False, "stage": "parse", "error": None}
     top = FlexibleArgumentParser(prog="vllm")

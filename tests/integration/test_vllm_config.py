@@ -34,7 +34,7 @@ MODELS = VLLM_DIR / "models"
 
 def model_dir(config: Path) -> Path:
     """The vendored folder of the model the serve file names."""
-    repo_id = yaml.safe_load(config.read_text(encoding="utf-8"))["model"]
+    repo_id = str(yaml.safe_load(config.read_text(encoding="utf-8"))["model"])
     return MODELS / repo_id.split("/")[-1].lower()
 
 
