@@ -11,6 +11,11 @@ circuit breaker's decision.
   4xx, refused connections or malformed answers;
 * a circuit breaker per endpoint: after a run of failures the endpoint is considered down for a cooldown,
   calls fail fast, and the pipeline records the document as pending instead of waiting;
+* fallback between the tiers: a call whose tier is unreachable (not configured, circuit open, connection
+  refused, retries exhausted) goes to the other tier when that is a different server and its circuit is
+  closed; the :class:`~pipeline.model.ports.Answer` names the tier that answered and why
+  (``route="fallback from deep: …"``, also written to the call's ``route``). Only when both fail is
+  :class:`~pipeline.model.ports.ModelUnavailable` raised;
 * every call is accounted for (:class:`~schemas.models.ModelCall`): task, prompt version, model, tier,
   tokens in/out, tokens served from the prefix cache when the server reports them, latency.
 """
@@ -29,7 +34,7 @@ from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel, ValidationError
 
 from adapters.retry import Backoff, retrying
-from pipeline.model.ports import Answer, ModelUnavailable, Tier
+from pipeline.model.ports import Answer, ModelUnavailable, Tier, other_tier
 from schemas.models import ModelCall
 
 M = TypeVar("M", bound=BaseModel)
@@ -154,6 +159,15 @@ class ModelClient:
             return False
         return True
 
+    def _can_fall_back(self, tier: Tier) -> bool:
+        """Whether ``tier``'s calls may go to the other tier: configured, another server, circuit closed."""
+        other = other_tier(tier)
+        if other not in self.endpoints or not self.available(other):
+            return False
+        mine = self.endpoints.get(tier)
+        # Both tiers on one server (MODEL_TIERS=standard, a single GPU box): that server is down for both.
+        return mine is None or mine.base_url.rstrip("/") != self.endpoints[other].base_url.rstrip("/")
+
     async def structured(
         self,
         *,
@@ -165,12 +179,43 @@ class ModelClient:
         max_tokens: int = 512,
         mode: Literal["whole", "ledger"] = "whole",
     ) -> Answer:
-        """Ask for an answer constrained to ``schema``'s JSON Schema and validate it.
+        """Ask ``tier`` (or, when it is unreachable, the other tier) for an answer constrained to ``schema``.
+
+        Returns:
+            The validated answer, with ``tier`` the tier that answered and ``route`` None when that is the
+            tier asked, else ``"fallback from <tier>: <why it was unreachable>"``.
 
         Raises:
-            ModelUnavailable: When the endpoint is down or keeps failing (the caller marks the document
+            ModelUnavailable: When both tiers are down or keep failing (the caller marks the document
                 pending); a malformed answer is not an error here, it comes back with ``parsed=None``.
         """
+        kw: dict[str, Any] = {
+            "task": task, "prompt_version": prompt_version, "messages": messages, "schema": schema,
+            "max_tokens": max_tokens, "mode": mode,
+        }  # fmt: skip
+        try:
+            return await self._ask(tier, route=None, **kw)
+        except ModelUnavailable as exc:
+            if not self._can_fall_back(tier):
+                raise
+            try:
+                return await self._ask(other_tier(tier), route=f"fallback from {tier}: {exc}", **kw)
+            except ModelUnavailable as again:
+                raise ModelUnavailable(f"{exc}; and {again}") from again
+
+    async def _ask(
+        self,
+        tier: Tier,
+        *,
+        route: str | None,
+        task: str,
+        prompt_version: str,
+        messages: list[dict[str, str]],
+        schema: type[M],
+        max_tokens: int,
+        mode: Literal["whole", "ledger"],
+    ) -> Answer:
+        """One tier's answer (retried within the tier); ``route`` says why this tier is asked."""
         ep = self.endpoints.get(tier)
         if ep is None:
             raise ModelUnavailable(f"no {tier} model configured")
@@ -220,13 +265,16 @@ class ModelClient:
                 breaker.success()
                 call = ModelCall(
                     task=task, prompt_version=prompt_version, model=ep.model, tier=tier, mode=mode,
-                    latency_ms=(time.monotonic() - started) * 1000, ok=False,
+                    route=route, latency_ms=(time.monotonic() - started) * 1000, ok=False,
                     error=f"HTTP {exc.status_code}: {exc.response.text[:300]}",
                 )  # fmt: skip
-                return Answer(None, "", call)
+                return Answer(None, "", call, tier=tier, route=route)
             latency = (time.monotonic() - started) * 1000
             breaker.success()
-            return self._answer(completion, task, prompt_version, ep, tier, mode, latency, schema)
+            answer = self._answer(completion, task, prompt_version, ep, tier, mode, latency, schema)
+            answer.call = answer.call.model_copy(update={"route": route})
+            answer.route = route
+            return answer
 
     @staticmethod
     def _answer(
@@ -262,8 +310,7 @@ class ModelClient:
         }
         try:
             parsed: BaseModel | None = schema.model_validate_json(raw)
-            return Answer(parsed, raw, ModelCall(**call_kw))
+            return Answer(parsed, raw, ModelCall(**call_kw), tier=tier)
         except ValidationError as exc:
-            return Answer(
-                None, raw, ModelCall(**call_kw, ok=False, error=f"schema: {exc.errors()[0]['msg']}")
-            )
+            call = ModelCall(**call_kw, ok=False, error=f"schema: {exc.errors()[0]['msg']}")
+            return Answer(None, raw, call, tier=tier)

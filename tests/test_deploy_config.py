@@ -1,4 +1,4 @@
-"""Invariants of the deployment: docker-compose.yml, infra/Dockerfile and infra/vllm/serve.yaml.
+"""Invariants of the deployment: docker-compose.yml, infra/Dockerfile and infra/vllm/serve-*.yaml.
 
 No Docker engine is needed. The files are parsed and cross-checked against each other and against the code
 (topic names, settings); the two one-shot init scripts are run for real with bash against stand-ins for
@@ -35,7 +35,8 @@ from tieout.cli import app
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "infra" / "Dockerfile"
-SERVE = ROOT / "infra" / "vllm" / "serve.yaml"
+# One vLLM server per model tier, each with its own serve file and compose service vllm-<tier>.
+SERVE = {tier: ROOT / "infra" / "vllm" / f"serve-{tier}.yaml" for tier in ("standard", "deep")}
 LOCK = ROOT / "requirements.lock"
 
 TIEOUT_SERVICES = ("parse", "verify", "sink")
@@ -51,14 +52,15 @@ REQUIRED_ENV = {
     "TOPIC_PREFIX",
     "MODEL_STANDARD_URL",
     "MODEL_DEEP_URL",
-    "MODEL_NAME",
+    "MODEL_STANDARD_NAME",
+    "MODEL_DEEP_NAME",
 }
 CONDITIONS = {"service_started", "service_healthy", "service_completed_successfully"}
 LONG_RUNNING_RESTART = {"always", "unless-stopped", "on-failure"}
 
 # Variables the compose file interpolates, overridden all at once: every cross-service check must hold for
-# any values, not just for the defaults written in the file. MODEL_NAME is left out on purpose: it must
-# equal serve.yaml's served-model-name, which an override of only one side breaks by design.
+# any values, not just for the defaults written in the file. The MODEL_*_NAME are left out on purpose: each
+# must equal its serve file's served-model-name, which an override of only one side breaks by design.
 # The one variable compose requires (no secret is published in the file).
 REQUIRED = {"S3_SECRET_KEY": "secret-x"}
 OVERRIDES = {
@@ -148,8 +150,9 @@ def doc(raw: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def serve() -> dict[str, Any]:
-    return _load_yaml(SERVE)
+def serves() -> dict[str, dict[str, Any]]:
+    """Each tier's serve file."""
+    return {tier: _load_yaml(path) for tier, path in SERVE.items()}
 
 
 def services(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -315,11 +318,20 @@ def test_every_needed_env_var_is_set_and_consistent(
     assert settings.notifications, "versitygw publishes events: the services must not announce uploads"
 
 
-def test_model_settings_point_at_the_vllm_service(raw: dict[str, Any], serve: dict[str, Any]) -> None:
+def test_model_settings_point_each_tier_at_its_vllm_service(
+    raw: dict[str, Any], serves: dict[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = tieout_env(resolve(raw, REQUIRED))
-    assert env["MODEL_NAME"] == serve["served-model-name"]
-    for key in ("MODEL_STANDARD_URL", "MODEL_DEEP_URL"):
-        assert env[key] == f"http://vllm:{serve['port']}/v1", key
+    for tier, serve in serves.items():
+        assert env[f"MODEL_{tier.upper()}_NAME"] == serve["served-model-name"], tier
+        assert env[f"MODEL_{tier.upper()}_URL"] == f"http://vllm-{tier}:{serve['port']}/v1", tier
+    # And the services read them as two distinct endpoints.
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    endpoints = Settings.load(env_file=Path("/nonexistent/stack.env")).model_endpoints()
+    assert endpoints == {
+        tier: (env[f"MODEL_{tier.upper()}_URL"], serve["served-model-name"]) for tier, serve in serves.items()
+    }
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -361,7 +373,9 @@ def test_start_up_order_matches_what_each_service_needs(doc: dict[str, Any]) -> 
     for name in TIEOUT_SERVICES:
         assert cond(name, "kafka-init") == "service_completed_successfully", name
         assert cond(name, "s3-init") == "service_completed_successfully", name
-    assert depends_on(svcs["verify"])["vllm"] == {"condition": "service_healthy", "required": False}
+    # verify needs the standard tier; the deep tier may come later (its calls go to standard meanwhile).
+    assert depends_on(svcs["verify"])["vllm-standard"] == {"condition": "service_healthy", "required": False}
+    assert depends_on(svcs["verify"])["vllm-deep"] == {"condition": "service_started", "required": False}
 
 
 def test_long_running_services_restart_and_one_shots_do_not(doc: dict[str, Any]) -> None:
@@ -495,32 +509,40 @@ def test_named_network_and_named_volumes_only(raw: dict[str, Any]) -> None:
 # vLLM
 
 
-def test_vllm_is_behind_the_gpu_profile_and_reads_serve_yaml(
-    raw: dict[str, Any], serve: dict[str, Any]
+def test_vllm_tiers_are_behind_the_gpu_profile_and_read_their_serve_files(
+    raw: dict[str, Any], serves: dict[str, dict[str, Any]]
 ) -> None:
     svcs = services(raw)
-    vllm = svcs["vllm"]
-    assert vllm.get("profiles") == ["gpu"]
-    assert [n for n, s in svcs.items() if s.get("profiles")] == ["vllm"], "everything else runs without a GPU"
-    assert re.fullmatch(r"vllm/vllm-openai:v\d+\.\d+\.\d+", str(vllm["image"])), "pin a release tag"
+    assert [n for n, s in svcs.items() if s.get("profiles")] == [f"vllm-{t}" for t in SERVE], (
+        "everything else runs without a GPU"
+    )
+    gpus: dict[str, set[str]] = {}
+    for tier, serve in serves.items():
+        vllm = svcs[f"vllm-{tier}"]
+        assert vllm.get("profiles") == ["gpu"]
+        assert re.fullmatch(r"vllm/vllm-openai:v\d+\.\d+\.\d+", str(vllm["image"])), "pin a release tag"
 
-    command = [str(a) for a in _list(vllm.get("command"), "vllm.command")]
-    mounted = {c["target"]: c["source"] for c in _list(vllm.get("configs"), "vllm.configs")}
-    source = mounted[flag(command, "--config")]
-    config_file = _map(_map(raw.get("configs"), "configs")[source], source)["file"]
-    assert (ROOT / config_file).resolve() == SERVE.resolve()
+        command = [str(a) for a in _list(vllm.get("command"), "vllm.command")]
+        mounted = {c["target"]: c["source"] for c in _list(vllm.get("configs"), "vllm.configs")}
+        source = mounted[flag(command, "--config")]
+        config_file = _map(_map(raw.get("configs"), "configs")[source], source)["file"]
+        assert (ROOT / config_file).resolve() == SERVE[tier].resolve(), tier
 
-    devices = _list(vllm["deploy"]["resources"]["reservations"]["devices"], "devices")
-    assert len(devices) == 1 and devices[0]["driver"] == "nvidia" and "gpu" in devices[0]["capabilities"]
-    gpus_needed = serve["tensor-parallel-size"] * serve.get("pipeline-parallel-size", 1)
-    assert devices[0]["count"] == gpus_needed, "GPU reservation must match the parallelism in serve.yaml"
+        devices = _list(vllm["deploy"]["resources"]["reservations"]["devices"], "devices")
+        assert len(devices) == 1 and devices[0]["driver"] == "nvidia" and "gpu" in devices[0]["capabilities"]
+        gpus[tier] = {str(d) for d in devices[0]["device_ids"]}
+        gpus_needed = serve["tensor-parallel-size"] * serve.get("pipeline-parallel-size", 1)
+        assert len(gpus[tier]) == gpus_needed, f"{tier}: GPUs must match the parallelism of its serve file"
 
-    test = " ".join(str(a) for a in _map(vllm.get("healthcheck"), "healthcheck")["test"])
-    assert f":{serve['port']}/health" in test
-    assert vllm.get("restart") in LONG_RUNNING_RESTART
+        test = " ".join(str(a) for a in _map(vllm.get("healthcheck"), "healthcheck")["test"])
+        assert f":{serve['port']}/health" in test
+        assert vllm.get("restart") in LONG_RUNNING_RESTART
+    assert not gpus["standard"] & gpus["deep"], "each tier has GPUs of its own"
 
 
-def test_serve_yaml_has_the_required_settings(serve: dict[str, Any]) -> None:
+@pytest.mark.parametrize("tier", list(SERVE))
+def test_serve_file_has_the_required_settings(serves: dict[str, dict[str, Any]], tier: str) -> None:
+    serve = serves[tier]
     # vLLM turns each key into "--key"; dashes are the documented spelling.
     assert all("_" not in key for key in serve), [k for k in serve if "_" in k]
     assert isinstance(serve["model"], str) and "/" in serve["model"]
@@ -528,19 +550,28 @@ def test_serve_yaml_has_the_required_settings(serve: dict[str, Any]) -> None:
     assert serve["enable-prefix-caching"] is True
     assert serve["enable-chunked-prefill"] is True
     assert serve["kv-cache-dtype"] == "fp8"
-    assert serve["tensor-parallel-size"] == 2
     assert 0.5 <= serve["gpu-memory-utilization"] <= 0.95
     max_len, seqs, batched = serve["max-model-len"], serve["max-num-seqs"], serve["max-num-batched-tokens"]
     assert all(isinstance(v, int) and v > 0 for v in (max_len, seqs, batched))
-    assert max_len >= 131072, "a long-context configuration"
     # vLLM refuses to start when a step cannot hold one token per running sequence.
     assert batched >= seqs
     backend = _map(serve["structured-outputs-config"], "structured-outputs-config")["backend"]
-    assert backend in {"auto", "xgrammar", "guidance", "outlines", "lm-format-enforcer"}
-    # A context longer than the checkpoint's needs RoPE scaling that covers it.
-    rope = (serve.get("hf-overrides") or {}).get("rope_parameters")
+    # A named backend, not "auto": vLLM falls back to another engine only from auto.
+    assert backend in {"xgrammar", "guidance", "outlines", "lm-format-enforcer"}
+    # A context longer than the checkpoint's needs RoPE scaling that covers it, and (vLLM 0.32, as
+    # Transformers) max_position_embeddings overridden to the scaled length.
+    overrides = serve.get("hf-overrides") or {}
+    rope = overrides.get("rope_parameters")
     if rope:
-        assert rope["factor"] * rope["original_max_position_embeddings"] >= max_len
+        scaled = rope["factor"] * rope["original_max_position_embeddings"]
+        assert scaled >= max_len
+        assert overrides.get("max_position_embeddings") == scaled
+    if tier == "deep":
+        assert max_len >= 131072, "a long-context configuration"
+        assert serve["tensor-parallel-size"] == 2
+        assert max_len > serves["standard"]["max-model-len"], "the deep tier has the longer window"
+    other = "deep" if tier == "standard" else "standard"
+    assert serve["served-model-name"] != serves[other]["served-model-name"], "two distinct served models"
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -16,17 +16,33 @@ from schemas.models import ModelCall
 Tier = Literal["standard", "deep"]
 
 
+def other_tier(tier: Tier) -> Tier:
+    """The tier a call falls back to when ``tier`` is unreachable."""
+    return "deep" if tier == "standard" else "standard"
+
+
 class ModelUnavailable(Exception):
     """The endpoint is down (circuit open, connection refused, retries exhausted)."""
 
 
 @dataclass
 class Answer:
-    """A validated answer (or None when the model's output broke the schema) and its accounting."""
+    """A validated answer (or None when the model's output broke the schema) and its accounting.
+
+    Attributes:
+        parsed: The answer validated against the schema; None when the model's output broke it.
+        raw: The text the server returned.
+        call: The call's accounting (its ``tier`` is the tier that answered).
+        tier: The tier that answered (None: not said, e.g. a test double).
+        route: None when the tier asked answered; else why another did:
+            ``"fallback from <tier>: <why that tier was unreachable>"``.
+    """
 
     parsed: BaseModel | None
     raw: str
     call: ModelCall
+    tier: Tier | None = None
+    route: str | None = None
 
 
 class ModelPort(Protocol):

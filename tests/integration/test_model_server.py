@@ -72,6 +72,8 @@ def test_pending_while_the_server_is_unreachable_then_completed(
         it.services.env.update(
             {
                 "MODEL_STANDARD_URL": f"http://127.0.0.1:{switch.port}/v1",
+                # Both tiers behind the switch: a reachable deep tier would answer the standard tier's calls.
+                "MODEL_DEEP_URL": f"http://127.0.0.1:{switch.port}/v1",
                 "MODEL_NAME": model_env.get("MODEL_NAME", "smollm2"),
             }
         )
