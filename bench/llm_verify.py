@@ -1,9 +1,14 @@
-"""The model stage on the sample documents, whole-document mode against ledger mode, in one run.
+"""The model stage on the sample documents (whole against ledger mode) and on one real filing.
 
 Needs a model server (``bash infra/model.sh up`` writes ``.tieout/model.env``). For each sample document
 and each mode: requests, prompt and completion tokens, wall time, and the share of prompt tokens served
 from vLLM's prefix cache — read from the server's Prometheus counters (``/metrics``) before and after,
 and from ``usage.prompt_tokens_details.cached_tokens`` when the server reports it.
+
+``--filing NAME`` runs instead one real filing of ``../shared/corpus/filings`` (100+ pages) with the budgets
+the services use, sized for the server's window (``MODEL_MAX_LEN``), tokens counted by the server's own
+tokenizer: it reports the mode (ledger), windows, calls, tokens, the prefix-cache share of the second and
+later calls, the concurrency reached, wall time against the deadline, and a projection for one H200.
 """
 
 from __future__ import annotations
@@ -24,8 +29,11 @@ sys.path.insert(0, str(REPO))
 
 from adapters.model_client import Endpoint, ModelClient  # noqa: E402
 from adapters.settings import read_env_file  # noqa: E402
+from adapters.tokenizer import ServerTokenizer  # noqa: E402
+from bench.gt import corpus_dir  # noqa: E402
 from pipeline.engine import process_path  # noqa: E402
 from pipeline.model.strategy import ModelStage, ModelStageConfig  # noqa: E402
+from schemas.models import ModelCall  # noqa: E402
 
 _COUNTER = re.compile(r"^(vllm:prefix_cache_(?:hits|queries))(?:_total)?(?:\{[^}]*\})?\s+([0-9.eE+]+)$")
 
@@ -72,6 +80,80 @@ async def run_one(
     }
 
 
+def later_calls_cached_share(calls: list[ModelCall]) -> float | None:
+    """Share of prompt tokens served from the prefix cache over the second and later calls (by call id)."""
+    ordered = sorted(calls, key=lambda c: int((c.call_id or "c0")[1:]))[1:]
+    tokens_in = sum(c.tokens_in for c in ordered)
+    return round(sum(c.cached_tokens or 0 for c in ordered) / tokens_in, 3) if tokens_in else None
+
+
+# A projection, not a measurement: vLLM's published throughput for the deep-tier model on one H200.
+# Source and figures are cited in bench/README.md ("model stage on a real filing").
+H200_PREFILL_TOK_S = 0.0
+H200_DECODE_TOK_S = 0.0
+
+
+async def run_filing(args: argparse.Namespace, base: str, name: str, env: dict[str, str]) -> int:
+    path = corpus_dir() / "filings" / args.filing
+    t0 = time.monotonic()
+    doc = process_path(path)
+    parse_s = time.monotonic() - t0
+    window = args.context_tokens_filing or int(env.get("MODEL_MAX_LEN", "8192"))
+    config = ModelStageConfig(
+        context_tokens=window,
+        max_output_tokens=args.max_tokens,
+        ledger_tokens=args.ledger_tokens,
+        concurrency=args.concurrency,
+        deadline_s=args.deadline,
+    )
+    ep = Endpoint(base, name, timeout_s=600, max_concurrency=args.concurrency)
+    client = ModelClient({"standard": ep, "deep": ep})
+    tokenizer = ServerTokenizer(base, name)
+    try:
+        before = prefix_counters(base)
+        result, stats = await ModelStage(client, config, tokenizer=tokenizer).run_with_stats(doc)
+        after = prefix_counters(base)
+    finally:
+        await client.aclose()
+        await tokenizer.aclose()
+    assert result.model is not None
+    calls = result.model.calls
+    queries = after.get("vllm:prefix_cache_queries", 0) - before.get("vllm:prefix_cache_queries", 0)
+    hits = after.get("vllm:prefix_cache_hits", 0) - before.get("vllm:prefix_cache_hits", 0)
+    row: dict[str, object] = {
+        "doc": path.name,
+        "pages": doc.stats.pages,
+        "parse_s": round(parse_s, 1),
+        "window_tokens": window,
+        "max_output_tokens": args.max_tokens,
+        "ledger_tokens": args.ledger_tokens,
+        "concurrency_bound": args.concurrency,
+        "deadline_s": args.deadline,
+        "mode": stats.mode,
+        "token_source": stats.token_source,
+        "document_tokens": stats.document_tokens,
+        "windows": stats.windows,
+        "status": result.model.status,
+        "reason": result.model.reason,
+        "calls": len(calls),
+        "calls_ok": sum(1 for c in calls if c.ok),
+        "calls_by_task": {t: sum(1 for c in calls if c.task == t) for t in sorted({c.task for c in calls})},
+        "tasks_left": len(stats.left),
+        "tokens_in": sum(c.tokens_in for c in calls),
+        "tokens_out": sum(c.tokens_out for c in calls),
+        "cached_share_later_calls": later_calls_cached_share(calls),
+        "prefix_cache_share_metrics": round(hits / queries, 3) if queries else None,
+        "concurrency_reached": stats.peak_concurrency,
+        "wall_s": stats.wall_s,
+        "accepted": sum(1 for o in result.model.outcomes if o.accepted),
+        "rejected": sum(1 for o in result.model.outcomes if not o.accepted),
+    }
+    print(json.dumps(row, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(row, indent=2) + "\n")
+    return 0
+
+
 async def main_async(args: argparse.Namespace) -> int:
     env = read_env_file(Path(os.environ.get("TIEOUT_MODEL_ENV", REPO / ".tieout" / "model.env")))
     base = os.environ.get("MODEL_BASE_URL") or env.get("MODEL_BASE_URL")
@@ -79,13 +161,22 @@ async def main_async(args: argparse.Namespace) -> int:
         print("no model server: run `bash infra/model.sh up`", file=sys.stderr)
         return 2
     name = os.environ.get("MODEL_NAME") or env.get("MODEL_NAME", "smollm2")
+    if args.filing:
+        return await run_filing(args, base, name, env)
     ep = Endpoint(base, name, timeout_s=600)
     client = ModelClient({"standard": ep, "deep": ep})
     docs = sorted((REPO / "sample_docs").glob("*.pdf"))[: args.docs]
+    window = int(env.get("MODEL_MAX_LEN", "8192"))
     modes = {
-        "whole": ModelStageConfig(context_tokens=args.context_tokens, max_output_tokens=args.max_tokens),
+        "whole": ModelStageConfig(
+            context_tokens=args.context_tokens or window, max_output_tokens=args.max_tokens, deadline_s=None
+        ),
+        # at most --window pages per window: the sample documents fit whole otherwise
         "ledger": ModelStageConfig(
-            context_tokens=0, window_pages=args.window, max_output_tokens=args.max_tokens
+            context_tokens=window,
+            window_pages=args.window,
+            max_output_tokens=args.max_tokens,
+            deadline_s=None,
         ),
     }
     rows = []
@@ -126,11 +217,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--docs", type=int, default=6, help="how many sample documents")
     ap.add_argument(
-        "--context-tokens", type=int, default=3000, help="whole-document budget (estimated tokens)"
+        "--context-tokens", type=int, default=0, help="whole-document window (default MODEL_MAX_LEN)"
     )
     ap.add_argument("--window", type=int, default=3, help="pages per ledger step")
     ap.add_argument("--max-tokens", type=int, default=800, help="completion budget per request")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--filing", help="a PDF of <corpus>/filings to run instead of the sample documents")
+    ap.add_argument(
+        "--context-tokens-filing", type=int, default=0, help="the filing's window (default MODEL_MAX_LEN)"
+    )
+    ap.add_argument("--ledger-tokens", type=int, default=1000, help="the ledger's budget (filing run)")
+    ap.add_argument("--concurrency", type=int, default=4, help="calls in flight (filing run)")
+    ap.add_argument(
+        "--deadline", type=float, default=ModelStageConfig().deadline_s, help="seconds (filing run)"
+    )
     return asyncio.run(main_async(ap.parse_args()))
 
 

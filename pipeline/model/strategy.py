@@ -206,10 +206,10 @@ def fit_ledger(
 ) -> str:
     """The ledger under ``budget`` tokens, decided the same way every time.
 
-    Key figures take at most half the budget (the earliest printings first); page summaries take the
-    rest, the newest first: a summary that no longer fits whole is compressed to its first words, and once
-    one fits neither way it and every older one are dropped, noted in one line. Each line costs its
-    tokens plus one for the newline.
+    Key figures take at most half the budget (the earliest printings first). Page summaries take the rest:
+    first as many pages as fit with their summaries compressed to a few words, newest first (the oldest are
+    dropped, noted in one line); then, newest first, compressed summaries are given back whole while the
+    budget lasts. Each line costs its tokens plus one for the newline.
 
     Args:
         figures: Figure lines, most important first (:func:`key_figures`).
@@ -227,19 +227,23 @@ def fit_ledger(
         used += cost
     dropped_note = "earlier pages: summaries dropped to keep the ledger within its budget"
     left = budget - used - (count(dropped_note) + 1)  # room kept for the note, should it be needed
+    whole = {p: f"page {p}: {s}" for p, s in summaries.items()}
+    short = {p: f"page {p}: {compress_summary(s)}" for p, s in summaries.items()}
     kept: dict[int, str] = {}
-    dropped = False
     for page in sorted(summaries, reverse=True):
-        for line in (f"page {page}: {summaries[page]}", f"page {page}: {compress_summary(summaries[page])}"):
-            cost = count(line) + 1
-            if cost <= left:
-                kept[page] = line
-                left -= cost
-                break
-        else:
-            dropped = True
+        cost = count(short[page]) + 1
+        if cost > left:
             break
-    lines = fig_lines + ([dropped_note] if dropped else []) + [kept[p] for p in sorted(kept)]
+        kept[page] = short[page]
+        left -= cost
+    for page in kept:  # newest first
+        extra = count(whole[page]) - count(short[page])
+        if extra > left:
+            break
+        kept[page] = whole[page]
+        left -= extra
+    note = [dropped_note] if len(kept) < len(summaries) else []
+    lines = fig_lines + note + [kept[p] for p in sorted(kept)]
     return "\n".join(lines) or "(empty)"
 
 
