@@ -59,7 +59,9 @@ class ServerTokenizer:
             ModelUnavailable: The server cannot be reached or fails (the document is then pending, as when
                 a call fails).
         """
-        return list(await asyncio.gather(*(self._one(t) for t in texts)))
+        unique = list(dict.fromkeys(texts))  # a text asked twice at once is still sent once
+        counts = dict(zip(unique, await asyncio.gather(*(self._one(t) for t in unique)), strict=True))
+        return [counts[t] for t in texts]
 
     async def _one(self, text: str) -> int:
         key = hashlib.blake2b(text.encode(), digest_size=16).digest()

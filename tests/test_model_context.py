@@ -8,9 +8,14 @@ under ``integration``, the figures on a real filing are ``bench/llm_verify.py``'
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+import httpx2
+
+from adapters.tokenizer import ServerTokenizer
 from pipeline.chunks import count_tokens
 from pipeline.engine import process_path
 from pipeline.model.strategy import (
@@ -119,3 +124,42 @@ def test_a_deadline_leaves_the_document_partial_and_a_resume_completes_it() -> N
     ids = [c.call_id for c in resumed.model.calls]
     assert len(set(ids)) == len(ids) and ids[done_before] == f"c{done_before + 1}"
     assert {o.call_id for o in resumed.model.outcomes} <= set(ids)
+
+
+def test_the_served_window_wins_over_a_larger_configured_one() -> None:
+    tokenizer = FakeTokenizer()
+    tokenizer.max_model_len = 2_000  # what vLLM's /tokenize reports with each count
+    stage = ModelStage(SlowPort(), ModelStageConfig(deadline_s=None), tokenizer=tokenizer)
+    _, stats = asyncio.run(stage.run_with_stats(doc()))
+    assert stats.mode == "ledger" and stats.windows >= 2
+
+
+def test_the_tokenizer_asks_the_server_once_per_text_and_falls_back_without_tokenize() -> None:
+    asked: list[str] = []
+
+    def vllm(request: httpx2.Request) -> httpx2.Response:
+        # shaped as vLLM 0.32's POST /tokenize answers (recorded from the CPU server)
+        asked.append(request.url.path)
+        n = len(json.loads(request.content)["prompt"].split())
+        return httpx2.Response(
+            200, json={"count": n, "max_model_len": 8192, "tokens": list(range(n)), "token_strs": None}
+        )
+
+    def not_vllm(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(404, json={"detail": "Not Found"})
+
+    async def main(
+        handler: Callable[[httpx2.Request], httpx2.Response],
+    ) -> tuple[list[int], str, int | None]:
+        tok = ServerTokenizer("http://m.test/v1", "m", transport=httpx2.MockTransport(handler))
+        try:
+            counts = await tok.count(["a b c", "a b c", "d e"])
+            counts += await tok.count(["a b c"])
+            return counts, tok.source, tok.max_model_len
+        finally:
+            await tok.aclose()
+
+    assert asyncio.run(main(vllm)) == ([3, 3, 2, 3], "server", 8192)
+    assert asked == ["/tokenize", "/tokenize"]  # beside /v1, once per distinct text
+    counts, source, _ = asyncio.run(main(not_vllm))
+    assert source == "estimate" and counts == [count_tokens("a b c")] * 2 + [count_tokens("d e")] + [3]

@@ -438,6 +438,11 @@ class ModelStage:
             return run
         if len(pages) < 1:
             return run
+        # The server's own limit wins over the configured window (a tokenizer that asked it knows it).
+        served = getattr(self.tokenizer, "max_model_len", None)
+        window = (
+            min(cfg.context_tokens, served) if isinstance(served, int) and served > 0 else cfg.context_tokens
+        )
         fixed = (
             run.count(SHARED_SYSTEM)
             + max(run.count(i) for i in instructions.values())
@@ -445,11 +450,11 @@ class ModelStage:
             + cfg.max_output_tokens
         )
         whole = sum(run.count(t) + MARKER_TOKENS for t in pages.values()) + fixed
-        if whole <= cfg.context_tokens and (cfg.window_pages is None or len(pages) <= cfg.window_pages):
+        if whole <= window and (cfg.window_pages is None or len(pages) <= cfg.window_pages):
             run.windows = [tuple(sorted(pages))]
         else:
             run.mode = "ledger"
-            run.windows = self._windows(run, cfg.context_tokens - fixed - cfg.ledger_tokens)
+            run.windows = self._windows(run, window - fixed - cfg.ledger_tokens)
         run.todo = self._units(run)
         return run
 

@@ -28,6 +28,7 @@ class FakeTokenizer:
 
     def __init__(self) -> None:
         self.asked = 0
+        self.max_model_len: int | None = None
 
     async def count(self, texts: list[str]) -> list[int]:
         self.asked += len(texts)
