@@ -106,6 +106,11 @@ class Settings(BaseSettings):
         default=2_000, gt=0, description="Budget of the ledger carried between windows of a long document."
     )
     model_concurrency: int = Field(default=4, ge=1, description="Model calls in flight for one document.")
+    model_ledger_lag: int = Field(
+        default=1,
+        ge=1,
+        description="Ledger steps that may run at once (each reads the summaries of windows that far back).",
+    )
     model_deadline_s: float = Field(
         default=240.0,
         gt=0,
@@ -182,6 +187,7 @@ class Settings(BaseSettings):
             max_output_tokens=self.model_output_tokens,
             ledger_tokens=self.model_ledger_tokens,
             concurrency=self.model_concurrency,
+            ledger_lag=self.model_ledger_lag,
             deadline_s=self.model_deadline_s,
         )
 

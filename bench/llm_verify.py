@@ -149,6 +149,7 @@ async def run_filing(args: argparse.Namespace, base: str, name: str, env: dict[s
         max_output_tokens=args.max_tokens,
         ledger_tokens=args.ledger_tokens,
         concurrency=args.concurrency,
+        ledger_lag=args.ledger_lag,
         deadline_s=args.deadline,
     )
     ep = Endpoint(base, name, timeout_s=600, max_concurrency=args.concurrency)
@@ -182,6 +183,7 @@ async def run_filing(args: argparse.Namespace, base: str, name: str, env: dict[s
         "max_output_tokens": args.max_tokens,
         "ledger_tokens": args.ledger_tokens,
         "concurrency_bound": args.concurrency,
+        "ledger_lag": args.ledger_lag,
         "deadline_s": args.deadline,
         "mode": first.mode,
         "token_source": first.token_source,
@@ -290,6 +292,7 @@ def main() -> int:
     )
     ap.add_argument("--ledger-tokens", type=int, default=1000, help="the ledger's budget (filing run)")
     ap.add_argument("--concurrency", type=int, default=4, help="calls in flight (filing run)")
+    ap.add_argument("--ledger-lag", type=int, default=1, help="ledger steps at once (filing run)")
     ap.add_argument(
         "--resume", type=int, default=0, help="resume passes after a partial first pass (filing run)"
     )

@@ -12,12 +12,14 @@ import json
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import httpx2
 
 from adapters.tokenizer import ServerTokenizer
 from pipeline.chunks import count_tokens
 from pipeline.engine import process_path
+from pipeline.model.ports import Answer
 from pipeline.model.strategy import (
     SHARED_SYSTEM,
     ModelStage,
@@ -163,3 +165,23 @@ def test_the_tokenizer_asks_the_server_once_per_text_and_falls_back_without_toke
     assert asked == ["/tokenize", "/tokenize"]  # beside /v1, once per distinct text
     counts, source, _ = asyncio.run(main(not_vllm))
     assert source == "estimate" and counts == [count_tokens("a b c")] * 2 + [count_tokens("d e")] + [3]
+
+
+def test_a_ledger_lag_runs_steps_at_once_with_the_same_ledger_however_calls_finish() -> None:
+    class Jittery(SlowPort):
+        async def structured(self, **kw: Any) -> Answer:
+            self.delay_s = 0.005 * (len(self.asked) % 3)  # finishing order varies with the call number
+            return await super().structured(**kw)
+
+    def ledgers(port: SlowPort) -> dict[str, str]:
+        return {m[1]["content"][:20]: m[-1]["content"] for t, m in port.asked if t == "ledger_step"}
+
+    cfg = ModelStageConfig(window_pages=2, concurrency=4, ledger_lag=2, deadline_s=None)
+    _, stats, port = run(cfg, Jittery())
+    _, _, again = run(cfg, SlowPort(delay_s=0.02))
+    assert ledgers(port) == ledgers(again)  # deterministic
+    steps = [m[-1]["content"] for t, m in port.asked if t == "ledger_step"]
+    assert stats.windows == len(steps) >= 3
+    firsts = sorted(ledgers(port).items())
+    assert "page 1: " not in firsts[1][1]  # window 2 runs beside window 1: no summaries of it
+    assert "page 1: " in firsts[2][1] and "page 3: " not in firsts[2][1]  # window 3 reads window 1 only

@@ -16,11 +16,12 @@ pages][the task's own instruction]``: the task-specific text comes last, so all 
 the whole document) share one cached prefix on the server. The first task of a window runs alone and warms
 the cache; its siblings then run concurrently and read the prefix from it.
 
-**Concurrency and the dependent chain.** Only the ledger steps depend on each other (step *k* reads the
-summaries of steps < *k*): they form the one sequential chain, one call per window, and windows are as large
-as the window allows so the chain is short (a 300-page 10-K is 3 windows of a 128k model). Each window's
-other tasks (pairs within the window, narrative claims) and the label mapping run beside the chain, all
-under one semaphore of ``concurrency`` calls.
+**Concurrency and the dependent chain.** Only the ledger steps depend on each other: step *i* reads the
+summaries of the windows up to *i* − ``ledger_lag`` (1: every earlier window, one strict chain; *n*: *n*
+steps at once, with a staler but still deterministic ledger). Windows are as large as the window allows, so
+the chain is short (a 300-page 10-K is 3 windows of a 128k model). Each window's other tasks (pairs within
+the window, narrative claims) and the label mapping run beside the chain, all under one semaphore of
+``concurrency`` calls.
 
 **Deadline.** A document gets ``deadline_s``, well under the verify consumer's processing budget. When it
 passes, the calls in flight are cancelled, what finished is verified and merged, and the report is
@@ -138,6 +139,9 @@ class ModelStageConfig:
     """At most this many pages per window (None: as many as fit)."""
     concurrency: int = 4
     """Calls in flight at once for one document."""
+    ledger_lag: int = 1
+    """Ledger step *i* reads the summaries of windows up to *i* − ``ledger_lag``: 1 is one strict chain;
+    *n* lets *n* steps run at once, each with a ledger *n* − 1 windows staler."""
     deadline_s: float | None = 240.0
     """Wall-clock budget of one document's model stage (None: no deadline)."""
     max_labels: int = 10
@@ -278,6 +282,7 @@ class Progress(BaseModel):
     mode: Mode
     left: list[Unit]
     summaries: dict[int, str] = {}
+    windows: list[tuple[int, ...]] = []
 
 
 @dataclass
@@ -391,7 +396,7 @@ class ModelStage:
         merged = self._merge(doc, run, before)
         assert merged.model is not None
         if expired and left:
-            stats.progress = Progress(mode=run.mode, left=left, summaries=run.summaries)
+            stats.progress = Progress(mode=run.mode, left=left, summaries=run.summaries, windows=run.windows)
             keys = ", ".join(stats.left[:8]) + (", …" if len(left) > 8 else "")
             reason = (
                 f"deadline of {deadline:.0f} s passed: {len(left)} of {len(run.todo)} tasks left ({keys})"
@@ -434,7 +439,7 @@ class ModelStage:
         await self._measure(run, [*pages.values(), SHARED_SYSTEM, *instructions.values(), *run.figures])
         if progress is not None:
             run.mode, run.todo = progress.mode, list(progress.left)
-            run.windows = sorted({u.pages for u in run.todo})
+            run.windows = list(progress.windows) or sorted({u.pages for u in run.todo})
             return run
         if len(pages) < 1:
             return run
@@ -501,41 +506,48 @@ class ModelStage:
 
     # ------------------------------------------------------------------------------------- execution
     async def _execute(self, run: _Run) -> None:
-        """Each window's lead call in sequence (the ledger chain), its siblings concurrently beside it.
+        """Every window at once, each its lead call first, then its siblings; leads wait only on the ledger.
 
-        In ledger mode the lead is the ledger step (it carries the ledger on); in whole mode the
-        cross-page task. Either way the lead computes the window's prefix, which the siblings then reuse
-        from the server's cache.
+        In ledger mode the lead is the ledger step; in whole mode the cross-page task. Either way the lead
+        computes the window's prefix, which the siblings then reuse from the server's cache. Ledger step
+        *i* waits for the steps of windows up to *i* − ``ledger_lag`` (whose summaries it reads), so the
+        dependent chain is ``windows / ledger_lag`` calls long; the semaphore bounds the calls in flight.
         """
-        spawned: list[asyncio.Task[None]] = []
+        lag = max(1, self.config.ledger_lag)
         todo = set(run.todo)
+        led = {w: asyncio.Event() for w in run.windows}
+
+        async def window(i: int, w: tuple[int, ...]) -> None:
+            mine = [u for u in run.todo if u.pages == w and u in todo and u not in run.results]
+            lead = next((u for u in mine if u.task in ("ledger_step", "cross_page_links")), None)
+            if lead is not None and lead.task == "ledger_step":
+                for earlier in run.windows[: max(0, i - lag + 1)]:
+                    await led[earlier].wait()
+            if lead is not None:
+                await self._call(run, lead)
+            led[w].set()
+            await asyncio.gather(*(self._call(run, u) for u in mine if u is not lead))
+
+        tasks = [asyncio.create_task(window(i, w)) for i, w in enumerate(run.windows)]
         try:
-            for w in run.windows:
-                mine = [u for u in run.todo if u.pages == w]
-                lead = next((u for u in mine if u.task in ("ledger_step", "cross_page_links")), None)
-                if lead is not None and lead in todo and not spawned and run.mode == "whole":
-                    await self._call(run, lead)  # whole: warm the document's prefix first
-                elif lead is not None and lead in todo and lead.task == "ledger_step":
-                    await self._call(run, lead)
-                spawned += [
-                    asyncio.create_task(self._call(run, u))
-                    for u in mine
-                    if u in todo and u not in run.results
-                ]
-            await asyncio.gather(*spawned)
+            await asyncio.gather(*tasks)
         finally:
-            for t in spawned:
+            for t in tasks:
                 t.cancel()
-            await asyncio.gather(*spawned, return_exceptions=True)
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def _messages(self, run: _Run, unit: Unit) -> tuple[list[dict[str, str]], type[BaseModel]]:
         prompt = load_prompt(unit.task)
         document = with_markers(run.pages, unit.pages)
         metrics = ", ".join(self.taxonomy.ids())
         if unit.task == "ledger_step":
+            # The windows this step waited for (ledger_lag back and earlier): the same ledger however
+            # the calls happened to finish.
+            last = run.windows.index(unit.pages) - max(1, self.config.ledger_lag)
+            upto = run.windows[last][-1] if last >= 0 else 0
             ledger = fit_ledger(
                 run.figures,
-                {p: s for p, s in run.summaries.items() if p < unit.pages[0]},
+                {p: s for p, s in run.summaries.items() if p <= upto},
                 self.config.ledger_tokens,
                 run.count,
             )
