@@ -13,11 +13,14 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from dotenv import dotenv_values
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from pipeline.model.strategy import ModelStageConfig
 
 DEFAULT_ENV_FILE = Path(".tieout") / "stack.env"
 
@@ -90,6 +93,35 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("model_deep_name", "model_name")
     )
     model_api_key: str | None = Field(default=None, repr=False)
+    # The model stage's budgets (pipeline.model.strategy.ModelStageConfig); defaults for a 128k deep model.
+    model_deep_window_tokens: int = Field(
+        default=131_072,
+        gt=0,
+        # MODEL_MAX_LEN: what infra/model.sh serves (--max-model-len) and writes to model.env.
+        validation_alias=AliasChoices("model_deep_window_tokens", "model_max_len"),
+        description="The deep tier's context window (prompt and answer of one call), in its tokens.",
+    )
+    model_output_tokens: int = Field(default=800, gt=0, description="Answer budget of each model call.")
+    model_ledger_tokens: int = Field(
+        default=2_000, gt=0, description="Budget of the ledger carried between windows of a long document."
+    )
+    model_concurrency: int = Field(default=4, ge=1, description="Model calls in flight for one document.")
+    model_ledger_lag: int = Field(
+        default=1,
+        ge=1,
+        description="Ledger steps that may run at once (each reads the summaries of windows that far back).",
+    )
+    model_deadline_s: float = Field(
+        default=240.0,
+        gt=0,
+        description="A document's model-stage budget in the verify consumer; past it the document is "
+        "'partial' and finished by the resume loop (keep it well under the consumer's processing budget).",
+    )
+    model_resume_deadline_s: float = Field(
+        default=1_800.0,
+        gt=0,
+        description="A partial document's budget in one resume pass (no message waits on it).",
+    )
     pg_dsn: str | None = Field(
         default=None,
         repr=False,
@@ -145,6 +177,19 @@ class Settings(BaseSettings):
         if deep_url:
             out["deep"] = (deep_url, self.model_deep_name or self.model_standard_name or "default")
         return out
+
+    def model_stage_config(self) -> ModelStageConfig:
+        """The model stage's budgets from these settings."""
+        from pipeline.model.strategy import ModelStageConfig
+
+        return ModelStageConfig(
+            context_tokens=self.model_deep_window_tokens,
+            max_output_tokens=self.model_output_tokens,
+            ledger_tokens=self.model_ledger_tokens,
+            concurrency=self.model_concurrency,
+            ledger_lag=self.model_ledger_lag,
+            deadline_s=self.model_deadline_s,
+        )
 
     @property
     def worker(self) -> str:

@@ -1,9 +1,14 @@
-"""The model stage on the sample documents, whole-document mode against ledger mode, in one run.
+"""The model stage on the sample documents (whole against ledger mode) and on one real filing.
 
 Needs a model server (``bash infra/model.sh up`` writes ``.tieout/model.env``). For each sample document
 and each mode: requests, prompt and completion tokens, wall time, and the share of prompt tokens served
 from vLLM's prefix cache — read from the server's Prometheus counters (``/metrics``) before and after,
 and from ``usage.prompt_tokens_details.cached_tokens`` when the server reports it.
+
+``--filing NAME`` runs instead one real filing of ``../shared/corpus/filings`` (100+ pages) with the budgets
+the services use, sized for the server's window (``MODEL_MAX_LEN``), tokens counted by the server's own
+tokenizer: it reports the mode (ledger), windows, calls, tokens, the prefix-cache share of the second and
+later calls, the concurrency reached, wall time against the deadline, and a projection for one H200.
 """
 
 from __future__ import annotations
@@ -24,8 +29,11 @@ sys.path.insert(0, str(REPO))
 
 from adapters.model_client import Endpoint, ModelClient  # noqa: E402
 from adapters.settings import read_env_file  # noqa: E402
+from adapters.tokenizer import ServerTokenizer  # noqa: E402
+from bench.gt import corpus_dir  # noqa: E402
 from pipeline.engine import process_path  # noqa: E402
-from pipeline.model.strategy import ModelStage, ModelStageConfig  # noqa: E402
+from pipeline.model.strategy import ModelStage, ModelStageConfig, RunStats  # noqa: E402
+from schemas.models import DocumentResult, ModelCall  # noqa: E402
 
 _COUNTER = re.compile(r"^(vllm:prefix_cache_(?:hits|queries))(?:_total)?(?:\{[^}]*\})?\s+([0-9.eE+]+)$")
 
@@ -72,6 +80,144 @@ async def run_one(
     }
 
 
+def later_calls_cached_share(calls: list[ModelCall]) -> float | None:
+    """Share of prompt tokens served from the prefix cache over the second and later calls (by call id)."""
+    ordered = sorted(calls, key=lambda c: int((c.call_id or "c0")[1:]))[1:]
+    tokens_in = sum(c.tokens_in for c in ordered)
+    return round(sum(c.cached_tokens or 0 for c in ordered) / tokens_in, 3) if tokens_in else None
+
+
+# A PROJECTION, not a measurement. Published vLLM figures (GPUStack Performance Lab, "Optimizing Qwen3-14B
+# Throughput on NVIDIA H100 GPUs", https://docs.gpustack.ai/latest/performance-lab/qwen3-14b/h100, baseline
+# "vLLM without any optimizations", vLLM v0.11.0): Long Prompt total 9,218.03 tok/s, mean TPOT 132.45 ms.
+# No such table was found for Qwen2.5-14B on an H200: Qwen3-14B is a dense model of the same size, and an
+# H200 has an H100's compute with more memory bandwidth (4.8 against 3.35 TB/s), so these H100 figures are
+# taken as a floor for the deep tier (Qwen2.5-14B-Instruct) on one H200.
+PUBLISHED_TOTAL_TOK_S = 9218.03
+PUBLISHED_TPOT_S = 0.13245
+DEEP_WINDOW = 131_072
+
+
+def h200_projection(
+    document_tokens: int, windows_8k: int, calls_8k: int, out_per_call: float
+) -> dict[str, object]:
+    """The filing on the deep tier (128k window) from the published figures: GPU time and a latency bound.
+
+    Whole when the document fits 128k (3 calls: the cross-page lead, then claims and labels on its cached
+    prefix), else windows like the CPU run's. Throughput-bound time: uncached prompt tokens (the document
+    once, plus ~1k of instructions per call) and answer tokens over the published total rate. Latency bound:
+    the calls in sequence (lead then siblings: 2 stages when whole, 1 + windows otherwise) decoding the
+    answer budget at the published mean TPOT (measured under saturation: an upper bound).
+    """
+    fits = document_tokens + 2_000 + 800 <= DEEP_WINDOW
+    windows = 1 if fits else max(1, round(windows_8k * 8192 / DEEP_WINDOW + 0.5))
+    calls = 3 if fits else round(calls_8k * windows / max(windows_8k, 1)) + 1
+    prompt = document_tokens + 1_000 * calls
+    answer = calls * out_per_call
+    stages = 2 if fits else windows + 1
+    return {
+        "label": "PROJECTION from published vLLM figures (Qwen3-14B, H100, GPUStack), not measured",
+        "mode": "whole" if fits else "ledger",
+        "windows": windows,
+        "calls": calls,
+        "gpu_seconds_at_published_throughput": round((prompt + answer) / PUBLISHED_TOTAL_TOK_S, 1),
+        "latency_upper_bound_s": round(stages * 800 * PUBLISHED_TPOT_S + prompt / PUBLISHED_TOTAL_TOK_S, 1),
+        "documents_per_hour_at_published_throughput": round(3600 * PUBLISHED_TOTAL_TOK_S / (prompt + answer)),
+    }
+
+
+def pass_row(result: DocumentResult, stats: RunStats) -> dict[str, object]:
+    """One pass over the filing: its status, wall time, calls so far and tasks left."""
+    assert result.model is not None
+    return {
+        "status": result.model.status,
+        "wall_s": stats.wall_s,
+        "calls": len(result.model.calls),
+        "left": len(stats.left),
+        "concurrency": stats.peak_concurrency,
+    }
+
+
+async def run_filing(args: argparse.Namespace, base: str, name: str, env: dict[str, str]) -> int:
+    path = corpus_dir() / "filings" / args.filing
+    t0 = time.monotonic()
+    doc = process_path(path)
+    parse_s = time.monotonic() - t0
+    window = args.context_tokens_filing or int(env.get("MODEL_MAX_LEN", "8192"))
+    config = ModelStageConfig(
+        context_tokens=window,
+        max_output_tokens=args.max_tokens,
+        ledger_tokens=args.ledger_tokens,
+        concurrency=args.concurrency,
+        ledger_lag=args.ledger_lag,
+        deadline_s=args.deadline,
+    )
+    ep = Endpoint(base, name, timeout_s=600, max_concurrency=args.concurrency)
+    client = ModelClient({"standard": ep, "deep": ep})
+    tokenizer = ServerTokenizer(base, name)
+    passes: list[dict[str, object]] = []
+    try:
+        stage = ModelStage(client, config, tokenizer=tokenizer)
+        before = prefix_counters(base)
+        result, stats = await stage.run_with_stats(doc)
+        first = stats
+        passes.append(pass_row(result, stats))
+        # What the resume loop does with a partial document: finish the tasks left, pass after pass.
+        while args.resume and stats.progress is not None and len(passes) <= args.resume:
+            result, stats = await stage.run_with_stats(result, stats.progress, deadline_s=args.deadline)
+            assert result.model is not None
+            passes.append(pass_row(result, stats))
+        after = prefix_counters(base)
+    finally:
+        await client.aclose()
+        await tokenizer.aclose()
+    assert result.model is not None
+    calls = result.model.calls
+    queries = after.get("vllm:prefix_cache_queries", 0) - before.get("vllm:prefix_cache_queries", 0)
+    hits = after.get("vllm:prefix_cache_hits", 0) - before.get("vllm:prefix_cache_hits", 0)
+    row: dict[str, object] = {
+        "doc": path.name,
+        "pages": doc.stats.pages,
+        "parse_s": round(parse_s, 1),
+        "window_tokens": window,
+        "max_output_tokens": args.max_tokens,
+        "ledger_tokens": args.ledger_tokens,
+        "concurrency_bound": args.concurrency,
+        "ledger_lag": args.ledger_lag,
+        "deadline_s": args.deadline,
+        "mode": first.mode,
+        "token_source": first.token_source,
+        "document_tokens": first.document_tokens,
+        "windows": first.windows,
+        "passes": passes,
+        "status": result.model.status,
+        "reason": result.model.reason,
+        "calls": len(calls),
+        "calls_ok": sum(1 for c in calls if c.ok),
+        "calls_by_task": {t: sum(1 for c in calls if c.task == t) for t in sorted({c.task for c in calls})},
+        "tasks_left": len(stats.left),
+        "tokens_in": sum(c.tokens_in for c in calls),
+        "tokens_out": sum(c.tokens_out for c in calls),
+        "cached_share_later_calls": later_calls_cached_share(calls),
+        "prefix_cache_share_metrics": round(hits / queries, 3) if queries else None,
+        "concurrency_reached": max(first.peak_concurrency, stats.peak_concurrency),
+        "wall_s": round(sum(float(str(p["wall_s"])) for p in passes), 1),
+        "accepted": sum(1 for o in result.model.outcomes if o.accepted),
+        "rejected": sum(1 for o in result.model.outcomes if not o.accepted),
+    }
+    planned = len(calls) + len(stats.left)
+    row["h200_projection"] = h200_projection(
+        first.document_tokens,
+        first.windows,
+        planned,
+        (int(str(row["tokens_out"])) / len(calls)) if calls else 800,
+    )
+    print(json.dumps(row, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(row, indent=2) + "\n")
+    return 0
+
+
 async def main_async(args: argparse.Namespace) -> int:
     env = read_env_file(Path(os.environ.get("TIEOUT_MODEL_ENV", REPO / ".tieout" / "model.env")))
     base = os.environ.get("MODEL_BASE_URL") or env.get("MODEL_BASE_URL")
@@ -79,13 +225,22 @@ async def main_async(args: argparse.Namespace) -> int:
         print("no model server: run `bash infra/model.sh up`", file=sys.stderr)
         return 2
     name = os.environ.get("MODEL_NAME") or env.get("MODEL_NAME", "smollm2")
+    if args.filing:
+        return await run_filing(args, base, name, env)
     ep = Endpoint(base, name, timeout_s=600)
     client = ModelClient({"standard": ep, "deep": ep})
     docs = sorted((REPO / "sample_docs").glob("*.pdf"))[: args.docs]
+    window = int(env.get("MODEL_MAX_LEN", "8192"))
     modes = {
-        "whole": ModelStageConfig(context_tokens=args.context_tokens, max_output_tokens=args.max_tokens),
+        "whole": ModelStageConfig(
+            context_tokens=args.context_tokens or window, max_output_tokens=args.max_tokens, deadline_s=None
+        ),
+        # at most --window pages per window: the sample documents fit whole otherwise
         "ledger": ModelStageConfig(
-            context_tokens=0, window_pages=args.window, max_output_tokens=args.max_tokens
+            context_tokens=window,
+            window_pages=args.window,
+            max_output_tokens=args.max_tokens,
+            deadline_s=None,
         ),
     }
     rows = []
@@ -126,11 +281,24 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--docs", type=int, default=6, help="how many sample documents")
     ap.add_argument(
-        "--context-tokens", type=int, default=3000, help="whole-document budget (estimated tokens)"
+        "--context-tokens", type=int, default=0, help="whole-document window (default MODEL_MAX_LEN)"
     )
     ap.add_argument("--window", type=int, default=3, help="pages per ledger step")
     ap.add_argument("--max-tokens", type=int, default=800, help="completion budget per request")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--filing", help="a PDF of <corpus>/filings to run instead of the sample documents")
+    ap.add_argument(
+        "--context-tokens-filing", type=int, default=0, help="the filing's window (default MODEL_MAX_LEN)"
+    )
+    ap.add_argument("--ledger-tokens", type=int, default=1000, help="the ledger's budget (filing run)")
+    ap.add_argument("--concurrency", type=int, default=4, help="calls in flight (filing run)")
+    ap.add_argument("--ledger-lag", type=int, default=1, help="ledger steps at once (filing run)")
+    ap.add_argument(
+        "--resume", type=int, default=0, help="resume passes after a partial first pass (filing run)"
+    )
+    ap.add_argument(
+        "--deadline", type=float, default=ModelStageConfig().deadline_s, help="seconds (filing run)"
+    )
     return asyncio.run(main_async(ap.parse_args()))
 
 

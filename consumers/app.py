@@ -26,6 +26,7 @@ from consumers.services import (
     StoreClaims,
     VerifyHandler,
     model_client,
+    model_tokenizer,
     resume_pending,
 )
 from consumers.telemetry import ObservedModel, sample_lag
@@ -109,7 +110,11 @@ async def run_service(
             handler = ParseHandler(settings, store, engine)
         elif stage == "verify":
             client = model_client(settings)
-            model = ModelStage(ObservedModel(client) if client is not None else None)
+            model = ModelStage(
+                ObservedModel(client) if client is not None else None,
+                settings.model_stage_config(),
+                tokenizer=model_tokenizer(settings),
+            )
             handler = VerifyHandler(settings, store, model)
             if client is not None:
                 health.add(Check("model", lambda: _model_answers(client)))

@@ -47,6 +47,7 @@ from adapters.storage import (
     pending_prefix,
     safe_key,
 )
+from adapters.tokenizer import ServerTokenizer
 from consumers import metrics, tracing
 from consumers.runner import (
     REPLAY_HEADER,
@@ -61,7 +62,7 @@ from consumers.telemetry import engine_stages, step
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.isolation import IsolatedEngine
 from pipeline.model.ports import Tier
-from pipeline.model.strategy import ModelStage
+from pipeline.model.strategy import ModelStage, Progress
 from pipeline.quotas import QUOTA_CATEGORIES
 from pipeline.rewards.records import build_reward_records
 from pipeline.sniff import not_a_pdf
@@ -292,6 +293,12 @@ def model_client(settings: Settings) -> ModelClient | None:
     return ModelClient(endpoints)
 
 
+def model_tokenizer(settings: Settings) -> ServerTokenizer | None:
+    """The deep tier's own tokenizer (its server's ``/tokenize``), which sizes the model stage's windows."""
+    deep = settings.model_endpoints().get("deep")
+    return ServerTokenizer(*deep) if deep else None
+
+
 class VerifyHandler:
     """parsed → verified (deterministic checks, then the model stage when configured).
 
@@ -334,17 +341,21 @@ class VerifyHandler:
             with step(self.stage, "checks"):
                 result = await asyncio.to_thread(verify, parsed)
             with step(self.stage, "model"):
-                result = await self.model.run(result)
+                result, stats = await self.model.run_with_stats(result)
             assert result.model is not None
-            if result.model.status == "pending":
-                # The model server is down: publish the deterministic results now, finish the rest later.
+            if result.model.status in ("pending", "partial"):
+                # The model server is down, or the document's deadline passed: publish what is verified now
+                # and let the resume loop finish the rest — the message is committed, never redelivered.
+                marker: dict[str, object] = {"doc_id": doc_id, "trace_id": trace_id, "source": event.source}
+                if stats.progress is not None:
+                    marker["progress"] = stats.progress.model_dump(mode="json")
                 await _storage(
                     self.store.put_bytes,
                     self.settings.artifact_bucket,
                     pending_key(PIPELINE_VERSION, doc_id),
-                    json.dumps({"doc_id": doc_id, "trace_id": trace_id, "source": event.source}).encode(),
+                    json.dumps(marker).encode(),
                 )
-                log.warning("model stage pending", reason=result.model.reason)
+                log.warning(f"model stage {result.model.status}", reason=result.model.reason)
             # Facts and flags reach the result topics through the sink, behind the quality gate.
             with step(self.stage, "store"):
                 out = [await _verified(self.store, self.settings, result, trace_id)]
@@ -628,11 +639,14 @@ async def resume_pending(
     model: ModelStage,
     publish: Callable[[list[Outgoing]], Awaitable[None]],
 ) -> int:
-    """Complete the model stage of pending documents once the model server answers again.
+    """Complete the model stage of pending and partial documents once the model server answers again.
 
-    For each pending document: run the model stage on its verified artifact; when it is done, rewrite the
-    artifact and publish an updated ``verified`` event (``publish``; the sink then gates and publishes the
-    new findings), and drop the pending marker. Returns how many were completed.
+    For each marked document: run the model stage on its verified artifact — from scratch when it was
+    pending (the server was down), from its marker's :class:`~pipeline.model.strategy.Progress` when it was
+    partial (its deadline passed), under ``settings.model_resume_deadline_s``. When that makes progress,
+    rewrite the artifact and publish an updated ``verified`` event (``publish``; the sink then gates and
+    publishes the new findings); when it is done, drop the marker, else keep the progress left in it.
+    Returns how many were completed.
     """
     if model.client is None or not await model.client.healthy("deep"):
         return 0
@@ -654,14 +668,27 @@ async def resume_pending(
         ):
             _describe(doc_id, str(meta.get("source", "")))
             before = await _load_artifact(store, settings, "verified", doc_id)
+            progress = Progress.model_validate(meta["progress"]) if meta.get("progress") else None
             with step("verify", "model"):
-                after = await model.run(before.model_copy(update={"model": None}))
-            if after.model is None or after.model.status != "done":
+                if progress is None:
+                    after, stats = await model.run_with_stats(before.model_copy(update={"model": None}))
+                else:
+                    after, stats = await model.run_with_stats(
+                        before, progress, deadline_s=settings.model_resume_deadline_s
+                    )
+            if after.model is None or after.model.status not in ("done", "partial"):
                 break  # still down: try again later
+            if after.model.status == "partial" and len(stats.left) == len(progress.left if progress else []):
+                continue  # no task finished in this pass: nothing to publish yet
             new_flags = [f for f in after.flags if f.flag_id not in {g.flag_id for g in before.flags}]
             # The sink gates and publishes what is new (model findings) when it sees the updated event.
             out = [await _verified(store, settings, after, trace_id)]
             await publish(out)
+            if stats.progress is not None:
+                meta["progress"] = stats.progress.model_dump(mode="json")
+                await _storage(store.put_bytes, settings.artifact_bucket, key, json.dumps(meta).encode())
+                log.warning("partial model stage advanced", doc_id=doc_id[:12], left=len(stats.left))
+                continue
             await _storage(store.delete, settings.artifact_bucket, key)
             log.warning("pending model stage completed", doc_id=doc_id[:12], new_flags=len(new_flags))
             done += 1

@@ -22,11 +22,12 @@ from adapters.storage import MemoryStore, intent_key, manifest_key, pending_key
 from consumers.ingest import s3_event
 from consumers.memory import MemoryBroker, MemoryTransport
 from consumers.runner import CLAIM_HEADER, Handler, Incoming, Outgoing, RetryPolicy, Runner
-from consumers.services import ParseHandler, SinkHandler, StoreClaims, VerifyHandler
+from consumers.services import ParseHandler, SinkHandler, StoreClaims, VerifyHandler, resume_pending
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.engine import process_path
-from pipeline.model.strategy import ModelStage
+from pipeline.model.strategy import ModelStage, ModelStageConfig
 from schemas.models import DocumentResult
+from tests.support.fake_model import FakeTokenizer, SlowPort
 
 SAMPLE = sorted((Path(__file__).parents[1] / "sample_docs").glob("*.pdf"))[0]
 FAST = RetryPolicy(in_place=2, base_s=0.001, max_s=0.004)
@@ -313,6 +314,39 @@ def test_a_model_server_that_does_not_answer_leaves_the_model_stage_pending(worl
     assert summary["model_stage"] == "pending" and summary["facts"] and world.values("dlq") == []
     pending = [k for (b, k) in world.store.objects if k.startswith("pending/")]
     assert pending == [pending_key(PIPELINE_VERSION, str(summary["doc_id"]))]
+
+
+def test_a_model_stage_past_its_deadline_is_partial_committed_once_and_resumed_to_done(world: World) -> None:
+    # A slow model (pure fake) and a short deadline: the verify message is committed with the
+    # deterministic results and a 'partial' model stage, and the resume loop finishes the tasks left.
+    cfg = ModelStageConfig(window_pages=2, concurrency=2, deadline_s=0.3)
+    slow = SlowPort(delay_s=0.1)
+    handlers = world.handlers()
+    handlers["verify"] = VerifyHandler(
+        world.settings, world.store, ModelStage(slow, cfg, tokenizer=FakeTokenizer())
+    )
+    world.handlers = lambda: handlers  # type: ignore[method-assign]
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    world.run()
+    (summary,) = world.values("summaries")
+    assert summary["model_stage"] == "partial" and world.values("dlq") == []
+    (verified,) = world.values("verified")  # handled once: no redelivery for being slow
+    bucket, key = world.settings.artifact_bucket, pending_key(PIPELINE_VERSION, str(summary["doc_id"]))
+    left = json.loads(world.store.objects[(bucket, key)])["progress"]["left"]
+    assert left and slow.asked and verified["model_stage"] == "partial"
+
+    published: list[Outgoing] = []
+
+    async def publish(out: list[Outgoing]) -> None:
+        published.extend(out)
+
+    fast = SlowPort(delay_s=0.001)
+    resumed = ModelStage(fast, cfg, tokenizer=FakeTokenizer())
+    assert asyncio.run(resume_pending(world.settings, world.store, resumed, publish)) == 1
+    assert len(fast.asked) == len(left)  # only the tasks left were asked
+    assert not world.store.exists(bucket, key)
+    (event,) = [json.loads(o.value) for o in published]
+    assert event["model_stage"] == "done" and event["doc_id"] == verified["doc_id"]
 
 
 def test_generated_hostile_documents_are_typed_dead_letters_and_the_parse_worker_goes_on() -> None:

@@ -101,3 +101,11 @@ def test_read_env_file_is_the_settings_parser(state: Path) -> None:
     env = read_env_file(state)
     assert env["KAFKA_SASL_BOOTSTRAP"] == "127.0.0.1:19094" and env["S3_SECRET_KEY"] == "s3cr3t-s3"
     assert read_env_file(state.with_name("absent.env")) == {}
+
+
+def test_model_budgets_default_to_a_128k_deep_model_and_follow_the_served_window(state: Path) -> None:
+    d = Settings().model_stage_config()
+    assert d.context_tokens == 131_072 and d.deadline_s is not None and d.deadline_s < 300
+    (state.with_name("model.env")).write_text("MODEL_STANDARD_URL=http://m/v1\nMODEL_MAX_LEN=8192\n")
+    cfg = Settings.load(state).model_stage_config()
+    assert cfg.context_tokens == 8192 and cfg.max_output_tokens == d.max_output_tokens

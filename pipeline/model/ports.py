@@ -69,3 +69,16 @@ class ModelPort(Protocol):
     async def healthy(self, tier: Tier, timeout_s: float = 5.0) -> bool:
         """Whether the tier's server answers."""
         ...
+
+
+class TokenCounter(Protocol):
+    """Counts tokens as the served model's tokenizer does (or estimates them when it cannot)."""
+
+    @property
+    def source(self) -> str:
+        """Which counter answered: ``'server'`` (the model's own tokenizer) or ``'estimate'``."""
+        ...
+
+    async def count(self, texts: list[str]) -> list[int]:
+        """Tokens of each text, in order."""
+        ...

@@ -16,6 +16,7 @@ import pytest
 
 from adapters.model_client import Endpoint, ModelClient
 from adapters.settings import read_env_file
+from adapters.tokenizer import ServerTokenizer
 from pipeline.engine import process_path
 from pipeline.model.strategy import ModelStage, ModelStageConfig
 from schemas.models import DocumentResult
@@ -44,9 +45,9 @@ def test_schema_valid_answers_are_verified_and_merged(model_env: dict[str, str])
         ep = Endpoint(model_env["MODEL_BASE_URL"], model_env.get("MODEL_NAME", "smollm2"), timeout_s=300)
         client = ModelClient({"standard": ep, "deep": ep})
         try:
-            return await ModelStage(client, ModelStageConfig(context_tokens=3000, max_output_tokens=800)).run(
-                doc
-            )
+            # No deadline: what is under test is the merge of real answers, not how fast 2 CPU cores are.
+            config = ModelStageConfig(context_tokens=3000, max_output_tokens=800, deadline_s=None)
+            return await ModelStage(client, config).run(doc)
         finally:
             await client.aclose()
 
@@ -60,6 +61,20 @@ def test_schema_valid_answers_are_verified_and_merged(model_env: dict[str, str])
     assert all(o.reason for o in report.outcomes)
     assert {f.flag_id for f in doc.flags} <= {f.flag_id for f in r.flags}
     assert all(f.rule == "MOD001" for f in r.flags if f.flag_id not in {g.flag_id for g in doc.flags})
+
+
+def test_tokens_are_counted_by_the_served_model_s_tokenizer(model_env: dict[str, str]) -> None:
+    async def main() -> tuple[list[int], str, int | None]:
+        tok = ServerTokenizer(model_env["MODEL_BASE_URL"], model_env.get("MODEL_NAME", "smollm2"))
+        try:
+            counts = await tok.count(["Revenue", "Net revenue was $23,601 million in 2022 (842.1)", ""])
+            return counts, tok.source, tok.max_model_len
+        finally:
+            await tok.aclose()
+
+    counts, source, max_len = asyncio.run(main())
+    assert source == "server" and counts[0] >= 1 and counts[1] > counts[0] and counts[2] == 0
+    assert max_len == int(model_env.get("MODEL_MAX_LEN", "8192"))  # the window infra/model.sh serves
 
 
 def test_pending_while_the_server_is_unreachable_then_completed(

@@ -1,0 +1,80 @@
+"""A model port and a tokenizer for pure tests of the model stage's scheduling (no server).
+
+:class:`SlowPort` answers every task with a valid, empty answer (a ledger step with a summary of each page
+it was shown) after a delay, and counts the calls in flight; :class:`FakeTokenizer` counts about one token
+per four characters. Neither claims anything about vLLM: the server's behaviour is tested in
+``tests/integration`` and measured by ``bench/llm_verify.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from pydantic import BaseModel
+
+from pipeline.model.ports import Answer, Tier
+from pipeline.model.proposals import LedgerUpdate, PageSummary
+from schemas.models import ModelCall
+
+
+def tokens(text: str) -> int:
+    """The fake tokenizer: about one token per four characters (not the estimate the stage falls back to)."""
+    return len(text) // 4 + 1
+
+
+class FakeTokenizer:
+    source = "server"
+
+    def __init__(self) -> None:
+        self.asked = 0
+        self.max_model_len: int | None = None
+
+    async def count(self, texts: list[str]) -> list[int]:
+        self.asked += len(texts)
+        return [tokens(t) for t in texts]
+
+
+class SlowPort:
+    """Answers every task with an empty (valid) answer after ``delay_s``; counts calls in flight."""
+
+    def __init__(self, delay_s: float = 0.02) -> None:
+        self.delay_s = delay_s
+        self.in_flight = 0
+        self.peak = 0
+        self.asked: list[tuple[str, list[dict[str, str]]]] = []
+
+    async def structured(
+        self,
+        *,
+        tier: Tier,
+        task: str,
+        prompt_version: str,
+        messages: list[dict[str, str]],
+        schema: type[BaseModel],
+        max_tokens: int = 512,
+        mode: Literal["whole", "ledger"] = "whole",
+    ) -> Answer:
+        self.asked.append((task, messages))
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            await asyncio.sleep(self.delay_s)
+        finally:
+            self.in_flight -= 1
+        if schema is LedgerUpdate:
+            pages = [
+                int(line.split()[2]) for line in messages[1]["content"].splitlines() if line[:8] == "=== Page"
+            ]
+            summaries = [PageSummary(page=p, summary=f"page {p} words " * 5) for p in pages]
+            text = LedgerUpdate(links=[], pages=summaries).model_dump_json()
+        else:
+            text = "{" + ", ".join(f'"{k}": []' for k in schema.model_fields) + "}"
+        prompt = sum(tokens(m["content"]) for m in messages)
+        call = ModelCall(
+            task=task, prompt_version=prompt_version, model="fake", tier=tier, mode=mode, tokens_in=prompt
+        )
+        return Answer(schema.model_validate_json(text), text, call)
+
+    async def healthy(self, tier: Tier, timeout_s: float = 5.0) -> bool:
+        return True
