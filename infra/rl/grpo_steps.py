@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -39,10 +38,13 @@ def main() -> int:
     parser.add_argument("--prompts", type=int, default=2, help="prompts per step")
     parser.add_argument("--generations", type=int, default=2, help="completions per prompt")
     parser.add_argument("--max-completion-length", type=int, default=32)
+    # One thread: on a shared, oversubscribed CPU, OpenMP threads spin at every barrier and a step takes
+    # minutes instead of seconds; a 135M model gains little from a second thread anyway.
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
 
     torch.manual_seed(0)
-    torch.set_num_threads(max(1, len(os.sched_getaffinity(0))))
+    torch.set_num_threads(args.threads)
     rows = [json.loads(line) for line in args.dataset.read_text(encoding="utf-8").splitlines() if line]
     # Columns absent from a row (a link row has no extraction ground truth) are null, not missing.
     columns = sorted({k for r in rows for k in r})
