@@ -71,6 +71,7 @@ def split_of(doc_id: str) -> str:
     percentile = int.from_bytes(hashlib.sha256(doc_id.encode("utf-8")).digest()[:8], "big") % 100
     return next(name for name, below in SPLITS if percentile < below)
 
+
 _INSTRUCTION = (
     "Extract every key figure this table prints as JSON: a list of objects "
     '{"metric": <metric id>, "period": <period>, "value": <number>, "page": <page>}. '

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from adapters.rewards_dataset import build_dataset, export_dataset, export_rewards
 from pipeline.engine import process_path
 from pipeline.rewards.functions import COMPONENTS, grpo_reward, implied_decimals, score_extraction
-from pipeline.rewards.verl_reward import compute_score
 from pipeline.rewards.records import RewardRecord, build_reward_records
+from pipeline.rewards.verl_reward import compute_score
 from schemas.models import DocumentResult
 from tieout.cli import app
 
@@ -223,9 +223,17 @@ def test_compute_score_called_as_verl_calls_it() -> None:
     assert by_keyword["score"] == 1.0 and isinstance(by_keyword["score"], float)
     assert all(by_keyword[name] == 1.0 for name in COMPONENTS)
     # verl merges the config's reward_kwargs and the reward loop's extras into the call.
-    assert compute_score(
-        data_source="tieout/x", solution_str=exact, ground_truth=truth_text, extra_info=None, num_turns=1, k=2
-    ) == by_keyword
+    assert (
+        compute_score(
+            data_source="tieout/x",
+            solution_str=exact,
+            ground_truth=truth_text,
+            extra_info=None,
+            num_turns=1,
+            k=2,
+        )
+        == by_keyword
+    )
     assert compute_score("tieout/x", "oops", truth_text, None)["score"] == 0.0
 
 
@@ -314,7 +322,9 @@ def test_dataset_rows(results: dict[str, DocumentResult]) -> None:
             for f in truth["facts"]
         ]
         assert (
-            compute_score(row["data_source"], json.dumps(answer), row["ground_truth"], row["extra_info"])["score"]
+            compute_score(row["data_source"], json.dumps(answer), row["ground_truth"], row["extra_info"])[
+                "score"
+            ]
             == 1.0
         )
     # Copies the statements contradict are disputed, not taught.

@@ -10,7 +10,13 @@ import pytest
 
 from pipeline.engine import process_path
 from pipeline.model.verify import PageIndex
-from pipeline.rewards.links import LINK_COMPONENTS, RestoredIndex, grpo_link_reward, page_index_json, score_links
+from pipeline.rewards.links import (
+    LINK_COMPONENTS,
+    RestoredIndex,
+    grpo_link_reward,
+    page_index_json,
+    score_links,
+)
 from pipeline.rewards.verl_reward import LINKS_TASK, compute_score
 from pipeline.taxonomy import load_taxonomy
 
@@ -101,7 +107,10 @@ def test_malformed_scores_zero(index_text: str, answer: str) -> None:
 
 
 def test_no_links_and_bad_index(index_text: str) -> None:
-    assert score_links('{"links": []}', index_text) == (0.1, {**dict.fromkeys(LINK_COMPONENTS, 0.0), "parse_ok": 1.0})
+    assert score_links('{"links": []}', index_text) == (
+        0.1,
+        {**dict.fromkeys(LINK_COMPONENTS, 0.0), "parse_ok": 1.0},
+    )
     assert score_links(_answer(RIGHT), "not json")[0] == 0.0
     assert score_links(_answer(RIGHT), {"pages": {}})[0] == 0.0  # no version: not a page index
 
@@ -109,7 +118,10 @@ def test_no_links_and_bad_index(index_text: str) -> None:
 def test_grpo_link_reward_rows(index_text: str) -> None:
     completions = [[{"role": "assistant", "content": _answer(RIGHT)}], "oops", _answer(RIGHT)]
     got = grpo_link_reward(
-        prompts=["p"] * 3, completions=completions, page_index=[index_text, index_text, None], trainer_state=None
+        prompts=["p"] * 3,
+        completions=completions,
+        page_index=[index_text, index_text, None],
+        trainer_state=None,
     )
     assert got == [1.0, 0.0, None]
 

@@ -18,7 +18,10 @@ from schemas.models import DocumentResult, ModelCall, ModelReport, ProposalOutco
 STAMP = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 MESSAGES = [
     {"role": "system", "content": "You link figures across pages."},
-    {"role": "user", "content": "[page 2] Revenue 1,368.9\n[page 4] Revenue 1,368.9\nFind figures on two pages."},
+    {
+        "role": "user",
+        "content": "[page 2] Revenue 1,368.9\n[page 4] Revenue 1,368.9\nFind figures on two pages.",
+    },
 ]
 ANSWER = '{"links": [{"metric": "revenue", "period": "FY2025", "page_a": 2, "value_a": 1368.9, ...}]}'
 
@@ -31,7 +34,9 @@ def _link(**changes: object) -> dict[str, object]:
     return link | changes
 
 
-def _outcome(task: str, accepted: bool, reason: str, call_id: str | None = "c1", **changes: object) -> ProposalOutcome:
+def _outcome(
+    task: str, accepted: bool, reason: str, call_id: str | None = "c1", **changes: object
+) -> ProposalOutcome:
     return ProposalOutcome(
         task=task, accepted=accepted, reason=reason, proposal=_link(**changes), pages=[2, 4], call_id=call_id
     )
@@ -40,10 +45,12 @@ def _outcome(task: str, accepted: bool, reason: str, call_id: str | None = "c1",
 def _doc(doc_id: str = "doc-1") -> DocumentResult:
     calls = [
         ModelCall(
-            task="cross_page_links", prompt_version="v3", model="smollm2", tier="standard", route="task route",
-            call_id="c1", messages=MESSAGES, answer=ANSWER, tokens_in=40, tokens_out=30,
+            task="cross_page_links", prompt_version="v3", model="smollm2", tier="standard",
+            route="task route", call_id="c1", messages=MESSAGES, answer=ANSWER, tokens_in=40, tokens_out=30,
         ),
-        ModelCall(task="label_mapping", prompt_version="v3", model="deep-m", tier="deep", call_id="c2", answer="{}"),
+        ModelCall(
+            task="label_mapping", prompt_version="v3", model="deep-m", tier="deep", call_id="c2", answer="{}"
+        ),
     ]  # fmt: skip
     outcomes = [
         _outcome("cross_page_links", True, "verified_consistent"),
@@ -66,7 +73,8 @@ def test_every_outcome_is_a_record() -> None:
     assert [r.outcome for r in records] == [o.reason for o in _doc().model.outcomes]  # type: ignore[union-attr]
     passed = [sum(r.components.values()) for r in records]
     # accepted: every stage; page out of range: parsed only; not on page: pages exist; period: printed;
-    # unknown metric of a mapping: parsed; an unknown reason: parsed; a claim whose number is not in the quote.
+    # unknown metric of a mapping: parsed; an unknown reason: parsed; a claim whose number is not in the
+    # quote: pages exist.
     assert passed == [4, 4, 1, 2, 3, 1, 1, 2]
     for r in records:
         assert r.reward == pytest.approx(sum(LINK_WEIGHTS[k] * v for k, v in r.components.items()))
@@ -125,7 +133,9 @@ def test_link_rows_and_splits_of_a_dataset(tmp_path: Path) -> None:
     rows = build_dataset([result, other], count=len, counter_name="characters")
     links = [r for r in rows if r["extra_info"]["task"] == "cross_page_links"]
     assert len(links) == 2 and all(r["ground_truth"] is None and r["page_index"] for r in links)
-    assert links[0]["prompt"] == MESSAGES and links[0]["reward_model"]["ground_truth"] == links[0]["page_index"]
+    assert (
+        links[0]["prompt"] == MESSAGES and links[0]["reward_model"]["ground_truth"] == links[0]["page_index"]
+    )
     for row in rows:
         info = row["extra_info"]
         assert row["split"] == info["split"] == split_of(info["doc_id"])

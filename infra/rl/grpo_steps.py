@@ -30,6 +30,7 @@ from pipeline.rewards.links import grpo_link_reward
 
 
 def main() -> int:
+    """Train, then print the report; the exit status is 0 when training finished."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True, type=Path)
     parser.add_argument("--dataset", required=True, type=Path, help="JSONL rows: prompt + ground truth")

@@ -25,6 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def main() -> int:
+    """Load the reward through verl and score every row; print the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", required=True, type=Path, help="JSONL rows with an 'answer' each")
     args = parser.parse_args()

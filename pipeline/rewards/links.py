@@ -89,7 +89,7 @@ class RestoredIndex(PageIndex):
     verifier, whose ``printed`` lookup it inherits unchanged.
     """
 
-    def __init__(self, data: Mapping[str, Any]) -> None:  # noqa: D107 - documented on the class
+    def __init__(self, data: Mapping[str, Any]) -> None:
         # PageIndex.__init__ reads a whole DocumentResult; this one restores what it computed instead.
         self.n_pages = int(data["n_pages"])
         self.by_page = {
@@ -104,7 +104,7 @@ class RestoredIndex(PageIndex):
 
 
 def _printed(raw: Mapping[str, Any]) -> Printed:
-    values = {name: raw.get(name) for name in _PRINTED_FIELDS}
+    values: dict[str, Any] = {name: raw.get(name) for name in _PRINTED_FIELDS}
     if values["bbox"] is not None:
         values["bbox"] = tuple(values["bbox"])
     return Printed(**values)
@@ -175,7 +175,9 @@ def score_links(completion: str, page_index: Mapping[str, Any] | str) -> tuple[f
             if outcome.reason == "page_out_of_range":
                 continue
             exist += 1
-            printed += all(index.printed(p, v) for p, v in ((link.page_a, link.value_a), (link.page_b, link.value_b)))
+            printed += all(
+                index.printed(p, v) for p, v in ((link.page_a, link.value_a), (link.page_b, link.value_b))
+            )
             accepted += outcome.accepted
         components["pages_exist"] = exist / len(links)
         components["values_printed"] = printed / len(links)

@@ -73,7 +73,10 @@ def _rows(result: DocumentResult) -> tuple[dict[str, Any], dict[str, Any]]:
     extraction = min(build_dataset([result]), key=lambda r: r["extra_info"]["prompt_tokens"])
     call = ModelCall(
         task="cross_page_links", prompt_version="test", model="smollm2", tier="standard", call_id="c1",
-        messages=[{"role": "system", "content": "Answer with JSON only."}, {"role": "user", "content": LINK_PROMPT}],
+        messages=[
+            {"role": "system", "content": "Answer with JSON only."},
+            {"role": "user", "content": LINK_PROMPT},
+        ],
         answer=RIGHT_LINKS,
     )  # fmt: skip
     index = json.dumps(page_index_json(PageIndex(result, load_taxonomy())))
@@ -96,7 +99,9 @@ def _run(python: str, args: list[str], timeout: float) -> tuple[dict[str, Any], 
     return json.loads(done.stdout.strip().splitlines()[-1]), seconds
 
 
-def test_grpo_two_steps_with_tieout_rewards(rl_python: str, northwind: DocumentResult, tmp_path: Path) -> None:
+def test_grpo_two_steps_with_tieout_rewards(
+    rl_python: str, northwind: DocumentResult, tmp_path: Path
+) -> None:
     if not (MODEL_DIR / "model.safetensors").is_file():
         _fail_or_skip(f"no converted model at {MODEL_DIR}: run `bash infra/model.sh fetch`")
     dataset = tmp_path / "dataset.jsonl"
@@ -118,7 +123,10 @@ def test_verl_loads_compute_score(rl_python: str, northwind: DocumentResult, tmp
     extraction, link = _rows(northwind)
     truth = json.loads(extraction["ground_truth"])
     exact = json.dumps(
-        [{"metric": f["metric"], "period": f["period"], "value": f["value"], "page": f["pages"][0]} for f in truth["facts"]]
+        [
+            {"metric": f["metric"], "period": f["period"], "value": f["value"], "page": f["pages"][0]}
+            for f in truth["facts"]
+        ]
     )
     rows = [
         extraction | {"answer": exact},
@@ -128,7 +136,9 @@ def test_verl_loads_compute_score(rl_python: str, northwind: DocumentResult, tmp
     ]
     dataset = tmp_path / "rows.jsonl"
     dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    report, seconds = _run(rl_python, [str(REPO / "infra" / "rl" / "verl_reward.py"), "--dataset", str(dataset)], 600)
+    report, seconds = _run(
+        rl_python, [str(REPO / "infra" / "rl" / "verl_reward.py"), "--dataset", str(dataset)], 600
+    )
     print(f"verl {report['verl']}: loader imported in {report['import_seconds']} s, {seconds:.0f} s in all")
     scores = [r["score"] for r in report["results"]]
     assert scores[0] == 1.0 and scores[1] == 0.0 and scores[2] == 1.0
