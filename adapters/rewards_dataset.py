@@ -11,9 +11,10 @@ CLI: ``python -m adapters.rewards_dataset --out DIR`` builds the example from ``
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.checks.tolerance import KnownFact, known_facts
+from pipeline.chunks import count_tokens
+from pipeline.model.verify import PageIndex
+from pipeline.rewards.links import page_index_json
 from pipeline.rewards.records import (
     RECORD_COMPONENTS,
     RewardRecord,
@@ -29,8 +33,9 @@ from pipeline.rewards.records import (
     reference_facts,
     table_text,
 )
+from pipeline.rewards.verl_reward import EXTRACT_TASK, LINKS_TASK
 from pipeline.taxonomy import load_taxonomy
-from schemas.models import DocumentResult, Table
+from schemas.models import DocumentResult, ModelCall, Table
 
 __all__ = [
     "DATASET_SCHEMA",
@@ -40,7 +45,32 @@ __all__ = [
     "export_dataset",
     "export_rewards",
     "ground_truth_for",
+    "link_row",
+    "split_of",
 ]
+
+TokenCounter = Callable[[str], int]
+"""Counts a text's tokens; :func:`pipeline.chunks.count_tokens` (a word-piece estimate) by default."""
+
+SPLITS: tuple[tuple[str, int], ...] = (("train", 80), ("val", 90), ("test", 100))
+"""Split of a document by the percentile of its id's hash: below 80 train, below 90 val, else test."""
+
+
+def split_of(doc_id: str) -> str:
+    """The split a document belongs to, from a stable hash of its id.
+
+    Every row and record of a document lands in one split, so no document is seen in training and in
+    evaluation; the hash (SHA-256, not Python's salted ``hash``) gives the same split on every run.
+
+    Args:
+        doc_id: The document's id.
+
+    Returns:
+        ``"train"``, ``"val"`` or ``"test"`` (about 80/10/10 over many documents).
+    """
+    percentile = int.from_bytes(hashlib.sha256(doc_id.encode("utf-8")).digest()[:8], "big") % 100
+    return next(name for name, below in SPLITS if percentile < below)
+
 
 _INSTRUCTION = (
     "Extract every key figure this table prints as JSON: a list of objects "
@@ -69,11 +99,25 @@ DATASET_SCHEMA = pa.schema(
         pa.field("prompt", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
         pa.field("ground_truth", pa.string()),
         pa.field("data_source", pa.string()),
+        pa.field("page_index", pa.string()),
         pa.field(
             "extra_info",
-            pa.struct([("doc_id", pa.string()), ("pages", pa.list_(pa.int64())), ("table_id", pa.string())]),
+            pa.struct(
+                [
+                    ("doc_id", pa.string()),
+                    ("pages", pa.list_(pa.int64())),
+                    ("table_id", pa.string()),
+                    ("task", pa.string()),
+                    ("split", pa.string()),
+                    ("call_id", pa.string()),
+                    ("prompt_tokens", pa.int64()),
+                    ("answer_tokens", pa.int64()),
+                    ("token_counter", pa.string()),
+                ]
+            ),
         ),
         pa.field("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+        pa.field("split", pa.string()),
     ]
 )
 """Arrow schema of ``dataset.parquet``."""
@@ -91,11 +135,19 @@ REWARDS_SCHEMA = pa.schema(
         *(pa.field(name, pa.float64()) for name in RECORD_COMPONENTS),
         pa.field("label_reason", pa.string()),
         pa.field("pages", pa.list_(pa.int64()), nullable=False),
+        pa.field("messages", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
+        pa.field("call_id", pa.string()),
+        pa.field("outcome", pa.string()),
+        pa.field("proposal", pa.string()),
         pa.field("created_at", pa.timestamp("us", tz="UTC"), nullable=False),
         pa.field("schema_version", pa.string(), nullable=False),
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("prompt_tokens", pa.int64(), nullable=False),
+        pa.field("answer_tokens", pa.int64(), nullable=False),
     ]
 )
-"""Arrow schema of ``rewards.parquet``: one column per component, null when the component is absent."""
+"""Arrow schema of ``rewards.parquet``: one column per component, null when the component is absent; the
+document's split and the token lengths of the prompt (the messages, else the context) and the completion."""
 
 
 # Segment tables break a total down by dimension; asked for "key figures", a model would report segment
@@ -156,26 +208,101 @@ def ground_truth_for(table: Table, result: DocumentResult) -> dict[str, Any]:
     return {"facts": facts, "disputed": disputed}
 
 
-def build_dataset(results: list[DocumentResult]) -> list[dict[str, Any]]:
-    """One prompt per statement or summary table of each document.
+def _reference_answer(truth: dict[str, Any]) -> str:
+    """The answer the ground truth itself gives (each figure on its first page): a length to expect."""
+    facts = [
+        {"metric": f["metric"], "period": f["period"], "value": f["value"], "page": f["pages"][0]}
+        for f in truth["facts"]
+    ]
+    return json.dumps(facts, ensure_ascii=False)
+
+
+def _prompt_tokens(messages: Sequence[dict[str, str]], count: TokenCounter) -> int:
+    return sum(count(m.get("content", "")) for m in messages)
+
+
+def _lengths(
+    messages: Sequence[dict[str, str]], answer: str, count: TokenCounter, counter_name: str
+) -> dict[str, Any]:
+    return {
+        "prompt_tokens": _prompt_tokens(messages, count),
+        "answer_tokens": count(answer),
+        "token_counter": counter_name,
+    }
+
+
+def link_row(
+    result: DocumentResult,
+    call: ModelCall,
+    page_index: str,
+    *,
+    count: TokenCounter = count_tokens,
+    counter_name: str = "estimate",
+) -> dict[str, Any]:
+    """A cross-page-link prompt of the model stage, with the document's printed numbers as ground truth.
+
+    Args:
+        result: The document.
+        call: A ``cross_page_links`` call of its model stage (its ``messages`` are the prompt).
+        page_index: :func:`pipeline.rewards.links.page_index_json` of the document, as JSON text.
+        count: Token counter for the lengths.
+        counter_name: What ``count`` is, recorded with the lengths.
+
+    Returns:
+        A dataset row (see :func:`build_dataset`) whose ``page_index`` is set and ``ground_truth`` is
+        None; ``answer_tokens`` is the length of the answer the model gave.
+    """
+    split = split_of(result.doc_id)
+    return {
+        "prompt": [dict(m) for m in call.messages],
+        "ground_truth": None,
+        "page_index": page_index,
+        "data_source": f"tieout/{result.source}",
+        "extra_info": {
+            "doc_id": result.doc_id,
+            "pages": [],
+            "table_id": None,
+            "task": LINKS_TASK,
+            "split": split,
+            "call_id": call.call_id,
+            **_lengths(call.messages, call.answer or "", count, counter_name),
+        },
+        "reward_model": {"style": "rule", "ground_truth": page_index},
+        "split": split,
+    }
+
+
+def build_dataset(
+    results: list[DocumentResult], *, count: TokenCounter = count_tokens, counter_name: str = "estimate"
+) -> list[dict[str, Any]]:
+    """One prompt per statement or summary table of each document, and one per cross-page-link call.
 
     Segment tables and tables without a whole-entity figure of the taxonomy are left out, as are
-    documents that failed.
+    documents that failed. A document whose model stage ran also gives its ``cross_page_links`` calls
+    as prompts (:func:`link_row`), scored against its printed numbers.
 
     Args:
         results: Processed documents.
+        count: Token counter for the recorded lengths (the word-piece estimate by default; pass the
+            policy's tokenizer where it is installed).
+        counter_name: What ``count`` is (``"estimate"`` or the tokenizer's name), recorded per row.
 
     Returns:
         Rows with ``prompt`` (conversational: system + user message holding the table text with
         ``[page N]`` markers and the instruction), ``ground_truth`` (JSON text, see
-        :func:`ground_truth_for`), ``data_source`` (``tieout/<source>``), ``extra_info`` (``doc_id``,
-        ``pages``, ``table_id``) and ``reward_model`` (``{"style": "rule", "ground_truth": …}``, where
-        verl's reward managers read the ground truth).
+        :func:`ground_truth_for`; None for a link row), ``page_index`` (JSON text for a link row, else
+        None), ``data_source`` (``tieout/<source>``), ``extra_info`` (``doc_id``, ``pages``,
+        ``table_id``, ``task``, ``split``, ``call_id``, ``prompt_tokens``, ``answer_tokens`` — of the
+        reference answer, or of the model's answer for a link row — and ``token_counter``),
+        ``reward_model`` (``{"style": "rule", "ground_truth": …}``, where verl's reward managers read the
+        ground truth) and ``split`` (:func:`split_of` the document: every row of a document in one split).
     """
     rows: list[dict[str, Any]] = []
+    taxonomy = load_taxonomy()
     for result in results:
         if result.failed:
             continue
+        split = split_of(result.doc_id)
         for table in result.tables:
             if _SEGMENT_TITLE.search(table.title or ""):
                 continue
@@ -183,21 +310,38 @@ def build_dataset(results: list[DocumentResult]) -> list[dict[str, Any]]:
             if not truth["facts"]:
                 continue
             text = json.dumps(truth, ensure_ascii=False)
+            prompt = [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": f"{table_text(table)}\n\n{_INSTRUCTION}"},
+            ]
             rows.append(
                 {
-                    "prompt": [
-                        {"role": "system", "content": SYSTEM_PROMPT},
-                        {"role": "user", "content": f"{table_text(table)}\n\n{_INSTRUCTION}"},
-                    ],
+                    "prompt": prompt,
                     "ground_truth": text,
+                    "page_index": None,
                     "data_source": f"tieout/{result.source}",
                     "extra_info": {
                         "doc_id": result.doc_id,
                         "pages": list(table.pages),
                         "table_id": table.table_id,
+                        "task": EXTRACT_TASK,
+                        "split": split,
+                        "call_id": None,
+                        **_lengths(prompt, _reference_answer(truth), count, counter_name),
                     },
                     "reward_model": {"style": "rule", "ground_truth": text},
+                    "split": split,
                 }
+            )
+        link_calls = [
+            c
+            for c in (result.model.calls if result.model else [])
+            if c.task == LINKS_TASK and c.ok and c.messages
+        ]
+        if link_calls:
+            index = json.dumps(page_index_json(PageIndex(result, taxonomy)), ensure_ascii=False)
+            rows.extend(
+                link_row(result, c, index, count=count, counter_name=counter_name) for c in link_calls
             )
     return rows
 
@@ -206,12 +350,22 @@ def _write_jsonl(path: Path, lines: Sequence[str]) -> None:
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
-def export_rewards(records: Sequence[RewardRecord], out_dir: str | Path) -> list[Path]:
+def export_rewards(
+    records: Sequence[RewardRecord],
+    out_dir: str | Path,
+    *,
+    count: TokenCounter = count_tokens,
+) -> list[Path]:
     """Write reward records as ``rewards.jsonl`` and ``rewards.parquet``.
+
+    The Parquet file adds each record's ``split`` (:func:`split_of` its document) and token lengths:
+    ``prompt_tokens`` of its messages (a model proposal) or its context, ``answer_tokens`` of its
+    completion.
 
     Args:
         records: Reward records.
         out_dir: Directory to write to (created when missing).
+        count: Token counter (the word-piece estimate by default).
 
     Returns:
         The two paths, JSONL first.
@@ -225,6 +379,9 @@ def export_rewards(records: Sequence[RewardRecord], out_dir: str | Path) -> list
         row = r.model_dump(exclude={"components"})
         for name in RECORD_COMPONENTS:
             row[name] = r.components.get(name)
+        row["split"] = split_of(r.doc_id)
+        row["prompt_tokens"] = _prompt_tokens(r.messages, count) if r.messages else count(r.context)
+        row["answer_tokens"] = count(r.completion)
         for name in columns:
             columns[name].append(row[name])
     pq.write_table(pa.Table.from_pydict(columns, schema=REWARDS_SCHEMA), parquet)
@@ -232,18 +389,28 @@ def export_rewards(records: Sequence[RewardRecord], out_dir: str | Path) -> list
 
 
 def export_dataset(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
-    """Write dataset rows as ``dataset.jsonl`` and ``dataset.parquet``.
+    """Write dataset rows as ``dataset.jsonl`` and ``dataset.parquet``, and one Parquet file per split.
+
+    ``train.parquet``, ``val.parquet`` and ``test.parquet`` hold the rows of each split (verl's
+    ``data.train_files`` / ``data.val_files``); a split without rows gets no file.
 
     Args:
         rows: Rows from :func:`build_dataset`.
         out_dir: Directory to write to (created when missing).
 
     Returns:
-        The two paths, JSONL first.
+        The paths written: JSONL, the whole Parquet file, then the splits'.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     jsonl, parquet = out / "dataset.jsonl", out / "dataset.parquet"
     _write_jsonl(jsonl, [json.dumps(row, ensure_ascii=False) for row in rows])
     pq.write_table(pa.Table.from_pylist(list(rows), schema=DATASET_SCHEMA), parquet)
-    return [jsonl, parquet]
+    written = [jsonl, parquet]
+    for name, _ in SPLITS:
+        part = [row for row in rows if row["split"] == name]
+        if part:
+            path = out / f"{name}.parquet"
+            pq.write_table(pa.Table.from_pylist(part, schema=DATASET_SCHEMA), path)
+            written.append(path)
+    return written

@@ -14,8 +14,9 @@ from typer.testing import CliRunner
 
 from adapters.rewards_dataset import build_dataset, export_dataset, export_rewards
 from pipeline.engine import process_path
-from pipeline.rewards.functions import compute_score, grpo_reward, implied_decimals, score_extraction
+from pipeline.rewards.functions import COMPONENTS, grpo_reward, implied_decimals, score_extraction
 from pipeline.rewards.records import RewardRecord, build_reward_records
+from pipeline.rewards.verl_reward import compute_score
 from schemas.models import DocumentResult
 from tieout.cli import app
 
@@ -218,9 +219,22 @@ def test_compute_score_called_as_verl_calls_it() -> None:
         extra_info={"doc_id": "d", "pages": [2], "num_turns": None},
     )
     positional = compute_score("tieout/northwind_2025_annual_report.pdf", exact, GROUND_TRUTH)
-    assert by_keyword == positional == 1.0
-    assert isinstance(by_keyword, float)
-    assert compute_score("tieout/x", "oops", truth_text, None) == 0.0
+    assert by_keyword == positional
+    assert by_keyword["score"] == 1.0 and isinstance(by_keyword["score"], float)
+    assert all(by_keyword[name] == 1.0 for name in COMPONENTS)
+    # verl merges the config's reward_kwargs and the reward loop's extras into the call.
+    assert (
+        compute_score(
+            data_source="tieout/x",
+            solution_str=exact,
+            ground_truth=truth_text,
+            extra_info=None,
+            num_turns=1,
+            k=2,
+        )
+        == by_keyword
+    )
+    assert compute_score("tieout/x", "oops", truth_text, None)["score"] == 0.0
 
 
 # --- reward records ------------------------------------------------------------------------------
@@ -308,7 +322,9 @@ def test_dataset_rows(results: dict[str, DocumentResult]) -> None:
             for f in truth["facts"]
         ]
         assert (
-            compute_score(row["data_source"], json.dumps(answer), row["ground_truth"], row["extra_info"])
+            compute_score(row["data_source"], json.dumps(answer), row["ground_truth"], row["extra_info"])[
+                "score"
+            ]
             == 1.0
         )
     # Copies the statements contradict are disputed, not taught.
@@ -335,14 +351,23 @@ def test_export_rewards_round_trip(results: dict[str, DocumentResult], tmp_path:
 
 def test_export_dataset_round_trip(results: dict[str, DocumentResult], tmp_path: Path) -> None:
     rows = build_dataset(list(results.values()))
-    jsonl, parquet = export_dataset(rows, tmp_path)
+    jsonl, parquet, *splits = export_dataset(rows, tmp_path)
     assert [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()] == rows
     assert pq.read_table(parquet).to_pylist() == rows
+    # The split files partition the rows.
+    assert sum(pq.read_table(p).num_rows for p in splits) == len(rows)
+    for path in splits:
+        assert set(pq.read_table(path).column("split").to_pylist()) == {path.stem}
 
 
 def test_cli_builds_the_example(tmp_path: Path) -> None:
     out = CliRunner().invoke(app, ["export", "rewards", str(SAMPLES), "--out", str(tmp_path)])
     assert out.exit_code == 0, out.output
     names = {p.name for p in tmp_path.iterdir()}
-    assert names == {"dataset.jsonl", "dataset.parquet", "rewards.jsonl", "rewards.parquet"}
+    assert {"dataset.jsonl", "dataset.parquet", "rewards.jsonl", "rewards.parquet"} <= names
+    assert names - {"dataset.jsonl", "dataset.parquet", "rewards.jsonl", "rewards.parquet"} <= {
+        "train.parquet",
+        "val.parquet",
+        "test.parquet",
+    }
     assert f"reward records from {len(list(SAMPLES.glob('*.pdf')))} documents" in out.output

@@ -49,9 +49,7 @@ Calling conventions relied on:
   versions, ``log_extra``/``log_metric``); completions are strings in the standard format and lists
   of ``{"role", "content"}`` messages in the conversational format; ``None`` in the returned list
   means "not applicable" and becomes NaN. TRL documentation: "Using a custom reward function".
-* verl's reward managers (``verl/workers/reward_manager/naive.py``) call ``compute_score(
-  data_source=..., solution_str=..., ground_truth=..., extra_info=...)`` with ``ground_truth`` read
-  from the ``reward_model.ground_truth`` column, and accept a float or a dict with a ``"score"`` key.
+* verl: see :mod:`pipeline.rewards.verl_reward` (``compute_score``), which dispatches to this scorer.
 """
 
 from __future__ import annotations
@@ -59,7 +57,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,9 +69,10 @@ from pipeline.taxonomy import Taxonomy, load_taxonomy
 __all__ = [
     "COMPONENTS",
     "WEIGHTS",
-    "compute_score",
+    "completion_text",
     "grpo_reward",
     "implied_decimals",
+    "json_candidates",
     "parse_completion",
     "score_extraction",
     "sign_free",
@@ -119,8 +118,8 @@ def _fact_list(data: object) -> list[Any] | None:
     return None
 
 
-def parse_completion(completion: str) -> list[Any] | None:
-    """Find the fact list in a model's answer.
+def json_candidates(completion: str) -> Iterator[object]:
+    """Every JSON value a model's answer may hold, most likely first.
 
     Tries, in order: the whole text, each fenced block, then every ``[`` or ``{`` from which a JSON
     value decodes (prose around the JSON is common with chat models). Reasoning inside
@@ -129,24 +128,34 @@ def parse_completion(completion: str) -> list[Any] | None:
     Args:
         completion: The model's text.
 
-    Returns:
-        The list of items (not yet validated), or None when no JSON fact list is found.
+    Yields:
+        Decoded JSON values, to be validated by the caller.
     """
     text = _THINK.sub("", completion).strip()
-    candidates = [text, *(m.group(1).strip() for m in _FENCE.finditer(text))]
-    for candidate in candidates:
+    for candidate in [text, *(m.group(1).strip() for m in _FENCE.finditer(text))]:
         try:
-            found = _fact_list(json.loads(candidate))
+            yield json.loads(candidate)
         except (json.JSONDecodeError, ValueError):
             continue
-        if found is not None:
-            return found
     decoder = json.JSONDecoder()
     for m in re.finditer(r"[\[{]", text):
         try:
             data, _ = decoder.raw_decode(text, m.start())
         except json.JSONDecodeError:
             continue
+        yield data
+
+
+def parse_completion(completion: str) -> list[Any] | None:
+    """Find the fact list in a model's answer (where :func:`json_candidates` looks).
+
+    Args:
+        completion: The model's text.
+
+    Returns:
+        The list of items (not yet validated), or None when no JSON fact list is found.
+    """
+    for data in json_candidates(completion):
         found = _fact_list(data)
         if found is not None:
             return found
@@ -419,8 +428,15 @@ def score_extraction(
 # --- adapters -------------------------------------------------------------------------------------
 
 
-def _completion_text(completion: object) -> str:
-    """Text of a completion in TRL's standard (str) or conversational (list of messages) format."""
+def completion_text(completion: object) -> str:
+    """Text of a completion in TRL's standard (str) or conversational (list of messages) format.
+
+    Args:
+        completion: A string, one message, or a list of messages.
+
+    Returns:
+        The assistant's text (empty when there is none).
+    """
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Mapping):
@@ -470,26 +486,5 @@ def grpo_reward(prompts: list[Any], completions: list[Any], **kwargs: Any) -> li
         if truth is None:
             out.append(None)
             continue
-        out.append(score_extraction(_completion_text(completion), truth)[0])
+        out.append(score_extraction(completion_text(completion), truth)[0])
     return out
-
-
-def compute_score(
-    data_source: str,
-    solution_str: str,
-    ground_truth: str | dict[str, Any],
-    extra_info: dict[str, Any] | None = None,
-) -> float:
-    """Custom reward function for verl (``custom_reward_function.name: compute_score``).
-
-    Args:
-        data_source: The row's ``data_source`` (``tieout/<source>``); not needed for scoring.
-        solution_str: The decoded response.
-        ground_truth: The row's ``reward_model.ground_truth``: JSON text or a dict.
-        extra_info: The row's ``extra_info`` (``doc_id``, ``pages``, …); not needed for scoring.
-
-    Returns:
-        The total of :func:`score_extraction`, in [0, 1].
-    """
-    del data_source, extra_info
-    return score_extraction(solution_str, ground_truth)[0]

@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pipeline.checks.tolerance import KnownFact, compare_values, known_facts
 from pipeline.ids import stable_id
 from pipeline.rewards.functions import sign_free
+from pipeline.rewards.links import LINK_COMPONENTS
+from pipeline.rewards.model_records import model_records
 from pipeline.rewards.reviews import reviewed_flags
 from schemas.models import BBox, DocumentResult, Fact, Flag, Table
 from schemas.reviews import ReviewDecision
@@ -39,8 +41,11 @@ __all__ = [
 RECORD_WEIGHTS: dict[str, float] = {"consistency": 0.4, "agreement": 0.2, "truth": 0.4}
 """Weights of the automatic components; a missing component's weight is shared among the others."""
 
-RECORD_COMPONENTS: tuple[str, ...] = ("consistency", "agreement", "truth", "analyst")
-"""Every component a record may carry (``agreement``, ``truth`` and ``analyst`` can be absent)."""
+RECORD_COMPONENTS: tuple[str, ...] = tuple(
+    dict.fromkeys(("consistency", "agreement", "truth", "analyst", *LINK_COMPONENTS))
+)
+"""Every component a record may carry: a figure's (``agreement``, ``truth`` and ``analyst`` can be absent)
+and a model proposal's (:mod:`pipeline.rewards.model_records`; ``agreement`` there is verification's)."""
 
 _SEVERITY_CONSISTENCY: dict[str, float] = {"error": 0.0, "warning": 0.5, "info": 0.9}
 """Consistency of a figure touched by a flag of that severity; an untouched figure gets 1.0."""
@@ -250,7 +255,7 @@ def build_reward_records(
     reviews: Mapping[str, ReviewDecision] | None = None,
     created_at: datetime | None = None,
 ) -> list[RewardRecord]:
-    """One reward record per table figure and per narrative figure of a document.
+    """One reward record per table figure and per narrative figure of a document, then per model proposal.
 
     Components (each in [0, 1]):
 
@@ -280,8 +285,12 @@ def build_reward_records(
             (:func:`pipeline.rewards.reviews.standing`).
         created_at: Timestamp for the records (now, UTC, by default).
 
+    The model stage's proposals follow, one record each (:func:`pipeline.rewards.model_records.
+    model_records`: prompt messages, raw answer, verification stages passed).
+
     Returns:
-        The records, in the document's fact order; facts whose scale is unknown get none.
+        The records, in the document's fact order (facts whose scale is unknown get none), then the
+        model stage's outcomes in their order.
     """
     decisions = analyst or {}
     stamp = created_at or datetime.now(UTC)
@@ -318,4 +327,4 @@ def build_reward_records(
                 created_at=stamp,
             )
         )
-    return records
+    return records + model_records(result, stamp)
