@@ -1,6 +1,6 @@
 """Parquet datasets in object storage (pyarrow), partitioned by ingest date, schema versioned.
 
-Layout: ``datasets/<name>/schema=v3/ingest_date=YYYY-MM-DD/<doc_id>.parquet`` for ``facts``, ``flags`` and
+Layout: ``datasets/<name>/schema=v4/ingest_date=YYYY-MM-DD/<doc_id>.parquet`` for ``facts``, ``flags`` and
 ``documents``. One file per document and dataset, named by document id: a replay overwrites the same file,
 so replaying a topic adds no rows. Readers use ``pyarrow.dataset`` with hive partitioning.
 """
@@ -19,8 +19,9 @@ from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
 from adapters.sinks.rows import DECIMAL_PLACES, DOCUMENTS, FACTS, FLAGS, ColumnType, RowLayout
 from adapters.storage import StorageError, Store, dataset_key
 
-PARQUET_SCHEMA_VERSION = "v3"
-"""v3: the columns derived from the records (:mod:`adapters.sinks.rows`): exact decimal amounts, period
+PARQUET_SCHEMA_VERSION = "v4"
+"""v4: facts carry ``provenance`` (taxonomy, or mapped by the model and corroborated or not).
+v3: the columns derived from the records (:mod:`adapters.sinks.rows`): exact decimal amounts, period
 dates, concept ids, bbox structs, evidence as JSON."""
 
 _BBOX = pa.struct([("x0", pa.float64()), ("y0", pa.float64()), ("x1", pa.float64()), ("y1", pa.float64())])

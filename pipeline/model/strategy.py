@@ -579,9 +579,9 @@ class ModelStage:
                 )
             finally:
                 run.in_flight -= 1
-        # A port with tier fallback says which tier answered and why; otherwise the task's own route.
-        answered: str = getattr(answer, "tier", None) or answer.call.tier
-        why = getattr(answer, "route", None) or f"task {unit.task} → {answered}"
+        # The client's tier fallback says which tier answered and why; otherwise the task's own route.
+        answered: str = answer.tier or answer.call.tier
+        why = answer.route or f"task {unit.task} → {answered}"
         call = answer.call.model_copy(
             update={"call_id": call_id, "route": why, "messages": messages, "answer": answer.raw}
         )
