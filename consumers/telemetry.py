@@ -103,10 +103,16 @@ class ObservedModel:
             finally:
                 metrics.MODEL_CALL_SECONDS.labels(tier, task).observe(time.monotonic() - t0)
             call = answer.call
-            metrics.MODEL_CALLS.labels(tier, "ok" if call.ok else "invalid").inc()
-            metrics.MODEL_TOKENS.labels(tier, "in").inc(call.tokens_in)
-            metrics.MODEL_TOKENS.labels(tier, "out").inc(call.tokens_out)
-            metrics.MODEL_CACHED_TOKENS.labels(tier).inc(call.cached_tokens or 0)
+            answered = answer.tier or tier
+            if answered != tier:
+                # The client fell back: the tier asked was unreachable, the other one answered.
+                metrics.MODEL_CALLS.labels(tier, "unavailable").inc()
+                span.set_attribute("tieout.model.answered_tier", answered)
+                span.set_attribute("tieout.model.route", answer.route or "")
+            metrics.MODEL_CALLS.labels(answered, "ok" if call.ok else "invalid").inc()
+            metrics.MODEL_TOKENS.labels(answered, "in").inc(call.tokens_in)
+            metrics.MODEL_TOKENS.labels(answered, "out").inc(call.tokens_out)
+            metrics.MODEL_CACHED_TOKENS.labels(answered).inc(call.cached_tokens or 0)
             span.set_attribute("tieout.model.name", call.model)
             span.set_attribute("tieout.model.tokens_in", call.tokens_in)
             span.set_attribute("tieout.model.tokens_out", call.tokens_out)

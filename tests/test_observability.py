@@ -426,11 +426,11 @@ def test_model_calls_and_tokens_are_counted_per_tier(
 ) -> None:
     monkeypatch.setattr(model_client_module, "BACKOFF", Backoff(base_s=0.001, max_s=0.002))
     tier_of = {"http://standard.test/v1": "standard", "http://deep.test/v1": "deep"}
-    down = {"deep": False}
+    down = {"deep": False, "standard": False}
 
     def server(request: httpx2.Request) -> httpx2.Response:
         tier = next(t for url, t in tier_of.items() if str(request.url).startswith(url))
-        if tier == "deep" and down["deep"]:
+        if down[tier]:
             raise httpx2.ConnectError("connection refused")
         content = json.dumps({"links": ["a"]} if tier == "standard" else {"nope": 1})
         body = {
@@ -483,8 +483,13 @@ def test_model_calls_and_tokens_are_counted_per_tier(
             bad = await model.structured(tier="deep", task="cross_page_links", **ask)
             assert bad.parsed is None
             down["deep"] = True
+            # The deep tier is unreachable: the standard one answers, counted under the tier that answered.
+            fallback = await model.structured(tier="deep", task="cross_page_links", **ask)
+            assert fallback.tier == "standard" and str(fallback.route).startswith("fallback from deep")
+            down["standard"] = True
             with pytest.raises(ModelUnavailable):
                 await model.structured(tier="deep", task="cross_page_links", **ask)
+            down["standard"] = False
             assert await model.healthy("standard", 1.0)
         finally:
             await client.aclose()
@@ -493,19 +498,21 @@ def test_model_calls_and_tokens_are_counted_per_tier(
     end = snapshot()
     delta = {k: end[k] - start[k] for k in start}
     assert delta == {
-        "calls_ok": 1,
+        "calls_ok": 2,
         "calls_invalid": 1,
-        "calls_unavailable": 1,
-        "in": 900,
-        "out": 60,
-        "cached": 512,
+        "calls_unavailable": 2,
+        "in": 1800,
+        "out": 120,
+        "cached": 1024,
         "deep_in": 900,
         "seconds": 1,
     }
     calls = [s for s in spans.get_finished_spans() if s.name.startswith("model ")]
-    assert [(s.attributes or {}).get("tieout.model.tier") for s in calls] == ["standard", "deep", "deep"]
+    tiers = [(s.attributes or {}).get("tieout.model.tier") for s in calls]
+    assert tiers == ["standard", "deep", "deep", "deep"]
     assert (calls[0].attributes or {})["tieout.model.cached_tokens"] == 512
-    assert calls[2].status.status_code.name == "ERROR"
+    assert (calls[2].attributes or {})["tieout.model.answered_tier"] == "standard"
+    assert calls[3].status.status_code.name == "ERROR"
 
 
 # ---------------------------------------------------------------------------------------------------------
