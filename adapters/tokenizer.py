@@ -3,9 +3,10 @@
 The model stage sizes its context (whole document or windows, the ledger's budget) in the served model's
 tokens, because an estimate that is 15% short is a request the server refuses. vLLM's OpenAI-compatible
 server answers ``POST /tokenize`` (beside ``/v1``, not under it) with ``{"count": n, "max_model_len": m,
-"tokens": [...]}``. A server without it (404/405: not vLLM) falls back, once and for good, to the
-word-piece estimate of :func:`pipeline.chunks.count_tokens`; :attr:`ServerTokenizer.source` says which
-answered. Counts are cached by text, so a document's pages are sent once however many runs ask.
+"tokens": [...]}``. A server without it (404/405, or an answer without a count: not vLLM) falls back,
+once and for good, to the word-piece estimate of :func:`pipeline.chunks.count_tokens`;
+:attr:`ServerTokenizer.source` says which answered. Counts are cached by text, so a document's pages are
+sent once however many runs ask.
 """
 
 from __future__ import annotations
@@ -89,6 +90,13 @@ class ServerTokenizer:
             return None
         if r.status_code >= 400:
             raise ModelUnavailable(f"tokenizer: HTTP {r.status_code}: {r.text[:200]}")
-        body = r.json()
+        try:
+            body = r.json()
+            count = int(body["count"])
+        except (ValueError, TypeError, KeyError):
+            # Something answers at /tokenize but not as vLLM does (another OpenAI-compatible server):
+            # it is no tokenizer, so estimate from now on rather than fail the document.
+            self._server = False
+            return None
         self.max_model_len = body.get("max_model_len", self.max_model_len)
-        return int(body["count"])
+        return count

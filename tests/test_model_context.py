@@ -167,6 +167,22 @@ def test_the_tokenizer_asks_the_server_once_per_text_and_falls_back_without_toke
     assert source == "estimate" and counts == [count_tokens("a b c")] * 2 + [count_tokens("d e")] + [3]
 
 
+def test_a_tokenize_answer_without_a_count_means_no_tokenizer_not_a_dead_letter() -> None:
+    # Regression: an OpenAI-compatible server that is not vLLM answered POST /tokenize with 200 and a
+    # body of its own; the KeyError on "count" dead-lettered every document at the verify service.
+    def other(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json={"id": "c1", "object": "chat.completion", "choices": []})
+
+    async def main() -> tuple[list[int], str]:
+        tok = ServerTokenizer("http://m.test/v1", "m", transport=httpx2.MockTransport(other))
+        try:
+            return await tok.count(["a b c", "d e"]), tok.source
+        finally:
+            await tok.aclose()
+
+    assert asyncio.run(main()) == ([count_tokens("a b c"), count_tokens("d e")], "estimate")
+
+
 def test_a_ledger_lag_runs_steps_at_once_with_the_same_ledger_however_calls_finish() -> None:
     class Jittery(SlowPort):
         async def structured(self, **kw: Any) -> Answer:

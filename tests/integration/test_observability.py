@@ -55,6 +55,9 @@ class FakeModel(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if not self.path.endswith("/chat/completions"):  # no /tokenize: not vLLM (counts are estimated)
+            self.send_error(404)
+            return
         type(self).calls += 1
         self._json(
             {
