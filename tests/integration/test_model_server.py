@@ -38,6 +38,9 @@ def model_env() -> dict[str, str]:
     return env
 
 
+# Every window's calls on a 135M model on 2 CPU cores beside the second tier's server: past the suite's
+# 300 s default under load; what is asserted is the merge, not the speed (no deadline, as below).
+@pytest.mark.timeout(900)
 def test_schema_valid_answers_are_verified_and_merged(model_env: dict[str, str]) -> None:
     doc = process_path(SAMPLE)
 
