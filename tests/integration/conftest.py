@@ -30,17 +30,24 @@ REPO = Path(__file__).resolve().parents[2]
 ENV_FILE = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
 TIEOUT = REPO / ".venv" / "bin" / "tieout"
 PG_ENV = Path(os.environ.get("TIEOUT_PG_ENV", REPO / ".tieout" / "pg.env"))
+MODEL_ENV = Path(os.environ.get("TIEOUT_MODEL_ENV", REPO / ".tieout" / "model.env"))
+
+
+def started(env_file: Path, key: str, what: str, up: str) -> dict[str, str]:
+    """The env file a project script wrote for a running server; without ``key`` in it, a failure under CI
+    (where the Makefile started everything) and a skip elsewhere."""
+    env = read_env_file(env_file)
+    if not env.get(key):
+        msg = f"{what} not running ({env_file} has no {key}): run `{up}`"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return env
 
 
 @pytest.fixture(scope="session")
 def pg_dsn() -> str:
-    env = read_env_file(PG_ENV)
-    if not env.get("PG_DSN"):
-        msg = f"local PostgreSQL not running ({PG_ENV} missing): run `bash infra/postgres.sh up`"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return env["PG_DSN"]
+    return started(PG_ENV, "PG_DSN", "local PostgreSQL", "bash infra/postgres.sh up")["PG_DSN"]
 
 
 @pytest.fixture
@@ -58,13 +65,7 @@ def db_dsn(pg_dsn: str) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def stack_env() -> dict[str, str]:
-    env = read_env_file(ENV_FILE)
-    if not env.get("KAFKA_BOOTSTRAP"):
-        msg = f"local stack not running ({ENV_FILE} missing): run `bash infra/stack.sh up`"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return env
+    return started(ENV_FILE, "KAFKA_BOOTSTRAP", "local stack", "bash infra/stack.sh up")
 
 
 @dataclass

@@ -8,19 +8,16 @@ model's financial wisdom.
 from __future__ import annotations
 
 import asyncio
-import os
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 from adapters.model_client import Endpoint, ModelClient
-from adapters.settings import read_env_file
 from adapters.tokenizer import ServerTokenizer
 from pipeline.engine import process_path
 from pipeline.model.strategy import ModelStage, ModelStageConfig
 from schemas.models import DocumentResult
-from tests.integration.conftest import REPO, Isolated
+from tests.integration.conftest import MODEL_ENV, REPO, Isolated, started
 from tests.support.proxy import Switch
 
 pytestmark = pytest.mark.integration
@@ -29,13 +26,7 @@ SAMPLE = REPO / "sample_docs" / "northwind_2025_annual_report.pdf"
 
 @pytest.fixture(scope="session")
 def model_env() -> dict[str, str]:
-    env = read_env_file(Path(os.environ.get("TIEOUT_MODEL_ENV", REPO / ".tieout" / "model.env")))
-    if not env.get("MODEL_BASE_URL"):
-        msg = "model server not running: run `bash infra/model.sh up`"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return env
+    return started(MODEL_ENV, "MODEL_BASE_URL", "model server", "bash infra/model.sh up")
 
 
 # Every window's calls on a 135M model on 2 CPU cores beside the second tier's server: past the suite's

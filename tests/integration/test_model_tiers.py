@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import urllib.request
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from pydantic import BaseModel
 
 from adapters.model_client import Endpoint, ModelClient
-from adapters.settings import read_env_file
 from pipeline.model.ports import Answer
-from tests.integration.conftest import REPO
+from tests.integration.conftest import MODEL_ENV, started
 from tests.support.proxy import Switch
 
 pytestmark = pytest.mark.integration
@@ -32,13 +29,9 @@ class Reply(BaseModel):
 
 @pytest.fixture(scope="module")
 def tiers() -> dict[str, str]:
-    env = read_env_file(Path(os.environ.get("TIEOUT_MODEL_ENV", REPO / ".tieout" / "model.env")))
-    if not env.get("MODEL_DEEP_PORT"):
-        msg = "two model tiers not running: run `bash infra/model.sh up` (MODEL_TIERS with deep)"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return env
+    return started(
+        MODEL_ENV, "MODEL_DEEP_PORT", "two model tiers", "bash infra/model.sh up (MODEL_TIERS with deep)"
+    )
 
 
 def served(base_url: str) -> dict[str, object]:
