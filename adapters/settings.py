@@ -94,12 +94,19 @@ class Settings(BaseSettings):
     )
     model_api_key: str | None = Field(default=None, repr=False)
     # The model stage's budgets (pipeline.model.strategy.ModelStageConfig); defaults for a 128k deep model.
+    # MODEL_MAX_LEN / MODEL_DEEP_MAX_LEN: what infra/model.sh serves (--max-model-len), in model.env.
+    model_standard_window_tokens: int = Field(
+        default=32_768,
+        gt=0,
+        validation_alias=AliasChoices("model_standard_window_tokens", "model_max_len"),
+        description="The standard tier's context window; a task that does not fit goes to the deep tier.",
+    )
     model_deep_window_tokens: int = Field(
         default=131_072,
         gt=0,
-        # MODEL_MAX_LEN: what infra/model.sh serves (--max-model-len) and writes to model.env.
-        validation_alias=AliasChoices("model_deep_window_tokens", "model_max_len"),
-        description="The deep tier's context window (prompt and answer of one call), in its tokens.",
+        validation_alias=AliasChoices("model_deep_window_tokens", "model_deep_max_len"),
+        description="The deep tier's context window (prompt and answer of one call), in its tokens; "
+        "windows of a long document are sized for it (the server's own limit wins when smaller).",
     )
     model_output_tokens: int = Field(default=800, gt=0, description="Answer budget of each model call.")
     model_ledger_tokens: int = Field(
@@ -182,8 +189,13 @@ class Settings(BaseSettings):
         """The model stage's budgets from these settings."""
         from pipeline.model.strategy import ModelStageConfig
 
+        standard = self.model_standard_window_tokens
+        deep = self.model_deep_window_tokens
+        if self.model_standard_url and not self.model_deep_url:
+            deep = min(deep, standard)  # the deep tier is the standard server: one window for both
         return ModelStageConfig(
-            context_tokens=self.model_deep_window_tokens,
+            context_tokens=deep,
+            standard_context_tokens=standard,
             max_output_tokens=self.model_output_tokens,
             ledger_tokens=self.model_ledger_tokens,
             concurrency=self.model_concurrency,

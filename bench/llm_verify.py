@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import re
@@ -28,10 +29,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from adapters.model_client import Endpoint, ModelClient  # noqa: E402
-from adapters.settings import read_env_file  # noqa: E402
+from adapters.settings import Settings, read_env_file  # noqa: E402
 from adapters.tokenizer import ServerTokenizer  # noqa: E402
 from bench.gt import corpus_dir  # noqa: E402
 from pipeline.engine import process_path  # noqa: E402
+from pipeline.model.ports import Tier  # noqa: E402
 from pipeline.model.strategy import ModelStage, ModelStageConfig, RunStats  # noqa: E402
 from schemas.models import DocumentResult, ModelCall  # noqa: E402
 
@@ -138,13 +140,18 @@ def pass_row(result: DocumentResult, stats: RunStats) -> dict[str, object]:
     }
 
 
-async def run_filing(args: argparse.Namespace, base: str, name: str, env: dict[str, str]) -> int:
+async def run_filing(args: argparse.Namespace, env_path: Path) -> int:
     path = corpus_dir() / "filings" / args.filing
     t0 = time.monotonic()
     doc = process_path(path)
     parse_s = time.monotonic() - t0
-    window = args.context_tokens_filing or int(env.get("MODEL_MAX_LEN", "8192"))
-    config = ModelStageConfig(
+    # The services' own budgets and tiers (Settings from model.env): windows sized for the deep tier, the
+    # standard tier's window beside it; tokens counted by the deep server, which sizes the windows.
+    settings = Settings(_env_file=env_path)
+    base_config = settings.model_stage_config()
+    window = args.context_tokens_filing or base_config.context_tokens
+    config = dataclasses.replace(
+        base_config,
         context_tokens=window,
         max_output_tokens=args.max_tokens,
         ledger_tokens=args.ledger_tokens,
@@ -152,13 +159,17 @@ async def run_filing(args: argparse.Namespace, base: str, name: str, env: dict[s
         ledger_lag=args.ledger_lag,
         deadline_s=args.deadline,
     )
-    ep = Endpoint(base, name, timeout_s=600, max_concurrency=args.concurrency)
-    client = ModelClient({"standard": ep, "deep": ep})
-    tokenizer = ServerTokenizer(base, name)
+    eps = settings.model_endpoints()
+    tiers: tuple[Tier, ...] = ("standard", "deep")
+    client = ModelClient(
+        {t: Endpoint(*eps[t], timeout_s=600, max_concurrency=args.concurrency) for t in tiers if t in eps}
+    )
+    tokenizer = ServerTokenizer(*eps["deep"])
+    servers = sorted({url for url, _ in eps.values()})
     passes: list[dict[str, object]] = []
     try:
         stage = ModelStage(client, config, tokenizer=tokenizer)
-        before = prefix_counters(base)
+        before = [prefix_counters(u) for u in servers]
         result, stats = await stage.run_with_stats(doc)
         first = stats
         passes.append(pass_row(result, stats))
@@ -167,19 +178,23 @@ async def run_filing(args: argparse.Namespace, base: str, name: str, env: dict[s
             result, stats = await stage.run_with_stats(result, stats.progress, deadline_s=args.deadline)
             assert result.model is not None
             passes.append(pass_row(result, stats))
-        after = prefix_counters(base)
+        after = [prefix_counters(u) for u in servers]
     finally:
         await client.aclose()
         await tokenizer.aclose()
     assert result.model is not None
     calls = result.model.calls
-    queries = after.get("vllm:prefix_cache_queries", 0) - before.get("vllm:prefix_cache_queries", 0)
-    hits = after.get("vllm:prefix_cache_hits", 0) - before.get("vllm:prefix_cache_hits", 0)
+
+    def delta(key: str) -> float:
+        return sum(a.get(key, 0) - b.get(key, 0) for a, b in zip(after, before, strict=True))
+
+    queries, hits = delta("vllm:prefix_cache_queries"), delta("vllm:prefix_cache_hits")
     row: dict[str, object] = {
         "doc": path.name,
         "pages": doc.stats.pages,
         "parse_s": round(parse_s, 1),
         "window_tokens": window,
+        "standard_window_tokens": config.standard_context_tokens,
         "max_output_tokens": args.max_tokens,
         "ledger_tokens": args.ledger_tokens,
         "concurrency_bound": args.concurrency,
@@ -195,6 +210,8 @@ async def run_filing(args: argparse.Namespace, base: str, name: str, env: dict[s
         "calls": len(calls),
         "calls_ok": sum(1 for c in calls if c.ok),
         "calls_by_task": {t: sum(1 for c in calls if c.task == t) for t in sorted({c.task for c in calls})},
+        "calls_by_tier": {t: sum(1 for c in calls if c.tier == t) for t in sorted({c.tier for c in calls})},
+        "routes": sorted({(c.route or "").split(":")[0] for c in calls}),
         "tasks_left": len(stats.left),
         "tokens_in": sum(c.tokens_in for c in calls),
         "tokens_out": sum(c.tokens_out for c in calls),
@@ -219,14 +236,15 @@ async def run_filing(args: argparse.Namespace, base: str, name: str, env: dict[s
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    env = read_env_file(Path(os.environ.get("TIEOUT_MODEL_ENV", REPO / ".tieout" / "model.env")))
+    env_path = Path(os.environ.get("TIEOUT_MODEL_ENV", REPO / ".tieout" / "model.env"))
+    env = read_env_file(env_path)
     base = os.environ.get("MODEL_BASE_URL") or env.get("MODEL_BASE_URL")
     if not base:
         print("no model server: run `bash infra/model.sh up`", file=sys.stderr)
         return 2
     name = os.environ.get("MODEL_NAME") or env.get("MODEL_NAME", "smollm2")
     if args.filing:
-        return await run_filing(args, base, name, env)
+        return await run_filing(args, env_path)
     ep = Endpoint(base, name, timeout_s=600)
     client = ModelClient({"standard": ep, "deep": ep})
     docs = sorted((REPO / "sample_docs").glob("*.pdf"))[: args.docs]

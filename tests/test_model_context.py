@@ -8,6 +8,7 @@ under ``integration``, the figures on a real filing are ``bench/llm_verify.py``'
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Callable
 from functools import cache
@@ -78,6 +79,28 @@ def test_a_document_that_does_not_fit_goes_in_windows_that_each_fit() -> None:
     assert len(ledger_steps) == stats.windows
     # the ledger carries the earlier windows' summaries forward
     assert "page 1: page 1 words" in ledger_steps[-1][-1]["content"]
+
+
+def test_a_standard_task_too_large_for_the_standard_window_goes_deep_and_says_why() -> None:
+    whole_tokens = sum(tokens(t) for t in render_pages(doc()).values())
+    # the deep window holds the whole document; the standard one a fraction of it
+    cfg = ModelStageConfig(
+        context_tokens=whole_tokens + 4000, standard_context_tokens=whole_tokens // 3, deadline_s=None
+    )
+    r, stats, _ = run(cfg)
+    assert stats.mode == "whole" and r.model is not None
+    claims = [c for c in r.model.calls if c.task == "narrative_claims"]
+    assert claims and all(c.tier == "deep" for c in claims)
+    assert all(
+        c.route is not None
+        and c.route.startswith("task narrative_claims → deep: ")
+        and f"exceed the standard tier's {whole_tokens // 3:,}" in c.route
+        for c in claims
+    )
+    # a standard window that holds the prompt keeps the task on its own tier
+    r, _, _ = run(dataclasses.replace(cfg, standard_context_tokens=whole_tokens + 4000))
+    assert r.model is not None
+    assert {c.tier for c in r.model.calls if c.task == "narrative_claims"} == {"standard"}
 
 
 def test_the_ledger_stays_within_its_budget_oldest_summaries_compressed_then_dropped() -> None:

@@ -109,3 +109,10 @@ def test_model_budgets_default_to_a_128k_deep_model_and_follow_the_served_window
     (state.with_name("model.env")).write_text("MODEL_STANDARD_URL=http://m/v1\nMODEL_MAX_LEN=8192\n")
     cfg = Settings.load(state).model_stage_config()
     assert cfg.context_tokens == 8192 and cfg.max_output_tokens == d.max_output_tokens
+    # two tiers (what infra/model.sh writes): windows sized for the deep one, the standard one's kept
+    (state.with_name("model.env")).write_text(
+        "MODEL_STANDARD_URL=http://m/v1\nMODEL_MAX_LEN=8192\n"
+        "MODEL_DEEP_URL=http://d/v1\nMODEL_DEEP_MAX_LEN=16384\n"
+    )
+    cfg = Settings.load(state).model_stage_config()
+    assert (cfg.context_tokens, cfg.standard_context_tokens) == (16384, 8192)

@@ -1,7 +1,9 @@
 """The model stage: propose with a long-context model, then verify symbolically.
 
 Routing: short, simple tasks (label normalisation, claims read from the text) go to the ``standard`` tier;
-cross-page reasoning goes to the ``deep`` tier (:data:`ROUTES`); every call records the route it took.
+cross-page reasoning goes to the ``deep`` tier (:data:`ROUTES`). A task whose prompt does not fit its tier's
+window goes to the deep tier instead (windows are sized for the deep tier, whose server then also holds the
+window's cached prefix); every call records the route it took and why (``ModelStage._route``).
 
 **Context that fits.** Sizes are counted in the served model's tokens (a
 :class:`~pipeline.model.ports.TokenCounter`, one count per page, cached), falling back to the word-piece
@@ -131,6 +133,9 @@ class ModelStageConfig:
 
     context_tokens: int = 131_072
     """The deep tier's window: prompt and answer of one call together (a 128k-context model)."""
+    standard_context_tokens: int | None = None
+    """The standard tier's window (None: as large as the deep tier's); a standard task that does not fit
+    it goes to the deep tier."""
     max_output_tokens: int = 800
     """Answer budget of each call."""
     ledger_tokens: int = 2_000
@@ -558,10 +563,33 @@ class ModelStage:
             return prompt.messages(document, metrics=metrics, labels="\n".join(run.labels)), LabelMappings
         return prompt.messages(document, metrics=metrics), ProposedClaims
 
+    def _route(self, run: _Run, unit: Unit) -> tuple[Tier, str]:
+        """The tier ``unit`` goes to and why: its task's route, or the deep tier when it does not fit.
+
+        The prompt is measured as planned (pages, shared system message, the task's instruction, the chat
+        template and the answer budget); the ledger step's own ledger is within its budget and it goes to
+        the deep tier anyway.
+        """
+        tier = route(unit.task)
+        why = f"task {unit.task} → {tier}"
+        window = self.config.standard_context_tokens
+        if tier == "standard" and window is not None and window < self.config.context_tokens:
+            need = (
+                sum(run.count(run.pages[p]) + MARKER_TOKENS for p in unit.pages)
+                + run.count(SHARED_SYSTEM)
+                + run.count(self._instructions(run)[unit.task])
+                + CHAT_OVERHEAD_TOKENS
+                + self.config.max_output_tokens
+            )
+            if need > window:
+                tier = "deep"
+                why = f"task {unit.task} → deep: {need:,} tokens exceed the standard tier's {window:,}"
+        return tier, why
+
     async def _call(self, run: _Run, unit: Unit) -> None:
         assert self.client is not None
         messages, schema = self._messages(run, unit)
-        tier = route(unit.task)
+        tier, routed = self._route(run, unit)
         async with run.gate:
             run.next_call += 1
             call_id = f"c{run.next_call}"
@@ -581,7 +609,7 @@ class ModelStage:
                 run.in_flight -= 1
         # The client's tier fallback says which tier answered and why; otherwise the task's own route.
         answered: str = answer.tier or answer.call.tier
-        why = answer.route or f"task {unit.task} → {answered}"
+        why = answer.route or (routed if answered == tier else f"task {unit.task} → {answered}")
         call = answer.call.model_copy(
             update={"call_id": call_id, "route": why, "messages": messages, "answer": answer.raw}
         )
