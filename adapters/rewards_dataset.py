@@ -339,7 +339,7 @@ def build_dataset(
             if c.task == LINKS_TASK and c.ok and c.messages
         ]
         if link_calls:
-            index = json.dumps(page_index_json(PageIndex(result, taxonomy)), ensure_ascii=False)
+            index = json.dumps(page_index_json(PageIndex.of(result, taxonomy)), ensure_ascii=False)
             rows.extend(
                 link_row(result, c, index, count=count, counter_name=counter_name) for c in link_calls
             )

@@ -45,14 +45,14 @@ def links(
 ) -> list[tuple[ProposalOutcome, Flag | None]]:
     answer = recorded(name)
     assert isinstance(answer, CrossPageLinks)
-    index = PageIndex(d, TAXONOMY)
+    index = PageIndex.of(d, TAXONOMY)
     return [verify_link(link, index, TAXONOMY, d.flags if flags is None else flags) for link in answer.links]
 
 
 def claims(name: str, d: DocumentResult) -> list[tuple[ProposalOutcome, Flag | None]]:
     answer = recorded(name)
     assert isinstance(answer, ProposedClaims)
-    index = PageIndex(d, TAXONOMY)
+    index = PageIndex.of(d, TAXONOMY)
     return [verify_claim(c, index, TAXONOMY, d.flags) for c in answer.claims]
 
 
@@ -145,7 +145,7 @@ def test_model_mapped_facts_are_tagged_corroborated_or_not() -> None:
     d = doc().model_copy(update={"tables": tables, "facts": facts})
     answer = recorded("label_mappings_corroborated_or_not")
     assert isinstance(answer, LabelMappings)
-    index = PageIndex(d, TAXONOMY)
+    index = PageIndex.of(d, TAXONOMY)
     (goodwill, gw_facts), (sales, sales_facts) = [verify_mapping(m, index, TAXONOMY) for m in answer.mappings]
     assert goodwill.reason == "unrefuted" and sales.reason == "verified"
     assert {f.provenance for f in gw_facts} == {"model_uncorroborated"} and len(gw_facts) == 2

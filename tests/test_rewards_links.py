@@ -12,9 +12,9 @@ from pipeline.engine import process_path
 from pipeline.model.verify import PageIndex
 from pipeline.rewards.links import (
     LINK_COMPONENTS,
-    RestoredIndex,
     grpo_link_reward,
     page_index_json,
+    restore_page_index,
     score_links,
 )
 from pipeline.rewards.verl_reward import LINKS_TASK, compute_score
@@ -25,7 +25,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 
 @pytest.fixture(scope="module")
 def index() -> PageIndex:
-    return PageIndex(process_path(SAMPLES / "northwind_2025_annual_report.pdf"), load_taxonomy())
+    return PageIndex.of(process_path(SAMPLES / "northwind_2025_annual_report.pdf"), load_taxonomy())
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def _answer(*links: dict[str, Any]) -> str:
 
 
 def test_restored_index_holds_the_same_numbers(index: PageIndex, index_text: str) -> None:
-    restored = RestoredIndex(json.loads(index_text))
+    restored = restore_page_index(json.loads(index_text))
     assert restored.n_pages == index.n_pages == 8
     assert restored.by_page == index.by_page
     assert restored.printed(4, 1368.9) == index.printed(4, 1368.9) != []

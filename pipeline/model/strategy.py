@@ -625,7 +625,7 @@ class ModelStage:
     # ---------------------------------------------------------------------------------- verification
     def _merge(self, doc: DocumentResult, run: _Run, before: ModelReport | None) -> DocumentResult:
         """Verify what the finished calls proposed (in plan order, so the result is deterministic)."""
-        index = PageIndex(doc, self.taxonomy)
+        index = PageIndex.of(doc, self.taxonomy)
         known = list(doc.flags)
         flags: list[Flag] = []
         facts: list[Fact] = []

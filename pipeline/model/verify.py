@@ -142,13 +142,32 @@ class Printed:
 class PageIndex:
     """Every printed number of a document, by page: table cells and figures in narrative text."""
 
-    def __init__(self, doc: DocumentResult, taxonomy: Taxonomy) -> None:
-        """Index the document's tables and narrative blocks."""
-        self.n_pages = doc.stats.pages or max((p.page for p in doc.page_info), default=0)
-        self.by_page: dict[int, list[Printed]] = {}
-        self.text_by_page: dict[int, list[tuple[str, tuple[float, float, float, float]]]] = {}
-        self.labels: dict[str, list[tuple[int, str]]] = {}  # normalised label -> (table index, row)
+    def __init__(
+        self,
+        doc: DocumentResult,
+        n_pages: int,
+        by_page: dict[int, list[Printed]] | None = None,
+        text_by_page: dict[int, list[tuple[str, tuple[float, float, float, float]]]] | None = None,
+        labels: dict[str, list[tuple[int, str]]] | None = None,
+    ) -> None:
+        """An index of what is given.
+
+        :meth:`of` builds one from a document; a restored one may hold the printed numbers only.
+        """
         self.doc = doc
+        self.n_pages = n_pages
+        self.by_page = by_page if by_page is not None else {}
+        self.text_by_page = text_by_page if text_by_page is not None else {}
+        self.labels = labels if labels is not None else {}  # normalised label -> (table index, row)
+
+    @classmethod
+    def of(cls, doc: DocumentResult, taxonomy: Taxonomy) -> PageIndex:
+        """Index the document's tables and narrative blocks."""
+        index = cls(doc, doc.stats.pages or max((p.page for p in doc.page_info), default=0))
+        index._read(doc, taxonomy)
+        return index
+
+    def _read(self, doc: DocumentResult, taxonomy: Taxonomy) -> None:
         # The deterministic reader's mapping wins over a bare label lookup: it knows opening balances
         # and the figures it tied to a metric in prose.
         cell_metric = {(f.table_id, f.row, f.col): f.metric for f in doc.facts if f.origin == "table_cell"}

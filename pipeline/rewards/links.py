@@ -43,10 +43,10 @@ from schemas.models import DocumentResult
 __all__ = [
     "LINK_COMPONENTS",
     "LINK_WEIGHTS",
-    "RestoredIndex",
     "grpo_link_reward",
     "page_index_json",
     "parse_links",
+    "restore_page_index",
     "score_links",
 ]
 
@@ -82,25 +82,21 @@ def page_index_json(index: PageIndex) -> dict[str, Any]:
     }
 
 
-class RestoredIndex(PageIndex):
+def restore_page_index(data: Mapping[str, Any]) -> PageIndex:
     """A :class:`PageIndex` rebuilt from :func:`page_index_json` output, for :func:`verify_link`.
 
     It holds the printed numbers only (no narrative text, no row labels): enough for the cross-page-link
-    verifier, whose ``printed`` lookup it inherits unchanged.
-    """
+    verifier's ``printed`` lookup. A verified disagreement becomes a flag of this document, which needs
+    its ids only.
 
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        # PageIndex.__init__ reads a whole DocumentResult; this one restores what it computed instead.
-        self.n_pages = int(data["n_pages"])
-        self.by_page = {
-            int(page): [_printed(p) for p in printed] for page, printed in dict(data["pages"]).items()
-        }
-        self.text_by_page = {}
-        self.labels = {}
-        # A verified disagreement becomes a flag of this document; the flag needs its ids only.
-        self.doc = DocumentResult(
-            doc_id=str(data.get("doc_id", "")), source=str(data.get("source", "")), pipeline_version=""
-        )
+    Raises:
+        KeyError, TypeError, ValueError: ``data`` is not such output.
+    """
+    doc = DocumentResult(
+        doc_id=str(data.get("doc_id", "")), source=str(data.get("source", "")), pipeline_version=""
+    )
+    by_page = {int(page): [_printed(p) for p in printed] for page, printed in dict(data["pages"]).items()}
+    return PageIndex(doc, int(data["n_pages"]), by_page)
 
 
 def _printed(raw: Mapping[str, Any]) -> Printed:
@@ -110,7 +106,7 @@ def _printed(raw: Mapping[str, Any]) -> Printed:
     return Printed(**values)
 
 
-def _load_index(ground_truth: object) -> RestoredIndex | None:
+def _load_index(ground_truth: object) -> PageIndex | None:
     if isinstance(ground_truth, str):
         try:
             ground_truth = json.loads(ground_truth)
@@ -119,7 +115,7 @@ def _load_index(ground_truth: object) -> RestoredIndex | None:
     if not isinstance(ground_truth, Mapping) or ground_truth.get("version") != _INDEX_VERSION:
         return None
     try:
-        return RestoredIndex(ground_truth)
+        return restore_page_index(ground_truth)
     except (KeyError, TypeError, ValueError):
         return None
 

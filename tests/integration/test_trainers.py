@@ -79,7 +79,7 @@ def _rows(result: DocumentResult) -> tuple[dict[str, Any], dict[str, Any]]:
         ],
         answer=RIGHT_LINKS,
     )  # fmt: skip
-    index = json.dumps(page_index_json(PageIndex(result, load_taxonomy())))
+    index = json.dumps(page_index_json(PageIndex.of(result, load_taxonomy())))
     return extraction, link_row(result, call, index)
 
 
