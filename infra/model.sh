@@ -52,6 +52,10 @@ MODEL_MAX_LEN=${MODEL_MAX_LEN:-8192}
 MODEL_DEEP_NAME=${MODEL_DEEP_NAME:-smollm2-deep}
 MODEL_DEEP_MAX_LEN=${MODEL_DEEP_MAX_LEN:-16384}
 MODEL_KV_CACHE_BYTES=${MODEL_KV_CACHE_BYTES:-1G}
+# The deep tier holds long prompts: 1 GiB is 46,592 tokens of SmolLM2's KV cache, under three 16k windows,
+# so a document's concurrent calls were preempted and recomputed; 2 GiB holds ~5.7 windows (siblings of a
+# window share its prefix blocks).
+MODEL_DEEP_KV_CACHE_BYTES=${MODEL_DEEP_KV_CACHE_BYTES:-2G}
 # Extra server flags of the standard / deep server, word-split (e.g. MODEL_EXTRA_ARGS="--max-num-seqs 4").
 MODEL_EXTRA_ARGS=${MODEL_EXTRA_ARGS:-}
 MODEL_DEEP_EXTRA_ARGS=${MODEL_DEEP_EXTRA_ARGS:-}
@@ -68,11 +72,11 @@ use_tier() {
     standard)
       LOG="$LOGS/vllm.log"; PID_FILE="$RUN/vllm.pid"; PORT_FILE="$RUN/vllm.port"
       SERVED=$MODEL_NAME; MAX_LEN=$MODEL_MAX_LEN; WANT_PORT=${MODEL_PORT:-}
-      TIER_ARGS=(); EXTRA=$MODEL_EXTRA_ARGS ;;
+      TIER_ARGS=(); EXTRA=$MODEL_EXTRA_ARGS; KV_BYTES=$MODEL_KV_CACHE_BYTES ;;
     deep)
       LOG="$LOGS/vllm-deep.log"; PID_FILE="$RUN/vllm-deep.pid"; PORT_FILE="$RUN/vllm-deep.port"
       SERVED=$MODEL_DEEP_NAME; MAX_LEN=$MODEL_DEEP_MAX_LEN; WANT_PORT=${MODEL_DEEP_PORT:-}
-      EXTRA=$MODEL_DEEP_EXTRA_ARGS
+      EXTRA=$MODEL_DEEP_EXTRA_ARGS; KV_BYTES=$MODEL_DEEP_KV_CACHE_BYTES
       TIER_ARGS=()
       if ((MAX_LEN > SMOLLM2_POSITIONS)); then
         TIER_ARGS=(--hf-overrides "$(printf '{"rope_parameters": {"rope_type": "yarn", "factor": %s, "original_max_position_embeddings": %d, "rope_theta": %s}, "max_position_embeddings": %d}' \
@@ -370,7 +374,7 @@ launch() {
     --served-model-name "$SERVED" \
     --host 127.0.0.1 --port "$PORT" \
     --max-model-len "$MAX_LEN" \
-    --kv-cache-memory-bytes "$MODEL_KV_CACHE_BYTES" \
+    --kv-cache-memory-bytes "$KV_BYTES" \
     --enforce-eager \
     --enable-prompt-tokens-details \
     "${TIER_ARGS[@]}" \
