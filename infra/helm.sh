@@ -31,6 +31,9 @@ HELM_BIN="$CACHE/bin/helm"
 KUBECONFORM_BIN="$CACHE/bin/kubeconform"
 FETCH_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}  # seconds, per build
 RUN_TIMEOUT=${TIEOUT_HELM_TIMEOUT:-120}      # seconds, per helm/kubeconform call
+# The Kubernetes version renders and lint assume: the one the vendored schemas come from. (A helm built with
+# `go install` has no default of its own beyond v1.20, below the chart's kubeVersion.)
+KUBE_VERSION=${KUBE_VERSION:-$(sed -n 's/^K8S_VERSION=\(v[0-9.]*\).*/\1/p' "$SCHEMAS/sources.env")}
 
 # helm keeps caches and repository config in the user's home by default; this chart needs neither,
 # so they go to the cache, not to ~/.config of whoever runs the check.
@@ -80,6 +83,7 @@ HELM_VERSION=$HELM_VERSION
 KUBECONFORM=$KUBECONFORM_BIN
 KUBECONFORM_VERSION=$KUBECONFORM_VERSION
 HELM_SCHEMAS=$SCHEMAS
+HELM_KUBE_VERSION=$KUBE_VERSION
 EOF
   mv "$ENV_FILE.tmp" "$ENV_FILE"
   log "wrote $ENV_FILE"
@@ -111,10 +115,11 @@ cmd_lint() {
     args=()
     [[ "$set" == default ]] || args=(-f "$set")
     log "helm lint --strict ($set)"
-    helm_run lint --strict "$CHART" "${args[@]}" >"$tmp/lint.log" 2>&1 \
+    helm_run lint --strict --kube-version "$KUBE_VERSION" "$CHART" "${args[@]}" >"$tmp/lint.log" 2>&1 \
       || { cat "$tmp/lint.log" >&2; die "helm lint failed ($set)"; }
     log "helm template ($set) | kubeconform"
-    helm_run template tieout "$CHART" --namespace tieout "${args[@]}" >"$tmp/render.yaml" \
+    helm_run template tieout "$CHART" --namespace tieout --kube-version "$KUBE_VERSION" "${args[@]}" \
+      >"$tmp/render.yaml" \
       || die "helm template failed ($set)"
     if ! out=$(kubeconform_run "$tmp/render.yaml" 2>&1); then
       printf '%s\n' "$out" >&2
@@ -131,7 +136,7 @@ cmd_check() {
 
 cmd_template() {
   need_tools
-  helm_run template tieout "$CHART" --namespace tieout "$@"
+  helm_run template tieout "$CHART" --namespace tieout --kube-version "$KUBE_VERSION" "$@"
 }
 
 # ------------------------------------------------------------------------------ schemas

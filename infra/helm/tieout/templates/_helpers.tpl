@@ -84,7 +84,7 @@ app.kubernetes.io/component: {{ .component }}
 {{/* A vLLM tier's in-cluster base URL. */}}
 {{- define "tieout.vllmUrl" -}}
 {{- $v := get .root.Values.vllm .tier -}}
-{{- printf "http://%s-vllm-%s:%v/v1" (include "tieout.fullname" .root) .tier (get $v.config "port") -}}
+{{- printf "http://%s-vllm-%s:%v/v1" (include "tieout.fullname" .root) .tier ((fromYaml $v.serveConfig).port | int) -}}
 {{- end -}}
 
 {{/* MODEL_<TIER>_URL: the value, else the chart's own vLLM tier, else none. */}}
@@ -104,7 +104,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- if $m.name -}}
 {{- $m.name -}}
 {{- else if and .root.Values.vllm.enabled $v.enabled (not $m.url) -}}
-{{- get $v.config "served-model-name" -}}
+{{- get (fromYaml $v.serveConfig) "served-model-name" -}}
 {{- end -}}
 {{- end -}}
 
