@@ -514,3 +514,45 @@ def test_kubeconform_rejects_broken_manifests(
     proc = _kubeconform(tools, _broken(production_docs, kind, breaker))
     assert proc.returncode != 0
     assert message in proc.stdout + proc.stderr
+
+
+OPAQUE = {
+    "resources", "nodeSelector", "tolerations", "affinity", "podAnnotations", "extraEnv", "values",
+    "annotations", "podSecurityContext", "securityContext", "config", "imagePullSecrets",
+}  # fmt: skip
+"""Values maps whose entries are free-form (resources, selectors, ...): documented as one key."""
+GENERIC = {"topics": "<name>", "stages": "<stage>", "vllm": "<tier>", "model": "<tier>"}
+
+
+def _value_keys(node: Doc, path: list[str]) -> Iterator[list[str]]:
+    for key, value in node.items():
+        if isinstance(value, dict) and value and key not in OPAQUE:
+            yield from _value_keys(value, [*path, key])
+        else:
+            yield [*path, key]
+
+
+def _generalised(path: list[str]) -> str:
+    """``topics.landing.partitions`` -> ``topics.<name>.partitions``, as the README's table writes it."""
+    out = []
+    for parent, key in zip([None, *path], path, strict=False):
+        if parent in GENERIC and key in (*TOPICS, *STAGES, "standard", "deep"):
+            out.append(GENERIC[parent])
+        elif parent == "secrets" and key not in ("create", "values"):
+            out.append("<credential>")
+        else:
+            out.append(key)
+    return ".".join(out)
+
+
+def test_readme_documents_every_value() -> None:
+    """Each key of values.yaml has a row in the chart README's table."""
+    readme = (CHART / "README.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `([^`]+)` \|", readme, flags=re.MULTILINE))
+    missing = [
+        ".".join(path)
+        for path in _value_keys(_values(), [])
+        if ".".join(path) not in documented and _generalised(path) not in documented
+    ]
+    assert not missing, f"values without a row in infra/helm/tieout/README.md: {missing}"
+    assert len(documented) > 50
