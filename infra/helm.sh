@@ -110,7 +110,9 @@ cmd_lint() {
   need_tools
   local set args out tmp
   tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' RETURN
+  # (an EXIT trap: a RETURN trap would stay set and fire again, with $tmp out of scope, in the caller)
+  LINT_TMP=$tmp
+  trap 'rm -rf "$LINT_TMP"' EXIT
   for set in "${VALUE_SETS[@]}"; do
     args=()
     [[ "$set" == default ]] || args=(-f "$set")
