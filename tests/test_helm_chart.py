@@ -556,3 +556,68 @@ def test_readme_documents_every_value() -> None:
     ]
     assert not missing, f"values without a row in infra/helm/tieout/README.md: {missing}"
     assert len(documented) > 50
+
+
+# ------------------------------------------------------------------------------------ as the code sees it
+
+
+# Keys of the chart's ConfigMap that are no Settings field: for the process, not for the settings.
+NOT_SETTINGS = {"TIEOUT_CACHE", "TMPDIR", "HOME", "SCHEMA_REGISTRY_URL"}
+
+
+@pytest.mark.integration
+def test_the_services_read_the_configmap_as_the_chart_means_it(
+    production_docs: list[Doc], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every ConfigMap key is a setting the services read (or a process variable), with the intended value."""
+    env = _env_config(production_docs)
+    names = set()
+    for name, field in Settings.model_fields.items():
+        names.add(name.upper())
+        alias = field.validation_alias
+        names.update(str(a).upper() for a in getattr(alias, "choices", [alias] if alias else []))
+    assert set(env) - NOT_SETTINGS <= names, set(env) - NOT_SETTINGS - names
+    for key in [k for k in os.environ if k.upper() in names]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    settings = Settings.load(tmp_path / "stack.env")
+    prod = yaml.safe_load(PRODUCTION.read_text(encoding="utf-8"))
+    assert settings.kafka_bootstrap == prod["kafka"]["bootstrap"]
+    assert settings.kafka_security_protocol == "SASL_SSL"
+    assert settings.kafka_sasl_mechanism == "SCRAM-SHA-512"
+    assert settings.kafka_ca_file == "/etc/tieout/kafka-ca/ca.crt"
+    assert settings.topic_prefix == prod["topicPrefix"]
+    assert settings.s3_endpoint == prod["objectStore"]["endpoint"]
+    assert settings.landing_bucket == prod["objectStore"]["landingBucket"]
+    assert settings.notifications is True
+    assert (settings.metrics_host, settings.metrics_port) == ("0.0.0.0", 9464)
+    assert settings.model_deadline_s == 240.0
+    assert settings.otel_exporter_otlp_endpoint == prod["tracing"]["otlpEndpoint"]
+    assert set(settings.model_endpoints()) == {"standard", "deep"}
+
+
+@pytest.mark.integration
+def test_the_cli_accepts_the_rendered_commands(production_docs: list[Doc]) -> None:
+    """Each tieout container's args parse as the CLI's options (a renamed flag fails here, not in a pod)."""
+    import typer
+
+    from tieout.cli import app
+
+    # Typer's own (vendored) click: a group of commands, used through the methods click documents.
+    group: Any = typer.main.get_command(app)
+    checked = set()
+    for dep in _kind(production_docs, "Deployment").values():
+        c = _container(dep)
+        if c["image"].startswith('"') or "vllm" in c["image"]:
+            continue
+        args: list[str] = [str(a) for a in c["args"]]
+        root = group.make_context("tieout", list(args), resilient_parsing=False)
+        sub = group.get_command(root, args[0])
+        assert sub is not None, args
+        # Parses and validates the options without running the command.
+        ctx = sub.make_context(args[0], args[1:], parent=root)
+        checked.add(args[0] if args[0] != "consume" else f"consume {ctx.params['stage']}")
+        if args[0] == "consume":
+            assert ctx.params["timeout"] == 300.0
+    assert checked == {"consume parse", "consume verify", "consume sink", "review"}
