@@ -32,6 +32,7 @@ test: venv lint typecheck
 	bash infra/postgres.sh up
 	bash infra/model.sh up
 	bash infra/rl.sh
+	bash infra/helm.sh check
 	@set +e; $(BIN)/python -m pytest -q; rc=$$?; \
 	  bash infra/model.sh down; bash infra/postgres.sh down; bash infra/stack.sh down; exit $$rc
 

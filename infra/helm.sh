@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# The Helm chart's tooling (infra/helm/tieout): Helm and kubeconform built from the Go module proxy with
+# `go install` (cached, no download of prebuilt binaries), then lint, render and schema validation against
+# the JSON Schemas vendored in infra/helm/schemas/ (no network at validation time).
+#
+#   bash infra/helm.sh fetch     # build helm + kubeconform once (cached), write $STATE/helm.env
+#   bash infra/helm.sh lint      # helm lint + helm template (default and production values) | kubeconform
+#   bash infra/helm.sh check     # fetch, then lint (what `make test` runs)
+#   bash infra/helm.sh template [helm template args...]   # render the chart (e.g. -f my-values.yaml)
+#   bash infra/helm.sh schemas   # re-vendor infra/helm/schemas/ from their sources (see its README)
+#
+# Environment: TIEOUT_CACHE (default ~/.cache/tieout), HELM_VERSION, KUBECONFORM_VERSION,
+# TIEOUT_FETCH_TIMEOUT (seconds per build, default 1200), TIEOUT_HELM_TIMEOUT (seconds per helm or
+# kubeconform call, default 120).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+INFRA="$REPO/infra"
+CHART="$INFRA/helm/tieout"
+SCHEMAS="$INFRA/helm/schemas"
+
+HELM_VERSION=${HELM_VERSION:-v3.22.0}
+HELM_MODULE=helm.sh/helm/v3
+KUBECONFORM_VERSION=${KUBECONFORM_VERSION:-v0.8.0}
+KUBECONFORM_MODULE=github.com/yannh/kubeconform
+
+CACHE=${TIEOUT_CACHE:-$HOME/.cache/tieout}
+STATE=${TIEOUT_STATE:-$REPO/.tieout}
+ENV_FILE="$STATE/helm.env"
+HELM_BIN="$CACHE/bin/helm"
+KUBECONFORM_BIN="$CACHE/bin/kubeconform"
+FETCH_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}  # seconds, per build
+RUN_TIMEOUT=${TIEOUT_HELM_TIMEOUT:-120}      # seconds, per helm/kubeconform call
+# The Kubernetes version renders and lint assume: the one the vendored schemas come from. (A helm built with
+# `go install` has no default of its own beyond v1.20, below the chart's kubeVersion.)
+KUBE_VERSION=${KUBE_VERSION:-$(sed -n 's/^K8S_VERSION=\(v[0-9.]*\).*/\1/p' "$SCHEMAS/sources.env")}
+
+# helm keeps caches and repository config in the user's home by default; this chart needs neither,
+# so they go to the cache, not to ~/.config of whoever runs the check.
+export HELM_CACHE_HOME="$CACHE/helm-home/cache" HELM_CONFIG_HOME="$CACHE/helm-home/config" \
+  HELM_DATA_HOME="$CACHE/helm-home/data"
+
+if [[ -x "$REPO/.venv/bin/python" ]]; then PY="$REPO/.venv/bin/python"; else PY=$(command -v python3); fi
+
+log() { printf '[helm] %s\n' "$*" >&2; }
+die() { printf '[helm] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# ------------------------------------------------------------------------------ fetch
+# go_build NAME MODULE/CMD VERSION: `go install` into $CACHE/bin unless the version stamp matches.
+# `go install` of a module built this way has no release version in its binary (`helm version` says
+# "v3.22", kubeconform "development"), hence the stamp file beside it.
+go_build() {
+  local name=$1 pkg=$2 version=$3 bin="$CACHE/bin/$1" stamp="$CACHE/bin/$1.version" out t0=$SECONDS
+  if [[ -x "$bin" && "$(cat "$stamp" 2>/dev/null)" == "$version" ]]; then
+    log "$name $version: cached at $bin"
+    return
+  fi
+  command -v go >/dev/null || die "go not found (the Go toolchain builds $name from the Go module proxy)"
+  log "$name $version: building with go install (a few minutes on 2 cores) ..."
+  mkdir -p "$CACHE/bin"
+  if ! out=$(cd /tmp && GOBIN="$CACHE/bin" GOFLAGS=-buildvcs=false timeout "$FETCH_TIMEOUT" \
+        go install "$pkg@$version" 2>&1); then
+    printf '%s\n' "$out" | tail -n 30 >&2
+    die "go install $pkg@$version failed (see above)"
+  fi
+  echo "$version" >"$stamp"
+  log "$name: built in $((SECONDS - t0)) s"
+}
+
+cmd_fetch() {
+  mkdir -p "$CACHE" "$STATE"
+  # one fetch at a time per cache (e.g. two checkouts, or CI next to a developer); the same lock as
+  # infra/stack.sh, since both write $CACHE/bin
+  exec 9>"$CACHE/.fetch.lock"
+  flock -w "$FETCH_TIMEOUT" 9 || die "timed out waiting for $CACHE/.fetch.lock"
+  go_build helm "$HELM_MODULE/cmd/helm" "$HELM_VERSION"
+  go_build kubeconform "$KUBECONFORM_MODULE/cmd/kubeconform" "$KUBECONFORM_VERSION"
+  exec 9>&-
+  # What tests/test_helm_chart.py reads (its integration tests fail under CI=true without it).
+  cat >"$ENV_FILE.tmp" <<EOF
+HELM=$HELM_BIN
+HELM_VERSION=$HELM_VERSION
+KUBECONFORM=$KUBECONFORM_BIN
+KUBECONFORM_VERSION=$KUBECONFORM_VERSION
+HELM_SCHEMAS=$SCHEMAS
+HELM_KUBE_VERSION=$KUBE_VERSION
+EOF
+  mv "$ENV_FILE.tmp" "$ENV_FILE"
+  log "wrote $ENV_FILE"
+}
+
+need_tools() {
+  [[ -x "$HELM_BIN" && -x "$KUBECONFORM_BIN" ]] || die "helm/kubeconform not built: run 'bash infra/helm.sh fetch'"
+}
+
+# ------------------------------------------------------------------------------ lint
+helm_run() { timeout "$RUN_TIMEOUT" "$HELM_BIN" "$@"; }
+
+# kubeconform against the vendored schemas only: a kind without a schema there is an error (no
+# -ignore-missing-schemas), and no schema is looked up on the network.
+kubeconform_run() {
+  timeout "$RUN_TIMEOUT" "$KUBECONFORM_BIN" -strict -summary \
+    -schema-location "$SCHEMAS/{{ .ResourceKind }}{{ .KindSuffix }}.json" "$@"
+}
+
+# The value sets the check renders: the defaults, and the production example (every optional part on).
+VALUE_SETS=(default "$CHART/values-production.yaml")
+
+cmd_lint() {
+  need_tools
+  local set args out tmp
+  tmp=$(mktemp -d)
+  # (an EXIT trap: a RETURN trap would stay set and fire again, with $tmp out of scope, in the caller)
+  LINT_TMP=$tmp
+  trap 'rm -rf "$LINT_TMP"' EXIT
+  for set in "${VALUE_SETS[@]}"; do
+    args=()
+    [[ "$set" == default ]] || args=(-f "$set")
+    log "helm lint --strict ($set)"
+    helm_run lint --strict --kube-version "$KUBE_VERSION" "$CHART" "${args[@]}" >"$tmp/lint.log" 2>&1 \
+      || { cat "$tmp/lint.log" >&2; die "helm lint failed ($set)"; }
+    log "helm template ($set) | kubeconform"
+    helm_run template tieout "$CHART" --namespace tieout --kube-version "$KUBE_VERSION" "${args[@]}" \
+      >"$tmp/render.yaml" \
+      || die "helm template failed ($set)"
+    if ! out=$(kubeconform_run "$tmp/render.yaml" 2>&1); then
+      printf '%s\n' "$out" >&2
+      die "kubeconform rejected the render ($set)"
+    fi
+    log "  $out"
+  done
+}
+
+cmd_check() {
+  cmd_fetch
+  cmd_lint
+}
+
+cmd_template() {
+  need_tools
+  helm_run template tieout "$CHART" --namespace tieout --kube-version "$KUBE_VERSION" "$@"
+}
+
+# ------------------------------------------------------------------------------ schemas
+# Re-vendor the schemas: the Kubernetes OpenAPI spec from the Go module k8s.io/kubernetes, KEDA's CRDs
+# from github.com/kedacore/keda/v2, Strimzi's KafkaTopic CRD generated by Strimzi's own crd-generator
+# from its Maven Central jars (needs Java 21+: the generator is built for it). Versions: schemas/README.md.
+cmd_schemas() {
+  local versions="$SCHEMAS/sources.env" k8s keda strimzi_dir java
+  # shellcheck disable=SC1090
+  source "$versions"
+  mkdir -p "$CACHE/schemas"
+  exec 9>"$CACHE/.fetch.lock"
+  flock -w "$FETCH_TIMEOUT" 9 || die "timed out waiting for $CACHE/.fetch.lock"
+  k8s=$(cd /tmp && timeout "$FETCH_TIMEOUT" go mod download -json "k8s.io/kubernetes@$K8S_VERSION" \
+        | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])') \
+    || die "go mod download k8s.io/kubernetes@$K8S_VERSION failed"
+  keda=$(cd /tmp && timeout "$FETCH_TIMEOUT" go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" \
+        | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])') \
+    || die "go mod download github.com/kedacore/keda/v2@$KEDA_VERSION failed"
+  strimzi_dir="$CACHE/schemas/strimzi-$STRIMZI_VERSION"
+  if [[ ! -f "$strimzi_dir/.complete" ]]; then
+    command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
+    rm -rf "$strimzi_dir"
+    timeout "$FETCH_TIMEOUT" mvn -q -B -Dstyle.color=never -f "$SCHEMAS/strimzi-pom.xml" \
+      dependency:copy-dependencies -Dstrimzi.version="$STRIMZI_VERSION" \
+      -DoutputDirectory="$strimzi_dir/libs" -DincludeScope=runtime >&2 \
+      || die "mvn could not resolve io.strimzi:api/crd-generator $STRIMZI_VERSION"
+    touch "$strimzi_dir/.complete"
+  fi
+  exec 9>&-
+  java=${JAVA_21:-}
+  if [[ -z "$java" ]]; then
+    for j in /usr/lib/jvm/*/bin/java; do
+      "$j" -version 2>&1 | grep -qE 'version "(2[1-9]|[3-9][0-9])' && { java=$j; break; }
+    done
+  fi
+  [[ -n "$java" ]] || die "Strimzi's crd-generator needs Java 21 or newer (set JAVA_21=/path/to/java)"
+  timeout "$RUN_TIMEOUT" "$java" -cp "$strimzi_dir/libs/*" io.strimzi.crdgenerator.CrdGenerator \
+    --target-kube 1.25+ --yaml --api-versions v1 --storage-version v1 \
+    "io.strimzi.api.kafka.model.topic.KafkaTopic=$strimzi_dir/kafkatopics.yaml" >&2 \
+    || die "Strimzi's crd-generator failed"
+  "$PY" "$SCHEMAS/vendor.py" --out "$SCHEMAS" \
+    --k8s-swagger "$k8s/api/openapi-spec/swagger.json" \
+    --crd "$keda/config/crd/bases/keda.sh_scaledobjects.yaml" \
+    --crd "$keda/config/crd/bases/keda.sh_triggerauthentications.yaml" \
+    --crd "$strimzi_dir/kafkatopics.yaml"
+}
+
+case "${1:-}" in
+  fetch)    cmd_fetch ;;
+  lint)     cmd_lint ;;
+  check)    cmd_check ;;
+  template) shift; cmd_template "$@" ;;
+  schemas)  cmd_schemas ;;
+  *) echo "usage: bash infra/helm.sh fetch|lint|check|template [args]|schemas" >&2; exit 2 ;;
+esac
