@@ -707,6 +707,41 @@ def review_adduser(
     console.print(f"{'added' if new else 'updated'} {name} in {users}")
 
 
+@app.command()
+def plan(
+    docs_per_hour: Annotated[float, typer.Option(help="Documents arriving per hour (steady rate).")],
+    pages_per_doc: Annotated[float, typer.Option(help="Mean pages per document.")],
+    model_tier: Annotated[str, typer.Option(help="Model stage tier: none, standard or deep.")] = "none",
+    burst_docs: Annotated[int, typer.Option(help="Documents arriving at once on top of the rate.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+    helm_values: Annotated[
+        Path | None, typer.Option(help="Write the Helm chart's topics/stages values fragment here.")
+    ] = None,
+    results: Annotated[
+        Path | None, typer.Option(help="Folder of the benchmarks' result files (default bench/results).")
+    ] = None,
+) -> None:
+    """Partitions, replicas and lag recovery from the per-page costs the benchmarks measured."""
+    import json
+
+    import yaml
+
+    from adapters.capacity import RESULTS, load_costs
+    from pipeline.planning import Demand, PlanError, format_plan, make_plan, plan_dict
+    from pipeline.planning import helm_values as values
+
+    try:
+        made = make_plan(
+            Demand(docs_per_hour, pages_per_doc, model_tier, burst_docs), load_costs(results or RESULTS)
+        )
+    except PlanError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    typer.echo(json.dumps(plan_dict(made), indent=2) if as_json else "\n".join(format_plan(made)))
+    if helm_values is not None:
+        helm_values.write_text(yaml.safe_dump(values(made), sort_keys=False), encoding="utf-8")
+        console.print(f"wrote {helm_values}")
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
