@@ -446,7 +446,11 @@ def format_plan(plan: Plan) -> list[str]:
         lines.append(
             f"{s.stage:<7} {s.input_topic:<9} {s.seconds_per_doc:>8.3f} {s.load_replicas:>6.2f} "
             f"{s.min_replicas:>4} {s.max_replicas:>4} {s.lag_threshold:>12}  "
-            f"{_duration(s.recovery_s_at_min)} / {_duration(s.recovery_s_at_max)}"
+            + (
+                f"{_duration(s.recovery_s_at_min)} / {_duration(s.recovery_s_at_max)}"
+                if d.burst_docs
+                else "-"
+            )
         )
     lines += ["", f"{'topic':<10} {'partitions':>10} {'retention':>10}"]
     for t in plan.topics:
