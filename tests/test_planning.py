@@ -6,6 +6,7 @@ import json
 import math
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -238,3 +239,24 @@ def test_cli_refuses_an_unknown_tier() -> None:
     )
     assert result.exit_code == 2
     assert "unknown model tier 'huge'" in result.output
+
+
+def test_cli_outage_hours_and_utilisation_move_the_plan() -> None:
+    def planned(*extra: str) -> dict[str, Any]:
+        result = CliRunner().invoke(
+            app, ["plan", "--docs-per-hour", "20000", "--pages-per-doc", "40", "--json", *extra]
+        )
+        assert result.exit_code == 0, result.output
+        data: dict[str, Any] = json.loads(result.stdout)
+        return data
+
+    base = planned()
+    week = planned("--outage-hours", "168")
+    busy = planned("--target-utilisation", "0.35")
+    assert week["topics"]["landing"]["retention_ms"] > base["topics"]["landing"]["retention_ms"]
+    assert week["topics"]["landing"]["retention_ms"] >= 168 * 3_600_000
+    assert busy["stages"]["verify"]["min_replicas"] > base["stages"]["verify"]["min_replicas"]
+    bad = CliRunner().invoke(
+        app, ["plan", "--docs-per-hour", "1", "--pages-per-doc", "1", "--target-utilisation", "2"]
+    )
+    assert bad.exit_code == 2 and "target utilisation" in bad.output

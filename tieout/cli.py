@@ -713,6 +713,10 @@ def plan(
     pages_per_doc: Annotated[float, typer.Option(help="Mean pages per document.")],
     model_tier: Annotated[str, typer.Option(help="Model stage tier: none, standard or deep.")] = "none",
     burst_docs: Annotated[int, typer.Option(help="Documents arriving at once on top of the rate.")] = 0,
+    outage_hours: Annotated[
+        float, typer.Option(help="Longest consumer outage the topics' retention must absorb.")
+    ] = 72.0,
+    target_utilisation: Annotated[float, typer.Option(help="Share of each replica planned busy.")] = 0.7,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
     helm_values: Annotated[
         Path | None, typer.Option(help="Write the Helm chart's topics/stages values fragment here.")
@@ -727,13 +731,13 @@ def plan(
     import yaml
 
     from adapters.capacity import RESULTS, load_costs
-    from pipeline.planning import Demand, PlanError, format_plan, make_plan, plan_dict
+    from pipeline.planning import Demand, PlanError, Policy, format_plan, make_plan, plan_dict
     from pipeline.planning import helm_values as values
 
     try:
-        made = make_plan(
-            Demand(docs_per_hour, pages_per_doc, model_tier, burst_docs), load_costs(results or RESULTS)
-        )
+        demand = Demand(docs_per_hour, pages_per_doc, model_tier, burst_docs)
+        policy = Policy(target_utilisation=target_utilisation, outage_hours=outage_hours)
+        made = make_plan(demand, load_costs(results or RESULTS), policy)
     except PlanError as exc:
         raise typer.BadParameter(str(exc)) from exc
     typer.echo(json.dumps(plan_dict(made), indent=2) if as_json else "\n".join(format_plan(made)))
