@@ -41,7 +41,8 @@ from typing import Any
 import psutil
 import pymupdf
 from confluent_kafka import Consumer, ConsumerGroupState, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic  # re-exported by .admin, which its stubs do not declare
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # `python bench/X.py` as well as `python -m bench.X`
@@ -310,8 +311,8 @@ def _num(value: float | None, spec: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", default="1,2,4", help="worker counts, comma-separated")
-    ap.add_argument("--docs", type=int, default=300, help="documents per worker count (the same set)")
-    ap.add_argument("--max-seconds", type=float, default=120, help="bound of each worker count's run")
+    ap.add_argument("--docs", type=int, default=700, help="documents per worker count (the same set)")
+    ap.add_argument("--max-seconds", type=float, default=240, help="bound of each worker count's run")
     ap.add_argument("--json", type=Path, default=RESULTS / "scaling.json", help="result file")
     args = ap.parse_args(argv)
 

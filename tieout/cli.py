@@ -743,6 +743,7 @@ def plan(
     typer.echo(json.dumps(plan_dict(made), indent=2) if as_json else "\n".join(format_plan(made)))
     if helm_values is not None:
         helm_values.write_text(yaml.safe_dump(values(made), sort_keys=False), encoding="utf-8")
+        sys.stdout.flush()  # the plan first, then the note on stderr
         console.print(f"wrote {helm_values}")
 
 
