@@ -386,6 +386,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['load_average_end']!s:>16}{note}"
         )
     print("\n".join(lines))
+    for r in runs:
+        every5 = " ".join(str(x["lag"]) for x in r["lag_series"][::5])
+        print(f"lag of {r['workers']} worker(s), every 5th sample (~5 s) from their start: {every5}")
     base = calib["steady_pages_per_s"] if calib else 0
     if base:
         speedups = ", ".join(f"{r['workers']}: {r['steady_pages_per_s'] / base:.2f}x" for r in runs)

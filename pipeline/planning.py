@@ -8,7 +8,8 @@ The model, per stage (parse, verify, sink), each replica being one worker proces
 at a time:
 
 * ``s`` = seconds one replica spends on one document (parse and verify: seconds per page × pages per
-  document; the sink: seconds per document); ``λ`` = documents per second arriving.
+  document, plus a part per document where one was measured; the sink: seconds per document);
+  ``λ`` = documents per second arriving.
 * load = ``λ·s`` busy replicas; **minReplicas** = ``ceil(load / target utilisation)`` (at least 1).
 * **lag recovery** after a burst of ``B`` documents at ``n`` replicas: the backlog drains at
   ``n/s − λ`` documents per second, so ``T = B / (n/s − λ)``; never when ``n/s ≤ λ``.
@@ -62,20 +63,44 @@ class Source:
 
 @dataclass(frozen=True, slots=True)
 class Cost:
-    """Seconds one replica spends per unit of work, with what it is and where it was measured."""
+    """Seconds one replica spends per unit of work, with what it is and where it was measured.
+
+    A cost per page may carry a fixed part per document (``per_doc_seconds``: download, store, commit),
+    measured apart (``per_doc_source``); a document then costs ``per_doc_seconds + seconds × pages``.
+    """
 
     seconds: float
     per: Literal["page", "document"]
     what: str
     source: Source
+    per_doc_seconds: float = 0.0
+    per_doc_what: str = ""
+    per_doc_source: Source | None = None
 
     def __post_init__(self) -> None:
         if not self.seconds > 0 or math.isinf(self.seconds):
             raise PlanError(f"{self.what}: a cost must be a positive number of seconds, got {self.seconds}")
+        if self.per_doc_seconds < 0 or math.isinf(self.per_doc_seconds):
+            raise PlanError(f"{self.what}: the per-document part must be >= 0, got {self.per_doc_seconds}")
 
     def per_document(self, pages_per_doc: float) -> float:
         """Seconds per document for documents of ``pages_per_doc`` pages."""
-        return self.seconds * pages_per_doc if self.per == "page" else self.seconds
+        if self.per == "document":
+            return self.seconds
+        return self.per_doc_seconds + self.seconds * pages_per_doc
+
+    def describe(self, label: str) -> list[str]:
+        """The assumption lines of this cost."""
+        out = [
+            f"{label}: {self.seconds:.4g} s per {self.per} per replica ({self.what}); "
+            f"from {self.source.describe()}"
+        ]
+        if self.per_doc_seconds:
+            where = self.per_doc_source.describe() if self.per_doc_source else "the same file"
+            out.append(
+                f"{label}: + {self.per_doc_seconds:.4g} s per document ({self.per_doc_what}); from {where}"
+            )
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,10 +364,7 @@ def _assumptions(costs: Costs, demand: Demand, policy: Policy) -> tuple[str, ...
     used = [("parse", costs.parse), (f"verify ({demand.tier})", verify), ("sink", costs.sink)]
     if demand.tier != "none" and demand.tier in costs.model_server:
         used.append((f"model servers ({demand.tier})", costs.model_server[demand.tier]))
-    out = [
-        f"{label}: {c.seconds:.4g} s per {c.per} per replica ({c.what}); from {c.source.describe()}"
-        for label, c in used
-    ]
+    out = [line for label, c in used for line in c.describe(label)]
     out += [
         "a replica is one worker process handling one document at a time, with a core of its own "
         "(costs measured on a shared machine include its contention)",

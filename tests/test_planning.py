@@ -180,14 +180,51 @@ def test_the_costs_come_from_the_committed_result_files() -> None:
     c = load_costs()
     scaling = json.loads((RESULTS / "scaling.json").read_text())
     load = json.loads((RESULTS / "load.json").read_text())
-    assert c.parse.seconds == scaling["calibration"]["wall_s_per_page"]
+    whole = json.loads((RESULTS / "parse_throughput_whole.json").read_text())
+    engine = whole["docs"]["tieout"].values()
+    assert c.parse.seconds == pytest.approx(
+        sum(d["seconds"] for d in engine) / sum(d["pages"] for d in engine)
+    )
+    calib = scaling["calibration"]
+    assert c.parse.per_doc_seconds == pytest.approx(calib["wall_s_per_page"] * calib["mean_pages_per_doc"])
+    assert c.parse.per_doc_source is not None and c.parse.per_doc_source.path.endswith("scaling.json")
     assert c.sink.seconds == load["costs"]["sink_s_per_doc"]
     assert c.verify["none"].seconds == load["costs"]["verify_s_per_page"]
-    assert (
-        c.parse.source.date == scaling["meta"]["date"] and c.parse.source.commit == scaling["meta"]["commit"]
-    )
+    assert c.parse.source.date == whole["meta"]["date"] and c.parse.source.commit == whole["meta"]["commit"]
+    assert c.parse.per_doc_source.date == scaling["meta"]["date"]
     assert "PROJECTION" in c.verify["deep"].source.note
     assert "PROJECTION" not in c.verify["standard"].source.note
+
+
+def test_a_cost_per_page_may_have_a_part_per_document() -> None:
+    parse = Cost(
+        0.02, "page", "engine", SRC, per_doc_seconds=0.5, per_doc_what="service", per_doc_source=DEEP
+    )
+    assert parse.per_document(10) == pytest.approx(0.7)
+    assert parse.per_document(100) == pytest.approx(2.5)
+    lines = parse.describe("parse")
+    assert (
+        len(lines) == 2
+        and "0.5 s per document (service)" in lines[1]
+        and "bench/results/llm.json" in lines[1]
+    )
+    c = Costs(parse, costs().verify, costs().sink)
+    plan = make_plan(Demand(3600, 10), c)
+    assert plan.stage("parse").seconds_per_doc == pytest.approx(0.7)
+    assert any("0.5 s per document" in a for a in plan.assumptions)
+    with pytest.raises(PlanError, match="per-document part"):
+        Cost(0.02, "page", "engine", SRC, per_doc_seconds=-1)
+
+
+def test_without_the_engine_figures_the_service_figure_is_spread_over_pages(tmp_path: Path) -> None:
+    for name in ("scaling.json", "load.json", "llm_verify_amd_2022.json"):
+        shutil.copy(RESULTS / name, tmp_path / name)
+    c = load_costs(tmp_path)
+    assert (
+        c.parse.seconds
+        == json.loads((tmp_path / "scaling.json").read_text())["calibration"]["wall_s_per_page"]
+    )
+    assert c.parse.per_doc_seconds == 0
 
 
 def test_a_missing_result_file_names_the_bench_that_writes_it(tmp_path: Path) -> None:
