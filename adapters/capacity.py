@@ -46,6 +46,8 @@ def _read(results: Path, name: str, how: str) -> dict[str, Any]:
 
 def _source(results: Path, name: str, data: dict[str, Any], note: str = "") -> Source:
     meta = data.get("meta") or {}
+    if not meta:  # a file written before the benches recorded where they ran
+        return Source(_shown(results / name), "", "", "", note)
     machine = meta.get("machine") or {}
     where = (
         f"{machine.get('cpu_count', '?')}-core {machine.get('cpu', 'machine')} ({machine.get('host', '?')}), "
@@ -53,11 +55,17 @@ def _source(results: Path, name: str, data: dict[str, Any], note: str = "") -> S
         if machine
         else "machine not recorded"
     )
+    return Source(
+        _shown(results / name), str(meta.get("date", "(no date)")), str(meta.get("commit", "?")), where, note
+    )
+
+
+def _shown(path: Path) -> str:
+    """The path as a user reads it: relative to the working directory when it is under it."""
     try:
-        path = str((results / name).relative_to(Path.cwd()))
+        return str(path.relative_to(Path.cwd()))
     except ValueError:
-        path = str(results / name)
-    return Source(path, str(meta.get("date", "date not recorded")), str(meta.get("commit", "?")), where, note)
+        return str(path)
 
 
 def _positive(value: Any, path: str, key: str) -> float:
@@ -111,7 +119,8 @@ def load_costs(results: Path = RESULTS) -> Costs:
     )
     projection = llm.get("h200_projection") or {}
     if projection:
-        note = f"PROJECTION, not a measurement ({projection.get('label', 'h200_projection')})"
+        label = str(projection.get("label", ""))
+        note = label if "PROJECTION" in label else f"PROJECTION, not a measurement {label}".strip()
         deep_source = _source(results, LLM_VERIFY, llm_meta, note)
         verify["deep"] = Cost(
             checks

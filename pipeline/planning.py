@@ -57,7 +57,10 @@ class Source:
 
     def describe(self) -> str:
         """One line for the assumptions."""
-        text = f"{self.path} (measured {self.date}, commit {self.commit}, on {self.machine})"
+        if self.date:
+            text = f"{self.path} (measured {self.date}, commit {self.commit}, on {self.machine})"
+        else:
+            text = f"{self.path} (no date, commit or machine recorded in the file)"
         return f"{text}: {self.note}" if self.note else text
 
 
@@ -89,12 +92,10 @@ class Cost:
             return self.seconds
         return self.per_doc_seconds + self.seconds * pages_per_doc
 
-    def describe(self, label: str) -> list[str]:
-        """The assumption lines of this cost."""
-        out = [
-            f"{label}: {self.seconds:.4g} s per {self.per} per replica ({self.what}); "
-            f"from {self.source.describe()}"
-        ]
+    def describe(self, label: str, whose: str = "per replica") -> list[str]:
+        """The assumption lines of this cost (``whose``: whose seconds they are)."""
+        out = [f"{label}: {self.seconds:.4g} s per {self.per} {whose} ({self.what})"]
+        out[0] += f"; from {self.source.describe()}"
         if self.per_doc_seconds:
             where = self.per_doc_source.describe() if self.per_doc_source else "the same file"
             out.append(
@@ -362,9 +363,10 @@ def _topics(stages: list[StagePlan], demand: Demand, policy: Policy) -> tuple[To
 def _assumptions(costs: Costs, demand: Demand, policy: Policy) -> tuple[str, ...]:
     verify = costs.verify[demand.tier]
     used = [("parse", costs.parse), (f"verify ({demand.tier})", verify), ("sink", costs.sink)]
-    if demand.tier != "none" and demand.tier in costs.model_server:
-        used.append((f"model servers ({demand.tier})", costs.model_server[demand.tier]))
     out = [line for label, c in used for line in c.describe(label)]
+    if demand.tier != "none" and demand.tier in costs.model_server:
+        server = costs.model_server[demand.tier]
+        out += server.describe(f"model servers ({demand.tier})", "of server time")
     out += [
         "a replica is one worker process handling one document at a time, with a core of its own "
         "(costs measured on a shared machine include its contention)",

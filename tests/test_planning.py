@@ -125,6 +125,9 @@ def test_assumptions_name_their_sources_and_the_projection() -> None:
     assert "target utilisation 70%" in text
     assert "partitions = max(3, ceil(maxReplicas" in text
     assert plan.model_servers == 1  # 100 × 50 × 0.1 GPU s / 3600 s at 70 %
+    assert "model servers (deep): 0.1 s per page of server time" in text
+    undated = Source("bench/results/old.json", "", "", "").describe()
+    assert undated == "bench/results/old.json (no date, commit or machine recorded in the file)"
     assert "PROJECTION" not in "\n".join(make_plan(Demand(100, 50), costs()).assumptions)
 
 
