@@ -15,11 +15,13 @@ own (topic prefix, buckets, consumer group):
    ``--max-seconds`` pass, then stops the workers.
 
 Throughput is reported over the whole run (from the workers' start, group joins included) and in steady
-state (first to last parsed event). Next to each measured figure it prints the planner's prediction
-(:func:`pipeline.planning.predicted_pages_per_s`, the rule ``tieout plan`` sizes replicas with) and its
-error. The 1-worker run calibrates the per-page costs (wall and CPU seconds per page), so its prediction is
-the calibration itself; 2 and 4 workers are predicted from it. Writes ``--json`` (default
-``bench/results/scaling.json``).
+state (from the moment the group is stable with every worker holding partitions and a first document is
+parsed, to the last parsed event). Next to each measured figure it prints the planner's prediction
+(:func:`pipeline.planning.predicted_pages_per_s`: ``min(workers / wall s per page, cores / CPU s per
+page)``) and its error, once with all the machine's cores and once ("shared") with the cores other work
+left free during the 1-worker run (``/proc/stat`` against the run's own CPU time). The 1-worker run
+calibrates the per-page costs, so its prediction is the calibration itself; 2 and 4 workers are predicted
+from it. Writes ``--json`` (default ``bench/results/scaling.json``).
 """
 
 from __future__ import annotations
@@ -150,6 +152,11 @@ def _cpu_seconds(pids: list[int]) -> float:
     return total
 
 
+def _pages(path: Path) -> int:
+    with pymupdf.open(path) as pdf:
+        return int(pdf.page_count)
+
+
 def run_once(workers: int, samples: list[Path], n_docs: int, max_seconds: float) -> dict[str, Any]:
     """One worker count in its own slice of the stack; the figures of the run."""
     # private_stack() points this process's settings at its slice (TIEOUT_ENV_FILE=/nonexistent): each
@@ -166,7 +173,7 @@ def run_once(workers: int, samples: list[Path], n_docs: int, max_seconds: float)
     _landing_topic(settings.kafka_bootstrap, landing, PARTITIONS)
     work = Path(tempfile.mkdtemp(prefix="tieout-scaling-"))
     docs = _copies(samples, n_docs, work, f"scale{uuid.uuid4().hex[:8]}")
-    pages_of = {d.name: pymupdf.open(d).page_count for d in docs}
+    pages_of = {d.name: _pages(d) for d in docs}
     _preload(settings, store, docs)
     print(
         f"  {workers} worker(s): {len(docs)} documents ({sum(pages_of.values())} pages) waiting", flush=True
