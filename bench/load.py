@@ -45,7 +45,8 @@ sys.path.insert(0, str(REPO))  # `python bench/X.py` as well as `python -m bench
 
 from adapters.settings import Settings  # noqa: E402
 from bench.e2e_latency import _copies  # noqa: E402
-from bench.stack import committed_reader, private_stack, start_services, stop_services  # noqa: E402
+from bench.meta import RESULTS, run_meta  # noqa: E402
+from bench.stack import busy_seconds, committed_reader, private_stack, start_services, stop_services  # noqa: E402
 
 STAGES = {"parse": "landing", "verify": "parsed", "sink": "verified"}
 
@@ -148,14 +149,43 @@ def _plot(series: list[dict[str, Any]], done_times: list[float], t_start: float,
     fig.savefig(path, dpi=100)
 
 
+def stage_costs(busy: dict[str, dict[str, float]]) -> dict[str, float | None]:
+    """Per-replica costs from the stages' busy time: parse and verify per page, the sink per document.
+
+    Busy time is handling plus commit seconds: one replica handles one message at a time, so that is the
+    time it could not take the next one. Pages are those the parse engine ran on (the same documents flow
+    through verify). Messages skipped by parse (the gateway's events for other buckets) are in its busy
+    time, as they are in its work.
+    """
+
+    def spent(stage: str) -> float:
+        b = busy.get(stage, {})
+        return b.get("message_s", 0.0) + b.get("commit_s", 0.0)
+
+    pages = busy.get("parse", {}).get("pages", 0.0)
+    sink_docs = busy.get("sink", {}).get("published", 0.0)
+    return {
+        "parse_s_per_page": round(spent("parse") / pages, 5) if pages else None,
+        "verify_s_per_page": round(spent("verify") / pages, 5) if pages else None,
+        "sink_s_per_doc": round(spent("sink") / sink_docs, 5) if sink_docs else None,
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--docs", type=int, default=1000, help="documents to send")
     ap.add_argument("--workers", type=int, default=1, help="workers per stage")
     ap.add_argument("--timeout", type=float, default=3600, help="give up after this many seconds")
     ap.add_argument("--out", type=Path, default=REPO / "out" / "bench" / "load", help="results folder")
+    ap.add_argument(
+        "--json",
+        type=Path,
+        default=RESULTS / "load.json",
+        help="the figures and each stage's per-replica cost, for `tieout plan` (no lag curve)",
+    )
     args = ap.parse_args()
 
+    meta = run_meta()
     stack = private_stack("load")
     if stack is None:
         return 2
@@ -227,6 +257,11 @@ def main() -> int:
         time.sleep(1.2)
     finally:
         stop.set()
+        busy: dict[str, dict[str, float]] = {}
+        try:  # before the services stop: their counters live in them
+            busy = busy_seconds(work)
+        except Exception as exc:  # the figures above stand without the per-stage costs
+            print(f"reading the services' metrics failed: {exc}", file=sys.stderr)
         stop_services(procs, logs)
         summaries.c.close()
         lag.close()
@@ -254,6 +289,17 @@ def main() -> int:
         "lag_series": series,
     }
     (args.out / "load.json").write_text(json.dumps(figures, indent=2))
+    costs = stage_costs(busy)
+    result = {
+        "meta": {**meta, "load_average_end": [round(x, 2) for x in os.getloadavg()]},
+        **{k: v for k, v in figures.items() if k != "lag_series"},
+        "postgres": bool(settings.pg_dsn),
+        "busy": busy,
+        "costs": costs,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"per-replica busy time: {costs}; wrote {args.json}")
     _plot(series, list(done.values()), t_start, args.out / "load.png")
     print(
         f"{len(first)}/{len(docs)} documents in {elapsed:.0f} s, {len(done) - len(first)} more after "

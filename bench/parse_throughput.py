@@ -34,6 +34,7 @@ if __package__ in (None, ""):  # run as ``python bench/parse_throughput.py``: ma
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.gt import corpus_dir, open_pdf
+from bench.meta import run_meta
 from bench.peak_rss import peak_rss_mb, run_json_child
 
 METHODS = ("tieout", "pymupdf", "pdfplumber")
@@ -335,10 +336,11 @@ def main(argv: list[str] | None = None) -> int:
         if not paths:
             print(f"no FinanceBench PDFs under {corpus_dir()} (set TIEOUT_CORPUS)")
             return 2
+        meta = run_meta()  # before the run: its load average is the one the run started under
         lines, summary = whole(paths)
         print("\n".join(lines))
         if args.json is not None:
-            args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+            args.json.write_text(json.dumps({"meta": meta, **summary}, indent=2), encoding="utf-8")
         return 0
 
     if args.worker is not None:
@@ -350,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no FinanceBench PDFs under {corpus_dir()} (set TIEOUT_CORPUS)")
         return 2
     selected = {m.strip() for m in args.only.split(",") if m.strip()}
+    meta = run_meta()
     results: dict[str, dict[str, Any]] = {}
     for method in METHODS:
         if method not in selected:
@@ -363,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     lines, summary = report(results)
     print("\n".join(lines))
     if args.json is not None:
-        args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        args.json.write_text(json.dumps({"meta": meta, **summary}, indent=2), encoding="utf-8")
     return 0
 
 

@@ -6,16 +6,20 @@ are the ``tieout consume`` commands a deployment runs.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import signal
 import subprocess
 import sys
+import urllib.request
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
 from confluent_kafka import Consumer
+from prometheus_client.parser import text_string_to_metric_families
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -108,3 +112,46 @@ def stop_services(procs: Sequence[subprocess.Popen[bytes]], logs: Sequence[IO[by
             p.kill()
     for log in logs:
         log.close()
+
+
+def metrics_urls(logs_dir: Path) -> dict[str, list[str]]:
+    """Per stage, the metrics endpoints its services logged at start-up (``METRICS_PORT=0``: free ports)."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(logs_dir.glob("*.log")):
+        stage = path.name.split("-", 1)[0]
+        for line in path.read_text(errors="replace").splitlines():
+            if '"metrics endpoint"' in line:
+                with contextlib.suppress(ValueError, KeyError):
+                    out.setdefault(stage, []).append(str(json.loads(line)["url"]))
+    return out
+
+
+def busy_seconds(logs_dir: Path, timeout_s: float = 10.0) -> dict[str, dict[str, float]]:
+    """Per stage, summed over its services: messages handled, their handling and commit seconds, pages.
+
+    Read from each service's ``/metrics`` (``tieout_message_seconds``, ``tieout_commit_seconds``,
+    ``tieout_documents``, ``tieout_pages``): the time a stage's replicas were busy, which divided by the
+    documents or pages is the per-replica cost ``tieout plan`` sizes replicas with.
+    """
+    wanted = {
+        "tieout_message_seconds_sum": "message_s",
+        "tieout_message_seconds_count": "messages",
+        "tieout_commit_seconds_sum": "commit_s",
+        "tieout_pages_total": "pages",
+    }
+    out: dict[str, dict[str, float]] = {}
+    for stage, urls in metrics_urls(logs_dir).items():
+        acc = out.setdefault(stage, dict.fromkeys([*wanted.values(), "published"], 0.0))
+        for url in urls:
+            with urllib.request.urlopen(f"{url}/metrics", timeout=timeout_s) as answer:
+                text = answer.read().decode()
+            for family in text_string_to_metric_families(text):
+                for sample in family.samples:
+                    if sample.name in wanted:
+                        acc[wanted[sample.name]] += sample.value
+                    elif (
+                        sample.name == "tieout_documents_total"
+                        and sample.labels.get("outcome") == "published"
+                    ):
+                        acc["published"] += sample.value
+    return out
