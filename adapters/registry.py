@@ -14,6 +14,7 @@ The client speaks the Confluent-compatible REST API (Confluent Schema Registry, 
 
 from __future__ import annotations
 
+import asyncio
 import struct
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
@@ -32,6 +33,8 @@ HEADER_BYTES = _HEADER.size
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 DEFAULT_COMPATIBILITY = "BACKWARD"
 """New schema versions must read records written with the previous one (consumers upgrade first)."""
+_RACE_PAUSE_S = 0.5
+"""How long a refused registration waits before it looks whether a concurrent one made it."""
 UNFRAMED_TOPICS = frozenset({"landing"})
 """Topics the services do not frame: the object store publishes ``landing`` (S3 event JSON) itself."""
 
@@ -179,14 +182,25 @@ class SchemaRegistry:
     async def register(self, subject: str, schema: str) -> int:
         """Register ``schema`` (JSON Schema text) under ``subject``; its id (the same id for the same text).
 
+        Services starting together register the same schemas at once, and a registry may answer the
+        loser of such a race with 409 too (Apicurio: "artifact already exists"), as it answers an
+        incompatible schema. So a 409 is only final when, a moment later, the schema is still not
+        registered and registering it again is refused again.
+
         Raises:
             IncompatibleSchema: The subject's compatibility level refuses it.
         """
-        answer = await self._call(
-            "POST", f"/subjects/{subject}/versions", {"schema": schema, "schemaType": "JSON"}
-        )
+        body = {"schema": schema, "schemaType": "JSON"}
+        path = f"/subjects/{subject}/versions"
+        try:
+            answer = await self._call("POST", path, body)
+        except IncompatibleSchema:
+            await asyncio.sleep(_RACE_PAUSE_S)
+            if (found := await self.lookup(subject, schema)) is not None:
+                return found
+            answer = await self._call("POST", path, body)
         if answer is None:
-            raise RegistryError(f"POST /subjects/{subject}/versions: HTTP 404", status=404)
+            raise RegistryError(f"POST {path}: HTTP 404", status=404)
         return int(answer["id"])
 
     async def lookup(self, subject: str, schema: str) -> int | None:

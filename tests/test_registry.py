@@ -212,6 +212,45 @@ def test_refusals_map_to_errors_that_say_what_to_do(
         assert caught.value.error_code == 409 and "Incompatible" in str(caught.value)
 
 
+def test_a_409_from_a_concurrent_registration_of_the_same_schema_is_not_an_incompatibility() -> None:
+    # Three services start at once and register the same schemas; Apicurio answers the loser of the race
+    # with 409 ("artifact already exists"), which the next look-up shows was the same schema.
+    posts: list[str] = []
+
+    def answer(req: httpx2.Request) -> httpx2.Response:
+        path = req.url.path.removeprefix("/apis/ccompat/v7")
+        if path.endswith("/versions"):
+            posts.append(path)
+            return httpx2.Response(409, json={"error_code": 0, "message": "artifact already exists"})
+        return httpx2.Response(200, json={"id": 4, "subject": "t.facts-value", "version": 1})  # look-up
+
+    async def go() -> int:
+        async with _registry(httpx2.MockTransport(answer)) as reg:
+            return await reg.register("t.facts-value", "{}")
+
+    assert asyncio.run(go()) == 4
+    assert posts == ["/subjects/t.facts-value/versions"]
+
+
+def test_a_409_that_persists_is_an_incompatible_schema() -> None:
+    posts: list[str] = []
+
+    def answer(req: httpx2.Request) -> httpx2.Response:
+        path = req.url.path.removeprefix("/apis/ccompat/v7")
+        if path.endswith("/versions"):
+            posts.append(path)
+            return httpx2.Response(409, json={"error_code": 409, "message": "Incompatible"})
+        return httpx2.Response(404, json={"error_code": 40403, "message": "not registered"})  # look-up
+
+    async def go() -> int:
+        async with _registry(httpx2.MockTransport(answer)) as reg:
+            return await reg.register("t.facts-value", "{}")
+
+    with pytest.raises(IncompatibleSchema):
+        asyncio.run(go())
+    assert len(posts) == 2  # asked again once after the look-up found nothing
+
+
 def test_an_unreachable_registry_is_an_outage() -> None:
     def refuse(req: httpx2.Request) -> httpx2.Response:
         raise httpx2.ConnectError("connection refused", request=req)
