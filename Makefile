@@ -29,11 +29,12 @@ demo: venv
 test: venv lint typecheck
 	bash infra/browser.sh
 	bash infra/stack.sh up
+	bash infra/registry.sh up
 	bash infra/postgres.sh up
 	bash infra/model.sh up
 	bash infra/rl.sh
 	@set +e; $(BIN)/python -m pytest -q; rc=$$?; \
-	  bash infra/model.sh down; bash infra/postgres.sh down; bash infra/stack.sh down; exit $$rc
+	  bash infra/model.sh down; bash infra/postgres.sh down; bash infra/registry.sh down; bash infra/stack.sh down; exit $$rc
 
 stack-up:
 	bash infra/stack.sh up
@@ -55,6 +56,7 @@ unit: venv
 integration: venv
 	bash infra/browser.sh
 	bash infra/stack.sh up
+	bash infra/registry.sh up
 	bash infra/postgres.sh up
 	bash infra/model.sh up
 	$(BIN)/python -m pytest -q -m integration
