@@ -202,3 +202,77 @@ def test_a_registry_aware_consumer_reads_every_topic_the_services_publish(
     for name, records in got.items():
         latest = client.get_latest_version(subject(it.topic(name)))
         assert {r["_schema_id"] for r in records} == {latest.schema_id}, name
+
+
+def test_a_rolling_upgrade_mixes_framed_and_plain_records_without_loss(
+    isolated: Isolated, registry_url: str
+) -> None:
+    # Half-way through an upgrade: parse still publishes plain JSON, verify already frames, and sink has not
+    # been configured yet. Each reads what the one before wrote; nothing is dead-lettered.
+    it = isolated
+    it.services.start("parse", "w1")
+    it.services.env["SCHEMA_REGISTRY_URL"] = registry_url
+    it.services.start("verify", "w1")
+    it.services.env.pop("SCHEMA_REGISTRY_URL")
+    it.services.start("sink", "w1")
+    doc = next(p for p in SAMPLES if p.name.startswith("halvorsen"))
+    ObjectStore(it.settings).client.upload_file(str(doc), it.settings.landing_bucket, f"mixed/{doc.name}")
+
+    raw = {name: _raw(it, it.topic(name), 1) for name in ("parsed", "verified", "summaries")}
+    assert raw["parsed"][0][:1] == b"{"  # plain JSON from the parse service without a registry
+    assert unframe(raw["verified"][0]).schema_id is not None  # framed by the verify service
+    assert raw["summaries"][0][:1] == b"{"  # the sink read the framed record and wrote plain JSON
+    summary = json.loads(raw["summaries"][0])
+    assert summary["source"] == f"mixed/{doc.name}" and summary["facts"] > 0
+    assert _raw(it, it.topic("dlq"), 0, timeout_s=3) == []
+
+
+def _raw(it: Isolated, topic: str, n: int, *, timeout_s: float = 180.0) -> list[bytes]:
+    """At least ``n`` committed values of ``topic`` as bytes (all there are within ``timeout_s`` if n=0)."""
+    c = Consumer(
+        {
+            "bootstrap.servers": it.settings.kafka_bootstrap,
+            "group.id": f"reader-{uuid.uuid4().hex}",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "isolation.level": "read_committed",
+        }
+    )
+    c.subscribe([topic])
+    out: list[bytes] = []
+    deadline = time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline and (n == 0 or len(out) < n):
+            m = c.poll(0.5)
+            value = m.value() if m is not None and not m.error() else None
+            if isinstance(value, bytes):
+                out.append(value)
+    finally:
+        c.close()
+    if len(out) < n:
+        raise AssertionError(f"timed out reading {topic}: {len(out)} records\n{it.services.logs()[-4000:]}")
+    return out
+
+
+def test_a_service_whose_schema_breaks_the_contract_refuses_to_start(
+    isolated: Isolated, registry_url: str
+) -> None:
+    it = isolated
+    topic, schema = _facts_schema(it.settings.topic_prefix)
+
+    async def older_contract() -> None:
+        # An earlier version in which `metric` was a number: this version's string breaks BACKWARD.
+        async with SchemaRegistry(registry_url) as reg:
+            await register_topics(reg, {topic: _changed(schema, _metric_becomes_a_number)})
+
+    asyncio.run(asyncio.wait_for(older_contract(), 60))
+    it.services.env["SCHEMA_REGISTRY_URL"] = registry_url
+    sink = it.services.start("sink", "w1")
+    try:
+        rc = sink.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        logs = it.services.logs()[-3000:]
+        pytest.fail(f"the sink service kept running with an incompatible schema\n{logs}")
+    assert rc != 0
+    logs = it.services.logs()
+    assert "IncompatibleSchema" in logs and subject(topic) in logs
