@@ -29,12 +29,13 @@ demo: venv
 test: venv lint typecheck
 	bash infra/browser.sh
 	bash infra/stack.sh up
+	bash infra/registry.sh up
 	bash infra/postgres.sh up
 	bash infra/model.sh up
 	bash infra/rl.sh
 	bash infra/helm.sh check
 	@set +e; $(BIN)/python -m pytest -q; rc=$$?; \
-	  bash infra/model.sh down; bash infra/postgres.sh down; bash infra/stack.sh down; exit $$rc
+	  bash infra/model.sh down; bash infra/postgres.sh down; bash infra/registry.sh down; bash infra/stack.sh down; exit $$rc
 
 stack-up:
 	bash infra/stack.sh up
@@ -56,6 +57,7 @@ unit: venv
 integration: venv
 	bash infra/browser.sh
 	bash infra/stack.sh up
+	bash infra/registry.sh up
 	bash infra/postgres.sh up
 	bash infra/model.sh up
 	$(BIN)/python -m pytest -q -m integration

@@ -141,6 +141,16 @@ class Settings(BaseSettings):
         "(S3_NOTIFICATIONS=0 for stores without them).",
     )
 
+    # Not read from .tieout/registry.env by load(): framing changes what every reader of the topics gets,
+    # so it is switched on by setting SCHEMA_REGISTRY_URL, not by the registry merely running.
+    schema_registry_url: str | None = Field(
+        default=None,
+        description="Confluent-compatible schema registry API root (e.g. "
+        "http://127.0.0.1:8080/apis/ccompat/v7): the services register each topic's JSON Schema under "
+        "<topic>-value and publish in the registry's wire format (0x00, 4-byte schema id, JSON). "
+        "None: plain JSON.",
+    )
+
     metrics_port: int = Field(
         default=0,
         ge=-1,

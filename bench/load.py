@@ -43,6 +43,7 @@ from confluent_kafka import Consumer, TopicPartition
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # `python bench/X.py` as well as `python -m bench.X`
 
+from adapters.registry import unframe  # noqa: E402
 from adapters.settings import Settings  # noqa: E402
 from bench.e2e_latency import _copies  # noqa: E402
 from bench.meta import RESULTS, run_meta  # noqa: E402
@@ -105,7 +106,7 @@ class Summaries:
         value = m.value()
         if not isinstance(value, bytes):
             return
-        record = json.loads(value)
+        record = json.loads(unframe(value).payload)  # framed when SCHEMA_REGISTRY_URL is set
         if m.topic() == self.dlq:
             self.dead.append({k: record.get(k) for k in ("stage", "category", "message")})
             return

@@ -11,6 +11,7 @@ from typing import Literal, TypeVar
 import structlog
 
 from adapters.model_client import ModelClient
+from adapters.registry import RegistryUnavailable, TopicEncoder, topic_encoder
 from adapters.settings import Settings
 from adapters.sinks.base import Sink
 from adapters.sinks.parquet import ParquetDatasets
@@ -104,6 +105,8 @@ async def run_service(
             policy,
         )
         await _until_up("kafka", lambda: ensure_topics(connection, topics), stop, policy)
+        encoder = await _registered(settings, stop, policy)
+        transport.producer.encoder = encoder
         handler: Handler
         if stage == "parse":
             engine = IsolatedEngine(cfg)
@@ -118,7 +121,9 @@ async def run_service(
             handler = VerifyHandler(settings, store, model)
             if client is not None:
                 health.add(Check("model", lambda: _model_answers(client)))
-                background.append(asyncio.create_task(_resume_loop(settings, store, model, stop)))
+                background.append(
+                    asyncio.create_task(_resume_loop(settings, store, model, stop, encoder=encoder))
+                )
         else:
             sinks: list[Sink] = [ParquetDatasets(store, settings.artifact_bucket)]
             if settings.pg_dsn:
@@ -209,12 +214,38 @@ async def _until_up(
     return await wait_out(call, what=f"{what} not ready", stop=stop, policy=policy, retry_on=(Exception,))
 
 
+async def _registered(settings: Settings, stop: asyncio.Event, policy: RetryPolicy) -> TopicEncoder | None:
+    """With ``SCHEMA_REGISTRY_URL`` set: the topics' schemas registered (idempotent) and their encoder.
+
+    An unreachable registry is waited for like the other dependencies; a schema the registry refuses as
+    incompatible stops the service at once (this version breaks the topics' contract: a deployment error).
+    """
+    if not settings.schema_registry_url:
+        return None
+    encoder = await wait_out(
+        lambda: topic_encoder(settings),
+        what="schema registry not ready",
+        stop=stop,
+        policy=policy,
+        retry_on=(RegistryUnavailable,),
+    )
+    if encoder is not None:
+        log.warning("topic schemas registered", registry=settings.schema_registry_url, ids=encoder.ids)
+    return encoder
+
+
 async def _resume_loop(
-    settings: Settings, store: ObjectStore, model: ModelStage, stop: asyncio.Event, interval_s: float = 10.0
+    settings: Settings,
+    store: ObjectStore,
+    model: ModelStage,
+    stop: asyncio.Event,
+    interval_s: float = 10.0,
+    *,
+    encoder: TopicEncoder | None = None,
 ) -> None:
     """Every ``interval_s``: when the model server answers, complete documents left pending."""
     producer = TransactionalProducer(
-        client_options(settings), f"{settings.topic_prefix}verify-resume-{settings.worker}"
+        client_options(settings), f"{settings.topic_prefix}verify-resume-{settings.worker}", encoder=encoder
     )
     await _until_up("kafka", producer.start, stop, RetryPolicy())
 

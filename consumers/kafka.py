@@ -8,6 +8,10 @@ fences its predecessor, whose open transaction is aborted at once instead of blo
 times out. The same id is the consumer's static group membership, so the restarted worker takes its
 partitions back without a rebalance.
 
+With a schema registry configured (``SCHEMA_REGISTRY_URL``), every record the services publish leaves in
+the registry's wire format (:mod:`adapters.registry`), framed here and nowhere else, and every record they
+read is unframed here (framed or plain JSON alike), so handlers only ever see JSON.
+
 Broker errors that retrying can cure (connection lost, leader moved, timeouts) become
 :class:`~consumers.runner.TransientError`; after one the producer is rebuilt before the next transaction,
 because a transaction that failed half-way leaves it in a state only a new producer id clears.
@@ -32,8 +36,9 @@ from aiokafka.errors import (
 )
 from aiokafka.helpers import create_ssl_context
 
+from adapters.registry import FramingError, TopicEncoder, topic_encoder, unframe
 from adapters.settings import Settings
-from consumers.runner import Incoming, Outgoing, RecordRejected, TransientError
+from consumers.runner import CLAIM_HEADER, Incoming, Outgoing, RecordRejected, TransientError
 
 log = structlog.get_logger(__name__)
 
@@ -56,9 +61,29 @@ class _WaitForIdle(ConsumerRebalanceListener):  # type: ignore[misc]
 
 
 def incoming(record: Any) -> Incoming:
-    """An aiokafka ``ConsumerRecord`` as the runner's :class:`~consumers.runner.Incoming`."""
+    """An aiokafka ``ConsumerRecord`` as the runner's :class:`~consumers.runner.Incoming`.
+
+    A value in the schema registry's wire format is unframed to its JSON; plain JSON passes as it is.
+    """
     headers = tuple((k, bytes(v)) for k, v in (record.headers or ()))
-    return Incoming(record.topic, record.partition, record.offset, record.key, record.value, headers)
+    value = record.value
+    if value:
+        # A truncated frame is left as it came: the handler's schema check dead-letters it, where an
+        # error here would fail poll() over and over.
+        with contextlib.suppress(FramingError):
+            value = unframe(value).payload
+    return Incoming(record.topic, record.partition, record.offset, record.key, value, headers)
+
+
+def wire_value(o: Outgoing, encoder: TopicEncoder | None) -> bytes:
+    """The bytes ``o`` goes on the wire as: framed for the registry when an encoder is set.
+
+    A claim check stays plain JSON: it is not a record of the topic's schema but a pointer to one in
+    object storage, and its ``claim_check`` header says so to any reader.
+    """
+    if encoder is None or any(k == CLAIM_HEADER for k, _ in o.headers):
+        return o.value
+    return encoder.encode(o.topic, o.value)
 
 
 def client_options(settings: Settings) -> dict[str, Any]:
@@ -88,7 +113,11 @@ def client_options(settings: Settings) -> dict[str, Any]:
 
 
 async def publish(settings: Settings, messages: Sequence[Outgoing], *, timeout_s: float = 30.0) -> None:
-    """Send messages outside any transaction (tools: submit, reconcile, DLQ replay) and wait for each."""
+    """Send messages outside any transaction (tools: submit, reconcile, DLQ replay) and wait for each.
+
+    With ``SCHEMA_REGISTRY_URL`` set they are framed like the services' records.
+    """
+    encoder = await asyncio.wait_for(topic_encoder(settings, timeout_s=timeout_s), 4 * timeout_s)
     producer = AIOKafkaProducer(
         **client_options(settings),
         acks="all",
@@ -99,7 +128,8 @@ async def publish(settings: Settings, messages: Sequence[Outgoing], *, timeout_s
     try:
         for m in messages:
             await asyncio.wait_for(
-                producer.send_and_wait(m.topic, m.value, key=m.key, headers=list(m.headers)), timeout_s
+                producer.send_and_wait(m.topic, wire_value(m, encoder), key=m.key, headers=list(m.headers)),
+                timeout_s,
             )
     finally:
         await producer.stop()
@@ -127,8 +157,10 @@ class TransactionalProducer:
         *,
         transaction_timeout_s: float = 660.0,
         request_timeout_s: float = 30.0,
+        encoder: TopicEncoder | None = None,
     ) -> None:
-        """Configure (not connect) the producer."""
+        """Configure (not connect) the producer; ``encoder`` frames values for a schema registry."""
+        self.encoder = encoder
         self._kwargs: dict[str, object] = dict(
             **connection,
             transactional_id=transactional_id,
@@ -203,7 +235,9 @@ class TransactionalProducer:
         assert producer is not None  # publish() starts it
         async with producer.transaction():
             deliveries = [
-                await producer.send(o.topic, value=o.value, key=o.key, headers=list(o.headers))
+                await producer.send(
+                    o.topic, value=wire_value(o, self.encoder), key=o.key, headers=list(o.headers)
+                )
                 for o in outgoing
             ]
             for delivery in deliveries:
@@ -226,8 +260,9 @@ class KafkaTransport:
         group_instance_id: str | None = None,
         max_processing_s: float = 600.0,
         request_timeout_s: float = 30.0,
+        encoder: TopicEncoder | None = None,
     ) -> None:
-        """Configure (not connect) the consumer and producer."""
+        """Configure (not connect) the consumer and producer; ``encoder`` frames values for a registry."""
         self.group_id = group_id
         self.topics = list(topics)
         self._consumer_kwargs: dict[str, object] = dict(
@@ -249,6 +284,7 @@ class KafkaTransport:
             transactional_id,
             transaction_timeout_s=max_processing_s + 60,
             request_timeout_s=request_timeout_s,
+            encoder=encoder,
         )
         self._listener = _WaitForIdle(idle, max_processing_s)
         self.consumer: AIOKafkaConsumer | None = None  # built by start(), like the producer

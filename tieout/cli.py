@@ -267,17 +267,72 @@ def annotate(
         console.print("[yellow]no calculation trees in these results: breaks only, nothing ticked[/]")
 
 
-@app.command()
+schemas_app = typer.Typer(
+    help="The records' JSON Schemas: write them, or register the topics' in a registry."
+)
+app.add_typer(schemas_app, name="schemas")
+
+
+@schemas_app.callback(invoke_without_command=True)
 def schemas(
+    ctx: typer.Context,
     out: Annotated[Path, typer.Option("--out", help="Folder for the JSON Schema files.")] = Path(
         "schemas/json"
     ),
 ) -> None:
-    """Write the JSON Schema of every record."""
+    """Write the JSON Schema of every record (`tieout schemas register`: the topics' into a registry)."""
+    if ctx.invoked_subcommand is not None:
+        return
     from schemas.export import write_json_schemas
 
     for p in write_json_schemas(out):
         console.print(f"wrote {p}")
+
+
+@schemas_app.command("register")
+def schemas_register(
+    registry: Annotated[
+        str | None,
+        typer.Option(
+            "--registry",
+            help="Schema registry API root (Confluent-compatible), e.g. "
+            "http://127.0.0.1:8080/apis/ccompat/v7. "
+            "Default: SCHEMA_REGISTRY_URL, else the one in .tieout/registry.env (infra/registry.sh up).",
+        ),
+    ] = None,
+    compatibility: Annotated[
+        str, typer.Option(help="Level set on subjects that have none of their own.")
+    ] = "BACKWARD",
+    env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
+) -> None:
+    """Register every topic's JSON Schema under <topic>-value; idempotent (same schema, same id)."""
+    from adapters.registry import RegistryError, SchemaRegistry, register_topics, topic_schemas
+    from adapters.settings import DEFAULT_ENV_FILE, read_env_file
+
+    settings = Settings.load(env_file)
+    local = (env_file or DEFAULT_ENV_FILE).with_name("registry.env")  # infra/registry.sh writes it
+    url = registry or settings.schema_registry_url or read_env_file(local).get("SCHEMA_REGISTRY_URL")
+    if not url:
+        console.print(
+            "[red]no registry: pass --registry URL, set SCHEMA_REGISTRY_URL or run infra/registry.sh up[/]"
+        )
+        raise typer.Exit(2)
+
+    async def go() -> dict[str, int]:
+        async with SchemaRegistry(url) as client:
+            return await register_topics(client, topic_schemas(settings.topic), compatibility=compatibility)
+
+    try:
+        ids = asyncio.run(go())
+    except RegistryError as exc:
+        console.print(f"[red]{type(exc).__name__}: {exc}[/]")
+        raise typer.Exit(1) from exc
+    table = RichTable(title=f"registered in {url}")
+    table.add_column("subject")
+    table.add_column("schema id", justify="right")
+    for topic, schema_id in ids.items():
+        table.add_row(f"{topic}-value", str(schema_id))
+    Console().print(table)
 
 
 stack_app = typer.Typer(no_args_is_help=True, help="The local stack: Kafka and an S3 store (no Docker).")

@@ -23,6 +23,7 @@ import pytest
 from confluent_kafka import Consumer, Message
 from psycopg.conninfo import make_conninfo
 
+from adapters.registry import unframe
 from adapters.settings import Settings, read_env_file
 from adapters.storage import ObjectStore
 
@@ -180,7 +181,8 @@ def _record(m: Message) -> dict[str, object]:
     """A consumed message as its JSON value plus ``_key``, ``_headers`` and ``_partition``."""
     value = m.value()
     key = m.key()
-    rec: dict[str, object] = json.loads(value if isinstance(value, bytes) else b"null")
+    # Framed (registry wire format) when the services run with SCHEMA_REGISTRY_URL, else plain JSON.
+    rec: dict[str, object] = json.loads(unframe(value).payload if isinstance(value, bytes) else b"null")
     rec["_key"] = key.decode() if isinstance(key, bytes) else key
     headers: dict[str, str] = {}
     for item in m.headers() or []:
