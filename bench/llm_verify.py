@@ -32,6 +32,7 @@ from adapters.model_client import Endpoint, ModelClient  # noqa: E402
 from adapters.settings import Settings, read_env_file  # noqa: E402
 from adapters.tokenizer import ServerTokenizer  # noqa: E402
 from bench.gt import corpus_dir  # noqa: E402
+from bench.meta import run_meta  # noqa: E402
 from pipeline.engine import process_path  # noqa: E402
 from pipeline.model.ports import Tier  # noqa: E402
 from pipeline.model.strategy import ModelStage, ModelStageConfig, RunStats  # noqa: E402
@@ -142,6 +143,7 @@ def pass_row(result: DocumentResult, stats: RunStats) -> dict[str, object]:
 
 async def run_filing(args: argparse.Namespace, env_path: Path) -> int:
     path = corpus_dir() / "filings" / args.filing
+    meta = run_meta()  # when, at which commit, on which machine and under what load
     t0 = time.monotonic()
     doc = process_path(path)
     parse_s = time.monotonic() - t0
@@ -190,6 +192,7 @@ async def run_filing(args: argparse.Namespace, env_path: Path) -> int:
 
     queries, hits = delta("vllm:prefix_cache_queries"), delta("vllm:prefix_cache_hits")
     row: dict[str, object] = {
+        "meta": meta,
         "doc": path.name,
         "pages": doc.stats.pages,
         "parse_s": round(parse_s, 1),
