@@ -25,7 +25,7 @@ demo: venv
 	$(BIN)/tieout run sample_docs --out $(OUT)
 	@echo "Results are in $(OUT)/ (facts.jsonl, flags.jsonl, chunks.jsonl, tables.jsonl, errors.jsonl)"
 
-## test: lint, type-check, start the local stack (Kafka, S3 gateway, PostgreSQL, CPU vLLM), every test tier, stop
+## test: lint, type-check, start the local stack (Kafka, S3 gateway, schema registry, PostgreSQL, CPU vLLM), Helm lint + kubeconform, every test tier, stop
 test: venv lint typecheck
 	bash infra/browser.sh
 	bash infra/stack.sh up
