@@ -44,28 +44,10 @@ if [[ -x "$REPO/.venv/bin/python" ]]; then PY="$REPO/.venv/bin/python"; else PY=
 
 log() { printf '[helm] %s\n' "$*" >&2; }
 die() { printf '[helm] ERROR: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=infra/lib.sh
+source "$INFRA/lib.sh"
 
 # ------------------------------------------------------------------------------ fetch
-# go_build NAME MODULE/CMD VERSION: `go install` into $CACHE/bin unless the version stamp matches.
-# `go install` of a module built this way has no release version in its binary (`helm version` says
-# "v3.22", kubeconform "development"), hence the stamp file beside it.
-go_build() {
-  local name=$1 pkg=$2 version=$3 bin="$CACHE/bin/$1" stamp="$CACHE/bin/$1.version" out t0=$SECONDS
-  if [[ -x "$bin" && "$(cat "$stamp" 2>/dev/null)" == "$version" ]]; then
-    log "$name $version: cached at $bin"
-    return
-  fi
-  command -v go >/dev/null || die "go not found (the Go toolchain builds $name from the Go module proxy)"
-  log "$name $version: building with go install (a few minutes on 2 cores) ..."
-  mkdir -p "$CACHE/bin"
-  if ! out=$(cd /tmp && GOBIN="$CACHE/bin" GOFLAGS=-buildvcs=false timeout "$FETCH_TIMEOUT" \
-        go install "$pkg@$version" 2>&1); then
-    printf '%s\n' "$out" | tail -n 30 >&2
-    die "go install $pkg@$version failed (see above)"
-  fi
-  echo "$version" >"$stamp"
-  log "$name: built in $((SECONDS - t0)) s"
-}
 
 cmd_fetch() {
   mkdir -p "$CACHE" "$STATE"

@@ -47,6 +47,8 @@ PROBE=("$PY" "$INFRA/probe.py")
 
 log() { printf '[registry] %s\n' "$*" >&2; }
 die() { printf '[registry] ERROR: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=infra/lib.sh
+source "$INFRA/lib.sh"
 
 # The command line names this state directory, so two checkouts' registries are told apart.
 MATCH="-Dtieout.state=$STATE "
@@ -174,16 +176,8 @@ cmd_up() {
   cat "$ENV_FILE"
 }
 
-stop_pid() { # PID: SIGTERM, bounded wait, SIGKILL
-  local pid=$1
-  kill -TERM "$pid" 2>/dev/null || true
-  local deadline=$((SECONDS + STOP_TIMEOUT))
-  while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.5; done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "still running after ${STOP_TIMEOUT}s, SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    sleep 0.5
-  fi
+stop_pid() { # PID: terminate, then forget the pid file
+  terminate "$1" ""
   rm -f "$PID_FILE"
 }
 
@@ -196,7 +190,6 @@ cmd_down() {
   fi
   local pid
   pid=$(<"$PID_FILE")
-  log "SIGTERM to $pid"
   stop_pid "$pid"
   log "stopped"
 }

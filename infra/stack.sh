@@ -26,7 +26,6 @@ STATE=${TIEOUT_STATE:-$REPO/.tieout}
 KAFKA_HOME="$CACHE/kafka/$KAFKA_VERSION"
 KAFKA_LIBS="$KAFKA_HOME/libs"
 VGW_BIN="$CACHE/bin/versitygw"
-VGW_STAMP="$CACHE/bin/versitygw.version"
 
 LOGS="$STATE/logs"
 RUN="$STATE/run"
@@ -59,6 +58,8 @@ PROBE=("$PY" "$INFRA/probe.py")
 
 log() { printf '[stack] %s\n' "$*" >&2; }
 die() { printf '[stack] ERROR: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=infra/lib.sh
+source "$INFRA/lib.sh"
 
 # ------------------------------------------------------------------------------ fetch
 fetch_kafka() {
@@ -85,23 +86,6 @@ fetch_kafka() {
   log "kafka jars: $(find "$KAFKA_LIBS" -name "*.jar" | wc -l) jars in $((SECONDS - t0)) s"
 }
 
-fetch_versitygw() {
-  if [[ -x "$VGW_BIN" && "$(cat "$VGW_STAMP" 2>/dev/null)" == "$VERSITYGW_VERSION" ]]; then
-    log "versitygw $VERSITYGW_VERSION: cached at $VGW_BIN"
-    return
-  fi
-  command -v go >/dev/null || die "go not found"
-  local t0=$SECONDS out
-  log "versitygw $VERSITYGW_VERSION: building with go install (a few minutes on 2 cores) ..."
-  mkdir -p "$CACHE/bin"
-  if ! out=$(cd /tmp && GOBIN="$CACHE/bin" GOFLAGS=-buildvcs=false timeout "$FETCH_TIMEOUT" \
-        go install "$VERSITYGW_MODULE/cmd/versitygw@$VERSITYGW_VERSION" 2>&1); then
-    printf '%s\n' "$out" | tail -n 30 >&2
-    die "go install $VERSITYGW_MODULE/cmd/versitygw@$VERSITYGW_VERSION failed (see above)"
-  fi
-  echo "$VERSITYGW_VERSION" >"$VGW_STAMP"
-  log "versitygw: built in $((SECONDS - t0)) s"
-}
 
 cmd_fetch() {
   mkdir -p "$CACHE"
@@ -109,7 +93,7 @@ cmd_fetch() {
   exec 9>"$CACHE/.fetch.lock"
   flock -w "$FETCH_TIMEOUT" 9 || die "timed out waiting for $CACHE/.fetch.lock"
   fetch_kafka
-  fetch_versitygw
+  go_build versitygw "$VERSITYGW_MODULE/cmd/versitygw" "$VERSITYGW_VERSION"
   exec 9>&-
 }
 
@@ -135,15 +119,7 @@ stop_service() { # NAME PATTERN
     return
   fi
   pid=$(<"$RUN/$name.pid")
-  log "$name: SIGTERM to $pid"
-  kill -TERM "$pid" 2>/dev/null || true
-  local deadline=$((SECONDS + STOP_TIMEOUT))
-  while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.5; done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "$name: still running after ${STOP_TIMEOUT}s, SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    sleep 0.5
-  fi
+  terminate "$pid" "$name: "
   rm -f "$RUN/$name.pid"
   log "$name: stopped"
 }
