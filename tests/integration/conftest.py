@@ -140,16 +140,7 @@ class Isolated:
         committed: bool = True,
     ) -> list[dict[str, object]]:
         """Read ``topic`` from the start with confluent-kafka until ``until(records)`` or the deadline."""
-        c = Consumer(
-            {
-                "bootstrap.servers": self.settings.kafka_bootstrap,
-                "group.id": f"reader-{uuid.uuid4().hex}",
-                "auto.offset.reset": "earliest",
-                "enable.auto.commit": False,
-                "isolation.level": "read_committed" if committed else "read_uncommitted",
-            }
-        )
-        c.subscribe([topic])
+        c = reader(self.settings, topic, committed=committed)
         out: list[dict[str, object]] = []
         deadline = time.monotonic() + timeout_s
         try:
@@ -175,6 +166,21 @@ class Isolated:
         raise AssertionError(
             f"timed out reading {topic}: got {len(out)} records\n{self.services.logs()[-4000:]}"
         )
+
+
+def reader(settings: Settings, topic: str, *, committed: bool = True) -> Consumer:
+    """A confluent-kafka consumer of ``topic`` from its start in a group of its own (the caller closes it)."""
+    c = Consumer(
+        {
+            "bootstrap.servers": settings.kafka_bootstrap,
+            "group.id": f"reader-{uuid.uuid4().hex}",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "isolation.level": "read_committed" if committed else "read_uncommitted",
+        }
+    )
+    c.subscribe([topic])
+    return c
 
 
 def _record(m: Message) -> dict[str, object]:

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -36,7 +35,7 @@ from adapters.registry import (
 )
 from adapters.settings import Settings
 from adapters.storage import ObjectStore
-from tests.integration.conftest import REPO, TIEOUT, Isolated, started
+from tests.integration.conftest import REPO, TIEOUT, Isolated, reader, started
 
 pytestmark = pytest.mark.integration
 
@@ -130,16 +129,7 @@ def _read_framed(
     it: Isolated, topic: str, deserialize: JSONDeserializer, *, until: Any, timeout_s: float = 180.0
 ) -> list[dict[str, Any]]:
     """``topic`` from the start as a data team reads it: each value through ``JSONDeserializer``."""
-    c = Consumer(
-        {
-            "bootstrap.servers": it.settings.kafka_bootstrap,
-            "group.id": f"reader-{uuid.uuid4().hex}",
-            "auto.offset.reset": "earliest",
-            "enable.auto.commit": False,
-            "isolation.level": "read_committed",
-        }
-    )
-    c.subscribe([topic])
+    c = reader(it.settings, topic)
     ctx = SerializationContext(topic, MessageField.VALUE)
     out: list[dict[str, Any]] = []
     deadline = time.monotonic() + timeout_s
@@ -229,16 +219,7 @@ def test_a_rolling_upgrade_mixes_framed_and_plain_records_without_loss(
 
 def _raw(it: Isolated, topic: str, n: int, *, timeout_s: float = 180.0) -> list[bytes]:
     """At least ``n`` committed values of ``topic`` as bytes (all there are within ``timeout_s`` if n=0)."""
-    c = Consumer(
-        {
-            "bootstrap.servers": it.settings.kafka_bootstrap,
-            "group.id": f"reader-{uuid.uuid4().hex}",
-            "auto.offset.reset": "earliest",
-            "enable.auto.commit": False,
-            "isolation.level": "read_committed",
-        }
-    )
-    c.subscribe([topic])
+    c = reader(it.settings, topic)
     out: list[bytes] = []
     deadline = time.monotonic() + timeout_s
     try:
