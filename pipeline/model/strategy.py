@@ -318,6 +318,8 @@ class _Run:
     next_call: int
     labels: list[str]
     figures: list[str]
+    instructions: dict[str, str] = field(default_factory=dict)
+    """Each task's instruction with its fields filled, as measured at planning."""
     tokens: dict[str, int] = field(default_factory=dict)
     calls: list[ModelCall] = field(default_factory=list)
     results: dict[Unit, tuple[str, BaseModel | None]] = field(default_factory=dict)
@@ -440,7 +442,7 @@ class ModelStage:
             summaries=dict(progress.summaries) if progress else {}, next_call=calls_so_far,
             labels=unknown_labels(doc, self.taxonomy, cfg.max_labels), figures=key_figures(doc.facts),
         )  # fmt: skip
-        instructions = self._instructions(run)
+        run.instructions = instructions = self._instructions(run)
         await self._measure(run, [*pages.values(), SHARED_SYSTEM, *instructions.values(), *run.figures])
         if progress is not None:
             run.mode, run.todo = progress.mode, list(progress.left)
@@ -577,7 +579,7 @@ class ModelStage:
             need = (
                 sum(run.count(run.pages[p]) + MARKER_TOKENS for p in unit.pages)
                 + run.count(SHARED_SYSTEM)
-                + run.count(self._instructions(run)[unit.task])
+                + run.count(run.instructions[unit.task])
                 + CHAT_OVERHEAD_TOKENS
                 + self.config.max_output_tokens
             )
