@@ -20,7 +20,7 @@ from schemas.models import DocumentResult
 from tests.integration.conftest import MODEL_ENV, REPO, Isolated, started
 from tests.support.proxy import Switch
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.model]
 SAMPLE = REPO / "sample_docs" / "northwind_2025_annual_report.pdf"
 
 

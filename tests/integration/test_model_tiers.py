@@ -20,7 +20,7 @@ from pipeline.model.ports import Answer
 from tests.integration.conftest import MODEL_ENV, started
 from tests.support.proxy import Switch
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.model]
 
 
 class Reply(BaseModel):

@@ -24,7 +24,7 @@ from pipeline.rewards.links import page_index_json
 from pipeline.taxonomy import load_taxonomy
 from schemas.models import DocumentResult, ModelCall
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.model]
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("TIEOUT_CACHE", Path.home() / ".cache" / "tieout"))

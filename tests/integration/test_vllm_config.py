@@ -21,7 +21,7 @@ import yaml
 
 from tests.integration.conftest import REPO
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.model]
 
 VLLM_DIR = REPO / "infra" / "vllm"
 CHECK = VLLM_DIR / "check_serve.py"
