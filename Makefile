@@ -9,7 +9,7 @@ export UV_CACHE_DIR ?= $(TIEOUT_CACHE)/uv
 UV_VERSION := 0.13.9
 OUT ?= out/demo
 
-.PHONY: venv demo test lint typecheck unit faults schemas samples bench clean stack-up stack-down
+.PHONY: venv demo test lint typecheck unit integration faults schemas samples bench clean stack-up stack-down
 
 venv: $(VENV)/.installed
 
@@ -25,17 +25,12 @@ demo: venv
 	$(BIN)/tieout run sample_docs --out $(OUT)
 	@echo "Results are in $(OUT)/ (facts.jsonl, flags.jsonl, chunks.jsonl, tables.jsonl, errors.jsonl)"
 
-## test: lint, type-check, start the local stack (Kafka, S3 gateway, schema registry, PostgreSQL, CPU vLLM), Helm lint + kubeconform, every test tier, stop
-test: venv lint typecheck
-	bash infra/browser.sh
-	bash infra/stack.sh up
-	bash infra/registry.sh up
-	bash infra/postgres.sh up
-	bash infra/model.sh up
-	bash infra/rl.sh
-	bash infra/helm.sh check
-	@set +e; $(BIN)/python -m pytest -q; rc=$$?; \
-	  bash infra/model.sh down; bash infra/postgres.sh down; bash infra/registry.sh down; bash infra/stack.sh down; exit $$rc
+## test: everything on a fresh machine, each step timed (infra/test.sh): a one-line plan; all downloads and
+## builds in parallel beside lint + mypy; the unit and corpus tiers on every core; the local stack (Kafka,
+## S3 gateway, schema registry, PostgreSQL), Helm lint + kubeconform and the integration tier; the CPU vLLM
+## servers only for the model group; a summary with each step's time and the 20 slowest tests
+test: venv
+	bash infra/test.sh
 
 stack-up:
 	bash infra/stack.sh up
@@ -52,15 +47,15 @@ typecheck: venv
 	$(BIN)/mypy
 
 unit: venv
-	$(BIN)/python -m pytest -q -m "not integration and not corpus"
+	$(BIN)/python -m pytest -q -n auto -m "not integration and not corpus"
 
+## integration: the integration tier without the model group, against the local stack (left running)
 integration: venv
 	bash infra/browser.sh
 	bash infra/stack.sh up
 	bash infra/registry.sh up
 	bash infra/postgres.sh up
-	bash infra/model.sh up
-	$(BIN)/python -m pytest -q -m integration
+	$(BIN)/python -m pytest -q -m "integration and not model"
 
 ## faults: the fault suite alone (kills, broker restart, store and database outages; ~5 min)
 faults: venv

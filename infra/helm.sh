@@ -144,7 +144,7 @@ cmd_schemas() {
   if [[ ! -f "$strimzi_dir/.complete" ]]; then
     command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
     rm -rf "$strimzi_dir"
-    timeout "$FETCH_TIMEOUT" mvn -q -B -Dstyle.color=never -f "$SCHEMAS/strimzi-pom.xml" \
+    timeout "$FETCH_TIMEOUT" "${MVN[@]}" -q -B -Dstyle.color=never -f "$SCHEMAS/strimzi-pom.xml" \
       dependency:copy-dependencies -Dstrimzi.version="$STRIMZI_VERSION" \
       -DoutputDirectory="$strimzi_dir/libs" -DincludeScope=runtime >&2 \
       || die "mvn could not resolve io.strimzi:api/crd-generator $STRIMZI_VERSION"

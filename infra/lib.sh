@@ -13,14 +13,19 @@ go_build() {
   command -v go >/dev/null || die "go not found (the Go toolchain builds $name from the Go module proxy)"
   log "$name $version: building with go install (a few minutes on 2 cores) ..."
   mkdir -p "$CACHE/bin"
-  if ! out=$(cd /tmp && GOBIN="$CACHE/bin" GOFLAGS=-buildvcs=false timeout "$FETCH_TIMEOUT" \
-        go install "$pkg@$version" 2>&1); then
+  # The module and build caches live in the cache too: a fresh TIEOUT_CACHE is a fresh machine's.
+  if ! out=$(cd /tmp && GOBIN="$CACHE/bin" GOMODCACHE="$CACHE/go/mod" GOCACHE="$CACHE/go/build" \
+        GOFLAGS="-buildvcs=false -modcacherw" timeout "$FETCH_TIMEOUT" go install "$pkg@$version" 2>&1); then
     printf '%s\n' "$out" | tail -n 30 >&2
     die "go install $pkg@$version failed (see above)"
   fi
   echo "$version" >"$stamp"
   log "$name: built in $((SECONDS - t0)) s"
 }
+
+# Maven with its local repository in the cache (a fresh TIEOUT_CACHE downloads again, as a fresh machine
+# would; ~/.m2 is left alone): "${MVN[@]}" ARGS..., also under `timeout`.
+MVN=(mvn "-Dmaven.repo.local=$CACHE/m2")
 
 # terminate PID LABEL: SIGTERM, wait up to STOP_TIMEOUT seconds, then SIGKILL.
 terminate() {

@@ -2,6 +2,7 @@
 # tieout's local PostgreSQL: a private cluster (its own initdb, data dir, port and socket), never the
 # system cluster, for the PostgreSQL sink (adapters/sinks/postgres.py) and its integration tests.
 #
+#   bash infra/postgres.sh fetch    # only install the server binaries if missing (make test's setup step)
 #   bash infra/postgres.sh up       # install the server if missing, initdb once, start, create role + db,
 #                                   # write $STATE/pg.env (PG_DSN, PG_PORT, PG_DATA, ...)
 #   bash infra/postgres.sh status   # health, pid, port, RSS (exit 1 if down)
@@ -312,6 +313,14 @@ setup() { # paths and binaries for down/status: never installs or creates anythi
 ctl() { as_pg "$BIN/pg_ctl" -D "$DATA_DIR" "$@"; }
 
 # ------------------------------------------------------------------------------ commands
+cmd_fetch() {
+  mkdir -p "$STATE" "$LOGS" "$RUN"
+  resolve_root
+  ensure_binaries
+  ensure_os_user
+  log "server binaries: $BIN ($("$BIN/postgres" --version))"
+}
+
 cmd_up() {
   local t0; t0=$(now_ms)
   mkdir -p "$STATE" "$LOGS" "$RUN"
@@ -415,10 +424,11 @@ cmd_reset() {
 }
 
 case "${1:-}" in
+  fetch)  cmd_fetch ;;
   up)     cmd_up ;;
   down)   cmd_down ;;
   status) cmd_status ;;
   env)    cmd_env ;;
   reset)  cmd_reset ;;
-  *) echo "usage: bash infra/postgres.sh up|down|status|env|reset" >&2; exit 2 ;;
+  *) echo "usage: bash infra/postgres.sh fetch|up|down|status|env|reset" >&2; exit 2 ;;
 esac

@@ -74,7 +74,7 @@ cmd_fetch() {
   rm -rf "$build"
   mkdir -p "$REG_HOME"
   log "apicurio registry $APICURIO_VERSION: resolving from Maven Central and building (Quarkus) into $APP_DIR ..."
-  if ! timeout "$FETCH_TIMEOUT" mvn -B -Dstyle.color=never -f "$POM" package \
+  if ! timeout "$FETCH_TIMEOUT" "${MVN[@]}" -B -Dstyle.color=never -f "$POM" package \
       -Dregistry.build.dir="$build" >"$REG_HOME/mvn.log" 2>&1; then
     tail -n 40 "$REG_HOME/mvn.log" >&2
     die "the Maven build of the registry failed (log: $REG_HOME/mvn.log)"

@@ -72,7 +72,7 @@ fetch_kafka() {
   rm -rf "$tmp"
   log "kafka $KAFKA_VERSION jars: resolving from Maven Central into $KAFKA_LIBS ..."
   mkdir -p "$KAFKA_HOME"
-  if ! timeout "$FETCH_TIMEOUT" mvn -q -B -Dstyle.color=never -f "$INFRA/kafka/pom.xml" \
+  if ! timeout "$FETCH_TIMEOUT" "${MVN[@]}" -q -B -Dstyle.color=never -f "$INFRA/kafka/pom.xml" \
       dependency:copy-dependencies \
       -Dkafka.version="$KAFKA_VERSION" -Dkafka.libs.dir="$tmp" -Dmdep.includeScope=runtime \
       >"$KAFKA_HOME/mvn.log" 2>&1; then
