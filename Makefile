@@ -9,7 +9,7 @@ export UV_CACHE_DIR ?= $(TIEOUT_CACHE)/uv
 UV_VERSION := 0.13.9
 OUT ?= out/demo
 
-.PHONY: venv demo test lint typecheck unit integration faults schemas samples bench clean stack-up stack-down
+.PHONY: venv demo test setup lint typecheck unit integration faults schemas samples bench clean stack-up stack-down
 
 venv: $(VENV)/.installed
 
@@ -31,6 +31,10 @@ demo: venv
 ## servers only for the model group; a summary with each step's time and the 20 slowest tests
 test: venv
 	bash infra/test.sh
+
+## setup: only what make test fetches and builds (and lint + mypy), in parallel, each timed
+setup: venv
+	bash infra/test.sh setup
 
 stack-up:
 	bash infra/stack.sh up

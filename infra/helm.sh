@@ -51,10 +51,11 @@ source "$INFRA/lib.sh"
 
 cmd_fetch() {
   mkdir -p "$CACHE" "$STATE"
-  # one fetch at a time per cache (e.g. two checkouts, or CI next to a developer); the same lock as
-  # infra/stack.sh, since both write $CACHE/bin
-  exec 9>"$CACHE/.fetch.lock"
-  flock -w "$FETCH_TIMEOUT" 9 || die "timed out waiting for $CACHE/.fetch.lock"
+  # one fetch at a time per cache (e.g. two checkouts, or CI next to a developer). Its own lock, not
+  # stack.sh's: `go install` of different binaries into one $CACHE/bin is safe side by side (the Go build
+  # cache is safe for concurrent use), and make test's setup runs the two fetches at once.
+  exec 9>"$CACHE/.helm-fetch.lock"
+  flock -w "$FETCH_TIMEOUT" 9 || die "timed out waiting for $CACHE/.helm-fetch.lock"
   go_build helm "$HELM_MODULE/cmd/helm" "$HELM_VERSION"
   go_build kubeconform "$KUBECONFORM_MODULE/cmd/kubeconform" "$KUBECONFORM_VERSION"
   exec 9>&-

@@ -2,6 +2,7 @@
 # `make test`, step by step: every tier of tieout's tests on one machine, each step timed.
 #
 #   bash infra/test.sh            # what `make test` (and so CI's .ci/run) runs
+#   bash infra/test.sh setup      # only the plan and the setup (`make setup`: everything fetched and built)
 #
 # 1. plan      one line: what is cached already and about how long this run will take
 # 2. setup     every download and build at once (they wait on the network or on different cores):
@@ -105,9 +106,9 @@ while ((${#JOB_PID[@]})); do
 done
 record setup $((SECONDS - T_SETUP)) "$SETUP_FAILED"
 log "== setup: done in $((SECONDS - T_SETUP)) s"
-if ((SETUP_FAILED)); then
+if ((SETUP_FAILED)) || [[ "${1:-}" == setup ]]; then
   "$BIN/python" infra/test_summary.py summary --report "$REPORT" --total-s $((SECONDS - T_RUN))
-  exit 1
+  exit "$SETUP_FAILED"
 fi
 
 # ------------------------------------------------------------------------------ 3. unit
