@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.errors import KafkaError, UnknownTopicOrPartitionError
 from pydantic import ValidationError
 
 from adapters.settings import Settings
@@ -157,15 +159,37 @@ async def read_dlq(
     )
     await asyncio.wait_for(consumer.start(), timeout_s)
     try:
-        return await _read_to_end(consumer, topic, timeout_s), consumer
+        return await _read_to_end(settings, consumer, topic, timeout_s), consumer
     except BaseException:
         await consumer.stop()
         raise
 
 
-async def _read_to_end(consumer: AIOKafkaConsumer, topic: str, timeout_s: float) -> list[Incoming]:
-    await asyncio.wait_for(consumer.topics(), timeout_s)  # refreshes the metadata
-    tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+async def partitions(settings: Settings, topic: str, *, timeout_s: float = 30.0) -> list[int]:
+    """The partitions of ``topic`` as the broker describes them (none when the topic does not exist).
+
+    Asked of the admin client: a consumer's ``partitions_for_topic`` only knows topics it subscribed to or
+    was assigned (aiokafka's ``topics()`` fetches metadata into a cluster object of its own), so it said
+    ``None`` for the DLQ and ``dlq list`` showed nothing.
+    """
+    admin = AIOKafkaAdminClient(**_kafka_common(settings, timeout_s))
+    await asyncio.wait_for(admin.start(), timeout_s)
+    try:
+        described = await asyncio.wait_for(admin.describe_topics([topic]), timeout_s)
+    finally:
+        await asyncio.wait_for(admin.close(), timeout_s)
+    found = [t for t in described if t["topic"] == topic]
+    if not found or found[0]["error_code"] == UnknownTopicOrPartitionError.errno:
+        return []
+    if found[0]["error_code"]:
+        raise KafkaError(f"describing {topic}: error code {found[0]['error_code']}")
+    return sorted(p["partition"] for p in found[0]["partitions"])
+
+
+async def _read_to_end(
+    settings: Settings, consumer: AIOKafkaConsumer, topic: str, timeout_s: float
+) -> list[Incoming]:
+    tps = [TopicPartition(topic, p) for p in await partitions(settings, topic, timeout_s=timeout_s)]
     if not tps:
         return []
     # Without a group every record is read; with one, reading starts after what it committed.
@@ -174,7 +198,7 @@ async def _read_to_end(consumer: AIOKafkaConsumer, topic: str, timeout_s: float)
     out: list[Incoming] = []
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
-    while [tp for tp in tps if await consumer.position(tp) < end[tp]]:
+    while [tp for tp in tps if await asyncio.wait_for(consumer.position(tp), timeout_s) < end[tp]]:
         if loop.time() > deadline:
             raise TimeoutError(f"reading {topic} did not reach its end within {timeout_s:.0f}s")
         batch = await consumer.getmany(timeout_ms=500)
