@@ -2,9 +2,16 @@
 
 ``reconcile`` is the answer to "is anything missing?" whatever went wrong: a notification lost while the
 broker was down, a document dead-lettered by an older version, a stage that never finished. It lists the
-landing bucket, hashes each PDF into its document id, and sorts documents into
+landing bucket and sorts the PDFs into
 
-* ``done``: the sink's manifest exists (final results are published);
+* ``refused``: the key policy (:func:`adapters.storage.readable_keys`, the one the parse stage applies to
+  the keys S3 events announce) refuses the object's key, say a newline or a ``..%2F..%2F``; or the parse
+  stage refused the key it was announced under, which the store shortened (``in/a/../b.pdf`` is kept as
+  ``in/b.pdf``), and left a refused-key marker for it. Such objects are reported with the reason, never
+  read and never announced, so running reconcile again adds no dead letter; re-upload the file under a
+  plain key to have it processed;
+* ``done``: the sink's manifest exists (final results are published); the PDF is hashed into its document
+  id to find it;
 * ``rejected``: the parse stage dead-lettered the bytes (the DLQ says why; ``dlq replay`` re-drives);
 * ``missing``: anything else, whatever stage it stopped at. Missing documents are announced again with a
   ``replay`` header, so a stage that already did its part publishes it again from its artifact instead of
@@ -30,12 +37,22 @@ from aiokafka.errors import KafkaError, UnknownTopicOrPartitionError
 from pydantic import ValidationError
 
 from adapters.settings import Settings
-from adapters.storage import Store, manifest_key, marker_key, split_uri
+from adapters.storage import (
+    ListedObject,
+    RefusedObject,
+    Store,
+    UnsafeKey,
+    manifest_key,
+    marker_key,
+    readable_keys,
+    refused_key,
+    split_uri,
+)
 from consumers.ingest import s3_event
 from consumers.kafka import client_options, incoming, publish
 from consumers.runner import CLAIM_HEADER, REPLAY_HEADER, Incoming, Outgoing
 from pipeline.config import PIPELINE_VERSION
-from schemas.events import ClaimCheck, DeadLetter
+from schemas.events import ClaimCheck, DeadLetter, ObjectRef
 
 
 @dataclass
@@ -45,6 +62,7 @@ class ReconcileReport:
     done: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     missing: list[tuple[str, str, int, str]] = field(default_factory=list)  # bucket, key, size, etag
+    refused: list[tuple[str, str]] = field(default_factory=list)  # key, why
 
 
 def reconcile(
@@ -55,7 +73,7 @@ def reconcile(
     progress: Callable[[str], None] | None = None,
     max_bytes: int = 1 << 31,
 ) -> ReconcileReport:
-    """Sort the PDFs under ``uri`` (default: the landing bucket) into done, rejected and missing."""
+    """Sort the PDFs under ``uri`` (default: the landing bucket) into refused, done, rejected and missing."""
     bucket, prefix = split_uri(uri) if uri else (settings.landing_bucket, "")
     report = ReconcileReport()
     with tempfile.TemporaryDirectory(prefix="tieout-reconcile-") as tmp:
@@ -64,15 +82,31 @@ def reconcile(
                 continue
             if progress is not None:
                 progress(obj.key)
-            got = store.download(bucket, [obj.key], Path(tmp) / "doc", max_bytes=max_bytes)
-            doc_id = got.doc_id
+            try:
+                readable_keys(ObjectRef(bucket=bucket, key=obj.key))
+            except UnsafeKey as exc:  # not read, as the parse stage would not read it
+                report.refused.append((obj.key, str(exc)))
+                continue
+            doc_id = store.download(bucket, [obj.key], Path(tmp) / "doc", max_bytes=max_bytes).doc_id
             if store.exists(settings.artifact_bucket, manifest_key(PIPELINE_VERSION, doc_id)):
                 report.done.append(obj.key)
             elif store.exists(settings.artifact_bucket, marker_key("rejected", PIPELINE_VERSION, doc_id)):
                 report.rejected.append(obj.key)
+            elif (why := refused_as(settings, store, bucket, obj)) is not None:
+                report.refused.append((obj.key, why))
             else:
                 report.missing.append((bucket, obj.key, obj.size, obj.etag))
     return report
+
+
+def refused_as(settings: Settings, store: Store, bucket: str, obj: ListedObject) -> str | None:
+    """Why the parse stage refused ``obj``'s bytes under the key it was announced with, if it did."""
+    marker = refused_key(PIPELINE_VERSION, bucket, obj.key)
+    if not store.exists(settings.artifact_bucket, marker):
+        return None
+    _, raw = store.get_bytes(settings.artifact_bucket, [marker], max_bytes=1 << 20)
+    refused = RefusedObject.model_validate_json(raw)
+    return f"announced as {refused.key!r}: {refused.reason}" if refused.covers(obj) else None
 
 
 def announcements(settings: Settings, report: ReconcileReport) -> list[Outgoing]:

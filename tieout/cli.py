@@ -442,12 +442,15 @@ def reconcile(
     store = ObjectStore(settings)
     with console.status("checking objects...") as status:
         report = find(settings, store, uri, progress=lambda k: status.update(f"checking {k}"))
+    for key, why in report.refused:
+        console.print(f"refused {key!r}: {why}", markup=False, highlight=False)
     for bucket, key, _, _ in report.missing:
-        console.print(f"{'would announce' if dry_run else 'announcing'} s3://{bucket}/{key}")
+        console.print(f"{'would announce' if dry_run else 'announcing'} s3://{bucket}/{key}", markup=False)
     if report.missing and not dry_run:
         asyncio.run(publish(settings, announcements(settings, report)))
     console.print(
         f"{len(report.done)} done, {len(report.rejected)} rejected (see `tieout dlq list`), "
+        f"{len(report.refused)} refused by their key (not announced; re-upload under a plain key), "
         f"{len(report.missing)} object(s) without results"
     )
 
