@@ -24,7 +24,7 @@ from adapters.storage import (
     stored_key,
 )
 from consumers.identity import claim_slot
-from consumers.ingest import s3_event
+from consumers.ingest import s3_event, upload
 from consumers.kafka import client_options
 from consumers.ops import announcements, parse_dead, reconcile, replay_message, select, summary
 from consumers.runner import CLAIM_HEADER, REPLAY_HEADER, Incoming, dead_letter
@@ -250,6 +250,20 @@ def test_a_rerun_of_reconcile_after_refused_keys_adds_no_dead_letter() -> None:
         report = reconcile(world.settings, world.store)
         assert sorted(k for k, _ in report.refused) == ["in/b.pdf", "in/line\nbreak.pdf"]
         assert report.missing == [] and announcements(world.settings, report) == []
+
+
+def test_submit_refuses_what_the_parse_stage_would_refuse_before_uploading_anything(tmp_path: Path) -> None:
+    good = tmp_path / "a.pdf"
+    good.write_bytes(b"%PDF-1.4")
+    odd = tmp_path / "b..%2F..%2Fc.pdf"  # a plain file name, whose URL-decoded reading is not
+    odd.write_bytes(b"%PDF-1.4")
+    store = MemoryStore()
+    (done,) = upload(_settings(), store, [good], "in/./x")
+    assert done.key == "in/x/a.pdf"
+    for files, prefix in (([good], "../up"), ([good, odd], "in"), ([good], "in/%2E%2E/x")):
+        with pytest.raises(UnsafeKey):
+            upload(_settings(), store, files, prefix)
+    assert [k for _, k in store.objects] == ["in/x/a.pdf"]
 
 
 def test_kafka_client_options_follow_the_security_settings() -> None:
