@@ -9,6 +9,7 @@ dead-letter).
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +18,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, ConnectionError, ReadTimeoutError
+from pydantic import BaseModel
 
 from adapters.settings import Settings
 from pipeline.ids import document_hasher, document_id
+from schemas.events import ObjectRef
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -394,6 +397,10 @@ class UnsafeKey(ValueError):
     """An object key that is empty, or that would escape its prefix once a store resolves it."""
 
 
+MAX_KEY_BYTES = 1024
+"""S3's longest key (UTF-8): an event announcing a longer one names no object."""
+
+
 def safe_key(key: str) -> str:
     """``key`` normalised (no leading ``/``, no empty or ``.`` segments), or :class:`UnsafeKey`.
 
@@ -402,7 +409,12 @@ def safe_key(key: str) -> str:
     """
     if not key or not key.strip():
         raise UnsafeKey("empty object key")
-    if any(ord(c) < 32 or c == "\x7f" for c in key):
+    size = len(key.encode("utf-8", "surrogatepass"))
+    if size > MAX_KEY_BYTES:
+        raise UnsafeKey(f"object key of {size} bytes, over {MAX_KEY_BYTES}")
+    # Control characters (C0, DEL, C1), line and paragraph separators break a key's line in a log or a
+    # listing; a lone surrogate is no character at all.
+    if any(unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") for c in key):
         raise UnsafeKey(f"control character in object key {key!r}")
     parts = [p for p in key.replace("\\", "/").split("/") if p not in ("", ".")]
     if ".." in parts:
@@ -410,3 +422,77 @@ def safe_key(key: str) -> str:
     if not parts:
         raise UnsafeKey(f"object key {key!r} names no object")
     return "/".join(parts)
+
+
+def readable_keys(ref: ObjectRef) -> list[str]:
+    """The key policy: the keys to read an object by, or :class:`UnsafeKey` for an object not to be read.
+
+    The one rule for every way a document comes in: the parse stage applies it to the key an S3 event
+    announces, ``tieout reconcile`` to every key it lists (and reports the refused ones instead of
+    announcing them), so the two never disagree. Each reading of the key (as sent, and URL-decoded: S3
+    events encode keys, some gateways send them raw) must pass :func:`safe_key`; one unsafe reading refuses
+    the object, as a literal ``..%2F..%2F`` climbs out once a reader decodes it.
+    """
+    return [safe_key(k) for k in ref.key_candidates()]
+
+
+def stored_key(key: str) -> str | None:
+    """Where a store that keeps objects as files puts ``key``, or None when it cannot hold it.
+
+    ``.`` and empty segments are dropped and each ``..`` takes the segment before it away (versitygw keeps
+    ``in/a/../b.pdf`` as ``in/b.pdf``); a key that climbs above the bucket, which such a store refuses, or
+    that names nothing gives None.
+    """
+    parts: list[str] = []
+    for p in key.split("/"):
+        if p == "..":
+            if not parts:
+                return None
+            parts.pop()
+        elif p not in ("", "."):
+            parts.append(p)
+    return "/".join(parts) or None
+
+
+def refused_key(pipeline_version: str, bucket: str, key: str) -> str:
+    """The marker of an object the parse stage refused by its key, found by where the store keeps it.
+
+    Keyed by bucket and stored key (the bytes were never read, so there is no document id): reconcile,
+    which sees only the stored key, learns that this object was refused.
+    """
+    digest = hashlib.sha256(f"{bucket}/{key}".encode()).hexdigest()
+    return f"refused/v{pipeline_version}/{digest[:2]}/{digest}.json"
+
+
+class RefusedObject(BaseModel):
+    """What a refused-key marker records: the key as announced, why it was refused, and which bytes."""
+
+    bucket: str
+    key: str  # as the event announced it
+    stored_as: str  # where the store keeps it
+    reason: str
+    etag: str | None = None  # the bytes refused: a later upload under the same name is another object
+
+    def marker(self, pipeline_version: str) -> str:
+        """Where this record is kept in the artifact bucket."""
+        return refused_key(pipeline_version, self.bucket, self.stored_as)
+
+    def covers(self, obj: ListedObject) -> bool:
+        """Whether ``obj`` (listed under :attr:`stored_as`) holds the bytes that were refused."""
+        return self.etag is None or self.etag.strip('"') == obj.etag.strip('"')
+
+    @classmethod
+    def of(cls, ref: ObjectRef, reason: str) -> RefusedObject | None:
+        """The record for an announced object refused for ``reason``, when reconcile needs one.
+
+        Only a key the store resolved into a key the policy accepts needs it: a store that cannot hold the
+        key has no object, and one kept under the refused key is refused again when listed.
+        """
+        where = stored_key(ref.key)
+        if where is None or where == ref.key:
+            return None
+        try:
+            readable_keys(ObjectRef(bucket=ref.bucket, key=where))
+        except UnsafeKey:
+            return None
+        return cls(bucket=ref.bucket, key=ref.key, stored_as=where, reason=reason, etag=ref.etag)

@@ -2,7 +2,8 @@
 
 ``submit`` uploads to the landing bucket; the store's notification then announces the object. For a store
 configured without notifications (``S3_NOTIFICATIONS=0``) it publishes the S3 event record itself, in the
-AWS shape, so the parse service cannot tell the difference.
+AWS shape, so the parse service cannot tell the difference. Its keys pass the key policy the parse stage
+applies (:func:`adapters.storage.readable_keys`), so it never uploads a file the parse stage would refuse.
 
 Notifications lost while the broker was down are found by ``tieout reconcile`` (:mod:`consumers.ops`).
 """
@@ -16,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.settings import Settings
-from adapters.storage import ObjectStore, safe_key
+from adapters.storage import Store, readable_keys
 from consumers.kafka import publish
 from consumers.runner import Outgoing
+from schemas.events import ObjectRef
 
 
 def s3_event(bucket: str, key: str, size: int, etag: str, name: str = "ObjectCreated:Put") -> bytes:
@@ -50,14 +52,18 @@ class Submitted:
     etag: str
 
 
-def upload(
-    settings: Settings, store: ObjectStore, files: Sequence[Path], prefix: str = ""
-) -> list[Submitted]:
-    """Upload files to the landing bucket under ``prefix``."""
+def upload(settings: Settings, store: Store, files: Sequence[Path], prefix: str = "") -> list[Submitted]:
+    """Upload files to the landing bucket under ``prefix``.
+
+    Raises:
+        UnsafeKey: A key the parse stage would refuse (:func:`adapters.storage.readable_keys`), such as a
+            prefix that climbs out with ``..``; checked for every file before the first is uploaded.
+    """
+    bucket = settings.landing_bucket
+    keys = [readable_keys(ObjectRef(bucket=bucket, key=f"{prefix}/{f.name}"))[0] for f in files]
     out = []
-    for f in files:
-        key = safe_key(f"{prefix}/{f.name}")  # refuses a prefix that climbs out with ".."
+    for f, key in zip(files, keys, strict=True):
         data = f.read_bytes()
-        store.put_bytes(settings.landing_bucket, key, data, "application/pdf")
-        out.append(Submitted(f, settings.landing_bucket, key, len(data), hashlib.md5(data).hexdigest()))
+        store.put_bytes(bucket, key, data, "application/pdf")
+        out.append(Submitted(f, bucket, key, len(data), hashlib.md5(data).hexdigest()))
     return out

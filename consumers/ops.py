@@ -2,9 +2,16 @@
 
 ``reconcile`` is the answer to "is anything missing?" whatever went wrong: a notification lost while the
 broker was down, a document dead-lettered by an older version, a stage that never finished. It lists the
-landing bucket, hashes each PDF into its document id, and sorts documents into
+landing bucket and sorts the PDFs into
 
-* ``done``: the sink's manifest exists (final results are published);
+* ``refused``: the key policy (:func:`adapters.storage.readable_keys`, the one the parse stage applies to
+  the keys S3 events announce) refuses the object's key, say a newline or a ``..%2F..%2F``; or the parse
+  stage refused the key it was announced under, which the store shortened (``in/a/../b.pdf`` is kept as
+  ``in/b.pdf``), and left a refused-key marker for it. Such objects are reported with the reason, never
+  read and never announced, so running reconcile again adds no dead letter; re-upload the file under a
+  plain key to have it processed;
+* ``done``: the sink's manifest exists (final results are published); the PDF is hashed into its document
+  id to find it;
 * ``rejected``: the parse stage dead-lettered the bytes (the DLQ says why; ``dlq replay`` re-drives);
 * ``missing``: anything else, whatever stage it stopped at. Missing documents are announced again with a
   ``replay`` header, so a stage that already did its part publishes it again from its artifact instead of
@@ -25,15 +32,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.errors import KafkaError, UnknownTopicOrPartitionError
 from pydantic import ValidationError
 
 from adapters.settings import Settings
-from adapters.storage import Store, manifest_key, marker_key, split_uri
+from adapters.storage import (
+    ListedObject,
+    RefusedObject,
+    Store,
+    UnsafeKey,
+    manifest_key,
+    marker_key,
+    readable_keys,
+    refused_key,
+    split_uri,
+)
 from consumers.ingest import s3_event
 from consumers.kafka import client_options, incoming, publish
 from consumers.runner import CLAIM_HEADER, REPLAY_HEADER, Incoming, Outgoing
 from pipeline.config import PIPELINE_VERSION
-from schemas.events import ClaimCheck, DeadLetter
+from schemas.events import ClaimCheck, DeadLetter, ObjectRef
 
 
 @dataclass
@@ -43,6 +62,7 @@ class ReconcileReport:
     done: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     missing: list[tuple[str, str, int, str]] = field(default_factory=list)  # bucket, key, size, etag
+    refused: list[tuple[str, str]] = field(default_factory=list)  # key, why
 
 
 def reconcile(
@@ -53,7 +73,7 @@ def reconcile(
     progress: Callable[[str], None] | None = None,
     max_bytes: int = 1 << 31,
 ) -> ReconcileReport:
-    """Sort the PDFs under ``uri`` (default: the landing bucket) into done, rejected and missing."""
+    """Sort the PDFs under ``uri`` (default: the landing bucket) into refused, done, rejected and missing."""
     bucket, prefix = split_uri(uri) if uri else (settings.landing_bucket, "")
     report = ReconcileReport()
     with tempfile.TemporaryDirectory(prefix="tieout-reconcile-") as tmp:
@@ -62,15 +82,31 @@ def reconcile(
                 continue
             if progress is not None:
                 progress(obj.key)
-            got = store.download(bucket, [obj.key], Path(tmp) / "doc", max_bytes=max_bytes)
-            doc_id = got.doc_id
+            try:
+                readable_keys(ObjectRef(bucket=bucket, key=obj.key))
+            except UnsafeKey as exc:  # not read, as the parse stage would not read it
+                report.refused.append((obj.key, str(exc)))
+                continue
+            doc_id = store.download(bucket, [obj.key], Path(tmp) / "doc", max_bytes=max_bytes).doc_id
             if store.exists(settings.artifact_bucket, manifest_key(PIPELINE_VERSION, doc_id)):
                 report.done.append(obj.key)
             elif store.exists(settings.artifact_bucket, marker_key("rejected", PIPELINE_VERSION, doc_id)):
                 report.rejected.append(obj.key)
+            elif (why := refused_as(settings, store, bucket, obj)) is not None:
+                report.refused.append((obj.key, why))
             else:
                 report.missing.append((bucket, obj.key, obj.size, obj.etag))
     return report
+
+
+def refused_as(settings: Settings, store: Store, bucket: str, obj: ListedObject) -> str | None:
+    """Why the parse stage refused ``obj``'s bytes under the key it was announced with, if it did."""
+    marker = refused_key(PIPELINE_VERSION, bucket, obj.key)
+    if not store.exists(settings.artifact_bucket, marker):
+        return None
+    _, raw = store.get_bytes(settings.artifact_bucket, [marker], max_bytes=1 << 20)
+    refused = RefusedObject.model_validate_json(raw)
+    return f"announced as {refused.key!r}: {refused.reason}" if refused.covers(obj) else None
 
 
 def announcements(settings: Settings, report: ReconcileReport) -> list[Outgoing]:
@@ -157,15 +193,37 @@ async def read_dlq(
     )
     await asyncio.wait_for(consumer.start(), timeout_s)
     try:
-        return await _read_to_end(consumer, topic, timeout_s), consumer
+        return await _read_to_end(settings, consumer, topic, timeout_s), consumer
     except BaseException:
         await consumer.stop()
         raise
 
 
-async def _read_to_end(consumer: AIOKafkaConsumer, topic: str, timeout_s: float) -> list[Incoming]:
-    await asyncio.wait_for(consumer.topics(), timeout_s)  # refreshes the metadata
-    tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+async def partitions(settings: Settings, topic: str, *, timeout_s: float = 30.0) -> list[int]:
+    """The partitions of ``topic`` as the broker describes them (none when the topic does not exist).
+
+    Asked of the admin client: a consumer's ``partitions_for_topic`` only knows topics it subscribed to or
+    was assigned (aiokafka's ``topics()`` fetches metadata into a cluster object of its own), so it said
+    ``None`` for the DLQ and ``dlq list`` showed nothing.
+    """
+    admin = AIOKafkaAdminClient(**_kafka_common(settings, timeout_s))
+    await asyncio.wait_for(admin.start(), timeout_s)
+    try:
+        described = await asyncio.wait_for(admin.describe_topics([topic]), timeout_s)
+    finally:
+        await asyncio.wait_for(admin.close(), timeout_s)
+    found = [t for t in described if t["topic"] == topic]
+    if not found or found[0]["error_code"] == UnknownTopicOrPartitionError.errno:
+        return []
+    if found[0]["error_code"]:
+        raise KafkaError(f"describing {topic}: error code {found[0]['error_code']}")
+    return sorted(p["partition"] for p in found[0]["partitions"])
+
+
+async def _read_to_end(
+    settings: Settings, consumer: AIOKafkaConsumer, topic: str, timeout_s: float
+) -> list[Incoming]:
+    tps = [TopicPartition(topic, p) for p in await partitions(settings, topic, timeout_s=timeout_s)]
     if not tps:
         return []
     # Without a group every record is read; with one, reading starts after what it committed.
@@ -174,7 +232,7 @@ async def _read_to_end(consumer: AIOKafkaConsumer, topic: str, timeout_s: float)
     out: list[Incoming] = []
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
-    while [tp for tp in tps if await consumer.position(tp) < end[tp]]:
+    while [tp for tp in tps if await asyncio.wait_for(consumer.position(tp), timeout_s) < end[tp]]:
         if loop.time() > deadline:
             raise TimeoutError(f"reading {topic} did not reach its end within {timeout_s:.0f}s")
         batch = await consumer.getmany(timeout_ms=500)

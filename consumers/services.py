@@ -35,6 +35,7 @@ from adapters.sinks.base import Sink, SinkBatch, SinkOutage, SinkRefused
 from adapters.sinks.quality import GateResult
 from adapters.storage import (
     Downloaded,
+    RefusedObject,
     StorageError,
     Store,
     UnsafeKey,
@@ -45,7 +46,7 @@ from adapters.storage import (
     marker_key,
     pending_key,
     pending_prefix,
-    safe_key,
+    readable_keys,
 )
 from adapters.tokenizer import ServerTokenizer
 from consumers import metrics, tracing
@@ -182,7 +183,7 @@ class ParseHandler:
         # Gateways such as versitygw announce writes to every bucket, the pipeline's own artifacts included.
         for ref in (r for r in refs if r.bucket == self.settings.landing_bucket):
             try:
-                candidates = [safe_key(k) for k in ref.key_candidates()]
+                candidates = readable_keys(ref)
             except UnsafeKey as exc:
                 raise PermanentError(str(exc), category="unsafe_key", source=ref.key) from exc
             # The document is streamed to a private file: the parent never holds it in memory.
@@ -277,6 +278,27 @@ class ParseHandler:
         """Mark the documents whose parse is committed (or that were rejected), so re-uploads are skipped."""
         await _mark(self.store, self.settings, "parsed", published, self.settings.topic("parsed"))
         await _mark(self.store, self.settings, "rejected", published, self.settings.topic("dlq"))
+        if any(
+            o.topic == self.settings.topic("dlq") and ("category", b"unsafe_key") in o.headers
+            for o in published
+        ):
+            await self._mark_refused(msg)
+
+    async def _mark_refused(self, msg: Incoming) -> None:
+        """Mark the objects of ``msg`` refused by their key: reconcile reports, not announces, them."""
+        for ref in parse_landing(msg.value or b""):
+            if ref.bucket != self.settings.landing_bucket:
+                continue
+            try:
+                readable_keys(ref)
+            except UnsafeKey as exc:
+                if (refused := RefusedObject.of(ref, str(exc))) is not None:
+                    await asyncio.to_thread(
+                        self.store.put_bytes,
+                        self.settings.artifact_bucket,
+                        refused.marker(PIPELINE_VERSION),
+                        refused.model_dump_json().encode(),
+                    )
 
 
 def model_client(settings: Settings) -> ModelClient | None:

@@ -410,17 +410,21 @@ def submit(
     env_file: Annotated[Path | None, typer.Option(help="Settings file (default .tieout/stack.env).")] = None,
 ) -> None:
     """Upload PDFs to the landing bucket (and announce them when the store sends no notifications)."""
-    from adapters.storage import ObjectStore
+    from adapters.storage import ObjectStore, UnsafeKey
     from consumers.ingest import publish_events, s3_event, upload
 
     settings = Settings.load(env_file)
     paths = collect_inputs(files)
     store = ObjectStore(settings)
-    done = upload(settings, store, paths, prefix)
+    try:
+        done = upload(settings, store, paths, prefix)
+    except UnsafeKey as exc:
+        console.print(f"refused: {exc}", markup=False)
+        raise typer.Exit(2) from exc
     if not settings.notifications:
         asyncio.run(publish_events(settings, [s3_event(d.bucket, d.key, d.size, d.etag) for d in done]))
     for d in done:
-        console.print(f"uploaded s3://{d.bucket}/{d.key} ({d.size} bytes)")
+        console.print(f"uploaded s3://{d.bucket}/{d.key} ({d.size} bytes)", markup=False)
     console.print(f"{len(done)} file(s) submitted")
 
 
@@ -442,12 +446,15 @@ def reconcile(
     store = ObjectStore(settings)
     with console.status("checking objects...") as status:
         report = find(settings, store, uri, progress=lambda k: status.update(f"checking {k}"))
+    for key, why in report.refused:
+        console.print(f"refused {key!r}: {why}", markup=False, highlight=False)
     for bucket, key, _, _ in report.missing:
-        console.print(f"{'would announce' if dry_run else 'announcing'} s3://{bucket}/{key}")
+        console.print(f"{'would announce' if dry_run else 'announcing'} s3://{bucket}/{key}", markup=False)
     if report.missing and not dry_run:
         asyncio.run(publish(settings, announcements(settings, report)))
     console.print(
         f"{len(report.done)} done, {len(report.rejected)} rejected (see `tieout dlq list`), "
+        f"{len(report.refused)} refused by their key (not announced; re-upload under a plain key), "
         f"{len(report.missing)} object(s) without results"
     )
 
@@ -488,9 +495,11 @@ def dlq_list(
     chosen = select(dead, category=category, stage=stage)
     for d in chosen:
         letter = d.letter
-        console.print(
-            f"{d.partition}:{d.offset}  {letter.stage}/{letter.category}  {letter.source or '-'}  "
-            f"{letter.message[:120]}"
+        console.print(  # keys and messages are the documents' own text: no markup, shown as they are
+            f"{d.partition}:{d.offset}  {letter.stage}/{letter.category}  {letter.source or '-'!r}  "
+            f"{letter.message[:120]!r}",
+            markup=False,
+            highlight=False,
         )
     console.print(
         f"{len(chosen)} of {len(dead)} dead letter(s) shown" + (f"; {bad} unreadable" if bad else "")
@@ -511,7 +520,7 @@ def dlq_replay(
     chosen, skipped = asyncio.run(replay(settings, category=category, stage=stage, dry_run=dry_run))
     for d in chosen:
         verb = "would replay" if dry_run else "replayed"
-        console.print(f"{verb} {d.letter.stage}/{d.letter.category} {d.letter.source or '-'}")
+        console.print(f"{verb} {d.letter.stage}/{d.letter.category} {d.letter.source or '-'!r}", markup=False)
     console.print(
         f"{len(chosen)} dead letter(s) {'to replay' if dry_run else 'replayed'}, {skipped} not chosen"
     )
