@@ -487,7 +487,8 @@ def test_an_encoder_shared_with_the_producer_frames_with_the_new_ids() -> None:
             first = unframe(wire_value(out, encoder)).schema_id
             fake.wipe(first_id=50)
             await registration.probe()
-            return first, unframe(wire_value(out, encoder)).schema_id, fake.versions["t.facts-value"][FACT_LIKE]
+            then = unframe(wire_value(out, encoder)).schema_id
+            return first, then, fake.versions["t.facts-value"][FACT_LIKE]
         finally:
             await registration.aclose()
 
@@ -513,7 +514,8 @@ def test_readiness_is_false_while_the_registry_is_down_and_true_when_it_answers(
         finally:
             await registration.aclose()
 
-    assert asyncio.run(go()) == [{"registry": True}, {"registry": True}, {"registry": False}, {"registry": True}]
+    up, down = {"registry": True}, {"registry": False}
+    assert asyncio.run(go()) == [up, up, down, up]
 
 
 def test_before_the_first_registration_the_probe_writes_nothing() -> None:
