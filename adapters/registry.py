@@ -15,7 +15,6 @@ The client speaks the Confluent-compatible REST API (Confluent Schema Registry, 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import struct
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, NamedTuple, TypeVar
@@ -428,8 +427,7 @@ class TopicRegistration:
         """Stop a registration in progress and close the registry client."""
         if self._again is not None and not self._again.done():
             self._again.cancel()
-            with contextlib.suppress(BaseException):
-                await self._again
+            await asyncio.gather(self._again, return_exceptions=True)  # its end, not its outcome
         await self.registry.aclose()
 
 

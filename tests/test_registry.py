@@ -573,3 +573,20 @@ def test_the_registry_is_in_readiness_only_when_configured() -> None:
         assert "registry" in {c.name for c in _checks(configured, "verify", transport, registration)}
     finally:
         asyncio.run(registration.aclose())
+
+
+def test_closing_stops_a_registration_in_progress() -> None:
+    fake = FakeRegistry()
+
+    async def go() -> bool:
+        registration = _registration(fake, [])
+        await registration.register()
+        fake.wipe(first_id=9)
+        fake.gate = asyncio.Event()  # never opened: the registration hangs
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(registration.probe(), 0.05)
+        await registration.aclose()
+        return fake.gate.is_set()
+
+    assert not asyncio.run(go())
+    assert fake.versions == {}  # nothing was registered after the wipe
