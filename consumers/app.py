@@ -11,7 +11,7 @@ from typing import Literal, TypeVar
 import structlog
 
 from adapters.model_client import ModelClient
-from adapters.registry import RegistryUnavailable, TopicEncoder, topic_encoder
+from adapters.registry import RegistryUnavailable, TopicEncoder, TopicRegistration, topic_registration
 from adapters.settings import Settings
 from adapters.sinks.base import Sink
 from adapters.sinks.parquet import ParquetDatasets
@@ -91,7 +91,15 @@ async def run_service(
         idle=idle,
         max_processing_s=cfg.timeout_s + 60,
     )
-    health = Health(stage, _checks(settings, stage, transport))
+    # Kept registered from start-up on (None without SCHEMA_REGISTRY_URL); re-registered by the probe.
+    registration = topic_registration(
+        settings,
+        timeout_s=PROBE_TIMEOUT_S,
+        on_registered=lambda ids: log.warning(
+            "topic schemas registered", registry=settings.schema_registry_url, ids=dict(ids)
+        ),
+    )
+    health = Health(stage, _checks(settings, stage, transport, registration))
     endpoint = _serve(settings, health)
     background: list[asyncio.Task[None]] = [asyncio.create_task(health.run(stop))]
     engine: IsolatedEngine | None = None
@@ -105,7 +113,7 @@ async def run_service(
             policy,
         )
         await _until_up("kafka", lambda: ensure_topics(connection, topics), stop, policy)
-        encoder = await _registered(settings, stop, policy)
+        encoder = await _registered(registration, stop, policy)
         transport.producer.encoder = encoder
         handler: Handler
         if stage == "parse":
@@ -151,6 +159,8 @@ async def run_service(
             slot.release()
         if endpoint is not None:
             await asyncio.to_thread(endpoint.close)
+        if registration is not None:
+            await registration.aclose()
         # Exports what is still queued (bounded by the exporter's timeout).
         await asyncio.to_thread(tracing.shutdown)
         if runner is not None:
@@ -175,8 +185,13 @@ def _serve(settings: Settings, health: Health) -> Endpoint | None:
     return endpoint
 
 
-def _checks(settings: Settings, stage: Stage, transport: KafkaTransport) -> list[Check]:
-    """What the service's readiness depends on: the broker and the store, and the sink's database.
+def _checks(
+    settings: Settings, stage: Stage, transport: KafkaTransport, registration: TopicRegistration | None
+) -> list[Check]:
+    """What the service's readiness depends on: broker, store, the sink's database, the schema registry.
+
+    The registry is checked when one is configured; its probe also registers the schemas again when the
+    registry lost them (:meth:`~adapters.registry.TopicRegistration.probe`).
 
     The verify service's model server is added once its client exists. Each probe has its own client
     with short timeouts, so a probe never waits behind the service's own (longer) calls.
@@ -192,6 +207,8 @@ def _checks(settings: Settings, stage: Stage, transport: KafkaTransport) -> list
         from adapters.sinks.postgres import ping
 
         checks.append(Check("database", lambda: _answers(ping, dsn, PROBE_TIMEOUT_S)))
+    if registration is not None:
+        checks.append(Check("registry", registration.probe))
     return checks
 
 
@@ -214,24 +231,23 @@ async def _until_up(
     return await wait_out(call, what=f"{what} not ready", stop=stop, policy=policy, retry_on=(Exception,))
 
 
-async def _registered(settings: Settings, stop: asyncio.Event, policy: RetryPolicy) -> TopicEncoder | None:
-    """With ``SCHEMA_REGISTRY_URL`` set: the topics' schemas registered (idempotent) and their encoder.
+async def _registered(
+    registration: TopicRegistration | None, stop: asyncio.Event, policy: RetryPolicy
+) -> TopicEncoder | None:
+    """With a registry configured: the topics' schemas registered (idempotent, race-free) and their encoder.
 
     An unreachable registry is waited for like the other dependencies; a schema the registry refuses as
     incompatible stops the service at once (this version breaks the topics' contract: a deployment error).
     """
-    if not settings.schema_registry_url:
+    if registration is None:
         return None
-    encoder = await wait_out(
-        lambda: topic_encoder(settings),
+    return await wait_out(
+        registration.register,
         what="schema registry not ready",
         stop=stop,
         policy=policy,
         retry_on=(RegistryUnavailable,),
     )
-    if encoder is not None:
-        log.warning("topic schemas registered", registry=settings.schema_registry_url, ids=encoder.ids)
-    return encoder
 
 
 async def _resume_loop(

@@ -8,8 +8,10 @@ and a stalled loop shows as a failing ``/healthz`` instead of a hanging one.
 * ``/healthz``: 200 while the event loop keeps ticking (the heartbeat is at most ``stale_after_s`` old),
   503 when it has stopped: the process is alive and not stuck.
 * ``/readyz``: 200 when the last probe of every dependency the service uses answered (broker, object
-  store, and as configured the database and the model server), 503 otherwise; the JSON body says which.
-  Probes run every ``interval_s`` with a timeout each, so the answer is at most that old.
+  store, and as configured the database, the model server and the schema registry), 503 otherwise; the
+  JSON body says which. Probes run every ``interval_s`` with a timeout each, so the answer is at most that
+  old. The schema registry's probe also checks that the registry still holds the topics' schemas under
+  the ids the service frames with, and registers them again when it does not (``consumers/app.py``).
 """
 
 from __future__ import annotations

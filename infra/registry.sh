@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # tieout's local schema registry: Apicurio Registry built from Maven Central jars (no Docker), serving the
 # Confluent-compatible REST API (/apis/ccompat/v7) that registry-aware Kafka deserializers speak.
-# Storage is in memory (H2): schemas live as long as the process; `tieout schemas register` and the
-# services' start-up register them again after a restart.
+# Storage persists: Apicurio's SQL storage on an H2 database file in $STATE/registry/, so subjects, rules
+# and schema ids survive a restart (records framed before it stay readable); `reset` deletes it.
 #
 #   bash infra/registry.sh fetch    # resolve the jars + Quarkus build once (cached under $TIEOUT_CACHE)
 #   bash infra/registry.sh up       # start it, wait for GET /apis/ccompat/v7/subjects, write $STATE/registry.env
 #   bash infra/registry.sh status   # health, pid, URL, subjects, RSS (exit 1 if down)
 #   bash infra/registry.sh env      # print $STATE/registry.env
-#   bash infra/registry.sh down     # SIGTERM, bounded wait, SIGKILL
+#   bash infra/registry.sh down     # SIGTERM, bounded wait, SIGKILL (the data stays)
+#   bash infra/registry.sh reset    # down, then delete the data (every subject, rule and id)
 #
 # Environment: REGISTRY_PORT (default: the previous one if still free, else a free one),
 # REGISTRY_HEAP_OPTS (default -Xms32m -Xmx320m), TIEOUT_START_TIMEOUT, TIEOUT_STOP_TIMEOUT,
@@ -34,6 +35,11 @@ ENV_FILE="$STATE/registry.env"
 PID_FILE="$RUN/registry.pid"
 PORT_FILE="$RUN/registry.port"
 LOG_FILE="$LOGS/registry.log"
+DATA="$STATE/registry"                      # the H2 database (registry.mv.db); `reset` deletes it
+# Apicurio 2.4.2's SQL storage reads quarkus.datasource.jdbc.url (its application.properties:
+# ${REGISTRY_DATASOURCE_URL:jdbc:h2:mem:registry_db}); a file URL makes it persistent. WRITE_DELAY=0
+# writes each commit through to the file, so an id the registry answered survives even a SIGKILL.
+JDBC_URL="jdbc:h2:file:$DATA/registry;WRITE_DELAY=0"
 
 START_TIMEOUT=${TIEOUT_START_TIMEOUT:-90}    # seconds
 STOP_TIMEOUT=${TIEOUT_STOP_TIMEOUT:-30}      # seconds before SIGKILL
@@ -127,7 +133,7 @@ SCHEMA_REGISTRY_URL=$(url_of "$PORT")
 REGISTRY_PORT=$PORT
 REGISTRY_PID=$(<"$PID_FILE")
 REGISTRY_KIND=apicurio-$APICURIO_VERSION
-REGISTRY_STORAGE=in-memory
+REGISTRY_STORAGE=h2-file:$DATA
 REGISTRY_LOG=$LOG_FILE
 EOF
   mv -f "$tmp" "$ENV_FILE"
@@ -145,13 +151,15 @@ cmd_up() {
     return
   fi
   [[ -f "$LOG_FILE" ]] && mv -f "$LOG_FILE" "$LOG_FILE.1"
-  log "starting Apicurio Registry $APICURIO_VERSION on 127.0.0.1:$PORT (in-memory storage)"
+  mkdir -p "$DATA"
+  log "starting Apicurio Registry $APICURIO_VERSION on 127.0.0.1:$PORT (storage: $DATA)"
   # Runtime configuration as system properties (they outrank the application.properties in the jar).
   # The console log goes to $LOG_FILE; no OIDC/auth (loopback only, like the rest of the local stack).
   # shellcheck disable=SC2086
   setsid nohup java $REGISTRY_HEAP_OPTS -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true \
     "-Dtieout.state=$STATE" \
     -Dquarkus.http.host=127.0.0.1 "-Dquarkus.http.port=$PORT" \
+    "-Dquarkus.datasource.jdbc.url=$JDBC_URL" \
     -Dquarkus.log.category.io.sentry.level=ERROR \
     -jar "$RUNNER" </dev/null >"$LOG_FILE" 2>&1 &
   echo $! >"$PID_FILE"
@@ -203,14 +211,21 @@ cmd_status() {
   fi
   local pid subjects
   pid=$(<"$PID_FILE")
-  if subjects=$("$PY" -c 'import sys, urllib.request
-with urllib.request.urlopen(sys.argv[1] + "/subjects", timeout=5) as r: print(r.read().decode())' \
+  # a count: the persistent storage accumulates subjects (every test run registers its own prefix's)
+  if subjects=$("$PY" -c 'import json, sys, urllib.request
+with urllib.request.urlopen(sys.argv[1] + "/subjects", timeout=5) as r: print(len(json.load(r)))' \
       "$(url_of "$port")" 2>/dev/null); then
     echo "registry:  healthy  pid=$pid url=$(url_of "$port") subjects=$subjects rss=$(rss_of "$pid")"
   else
     echo "registry:  UNHEALTHY pid=$pid (GET $(url_of "$port")/subjects failed; log: $LOG_FILE)"
     return 1
   fi
+}
+
+cmd_reset() {
+  cmd_down
+  rm -rf "$DATA"
+  log "deleted $DATA (every subject, rule and schema id)"
 }
 
 cmd_env() {
@@ -224,5 +239,6 @@ case "${1:-}" in
   down)   cmd_down ;;
   status) cmd_status ;;
   env)    cmd_env ;;
-  *) echo "usage: bash infra/registry.sh fetch|up|down|status|env" >&2; exit 2 ;;
+  reset)  cmd_reset ;;
+  *) echo "usage: bash infra/registry.sh fetch|up|down|status|env|reset" >&2; exit 2 ;;
 esac

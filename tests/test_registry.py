@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import struct
+from collections.abc import Mapping
 from types import SimpleNamespace
 
 import httpx2
@@ -22,21 +23,27 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 
 from adapters.registry import (
     HEADER_BYTES,
+    RACE_ATTEMPTS,
     UNFRAMED_TOPICS,
     FramingError,
     IncompatibleSchema,
+    RegistryConflict,
     RegistryError,
     RegistryUnavailable,
     SchemaRegistry,
     TopicEncoder,
+    TopicRegistration,
     frame,
     register_topics,
     subject,
+    topic_registration,
     topic_schemas,
     unframe,
 )
 from adapters.settings import Settings
-from consumers.kafka import incoming, wire_value
+from consumers.app import _checks
+from consumers.health import Check, Health
+from consumers.kafka import KafkaTransport, incoming, wire_value
 from consumers.runner import CLAIM_HEADER, Outgoing
 from schemas.events import TOPICS
 from schemas.export import TOPIC_DIR
@@ -153,8 +160,12 @@ def test_every_topic_but_landing_is_registered_with_its_checked_in_schema() -> N
 
 
 # -------------------------------------------------------------------------------------------- client
+API = "/apis/ccompat/v7"
+
+
 def _registry(handler: httpx2.MockTransport) -> SchemaRegistry:
-    return SchemaRegistry("http://registry.test/apis/ccompat/v7/", transport=handler)
+    # No pause between a refused write and the look-up: the fakes answer at once.
+    return SchemaRegistry(f"http://registry.test{API}/", transport=handler, race_pause_s=0)
 
 
 def test_register_sets_backward_only_on_subjects_without_a_level_and_returns_ids() -> None:
@@ -248,7 +259,7 @@ def test_a_409_that_persists_is_an_incompatible_schema() -> None:
 
     with pytest.raises(IncompatibleSchema):
         asyncio.run(go())
-    assert len(posts) == 2  # asked again once after the look-up found nothing
+    assert len(posts) == RACE_ATTEMPTS  # asked again each time the look-up found nothing
 
 
 def test_an_unreachable_registry_is_an_outage() -> None:
@@ -277,3 +288,305 @@ def test_lookup_and_compatibility_read_404_as_absent() -> None:
 def test_header_layout_matches_the_struct_confluent_documents() -> None:
     # ">bI": signed magic byte, unsigned 32-bit id (Confluent's wire format docs).
     assert struct.unpack(">bI", frame(99, b"")[:5]) == (0, 99)
+
+
+# ------------------------------------------------------------------------- races and a lost registry
+class FakeRegistry:
+    """The part of the Confluent-compatible API tieout uses, in memory, racing as Apicurio does.
+
+    Each write checks, yields to the event loop, then inserts: a client whose check ran before another's
+    insert is refused like Apicurio refuses it (409 for a rule, 500 for the same schema text inserted
+    twice at once). Ids are content ids shared across subjects, counted from ``first_id``.
+    """
+
+    def __init__(self, first_id: int = 1) -> None:
+        self.levels: dict[str, str] = {}
+        self.versions: dict[str, dict[str, int]] = {}  # subject -> schema text -> id
+        self.contents: dict[str, int] = {}  # schema text -> id
+        self.next_id = first_id
+        self.writes: list[tuple[str, str]] = []
+        self.down = False
+        self.gate: asyncio.Event | None = None  # when set (closed), registrations wait for it
+
+    def wipe(self, first_id: int) -> None:
+        """What a registry with in-memory storage is after a restart: empty, ids counted afresh."""
+        self.__init__(first_id)  # type: ignore[misc]
+
+    def add(self, name: str, text: str) -> int:
+        schema_id = self.contents.setdefault(text, self.next_id)
+        self.next_id = max(self.next_id, schema_id + 1)
+        self.versions.setdefault(name, {})[text] = schema_id
+        return schema_id
+
+    async def __call__(self, req: httpx2.Request) -> httpx2.Response:
+        if self.down:
+            raise httpx2.ConnectError("connection refused", request=req)
+        path = req.url.path.removeprefix(API)
+        body = json.loads(req.content) if req.content else {}
+        await asyncio.sleep(0)  # other clients' requests interleave here...
+        if path == "/config":
+            return httpx2.Response(200, json={"compatibilityLevel": "NONE"})
+        if path.startswith("/config/"):
+            name = path.removeprefix("/config/")
+            if req.method == "GET":
+                level = self.levels.get(name)
+                if level is None:
+                    return httpx2.Response(404, json={"error_code": 40408, "message": "no config"})
+                return httpx2.Response(200, json={"compatibilityLevel": level})
+            self.writes.append(("PUT", path))
+            exists = name in self.levels
+            await asyncio.sleep(0)  # ...and between a write's check and its insert
+            if not exists and name in self.levels:
+                return httpx2.Response(
+                    409, json={"error_code": 0, "message": "A rule named 'COMPATIBILITY' already exists."}
+                )
+            self.levels[name] = body["compatibility"]
+            return httpx2.Response(200, json=body)
+        if req.method == "POST" and path.endswith("/versions"):
+            self.writes.append(("POST", path))
+            if self.gate is not None:
+                await self.gate.wait()
+            text = body["schema"]
+            known = text in self.contents
+            await asyncio.sleep(0)
+            if not known and text in self.contents:
+                return httpx2.Response(500, json={"error_code": 50001, "message": "Unique index violation"})
+            return httpx2.Response(200, json={"id": self.add(path.split("/")[2], text)})
+        if req.method == "POST" and path.startswith("/subjects/"):  # look-up
+            found = self.versions.get(path.split("/")[2], {}).get(body["schema"])
+            if found is None:
+                return httpx2.Response(404, json={"error_code": 40403, "message": "not registered"})
+            return httpx2.Response(200, json={"id": found, "subject": path.split("/")[2], "version": 1})
+        return httpx2.Response(500, json={"message": f"unexpected {req.method} {path}"})
+
+
+SCHEMAS = {"t.facts": FACT_LIKE, "t.flags": json.dumps({"type": "object"})}
+
+
+def test_services_registering_at_once_on_an_empty_registry_all_succeed_with_the_same_ids() -> None:
+    # Each of three clients finds no level, sets one and registers: every check-then-act races.
+    fake = FakeRegistry()
+
+    async def one() -> dict[str, int]:
+        async with _registry(httpx2.MockTransport(fake)) as reg:
+            return await register_topics(reg, SCHEMAS)
+
+    async def three() -> list[dict[str, int]]:
+        return list(await asyncio.gather(one(), one(), one()))
+
+    results = asyncio.run(three())
+    assert results[0] == results[1] == results[2]
+    assert set(results[0]) == set(SCHEMAS)
+    assert fake.levels == {"t.facts-value": "BACKWARD", "t.flags-value": "BACKWARD"}
+    assert {m for m, _ in fake.writes} == {"PUT", "POST"}
+    assert sum(m == "PUT" for m, _ in fake.writes) > len(SCHEMAS)  # the race happened: some were refused
+
+
+def test_a_rule_a_concurrent_client_set_is_read_back_and_not_set_again() -> None:
+    # The loser of the race is refused with 409; the level read back is the subject's: no second PUT.
+    fake = FakeRegistry()
+
+    def answer(req: httpx2.Request) -> httpx2.Response:
+        if req.method == "PUT":
+            fake.writes.append(("PUT", req.url.path))
+            fake.levels["t.facts-value"] = "FULL"  # someone else's PUT went in first
+            return httpx2.Response(
+                409, json={"error_code": 0, "message": "A rule named 'COMPATIBILITY' already exists."}
+            )
+        level = fake.levels.get("t.facts-value")
+        if level is None:
+            return httpx2.Response(404, json={"error_code": 40408, "message": "no config"})
+        return httpx2.Response(200, json={"compatibilityLevel": level})
+
+    async def go() -> str:
+        async with _registry(httpx2.MockTransport(answer)) as reg:
+            return await reg.ensure_compatibility("t.facts-value", "BACKWARD")
+
+    assert asyncio.run(go()) == "FULL"  # set on purpose by the other client: left alone, as if found first
+    assert len(fake.writes) == 1
+
+
+def test_a_rule_write_refused_while_no_rule_shows_is_tried_again_then_final() -> None:
+    puts: list[str] = []
+
+    def answer(req: httpx2.Request) -> httpx2.Response:
+        if req.method == "PUT":
+            puts.append(req.url.path)
+            return httpx2.Response(409, json={"error_code": 0, "message": "refused"})
+        return httpx2.Response(404, json={"error_code": 40408, "message": "no config"})
+
+    async def go() -> str:
+        async with _registry(httpx2.MockTransport(answer)) as reg:
+            return await reg.ensure_compatibility("t.facts-value")
+
+    with pytest.raises(RegistryConflict) as refused:
+        asyncio.run(go())
+    assert not isinstance(refused.value, IncompatibleSchema)  # a rule, not a schema, was refused
+    assert len(puts) == RACE_ATTEMPTS
+
+
+def test_a_500_from_inserting_the_same_schema_at_once_is_success_once_it_is_registered() -> None:
+    registered: dict[str, int] = {}
+
+    def answer(req: httpx2.Request) -> httpx2.Response:
+        if req.url.path.endswith("/versions"):
+            registered["t.facts-value"] = 7  # the concurrent client's insert won; ours failed
+            return httpx2.Response(500, json={"error_code": 50001, "message": "Unique index violation"})
+        if "t.facts-value" in registered:
+            return httpx2.Response(200, json={"id": 7, "subject": "t.facts-value", "version": 1})
+        return httpx2.Response(404, json={"error_code": 40403, "message": "not registered"})
+
+    async def go() -> int:
+        async with _registry(httpx2.MockTransport(answer)) as reg:
+            return await reg.register("t.facts-value", "{}")
+
+    assert asyncio.run(go()) == 7
+
+
+def _registration(fake: FakeRegistry, logged: list[Mapping[str, int]]) -> TopicRegistration:
+    return TopicRegistration(_registry(httpx2.MockTransport(fake)), SCHEMAS, on_registered=logged.append)
+
+
+def test_a_registry_that_came_back_empty_is_filled_again_and_records_carry_its_ids() -> None:
+    fake = FakeRegistry()
+    logged: list[Mapping[str, int]] = []
+
+    async def go() -> tuple[dict[str, int], dict[str, int], bool]:
+        registration = _registration(fake, logged)
+        try:
+            encoder = await registration.register()
+            before = dict(encoder.ids)
+            assert await registration.probe()  # ids hold: nothing written
+            writes = len(fake.writes)
+            assert await registration.probe() and len(fake.writes) == writes
+            fake.wipe(first_id=1)
+            fake.add("other-value", "{}")  # another client registered first: our ids now name other schemas
+            ready = await registration.probe()
+            return before, dict(encoder.ids), ready
+        finally:
+            await registration.aclose()
+
+    before, after, ready = asyncio.run(go())
+    assert ready
+    assert after != before  # the old ids are not the registry's any more
+    assert after == {t: fake.versions[subject(t)][s] for t, s in SCHEMAS.items()}
+    assert fake.levels == {subject(t): "BACKWARD" for t in SCHEMAS}
+    assert logged == [before, after]
+    encoder = TopicEncoder(after)
+    assert unframe(encoder.encode("t.facts", b"{}")).schema_id == after["t.facts"]
+
+
+def test_an_encoder_shared_with_the_producer_frames_with_the_new_ids() -> None:
+    fake = FakeRegistry()
+
+    async def go() -> tuple[int | None, int | None, int]:
+        registration = _registration(fake, [])
+        try:
+            encoder = await registration.register()
+            out = Outgoing("t.facts", b"k", b"{}")
+            first = unframe(wire_value(out, encoder)).schema_id
+            fake.wipe(first_id=50)
+            await registration.probe()
+            then = unframe(wire_value(out, encoder)).schema_id
+            return first, then, fake.versions["t.facts-value"][FACT_LIKE]
+        finally:
+            await registration.aclose()
+
+    first, then, registered = asyncio.run(go())
+    assert first != then and then == registered
+
+
+def test_readiness_is_false_while_the_registry_is_down_and_true_when_it_answers() -> None:
+    fake = FakeRegistry()
+
+    async def go() -> list[dict[str, bool]]:
+        registration = _registration(fake, [])
+        health = Health("sink", [Check("registry", registration.probe)], probe_timeout_s=5)
+        try:
+            rounds = [await health.probe()]  # before the start-up registration: reachable is enough
+            await registration.register()
+            rounds.append(await health.probe())
+            fake.down = True
+            rounds.append(await health.probe())
+            fake.down = False
+            rounds.append(await health.probe())
+            return rounds
+        finally:
+            await registration.aclose()
+
+    up, down = {"registry": True}, {"registry": False}
+    assert asyncio.run(go()) == [up, up, down, up]
+
+
+def test_before_the_first_registration_the_probe_writes_nothing() -> None:
+    fake = FakeRegistry()
+
+    async def go() -> bool:
+        registration = _registration(fake, [])
+        try:
+            return await registration.probe()
+        finally:
+            await registration.aclose()
+
+    assert asyncio.run(go())
+    assert fake.writes == [] and fake.versions == {}
+
+
+def test_a_registration_again_outlives_the_probe_that_started_it() -> None:
+    # A probe's timeout cancels the probe, not the registration: the next probe finds it done.
+    fake = FakeRegistry()
+    logged: list[Mapping[str, int]] = []
+
+    async def go() -> tuple[bool, bool]:
+        registration = _registration(fake, logged)
+        health = Health("parse", [Check("registry", registration.probe)], probe_timeout_s=0.05)
+        try:
+            await registration.register()
+            fake.wipe(first_id=9)
+            fake.gate = asyncio.Event()  # the registry hangs on registrations until opened
+            timed_out = await health.probe()
+            fake.gate.set()
+            for _ in range(100):  # the registration in the background finishes once the gate opens
+                await asyncio.sleep(0)
+            return timed_out["registry"], (await health.probe())["registry"]
+        finally:
+            await registration.aclose()
+
+    assert asyncio.run(go()) == (False, True)
+    assert len(logged) == 2  # the start-up registration and one more: not one per probe
+
+
+def test_the_registry_is_in_readiness_only_when_configured() -> None:
+    settings = Settings(topic_prefix="t.")
+    transport = KafkaTransport(
+        connection={"bootstrap_servers": "127.0.0.1:9"},
+        topics=["t.parsed"],
+        group_id="g",
+        transactional_id="x",
+        idle=asyncio.Event(),
+    )
+    assert "registry" not in {c.name for c in _checks(settings, "verify", transport, None)}
+    configured = settings.model_copy(update={"schema_registry_url": "http://registry.test/apis/ccompat/v7"})
+    registration = topic_registration(configured)
+    assert registration is not None and topic_registration(settings) is None
+    try:
+        assert "registry" in {c.name for c in _checks(configured, "verify", transport, registration)}
+    finally:
+        asyncio.run(registration.aclose())
+
+
+def test_closing_stops_a_registration_in_progress() -> None:
+    fake = FakeRegistry()
+
+    async def go() -> bool:
+        registration = _registration(fake, [])
+        await registration.register()
+        fake.wipe(first_id=9)
+        fake.gate = asyncio.Event()  # never opened: the registration hangs
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(registration.probe(), 0.05)
+        await registration.aclose()
+        return fake.gate.is_set()
+
+    assert not asyncio.run(go())
+    assert fake.versions == {}  # nothing was registered after the wipe

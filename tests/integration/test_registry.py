@@ -6,6 +6,12 @@
 * With ``SCHEMA_REGISTRY_URL`` set, the three services publish in the registry's wire format, and a data
   team's consumer — confluent-kafka's ``JSONDeserializer`` with a ``SchemaRegistryClient`` — reads every
   topic they publish to, the dead-letter topic included.
+* Registration is race-free: clients, and three services, registering the same schemas at once on subjects
+  the registry has never seen all succeed with the same ids.
+* The registry in ``/readyz``: false while it is down, true again when it answers. Its storage persists, so
+  after a restart every record published before stays readable; a registry that lost its data is filled
+  again by the running services, whose records then carry the ids valid there (``faults``: these restart
+  the registry).
 """
 
 from __future__ import annotations
@@ -15,9 +21,13 @@ import json
 import os
 import subprocess
 import time
+import urllib.error
+import urllib.request
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from confluent_kafka.schema_registry import SchemaRegistryClient
@@ -33,14 +43,16 @@ from adapters.registry import (
     topic_schemas,
     unframe,
 )
-from adapters.settings import Settings
+from adapters.settings import Settings, read_env_file
 from adapters.storage import ObjectStore
 from tests.integration.conftest import REPO, TIEOUT, Isolated, reader, started
 
 pytestmark = pytest.mark.integration
 
 REGISTRY_ENV = Path(os.environ.get("TIEOUT_REGISTRY_ENV", REPO / ".tieout" / "registry.env"))
+REGISTRY_SH = ["bash", str(REPO / "infra" / "registry.sh")]
 SAMPLES = sorted((REPO / "sample_docs").glob("*.pdf"))
+STAGES = ("parse", "verify", "sink")
 
 
 @pytest.fixture(scope="session")
@@ -126,9 +138,18 @@ def test_schemas_register_command_is_idempotent(registry_url: str, tmp_path: Pat
 
 
 def _read_framed(
-    it: Isolated, topic: str, deserialize: JSONDeserializer, *, until: Any, timeout_s: float = 180.0
+    it: Isolated,
+    topic: str,
+    deserialize: JSONDeserializer,
+    *,
+    until: Any,
+    timeout_s: float = 180.0,
+    skip: frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
-    """``topic`` from the start as a data team reads it: each value through ``JSONDeserializer``."""
+    """``topic`` from the start as a data team reads it: each value through ``JSONDeserializer``.
+
+    Records of the documents in ``skip`` (by ``doc_id``) are passed over unread.
+    """
     c = reader(it.settings, topic)
     ctx = SerializationContext(topic, MessageField.VALUE)
     out: list[dict[str, Any]] = []
@@ -140,6 +161,8 @@ def _read_framed(
                 continue
             raw = m.value()
             assert isinstance(raw, bytes) and raw[:1] == b"\x00", f"{topic}: not in the wire format: {raw!r}"
+            if json.loads(raw[HEADER_BYTES:]).get("doc_id") in skip:
+                continue
             value = deserialize(raw, ctx)  # validates against the writer schema the id names
             assert isinstance(value, dict), f"{topic}: {value!r}"
             assert value == json.loads(raw[HEADER_BYTES:])
@@ -257,3 +280,215 @@ def test_a_service_whose_schema_breaks_the_contract_refuses_to_start(
     assert rc != 0
     logs = it.services.logs()
     assert "IncompatibleSchema" in logs and subject(topic) in logs
+
+
+# --------------------------------------------------------------------------- races, restarts, readiness
+def test_clients_registering_at_once_on_new_subjects_all_get_the_same_ids(registry_url: str) -> None:
+    # Each round: three clients register every topic of a prefix the registry has never seen, at once, so
+    # each finds no level, sets one and registers (Apicurio checks, then inserts, for rules and content).
+    async def one(schemas: dict[str, str]) -> dict[str, int]:
+        async with SchemaRegistry(registry_url) as reg:
+            return await register_topics(reg, schemas)
+
+    async def rounds() -> list[list[dict[str, int]]]:
+        out = []
+        for _ in range(5):
+            schemas = topic_schemas(Settings(topic_prefix=f"it{uuid.uuid4().hex[:8]}.").topic)
+            out.append(list(await asyncio.gather(one(schemas), one(schemas), one(schemas))))
+        return out
+
+    for results in asyncio.run(asyncio.wait_for(rounds(), 240)):
+        assert results[0] == results[1] == results[2]
+        client = SchemaRegistryClient({"url": registry_url, "timeout": 10})
+        for topic, schema_id in results[0].items():
+            assert client.get_compatibility(subject(topic)) == "BACKWARD"
+            assert client.get_latest_version(subject(topic)).schema_id == schema_id
+
+
+def _endpoint(it: Isolated, stage: str) -> str | None:
+    """Where the service's HTTP endpoint listens, from its log (None until it has logged it)."""
+    path = it.services.log_dir / f"{stage}-w1.log"
+    for line in path.read_text(errors="replace").splitlines() if path.exists() else []:
+        if '"metrics endpoint"' in line:
+            return str(json.loads(line)["url"])
+    return None
+
+
+def _readiness(it: Isolated, stage: str) -> dict[str, Any]:
+    """The service's ``/readyz`` answer (200 or 503 alike); empty while it has no endpoint yet."""
+    url = _endpoint(it, stage)
+    if url is None:
+        return {}
+    try:
+        with urllib.request.urlopen(f"{url}/readyz", timeout=5) as r:
+            return dict(json.load(r))
+    except urllib.error.HTTPError as exc:  # 503: not ready, same body
+        return dict(json.load(exc))
+    except OSError:
+        return {}
+
+
+def _registry_ready(it: Isolated, stages: tuple[str, ...] = STAGES) -> Callable[[], dict[str, Any]]:
+    return lambda: {s: _readiness(it, s).get("checks", {}).get("registry") for s in stages}
+
+
+def _eventually(
+    it: Isolated, what: str, check: Callable[[], Any], ok: Callable[[Any], bool], bound_s: float = 120.0
+) -> Any:
+    """Poll ``check`` until ``ok`` holds of its answer; ``bound_s`` is a liveness bound, not a timing."""
+    deadline = time.monotonic() + bound_s
+    while True:
+        seen = check()
+        if ok(seen):
+            return seen
+        for stage in STAGES:
+            p = it.services.procs.get(f"{stage}-w1")
+            if p is not None and p.poll() is not None:
+                pytest.fail(
+                    f"the {stage} service exited ({p.returncode}) while {what}\n{it.services.logs()[-4000:]}"
+                )
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"liveness bound: not {what} within {bound_s:.0f} s; last seen {seen}\n"
+                f"{it.services.logs()[-4000:]}"
+            )
+        time.sleep(0.5)
+
+
+def _start_all(it: Isolated, url: str) -> None:
+    """The three services, started at once, framing for the registry at ``url``."""
+    it.services.env["SCHEMA_REGISTRY_URL"] = url
+    for stage in STAGES:
+        it.services.start(stage, "w1")
+
+
+def test_three_services_started_at_once_on_an_empty_registry_all_come_up(
+    isolated: Isolated, registry_url: str
+) -> None:
+    # The test's topic prefix is new to the registry: its subjects are empty, and all three services
+    # register all of them at the same moment.
+    it = isolated
+    _start_all(it, registry_url)
+    reports = _eventually(
+        it,
+        "every service is ready",
+        lambda: {s: _readiness(it, s) for s in STAGES},
+        lambda r: all(report.get("ready") for report in r.values()),
+    )
+    assert all(report["checks"]["registry"] for report in reports.values()), reports
+    client = SchemaRegistryClient({"url": registry_url, "timeout": 10})
+    schemas = topic_schemas(it.settings.topic)
+    for topic in schemas:
+        assert client.get_compatibility(subject(topic)) == "BACKWARD"
+    logs = it.services.logs()
+    assert "IncompatibleSchema" not in logs and "RegistryConflict" not in logs
+    assert logs.count('"topic schemas registered"') == len(STAGES)
+
+
+def _registry_sh(command: str, state: Path, port: int) -> None:
+    """``infra/registry.sh <command>`` for the registry whose state is ``state``, on the same port."""
+    env = {**os.environ, "TIEOUT_STATE": str(state), "REGISTRY_PORT": str(port)}
+    out = subprocess.run(
+        [*REGISTRY_SH, command], env=env, capture_output=True, text=True, timeout=300, cwd=REPO
+    )
+    assert out.returncode == 0, f"registry.sh {command}: {out.stdout[-2000:]}\n{out.stderr[-2000:]}"
+
+
+def _every_record(
+    it: Isolated, url: str, docs: int, skip: frozenset[str] = frozenset()
+) -> dict[str, list[dict[str, Any]]]:
+    """Every record of the document topics (those of the documents in ``skip`` aside), each through a new
+    ``JSONDeserializer`` and registry client: no cache from an earlier read, every schema id is looked up
+    in the registry as it is now."""
+    client = SchemaRegistryClient({"url": url, "timeout": 10})
+    deserialize = JSONDeserializer(None, schema_registry_client=client)
+
+    def read(name: str, until: Any) -> list[dict[str, Any]]:
+        return _read_framed(it, it.topic(name), deserialize, until=until, skip=skip)
+
+    verified = read("verified", lambda r: len({v["doc_id"] for v in r}) >= docs)
+    n_facts = sum(int(v["facts"]) for v in verified)
+    got = {
+        "verified": verified,
+        "parsed": read("parsed", lambda r: len({v["doc_id"] for v in r}) >= docs),
+        "facts": read("facts", lambda r: len(r) >= n_facts),
+        "summaries": read("summaries", lambda r: len({v["doc_id"] for v in r}) >= docs),
+    }
+    for name, records in got.items():  # framed with the id the registry now has for the schema
+        assert {r["_schema_id"] for r in records} == {
+            client.get_latest_version(subject(it.topic(name))).schema_id
+        }
+    return got
+
+
+def _sample(prefix: str) -> Path:
+    return next(p for p in SAMPLES if p.name.startswith(prefix))
+
+
+def _upload(it: Isolated, prefix: str) -> None:
+    doc = _sample(prefix)
+    ObjectStore(it.settings).client.upload_file(str(doc), it.settings.landing_bucket, f"restart/{doc.name}")
+
+
+@pytest.mark.faults
+def test_after_a_registry_restart_a_deserializer_reads_every_record_again(
+    isolated: Isolated, registry_url: str
+) -> None:
+    it = isolated
+    _start_all(it, registry_url)
+    _upload(it, "halvorsen")
+    before = _every_record(it, registry_url, docs=1)
+    state, port = REGISTRY_ENV.parent, int(urlsplit(registry_url).port or 0)
+    _registry_sh("down", state, port)
+    try:
+        _eventually(it, "the registry out of readiness", _registry_ready(it), lambda r: not any(r.values()))
+    finally:
+        _registry_sh("up", state, port)
+    # "within a minute" of the registry answering again: a liveness bound.
+    after = _eventually(
+        it, "every record readable again", lambda: _every_record(it, registry_url, docs=1), bool, 60.0
+    )
+    assert after == before  # the same records under the same ids: the registry kept them
+    _eventually(it, "every service is ready again", _registry_ready(it), lambda r: all(r.values()))
+    _upload(it, "kaizen")  # and the services go on publishing records it can read
+    later = _every_record(it, registry_url, docs=2)
+    assert {r["_schema_id"] for r in later["facts"]} == {r["_schema_id"] for r in before["facts"]}
+
+
+@pytest.fixture
+def own_registry(tmp_path: Path, registry_url: str) -> Iterator[tuple[str, Path, int]]:
+    """A registry of this test's own (its own state and data), whose data it may delete."""
+    del registry_url  # the shared one's fixture: skip or fail as it does when no registry can run
+    state = tmp_path / "registry-state"
+    env = {**os.environ, "TIEOUT_STATE": str(state)}
+    out = subprocess.run([*REGISTRY_SH, "up"], env=env, capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert out.returncode == 0, out.stderr[-2000:]
+    try:
+        url = read_env_file(state / "registry.env")["SCHEMA_REGISTRY_URL"]
+        yield url, state, int(urlsplit(url).port or 0)
+    finally:
+        subprocess.run([*REGISTRY_SH, "down"], env=env, capture_output=True, timeout=120, cwd=REPO)
+
+
+@pytest.mark.faults
+def test_a_registry_that_lost_its_data_is_filled_again_by_the_running_services(
+    isolated: Isolated, own_registry: tuple[str, Path, int]
+) -> None:
+    it = isolated
+    url, state, port = own_registry
+    _start_all(it, url)
+    _upload(it, "halvorsen")
+    lost = frozenset(v["doc_id"] for v in _every_record(it, url, docs=1)["verified"])
+    _registry_sh("reset", state, port)  # down, and every subject, rule and id deleted
+    _eventually(it, "the registry out of readiness", _registry_ready(it), lambda r: not any(r.values()))
+    _registry_sh("up", state, port)
+    client = SchemaRegistryClient({"url": url, "timeout": 10})
+    expected = {subject(t) for t in topic_schemas(it.settings.topic)}
+    _eventually(it, "the subjects registered again", lambda: set(client.get_subjects()), expected.__le__)
+    _eventually(it, "every service is ready again", _registry_ready(it), lambda r: all(r.values()))
+    for name in expected:
+        assert client.get_compatibility(name) == "BACKWARD"
+    _upload(it, "kaizen")
+    # The records published from now on carry ids valid here (those before name ids the registry lost).
+    records = _every_record(it, url, docs=1, skip=lost)
+    assert [str(v["source"]) for v in records["summaries"]] == ["restart/" + _sample("kaizen").name]
