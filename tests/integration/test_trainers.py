@@ -23,6 +23,7 @@ from pipeline.model.verify import PageIndex
 from pipeline.rewards.links import page_index_json
 from pipeline.taxonomy import load_taxonomy
 from schemas.models import DocumentResult, ModelCall
+from tests.integration.model_fixtures import servers_left_idle  # noqa: F401 (autouse in this module)
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 
