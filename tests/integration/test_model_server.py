@@ -76,7 +76,7 @@ def test_schema_valid_answers_are_verified_and_merged(model_env: dict[str, str])
     r = asyncio.run(main())
     report = r.model
     assert report is not None and report.status == "done"
-    assert report.reason.startswith("whole: 1 window"), report.reason
+    assert (report.reason or "").startswith("whole: 1 window"), report.reason
     assert {c.task for c in report.calls} == {"cross_page_links", "label_mapping", "narrative_claims"}
     assert all(c.model for c in report.calls)
     assert any(c.ok for c in report.calls), [c.error for c in report.calls]
