@@ -26,6 +26,7 @@ from tests.integration.conftest import MODEL_ENV, REPO, Isolated, started
 from tests.integration.model_fixtures import (  # noqa: F401 (servers_left_idle: autouse in this module)
     ANSWER_TOKENS,
     REQUEST_TIMEOUT_S,
+    Load,
     load,
     servers_left_idle,
     wait_idle,
@@ -115,7 +116,7 @@ def test_a_request_the_client_gives_up_on_is_aborted_on_the_server(
     assert before.idle, f"liveness bound: the server was busy before the test: {before}"
     messages = [{"role": "user", "content": "Count from 1 upwards, as a JSON list of integers."}]
 
-    async def main() -> str:
+    async def main() -> tuple[str, Load]:
         timeout = 1.0 if how == "client timeout" else REQUEST_TIMEOUT_S
         ep = Endpoint(base_url, model_env.get("MODEL_NAME", "smollm2"), timeout_s=timeout)
         client = ModelClient({"standard": ep}, retries=0)
@@ -129,24 +130,27 @@ def test_a_request_the_client_gives_up_on_is_aborted_on_the_server(
             if how == "client timeout":
                 with pytest.raises(ModelUnavailable) as raised:
                     await call
-                return str(raised.value)
-            # Cancel once the server is decoding this request (a liveness bound, not a measurement).
-            deadline = asyncio.get_running_loop().time() + REQUEST_TIMEOUT_S
-            while load(root).generation_tokens == before.generation_tokens:
-                assert not call.done(), call
-                assert asyncio.get_running_loop().time() < deadline, "liveness bound: no token decoded"
-                await asyncio.sleep(0.2)
-            call.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await call
-            return "cancelled"
+                outcome = str(raised.value)
+            else:
+                # Cancel once the server is decoding this request (a liveness bound, not a measurement).
+                deadline = asyncio.get_running_loop().time() + REQUEST_TIMEOUT_S
+                while (await asyncio.to_thread(load, root)).generation_tokens == before.generation_tokens:
+                    assert not call.done(), call
+                    assert asyncio.get_running_loop().time() < deadline, "liveness bound: no token decoded"
+                    await asyncio.sleep(0.2)
+                call.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await call
+                outcome = "cancelled"
+            # While the client lives on, as a service's does: closing it would close every connection
+            # anyway, and hide one left open in its pool with the server still decoding for it.
+            return outcome, await asyncio.to_thread(wait_idle, root)
         finally:
             await client.aclose()
 
-    outcome = asyncio.run(main())
+    outcome, after = asyncio.run(main())
     if how == "client timeout":
         assert "Timeout" in outcome, outcome
-    after = wait_idle(root)
     decoded = after.generation_tokens - before.generation_tokens
     assert after.idle, f"liveness bound: the server still decodes the abandoned request: {after}"
     assert after.finished == before.finished, "the request ran to its end instead of being aborted"
