@@ -19,6 +19,7 @@ import adapters.model_client as model_client
 from adapters.model_client import Endpoint, ModelClient
 from adapters.retry import Backoff
 from pipeline.model.ports import Answer, ModelUnavailable
+from tests.support.give_up import HOW, give_up
 
 Handler = Callable[[httpx2.Request], httpx2.Response]
 
@@ -227,7 +228,7 @@ class Hanging:
         self.server.close()
 
 
-@pytest.mark.parametrize("how", ["client timeout", "caller cancels"])
+@pytest.mark.parametrize("how", HOW)
 def test_a_call_given_up_on_closes_its_connection_so_the_server_can_abort_it(how: str) -> None:
     hanging = Hanging()
 
@@ -240,17 +241,8 @@ def test_a_call_given_up_on_closes_its_connection_so_the_server_can_abort_it(how
                     tier="standard", task="t", prompt_version="v", messages=[], schema=Links, max_tokens=9
                 )
             )
-            outcome = "cancelled"
             try:
-                if how == "client timeout":
-                    with pytest.raises(ModelUnavailable) as raised:
-                        await call
-                    outcome = str(raised.value)
-                else:
-                    await asyncio.wait_for(hanging.received.wait(), 60)
-                    call.cancel()
-                    with pytest.raises(asyncio.CancelledError):
-                        await call
+                outcome = await give_up(call, how, lambda: asyncio.wait_for(hanging.received.wait(), 60))
                 # Before the client is closed: the connection itself went, not pooled for reuse.
                 await asyncio.wait_for(hanging.closed.wait(), 60)  # liveness bound
             finally:

@@ -10,7 +10,6 @@ run on either server (:mod:`tests.integration.model_fixtures`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from urllib.parse import urlparse
 
 import pytest
@@ -19,7 +18,6 @@ from pydantic import BaseModel, Field
 from adapters.model_client import Endpoint, ModelClient
 from adapters.tokenizer import ServerTokenizer
 from pipeline.engine import process_path
-from pipeline.model.ports import ModelUnavailable
 from pipeline.model.strategy import ModelStage, ModelStageConfig
 from schemas.models import DocumentResult
 from tests.integration.conftest import MODEL_ENV, REPO, Isolated, started
@@ -31,6 +29,7 @@ from tests.integration.model_fixtures import (  # noqa: F401 (servers_left_idle:
     servers_left_idle,
     wait_idle,
 )
+from tests.support.give_up import HOW, give_up
 from tests.support.proxy import Switch
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
@@ -99,7 +98,7 @@ ENDLESS_TOKENS = 4_000
 (each number is at least two tokens, a digit and a comma, so it can only end by hitting this budget)."""
 
 
-@pytest.mark.parametrize("how", ["client timeout", "caller cancels"])
+@pytest.mark.parametrize("how", HOW)
 def test_a_request_the_client_gives_up_on_is_aborted_on_the_server(
     model_env: dict[str, str], how: str
 ) -> None:
@@ -126,22 +125,17 @@ def test_a_request_the_client_gives_up_on_is_aborted_on_the_server(
                 max_tokens=ENDLESS_TOKENS,
             )
         )  # fmt: skip
+
+        async def decoding() -> None:
+            """Until the server decodes this request (a liveness bound, not a measurement)."""
+            deadline = asyncio.get_running_loop().time() + REQUEST_TIMEOUT_S
+            while (await asyncio.to_thread(load, root)).generation_tokens == before.generation_tokens:
+                assert not call.done(), call
+                assert asyncio.get_running_loop().time() < deadline, "liveness bound: no token decoded"
+                await asyncio.sleep(0.2)
+
         try:
-            if how == "client timeout":
-                with pytest.raises(ModelUnavailable) as raised:
-                    await call
-                outcome = str(raised.value)
-            else:
-                # Cancel once the server is decoding this request (a liveness bound, not a measurement).
-                deadline = asyncio.get_running_loop().time() + REQUEST_TIMEOUT_S
-                while (await asyncio.to_thread(load, root)).generation_tokens == before.generation_tokens:
-                    assert not call.done(), call
-                    assert asyncio.get_running_loop().time() < deadline, "liveness bound: no token decoded"
-                    await asyncio.sleep(0.2)
-                call.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await call
-                outcome = "cancelled"
+            outcome = await give_up(call, how, decoding)
             # While the client lives on, as a service's does: closing it would close every connection
             # anyway, and hide one left open in its pool with the server still decoding for it.
             return outcome, await asyncio.to_thread(wait_idle, root)
