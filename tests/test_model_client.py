@@ -19,6 +19,7 @@ import adapters.model_client as model_client
 from adapters.model_client import Endpoint, ModelClient
 from adapters.retry import Backoff
 from pipeline.model.ports import Answer, ModelUnavailable
+from tests.support.give_up import HOW, give_up
 
 Handler = Callable[[httpx2.Request], httpx2.Response]
 
@@ -194,3 +195,61 @@ def test_the_health_probe_lists_the_models(reply: httpx2.Response | Exception, h
     (req,) = server.requests
     assert req.method == "GET" and str(req.url) == "http://model.test/v1/models"
     assert req.extensions["timeout"]["read"] == 3.0
+
+
+class Hanging:
+    """A real TCP server that reads each request and never answers (a deliberately hanging model server).
+
+    It records each connection's request and whether the client closed it: what vLLM's disconnect listener
+    sees, and what makes it abort the request instead of decoding on for nobody.
+    """
+
+    def __init__(self) -> None:
+        self.received = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.requests: list[bytes] = []
+        self.server: asyncio.Server | None = None
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.requests.append(await reader.readuntil(b"\r\n\r\n"))
+        self.received.set()
+        while await reader.read(65536):  # the body, then nothing until the client hangs up (EOF)
+            pass
+        self.closed.set()
+        writer.close()
+
+    async def __aenter__(self) -> str:
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/v1"
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_call_given_up_on_closes_its_connection_so_the_server_can_abort_it(how: str) -> None:
+    hanging = Hanging()
+
+    async def main() -> str:
+        async with hanging as base_url:
+            timeout = 0.2 if how == "client timeout" else 60.0
+            client = ModelClient({"standard": Endpoint(base_url, "smollm2", timeout_s=timeout)}, retries=0)
+            call = asyncio.create_task(
+                client.structured(
+                    tier="standard", task="t", prompt_version="v", messages=[], schema=Links, max_tokens=9
+                )
+            )
+            try:
+                outcome = await give_up(call, how, lambda: asyncio.wait_for(hanging.received.wait(), 60))
+                # Before the client is closed: the connection itself went, not pooled for reuse.
+                await asyncio.wait_for(hanging.closed.wait(), 60)  # liveness bound
+            finally:
+                await client.aclose()
+            return outcome
+
+    outcome = asyncio.run(main())
+    assert len(hanging.requests) == 1 and hanging.requests[0].startswith(b"POST /v1/chat/completions ")
+    if how == "client timeout":
+        assert "endpoint unavailable: ReadTimeout" in outcome, outcome

@@ -1,4 +1,4 @@
-"""Run a few GRPO steps of TRL's ``GRPOTrainer`` on CPU with tieout's reward functions.
+"""Run GRPO steps of TRL's ``GRPOTrainer`` on CPU with tieout's reward functions (one step by default).
 
 Run with the RL venv's python (``bash infra/rl.sh``) and the worktree on ``PYTHONPATH``::
 
@@ -35,10 +35,10 @@ def main() -> int:
     parser.add_argument("--model", required=True, type=Path)
     parser.add_argument("--dataset", required=True, type=Path, help="JSONL rows: prompt + ground truth")
     parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=1)
     parser.add_argument("--prompts", type=int, default=2, help="prompts per step")
     parser.add_argument("--generations", type=int, default=2, help="completions per prompt")
-    parser.add_argument("--max-completion-length", type=int, default=32)
+    parser.add_argument("--max-completion-length", type=int, default=8)
     # One thread: on a shared, oversubscribed CPU, OpenMP threads spin at every barrier and a step takes
     # minutes instead of seconds; a 135M model gains little from a second thread anyway.
     parser.add_argument("--threads", type=int, default=1)

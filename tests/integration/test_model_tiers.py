@@ -18,6 +18,10 @@ from pydantic import BaseModel
 from adapters.model_client import Endpoint, ModelClient
 from pipeline.model.ports import Answer
 from tests.integration.conftest import MODEL_ENV, started
+from tests.integration.model_fixtures import (  # noqa: F401 (servers_left_idle: autouse in this module)
+    REQUEST_TIMEOUT_S,
+    servers_left_idle,
+)
 from tests.support.proxy import Switch
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
@@ -52,14 +56,13 @@ def test_deep_down_means_standard_answers_and_the_answer_says_why(tiers: dict[st
     switch = Switch(url.hostname or "127.0.0.1", url.port or 80)  # starts switched off: nothing listens
 
     async def main() -> tuple[Answer, Answer]:
+        deep_url = f"http://127.0.0.1:{switch.port}/v1"
         client = ModelClient(
             {
                 "standard": Endpoint(
-                    tiers["MODEL_STANDARD_URL"], tiers["MODEL_STANDARD_NAME"], timeout_s=300
+                    tiers["MODEL_STANDARD_URL"], tiers["MODEL_STANDARD_NAME"], timeout_s=REQUEST_TIMEOUT_S
                 ),
-                "deep": Endpoint(
-                    f"http://127.0.0.1:{switch.port}/v1", tiers["MODEL_DEEP_NAME"], timeout_s=300
-                ),
+                "deep": Endpoint(deep_url, tiers["MODEL_DEEP_NAME"], timeout_s=REQUEST_TIMEOUT_S),
             }
         )
         messages = [{"role": "user", "content": 'Answer in JSON: {"answer": "yes"}'}]

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from tests.integration.conftest import REPO
+from tests.integration.model_fixtures import servers_left_idle  # noqa: F401 (autouse in this module)
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 

@@ -23,12 +23,16 @@ class Switch:
         self.thread.start()
 
     async def _pipe(self, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-        with contextlib.suppress(Exception):
-            while data := await r.read(65536):
-                w.write(data)
-                await w.drain()
-        with contextlib.suppress(Exception):
-            w.close()
+        try:
+            with contextlib.suppress(Exception):
+                while data := await r.read(65536):
+                    w.write(data)
+                    await w.drain()
+        finally:
+            # Also when close() cancels the pipe: a connection left open to a model server keeps it
+            # decoding for a client that is gone.
+            with contextlib.suppress(Exception):
+                w.close()
 
     async def _handle(self, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
         tr, tw = await asyncio.open_connection(*self.target)
