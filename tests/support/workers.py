@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -15,10 +16,42 @@ def ok(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
     return DocumentResult(doc_id="0" * 64, source=source, pipeline_version=PIPELINE_VERSION)
 
 
+def hanging_marker(path: Path) -> Path:
+    """The file :func:`hang` creates beside a document once it hangs in it."""
+    return path.with_name(path.name + ".hanging")
+
+
 def hang(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
+    """Hang forever in a document whose source says ``hang`` (after leaving :func:`hanging_marker`)."""
     if "hang" in source:
-        time.sleep(3600)
+        hanging_marker(path).touch()
+        threading.Event().wait()  # forever: only the parent's kill ends it
     return ok(path, config, source=source)
+
+
+SLOW_START = "slow_start_"
+"""``tests.support.workers:slow_start_<folder, hex>``: :func:`ok`, behind a start-up the test controls."""
+
+
+def slow_start_target(folder: Path) -> str:
+    """A target whose worker, while it starts, creates ``folder/starting`` and waits for ``folder/go``.
+
+    The folder travels in the target's name, the one thing a worker knows while it starts (a forkserver
+    worker does not see the test's environment).
+    """
+    return f"tests.support.workers:{SLOW_START}{str(folder).encode().hex()}"
+
+
+def __getattr__(name: str) -> object:
+    """Resolve :func:`slow_start_target` names: the worker resolves its target while it starts."""
+    if not name.startswith(SLOW_START):
+        raise AttributeError(name)
+    folder = Path(bytes.fromhex(name.removeprefix(SLOW_START)).decode())
+    (folder / "starting").touch()
+    deadline = time.monotonic() + 600  # liveness bound: a test that never says go must not leak a worker
+    while not (folder / "go").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return ok
 
 
 def crash(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
