@@ -269,8 +269,11 @@ class _Slot:
         self.conn.send((str(job.path), job.source))
 
     def deadline(self, hard_limit: float) -> float:
-        """When the running job overruns: ``hard_limit`` after the worker began it, or, until it has,
-        :data:`_STARTUP_S` (at least ``hard_limit``) after it was handed over."""
+        """When the running job overruns.
+
+        That is ``hard_limit`` after the worker began it or, until it has, :data:`_STARTUP_S` (at least
+        ``hard_limit``) after it was handed over.
+        """
         if self.started is None:
             return self.submitted + max(_STARTUP_S, hard_limit)
         return self.started + hard_limit
@@ -437,7 +440,11 @@ class IsolatedEngine:
     """
 
     def __init__(
-        self, config: EngineConfig, *, target: str = "pipeline.engine:parse_path", clock: Clock = time.monotonic
+        self,
+        config: EngineConfig,
+        *,
+        target: str = "pipeline.engine:parse_path",
+        clock: Clock = time.monotonic,
     ) -> None:
         """Prepare a worker for ``target`` (started on first use); ``clock`` keeps the time limit."""
         self.config = config
@@ -450,7 +457,8 @@ class IsolatedEngine:
         """Process one document; a hang, crash or quota breach becomes a fatal error record.
 
         The document's time limit (``timeout_s`` plus a grace period) runs from when the worker begins it,
-        so the first document does not pay for the worker's start-up. The worker is replaced after any of them, so the next document starts in a fresh one.
+        so the first document does not pay for the worker's start-up. The worker is replaced after any of
+        them, so the next document starts in a fresh one.
         """
         hard_limit = self.config.timeout_s + _GRACE_S
         with self._lock:

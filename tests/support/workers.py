@@ -84,11 +84,17 @@ def hog(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
     return ok(path, config, source=source)
 
 
+def sampled_marker(path: Path) -> Path:
+    """The file a test creates beside a document once the parent has seen its worker's grown address space."""
+    return path.with_name(path.name + ".sampled")
+
+
 def grow_then_abort(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
     """What a C library does that aborts when malloc fails: a buffer doubles until it cannot, then abort().
 
-    The abort comes a moment after the failure (the parent samples the address space every 0.25 s; a
-    library that aborts at once may still read as a plain crash, which the module documents).
+    The abort waits until the test says the parent has sampled the grown address space
+    (:func:`sampled_marker`; the parent samples every 0.25 s, and a library that aborts at once may still
+    read as a plain crash, which the module documents), so a loaded machine cannot make it come too soon.
     """
     if "abort" in source:
         buf = bytearray(8 << 20)
@@ -97,7 +103,9 @@ def grow_then_abort(path: Path, config: EngineConfig, *, source: str) -> Documen
                 buf = buf + buf  # touched, as a real decompressor's buffer is
         except MemoryError:
             pass
-        time.sleep(1.5)
+        deadline = time.monotonic() + 240  # liveness bound: abort anyway if the test never says
+        while not sampled_marker(path).exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
         os.abort()
     return ok(path, config, source=source)
 
