@@ -34,7 +34,7 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
 from adapters.storage import ObjectStore
-from tests.integration.conftest import REPO, TIEOUT, Isolated
+from tests.integration.conftest import LIVENESS_S, REPO, TIEOUT, Isolated
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
 
@@ -43,9 +43,6 @@ OUTAGE_S = float(os.environ.get("TIEOUT_FAULT_OUTAGE_S", "60"))
 SAMPLES = sorted((REPO / "sample_docs").glob("*.pdf"))
 STACK = ["bash", str(REPO / "infra" / "stack.sh")]
 PG = ["bash", str(REPO / "infra" / "postgres.sh")]
-LIVENESS_S = 300.0
-"""Liveness bound of each wait for real work here: minutes, so that a loaded machine does not fail a
-healthy run; how long things take is measured in bench/, not asserted."""
 
 
 def _variant(i: int, tag: str) -> bytes:
