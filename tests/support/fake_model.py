@@ -9,6 +9,8 @@ per four characters. Neither claims anything about vLLM: the server's behaviour 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from typing import Literal
 
 from pydantic import BaseModel
@@ -78,3 +80,73 @@ class SlowPort:
 
     async def healthy(self, tier: Tier, timeout_s: float = 5.0) -> bool:
         return True
+
+
+class JumpingLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock a test can move forward (``skip``): timers, ``asyncio.timeout`` included,
+    fall due by the moved clock, so a deadline passes when the test says, not when the machine is slow."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.skipped = 0.0
+
+    def time(self) -> float:
+        return super().time() + self.skipped
+
+    def skip(self, seconds: float) -> None:
+        self.skipped += seconds
+
+
+class JumpingPolicy(asyncio.DefaultEventLoopPolicy):
+    """Makes every new event loop (``asyncio.run``'s too) a :class:`JumpingLoop`."""
+
+    def new_event_loop(self) -> asyncio.AbstractEventLoop:
+        return JumpingLoop()
+
+
+@contextlib.contextmanager
+def jumping_loops() -> Iterator[None]:
+    """Within: every new event loop is a :class:`JumpingLoop` (the default policy is restored after)."""
+    asyncio.set_event_loop_policy(JumpingPolicy())
+    try:
+        yield
+    finally:
+        asyncio.set_event_loop_policy(None)
+
+
+class StallingPort(SlowPort):
+    """Answers the first ``answers`` tasks at once; every later one hangs, and first moves the loop's clock
+    (a :class:`JumpingLoop`) a day ahead: any deadline has passed, exactly when the model stalled."""
+
+    def __init__(self, answers: int) -> None:
+        super().__init__(delay_s=0.0)
+        self.answers = answers
+        self.stalled = 0
+
+    async def structured(
+        self,
+        *,
+        tier: Tier,
+        task: str,
+        prompt_version: str,
+        messages: list[dict[str, str]],
+        schema: type[BaseModel],
+        max_tokens: int = 512,
+        mode: Literal["whole", "ledger"] = "whole",
+    ) -> Answer:
+        if len(self.asked) < self.answers:
+            return await super().structured(
+                tier=tier,
+                task=task,
+                prompt_version=prompt_version,
+                messages=messages,
+                schema=schema,
+                max_tokens=max_tokens,
+                mode=mode,
+            )
+        self.stalled += 1
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, JumpingLoop), "a StallingPort needs a JumpingLoop (JumpingPolicy)"
+        loop.skip(86_400.0)
+        await asyncio.Event().wait()  # forever: only the deadline ends it
+        raise AssertionError("unreachable")
