@@ -167,7 +167,7 @@ def test_the_publisher_sends_every_decision_in_order_and_waits_out_an_outage(res
     async def scenario() -> None:
         stop = asyncio.Event()
         task = asyncio.create_task(_publisher(log, broker, fail).run(stop))
-        while log.cursor(CURSOR) != 5:  # all sent, however slow the machine (pytest-timeout is the bound)
+        while log.cursor(CURSOR) != 5 and not task.done():  # all sent, however slow the machine
             await asyncio.sleep(0.01)
         stop.set()
         await task
