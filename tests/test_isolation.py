@@ -7,6 +7,7 @@ loaded machine cannot make a healthy document time out here.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,13 +34,12 @@ def _run(
     target: str,
     *,
     timeout_s: float = 300.0,
-    clock: Callable[[], float] | None = None,
+    clock: Callable[[], float] = time.monotonic,
     workers: int = 2,
 ) -> dict[str, list[str]]:
     out = {}
-    extra = {} if clock is None else {"clock": clock}
     cfg = EngineConfig(timeout_s=timeout_s)
-    for job, result in run_isolated(_jobs(tmp_path, names), cfg, workers=workers, target=target, **extra):
+    for job, result in run_isolated(_jobs(tmp_path, names), cfg, workers=workers, target=target, clock=clock):
         out[job.source] = [f"{e.category}:{e.fatal}" for e in result.errors]
     return out
 

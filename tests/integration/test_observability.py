@@ -306,7 +306,6 @@ def test_metrics_traces_and_readiness_of_the_three_services(
             and _value(_scrape(urls["parse"]), "tieout_paused_partitions", service="parse") == 0
         ),
         it,
-        120,
     )
 
     # 4. The broker goes away: not ready (broker), still alive; ready again once it is back.
