@@ -46,6 +46,10 @@ class SlowPort:
         self.peak = 0
         self.asked: list[tuple[str, list[dict[str, str]]]] = []
 
+    async def answering(self) -> None:
+        """The time the answer to the call just asked takes."""
+        await asyncio.sleep(self.delay_s)
+
     async def structured(
         self,
         *,
@@ -61,7 +65,7 @@ class SlowPort:
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
         try:
-            await asyncio.sleep(self.delay_s)
+            await self.answering()
         finally:
             self.in_flight -= 1
         if schema is LedgerUpdate:
@@ -123,27 +127,9 @@ class StallingPort(SlowPort):
         self.answers = answers
         self.stalled = 0
 
-    async def structured(
-        self,
-        *,
-        tier: Tier,
-        task: str,
-        prompt_version: str,
-        messages: list[dict[str, str]],
-        schema: type[BaseModel],
-        max_tokens: int = 512,
-        mode: Literal["whole", "ledger"] = "whole",
-    ) -> Answer:
-        if len(self.asked) < self.answers:
-            return await super().structured(
-                tier=tier,
-                task=task,
-                prompt_version=prompt_version,
-                messages=messages,
-                schema=schema,
-                max_tokens=max_tokens,
-                mode=mode,
-            )
+    async def answering(self) -> None:
+        if len(self.asked) <= self.answers:
+            return
         self.stalled += 1
         loop = asyncio.get_running_loop()
         assert isinstance(loop, JumpingLoop), "a StallingPort needs a JumpingLoop (JumpingPolicy)"
