@@ -58,8 +58,10 @@ from pipeline.quotas import apply_limits, out_of_files, out_of_memory, start_cpu
 from schemas.models import DocumentResult, DocumentStats, ErrorCategory, ErrorRecord
 
 _GRACE_S = 15.0
-_STARTUP_S = 300.0
-"""How long a worker may take to begin a document it was handed (its start-up: imports under load)."""
+_STARTUP_S = 45.0
+"""How long a worker may take to begin a document it was handed (its start-up: imports, ~12 s at worst on a
+loaded machine). With the grace period it keeps a document in hand at most ``timeout_s`` + 60 s, the budget
+the services' Kafka timeouts are set from (``max_processing_s`` in :mod:`consumers.app`)."""
 _SAMPLE_S = 0.25
 """How often the parent looks at a busy worker's address space (``VmPeak`` in ``/proc``)."""
 _HEADER_MAX = 64 * 1024
@@ -271,11 +273,11 @@ class _Slot:
     def deadline(self, hard_limit: float) -> float:
         """When the running job overruns.
 
-        That is ``hard_limit`` after the worker began it or, until it has, :data:`_STARTUP_S` (at least
-        ``hard_limit``) after it was handed over.
+        That is ``hard_limit`` after the worker began it or, until it has, :data:`_STARTUP_S` after it was
+        handed over.
         """
         if self.started is None:
-            return self.submitted + max(_STARTUP_S, hard_limit)
+            return self.submitted + _STARTUP_S
         return self.started + hard_limit
 
     def poll_s(self, hard_limit: float) -> float:
@@ -328,7 +330,7 @@ class _Slot:
             started = self.started
             self.restart()
             if started is None:
-                why = f"the worker did not begin the document within {max(_STARTUP_S, hard_limit):.0f}s"
+                why = f"the worker did not begin the document within {_STARTUP_S:.0f}s"
                 return failure_result(job, "timeout", f"{why} (stuck starting); worker killed")
             return failure_result(job, "timeout", f"no result within {hard_limit:.0f}s; worker killed")
         return None

@@ -82,8 +82,8 @@ def test_a_document_s_time_limit_starts_when_its_worker_begins_it(
 ) -> None:
     """A fresh worker's start-up (imports, slow on a busy machine) does not count against the document.
 
-    The worker's start-up lasts as long as the test says: the clock jumps a minute once the worker is
-    starting (a minute is 40 times the documents' limit of 1.5 s, and far below the start-up allowance),
+    The worker's start-up lasts as long as the test says: the clock jumps 30 s once the worker is starting
+    (20 times the documents' limit of 1.5 s, and within the start-up allowance of 45 s),
     and only after the parent has read the jumped clock twice (so it has had the chance to judge the
     document by it) may the worker go on. Both documents then finish on a standing clock. On the old code,
     which ran the limit from the hand-over, the first document timed out here.
@@ -99,11 +99,11 @@ def test_a_document_s_time_limit_starts_when_its_worker_begins_it(
         readings_after_jump += 1
         if readings_after_jump == 2:  # the parent has looked at the jumped clock at least once since
             (gate / "go").touch()
-        return 60.0
+        return 30.0
 
     monkeypatch.setattr(iso, "_GRACE_S", 0.5)
     out = _run(tmp_path, ["a.pdf", "b.pdf"], slow_start_target(gate), timeout_s=1.0, clock=clock, workers=1)
-    assert readings_after_jump >= 2  # the start-up took a minute, and the parent looked meanwhile
+    assert readings_after_jump >= 2  # the start-up took 30 s, and the parent looked meanwhile
     assert out == {"a.pdf": [], "b.pdf": []}
 
 
@@ -116,3 +116,15 @@ def test_crashing_worker_is_replaced(tmp_path: Path) -> None:
 def test_exception_becomes_internal_error(tmp_path: Path) -> None:
     out = _run(tmp_path, ["boom.pdf", "a.pdf"], "tests.support.workers:boom")
     assert out == {"boom.pdf": ["internal:True"], "a.pdf": []}
+
+
+def test_a_worker_stuck_in_its_start_up_is_killed_and_the_document_says_so(tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()  # and never a "go": the worker's start-up hangs
+    clock = StoppedClock(lambda: (gate / "starting").exists())
+    out = {}
+    jobs = _jobs(tmp_path, ["a.pdf"])
+    for job, result in run_isolated(jobs, EngineConfig(), target=slow_start_target(gate), clock=clock):
+        out[job.source] = [(e.category, e.message) for e in result.errors]
+    ((category, message),) = out["a.pdf"]
+    assert category == "timeout" and "did not begin the document within 45s (stuck starting)" in message
