@@ -83,7 +83,7 @@ def test_a_document_s_time_limit_starts_when_its_worker_begins_it(
     """A fresh worker's start-up (imports, slow on a busy machine) does not count against the document.
 
     The worker's start-up lasts as long as the test says: the clock jumps 30 s once the worker is starting
-    (20 times the documents' limit of 1.5 s, and within the start-up allowance of 45 s),
+    (20 times the documents' limit of 1.5 s, and within the start-up allowance of 300 s),
     and only after the parent has read the jumped clock twice (so it has had the chance to judge the
     document by it) may the worker go on. Both documents then finish on a standing clock. On the old code,
     which ran the limit from the hand-over, the first document timed out here.
@@ -127,4 +127,4 @@ def test_a_worker_stuck_in_its_start_up_is_killed_and_the_document_says_so(tmp_p
     for job, result in run_isolated(jobs, EngineConfig(), target=slow_start_target(gate), clock=clock):
         out[job.source] = [(e.category, e.message) for e in result.errors]
     ((category, message),) = out["a.pdf"]
-    assert category == "timeout" and "did not begin the document within 45s (stuck starting)" in message
+    assert category == "timeout" and "did not begin the document within 315s (stuck starting)" in message
