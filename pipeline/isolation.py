@@ -9,7 +9,8 @@ memory) is replaced, and either way the document gets a typed fatal :class:`~sch
 while the others carry on:
 
 ====================  ===================================================================================
-``timeout``           no result within ``timeout_s`` plus a grace period (wall clock): the parent kills it
+``timeout``           no result within ``timeout_s`` plus a grace period (wall clock) from when the worker
+                      began the document: the parent kills it
 ``cpu_limit``         the worker spent ``max_cpu_s`` CPU seconds on the document: the kernel's ``SIGXCPU``
 ``memory_limit``      an allocation failed under ``max_memory_bytes`` of address space (``MemoryError`` or
                       MuPDF's failed malloc, reported by the worker), or the worker died of a signal after
@@ -21,9 +22,18 @@ while the others carry on:
                       sends, and by the parent, which never reads a longer message)
 ====================  ===================================================================================
 
+A document's time limit runs from the moment its worker begins it, not from when it was handed over: a
+fresh worker first imports the engine (MuPDF and the rest, seconds on a busy machine), and that start-up is
+the pool's cost, not the document's. A worker that has not begun a document within :data:`_STARTUP_S` (or
+the document's limit, if longer) of being handed it is taken to be stuck starting, and is killed like one that
+overran: no document is failed sooner than when its limit ran from the hand-over. The parent never kills a
+worker whose answer is already waiting in the pipe: a parent that was itself slow to look (a loaded machine)
+reads the answer instead of blaming the document.
+
 Wire protocol, worker to parent: each message is a small JSON header frame (``status``, ``message``); an
 ``ok`` header is followed by one frame holding the result's JSON. The first header a worker sends is
-``limits``: the limits as it applied them, which the parent judges a death by.
+``limits``: the limits as it applied them, which the parent judges a death by; then, for each document,
+``started`` when it begins it (the document's clock starts there), and the outcome.
 """
 
 from __future__ import annotations
@@ -49,6 +59,11 @@ from pipeline.quotas import apply_limits, out_of_files, out_of_memory, start_cpu
 from schemas.models import DocumentResult, DocumentStats, ErrorCategory, ErrorRecord
 
 _GRACE_S = 15.0
+_STARTUP_S = 300.0
+"""How long a worker may take to begin a document it was handed, at least (its start-up: imports, ~12 s on a
+busy machine, and over 45 s seen on a loaded 2-core one). Until the worker begins, the limit is the larger of
+this and the document's own limit from the hand-over, so no document is failed sooner than when its limit ran
+from the hand-over; a slow start-up is never blamed on a document."""
 _SAMPLE_S = 0.25
 """How often the parent looks at a busy worker's address space (``VmPeak`` in ``/proc``)."""
 _HEADER_MAX = 64 * 1024
@@ -136,6 +151,7 @@ def _worker_main(conn: Connection, config_json: str, target: str) -> None:
         if startup is not None or process_path is None:
             _tell(conn, *(startup or ("error", "the worker cannot start")))
             return
+        _tell(conn, "started")  # the document's time limit runs from here, after the worker's start-up
         start_cpu_allowance(limits.cpu_s)
         try:
             payload = process_path(Path(path), config, source=source).model_dump_json().encode()
@@ -217,14 +233,21 @@ def _vm_peak(pid: int | None) -> int:
     return 0
 
 
+Clock = Callable[[], float]
+"""Seconds on a monotonic clock: :func:`time.monotonic`, or one a test drives."""
+
+
 class _Slot:
-    def __init__(self, ctx: ForkServerContext, config: EngineConfig, target: str) -> None:
+    def __init__(self, ctx: ForkServerContext, config: EngineConfig, target: str, clock: Clock) -> None:
         self._ctx = ctx
         self.config = config
         self._config_json = config.model_dump_json()
         self._target = target
+        self._clock = clock
         self.job: Job | None = None
-        self.started = 0.0
+        self.submitted = 0.0
+        self.started: float | None = None
+        """When the worker said it began the job (None until it has): the job's time limit runs from here."""
         self._spawn()
 
     def _spawn(self) -> None:
@@ -245,9 +268,23 @@ class _Slot:
 
     def submit(self, job: Job) -> None:
         self.job = job
-        self.started = time.monotonic()
+        self.submitted, self.started = self._clock(), None
         self.vm_start = self.vm_peak = _vm_peak(self.proc.pid)
         self.conn.send((str(job.path), job.source))
+
+    def deadline(self, hard_limit: float) -> float:
+        """When the running job overruns.
+
+        That is ``hard_limit`` after the worker began it or, until it has, :data:`_STARTUP_S` (at least
+        ``hard_limit``) after it was handed over.
+        """
+        if self.started is None:
+            return self.submitted + max(_STARTUP_S, hard_limit)
+        return self.started + hard_limit
+
+    def poll_s(self, hard_limit: float) -> float:
+        """How long the parent may wait for this slot before it must look again."""
+        return max(0.05, min(_SAMPLE_S, self.deadline(hard_limit) - self._clock()))
 
     def sample(self) -> None:
         """Note the worker's address-space high-water mark: if it dies, it tells how near its limit it was."""
@@ -268,6 +305,9 @@ class _Slot:
                 if status == "limits":
                     self.limits.update(header["limits"])
                     return None
+                if status == "started":
+                    self.started = self._clock()
+                    return None
                 if status == "ok":
                     payload = recv_frame(self.conn, self.config.max_output_bytes)
                     return DocumentResult.model_validate_json(payload)
@@ -287,8 +327,13 @@ class _Slot:
             return failure_result(job, _REPORTED.get(status, "internal"), message)
         if self.proc.sentinel in ready or not self.proc.is_alive():
             return self._died(job)
-        if time.monotonic() - self.started > hard_limit:
+        if self._clock() > self.deadline(hard_limit) and not self.conn.poll():
+            # (an answer already in the pipe arrived in time: the next wait reads it)
+            started = self.started
             self.restart()
+            if started is None:
+                why = f"the worker did not begin the document within {max(_STARTUP_S, hard_limit):.0f}s"
+                return failure_result(job, "timeout", f"{why} (stuck starting); worker killed")
             return failure_result(job, "timeout", f"no result within {hard_limit:.0f}s; worker killed")
         return None
 
@@ -346,21 +391,24 @@ def run_isolated(
     workers: int = 1,
     on_result: Callable[[Job, DocumentResult], None] | None = None,
     target: str = DEFAULT_TARGET,
+    clock: Clock = time.monotonic,
 ) -> Iterator[tuple[Job, DocumentResult]]:
     """Process ``jobs`` in ``workers`` killable processes; yield results in completion order.
 
     Args:
         jobs: Documents to process.
-        config: Engine settings; ``timeout_s`` plus a grace period is the hard limit per document, and
-            the ``max_*`` quotas bound each worker.
+        config: Engine settings; ``timeout_s`` plus a grace period is the hard limit per document (from
+            when its worker begins it), and the ``max_*`` quotas bound each worker.
         workers: Number of worker processes.
         on_result: Optional callback, called before each yield.
         target: ``module:function`` run in the worker, ``(path, config, source=...) -> DocumentResult``;
             tests swap in misbehaving functions to exercise the kill and restart paths.
+        clock: The clock the time limits are kept by; tests drive one to make a document overrun without
+            waiting for it.
     """
     ctx = mp.get_context("forkserver")
     hard_limit = config.timeout_s + _GRACE_S
-    slots = [_Slot(ctx, config, target) for _ in range(max(1, min(workers, len(jobs))))]
+    slots = [_Slot(ctx, config, target, clock) for _ in range(max(1, min(workers, len(jobs))))]
     queue = list(jobs)
     queue.reverse()
     try:
@@ -369,8 +417,7 @@ def run_isolated(
                 s.submit(queue.pop())
         while any(s.job is not None for s in slots):
             busy = [s for s in slots if s.job is not None]
-            now = time.monotonic()
-            timeout = max(0.05, min(_SAMPLE_S, *(s.started + hard_limit - now for s in busy)))
+            timeout = min(s.poll_s(hard_limit) for s in busy)
             ready = wait([s.conn for s in busy] + [s.proc.sentinel for s in busy], timeout=timeout)
             for s in busy:
                 job = s.job
@@ -396,27 +443,35 @@ class IsolatedEngine:
     heartbeats it drives) keeps running while MuPDF works in the other process.
     """
 
-    def __init__(self, config: EngineConfig, *, target: str = "pipeline.engine:parse_path") -> None:
-        """Prepare a worker for ``target`` (started on first use)."""
+    def __init__(
+        self,
+        config: EngineConfig,
+        *,
+        target: str = "pipeline.engine:parse_path",
+        clock: Clock = time.monotonic,
+    ) -> None:
+        """Prepare a worker for ``target`` (started on first use); ``clock`` keeps the time limit."""
         self.config = config
         self._target = target
+        self._clock = clock
         self._slot: _Slot | None = None
         self._lock = threading.Lock()
 
     def run(self, path: Path, source: str) -> DocumentResult:
         """Process one document; a hang, crash or quota breach becomes a fatal error record.
 
-        The worker is replaced after any of them, so the next document starts in a fresh one.
+        The document's time limit (``timeout_s`` plus a grace period) runs from when the worker begins it,
+        so the first document does not pay for the worker's start-up. The worker is replaced after any of
+        them, so the next document starts in a fresh one.
         """
         hard_limit = self.config.timeout_s + _GRACE_S
         with self._lock:
             if self._slot is None:
-                self._slot = _Slot(mp.get_context("forkserver"), self.config, self._target)
+                self._slot = _Slot(mp.get_context("forkserver"), self.config, self._target, self._clock)
             slot = self._slot
             slot.submit(Job(0, path, source))
             while True:
-                remaining = max(0.05, min(_SAMPLE_S, slot.started + hard_limit - time.monotonic()))
-                ready = wait([slot.conn, slot.proc.sentinel], timeout=remaining)
+                ready = wait([slot.conn, slot.proc.sentinel], timeout=slot.poll_s(hard_limit))
                 result = slot.collect(ready, hard_limit)
                 if result is not None:
                     slot.job = None

@@ -10,7 +10,6 @@ each quota also gets a case that trips it with the real engine.
 from __future__ import annotations
 
 import resource
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -25,7 +24,9 @@ from tests.support import hostile_gen as gen
 MiB = 1 << 20
 SAMPLE = sorted((Path(__file__).parents[1] / "sample_docs").glob("*.pdf"))[0]
 MEMORY = 1024 * MiB
-LIMITS: dict[str, object] = {"max_memory_bytes": MEMORY, "timeout_s": 60.0}
+LIMITS: dict[str, object] = {"max_memory_bytes": MEMORY, "timeout_s": 600.0}  # time: a liveness bound
+NO_WALL_CLOCK = 86_400.0
+"""A limit no test lives to see, where the kernel's quota is what must end a document."""
 
 
 @pytest.fixture
@@ -53,18 +54,15 @@ def worker_peaks(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
 def _run(
     tmp_path: Path, cases: list[tuple[str, bytes]], **cfg: object
-) -> Iterator[tuple[str, DocumentResult, float]]:
-    """Each case then the sample document, one worker; yields (source, result, seconds since the last)."""
+) -> Iterator[tuple[str, DocumentResult]]:
+    """Each case then the sample document, one worker; yields (source, result)."""
     jobs: list[Job] = []
     for name, data in cases:
         path = tmp_path / f"{name}.pdf"
         path.write_bytes(data)
         jobs += [Job(len(jobs), path, name), Job(len(jobs) + 1, SAMPLE, f"after-{name}")]
-    last = time.monotonic()
     for job, result in run_isolated(jobs, EngineConfig(**{**LIMITS, **cfg}), workers=1):  # type: ignore[arg-type]
-        now = time.monotonic()
-        yield job.source, result, now - last
-        last = now
+        yield job.source, result
 
 
 def _fatal(result: DocumentResult) -> list[str]:
@@ -113,13 +111,11 @@ def test_each_generated_case_ends_typed_bounded_and_the_worker_goes_on(
 ) -> None:
     cases = [(name, make()) for name, (make, _, _) in CASES.items()]
     parent_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    seen = {}
-    for source, result, seconds in _run(tmp_path, cases):
-        seen[source] = result
-        assert seconds < 45, f"{source} took {seconds:.1f}s"
+    seen = dict(_run(tmp_path, cases))
     parent_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     for name, (_, expected, checks) in CASES.items():
         result = seen[name]
+        # Bounded: each case ends as its own category (or clean), never by the pool's wall clock (timeout).
         assert _fatal(result) == ([expected] if expected else []), (name, result.errors)
         for check in checks:
             check(result)
@@ -137,8 +133,8 @@ def test_a_content_stream_bomb_is_read_as_text_under_the_default_quotas(tmp_path
     out = list(
         _run(tmp_path, [("blanks", gen.decompression_bomb(1024, where="content"))], max_memory_bytes=None)
     )
-    (_, bomb, seconds), (_, after, _) = out
-    assert _fatal(bomb) == [] and seconds < 45
+    (_, bomb), (_, after) = out
+    assert _fatal(bomb) == []  # read to its end, not stopped by the wall clock (that would be a timeout)
     _table_read(bomb)
     assert [e.category for e in bomb.errors] == ["unsupported"] and "bomb" in bomb.errors[0].message
     assert after.facts
@@ -146,25 +142,28 @@ def test_a_content_stream_bomb_is_read_as_text_under_the_default_quotas(tmp_path
 
 def test_cpu_quota_trips_on_a_content_stream_bomb(tmp_path: Path) -> None:
     # 4 GiB of blanks after the text: MuPDF interprets them as a stream (~1.7 CPU seconds a GiB); one CPU
-    # second is allowed (the kernel counts whole seconds: the allowance is 1 to 2 s).
-    out = list(_run(tmp_path, [("blanks", gen.decompression_bomb(4096, where="content"))], max_cpu_s=1.0))
-    (_, bomb, seconds), (_, after, _) = out
+    # second is allowed (the kernel counts whole seconds: the allowance is 1 to 2 s). A day of wall clock:
+    # the kernel's SIGXCPU (cpu_limit) is what ends it, however slow the machine.
+    bomb_pdf = gen.decompression_bomb(4096, where="content")
+    out = list(_run(tmp_path, [("blanks", bomb_pdf)], max_cpu_s=1.0, timeout_s=NO_WALL_CLOCK))
+    (_, bomb), (_, after) = out
     assert _fatal(bomb) == ["cpu_limit"], bomb.errors
-    assert after.facts and seconds < 30
+    assert after.facts
 
 
 def test_wall_clock_quota_trips_on_a_content_stream_bomb(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The same page with CPU to spare but one second of wall clock (and half a second of grace).
+    # The same page with a day of CPU but one second of wall clock (and half a second of grace) from when
+    # the worker begins it: the page needs ~7 CPU seconds, so only the parent's kill can end it (timeout,
+    # "worker killed"); a slower machine only makes the page slower, never the kill later than the limit.
     monkeypatch.setattr(iso, "_GRACE_S", 0.5)
     path = tmp_path / "blanks.pdf"
     path.write_bytes(gen.decompression_bomb(4096, where="content"))
-    started = time.monotonic()
-    config = EngineConfig(max_memory_bytes=MEMORY, timeout_s=1.0)
+    config = EngineConfig(max_memory_bytes=MEMORY, timeout_s=1.0, max_cpu_s=NO_WALL_CLOCK)
     ((_, bomb),) = run_isolated([Job(0, path, "blanks")], config)
     assert _fatal(bomb) == ["timeout"], bomb.errors
-    assert time.monotonic() - started < 15
+    assert "worker killed" in bomb.errors[0].message
 
 
 def test_output_quota_trips_on_a_normal_document(tmp_path: Path) -> None:
@@ -213,10 +212,9 @@ def test_real_and_generated_hostile_files_in_one_pool(corpus: Path, tmp_path: Pa
         path.write_bytes(make())
         jobs.append(Job(len(jobs), path, name))
     jobs.append(Job(len(jobs), SAMPLE, "sample"))
-    started = time.monotonic()
     out = {j.source: r for j, r in run_isolated(jobs, EngineConfig(), workers=2)}
-    elapsed = time.monotonic() - started
     expected = {**REAL, **{n: [c] if c else [] for n, (_, c, _) in CASES.items()}}
+    # Every document ended on its own terms, none by the pool's wall clock (a timeout is in no expectation):
+    # how long the suite takes is bench/'s to measure.
     assert {n: _fatal(out[n]) for n in expected} == expected
     assert out["sample"].facts and not out["sample"].errors
-    assert elapsed < 120, f"the hostile suite took {elapsed:.0f}s"

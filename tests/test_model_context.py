@@ -30,7 +30,7 @@ from pipeline.model.strategy import (
     render_pages,
 )
 from schemas.models import DocumentResult
-from tests.support.fake_model import FakeTokenizer, SlowPort, tokens
+from tests.support.fake_model import FakeTokenizer, SlowPort, StallingPort, jumping_loops, tokens
 
 DOC = Path(__file__).resolve().parent.parent / "sample_docs" / "halvorsen_2025_form_10k.pdf"
 
@@ -131,13 +131,18 @@ def test_concurrency_is_bounded_and_recorded() -> None:
 
 def test_a_deadline_leaves_the_document_partial_and_a_resume_completes_it() -> None:
     _, _, full_port = run(ModelStageConfig(window_pages=2, deadline_s=None))
-    cfg = ModelStageConfig(window_pages=2, concurrency=2, deadline_s=0.35)
-    partial, stats, _ = run(cfg, SlowPort(delay_s=0.1))
+    # The model answers three tasks, then stalls; the deadline (a minute, never reached by the work) passes
+    # at the stall, on the loop's clock the stalled call moves a day ahead, not by the machine's speed.
+    cfg = ModelStageConfig(window_pages=2, concurrency=2, deadline_s=60.0)
+    stalling = StallingPort(answers=3)
+    with jumping_loops():
+        partial, stats, _ = run(cfg, stalling)
+    assert stalling.stalled >= 1
     assert partial.model is not None and partial.model.status == "partial"
     assert stats.progress is not None and stats.left and "tasks left" in (partial.model.reason or "")
     assert partial.flags[: len(doc().flags)] == doc().flags  # deterministic results kept and published
     done_before = len(partial.model.calls)
-    assert 0 < done_before < len(full_port.asked)
+    assert 0 < done_before <= stalling.answers < len(full_port.asked)
     # Resumed later (the resume loop), from the progress the marker carries, with no deadline left to hit.
     port = SlowPort(delay_s=0.01)
     stage = ModelStage(port, cfg, tokenizer=FakeTokenizer())

@@ -70,18 +70,29 @@ def test_give_up_ends_the_retries_at_once() -> None:
     assert flaky.calls == 2
 
 
+DAY = Backoff(base_s=86_400.0, max_s=86_400.0)
+"""A wait no test lives to see the end of: a retry that returns at all had its wait cut short."""
+
+
 def test_a_stop_request_cuts_the_wait_short_and_no_attempt_follows() -> None:
     flaky = Flaky(10)
+    asked: list[float] = []
 
-    async def main() -> float:
+    async def main() -> None:
         stop = asyncio.Event()
-        asyncio.get_running_loop().call_later(0.05, stop.set)
-        t0 = time.monotonic()
-        with pytest.raises(TransientError):
-            await retrying(flaky, Backoff(base_s=60.0, max_s=60.0), on=(TransientError,), stop=stop)
-        return time.monotonic() - t0
 
-    assert asyncio.run(main()) < 5  # not the minute's wait
+        def waiting(state: RetryCallState) -> None:
+            asked.append(state.upcoming_sleep)
+            asyncio.get_running_loop().call_soon(stop.set)  # once the wait has begun
+
+        with pytest.raises(TransientError):
+            await retrying(flaky, DAY, on=(TransientError,), stop=stop, before_sleep=waiting)
+
+    t0 = time.monotonic()
+    asyncio.run(main())
+    # A wait of at least 18 hours was begun, and the retry came back: the stop request cut it short.
+    assert len(asked) == 1 and asked[0] >= 0.75 * DAY.base_s
+    assert time.monotonic() - t0 < asked[0]  # not the wait asked for (the test would not live to see it)
     assert flaky.calls == 1
 
 
@@ -119,13 +130,19 @@ def test_wait_out_waits_for_as_long_as_it_takes_counting_each_retry() -> None:
 
 def test_wait_out_ends_when_the_service_is_stopped() -> None:
     flaky = Flaky(10**6)
+    retries: list[int] = []
 
     async def main() -> None:
         stop = asyncio.Event()
-        asyncio.get_running_loop().call_later(0.05, stop.set)
-        with pytest.raises(TransientError):
-            await wait_out(flaky, what="transport not ready", stop=stop, policy=RetryPolicy(base_s=30.0))
 
-    t0 = time.monotonic()
+        def retry() -> None:
+            retries.append(1)
+            asyncio.get_running_loop().call_soon(stop.set)  # the service is stopped while it waits
+
+        policy = RetryPolicy(base_s=DAY.base_s, max_s=DAY.max_s)
+        with pytest.raises(TransientError):
+            await wait_out(flaky, what="transport not ready", stop=stop, policy=policy, on_retry=retry)
+
     asyncio.run(main())
-    assert time.monotonic() - t0 < 5 and flaky.calls == 1
+    # One attempt, one wait of a day begun, and wait_out returned: the stop ended the wait, not its end.
+    assert flaky.calls == 1 and len(retries) == 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.engine import process_path
 from pipeline.model.strategy import ModelStage, ModelStageConfig
 from schemas.models import DocumentResult
-from tests.support.fake_model import FakeTokenizer, SlowPort
+from tests.support.fake_model import FakeTokenizer, SlowPort, StallingPort, jumping_loops
 
 SAMPLE = sorted((Path(__file__).parents[1] / "sample_docs").glob("*.pdf"))[0]
 FAST = RetryPolicy(in_place=2, base_s=0.001, max_s=0.004)
@@ -88,8 +89,15 @@ class World:
         self.store.objects[(self.settings.landing_bucket, key)] = data
         self.broker.produce("t.landing", s3_event(self.settings.landing_bucket, key, len(data), "e"))
 
-    def run(self, during: Callable[[int], None] | None = None, rounds: int = 4000) -> dict[str, Runner]:
-        """Run the three services until every input is committed and nothing is held."""
+    def run(
+        self, during: Callable[[int], None] | None = None, liveness_s: float = 240.0
+    ) -> dict[str, Runner]:
+        """Run the three services until every input is committed and nothing is held.
+
+        ``during(i)`` is called at each round (a round is at least 2 ms). The services stop once settled,
+        however long the work takes on a loaded machine; ``liveness_s`` is a liveness bound (minutes) after
+        which they stop anyway, unsettled, for the test's assertions to say what is missing.
+        """
         runners: dict[str, Runner] = {}
         transports: dict[str, MemoryTransport] = {}
         claims = StoreClaims(self.store, self.settings.artifact_bucket, self.settings.max_record_bytes)
@@ -110,12 +118,15 @@ class World:
             stop = asyncio.Event()
 
             async def stopper() -> None:
-                for i in range(rounds):
+                give_up = time.monotonic() + liveness_s  # liveness bound (wall time, whatever the loop's)
+                i = 0
+                while time.monotonic() < give_up:
                     if during is not None:
                         during(i)
                     await asyncio.sleep(0.002)
                     if i > 10 and settled():
                         break
+                    i += 1
                 stop.set()
 
             await asyncio.gather(*(r.run(stop) for r in runners.values()), stopper())
@@ -317,19 +328,21 @@ def test_a_model_server_that_does_not_answer_leaves_the_model_stage_pending(worl
 
 
 def test_a_model_stage_past_its_deadline_is_partial_committed_once_and_resumed_to_done(world: World) -> None:
-    # A slow model (pure fake) and a short deadline: the verify message is committed with the
-    # deterministic results and a 'partial' model stage, and the resume loop finishes the tasks left.
-    cfg = ModelStageConfig(window_pages=2, concurrency=2, deadline_s=0.3)
-    slow = SlowPort(delay_s=0.1)
+    # A model that stalls after two answers (pure fake) and a deadline of a minute that passes at the stall
+    # (the loop's clock jumps a day): the verify message is committed with the deterministic results and a
+    # 'partial' model stage, and the resume loop finishes the tasks left.
+    cfg = ModelStageConfig(window_pages=2, concurrency=2, deadline_s=60.0)
+    slow = StallingPort(answers=2)
     handlers = world.handlers()
     handlers["verify"] = VerifyHandler(
         world.settings, world.store, ModelStage(slow, cfg, tokenizer=FakeTokenizer())
     )
     world.handlers = lambda: handlers  # type: ignore[method-assign]
     world.upload("in/a.pdf", SAMPLE.read_bytes())
-    world.run()
+    with jumping_loops():
+        world.run()
     (summary,) = world.values("summaries")
-    assert summary["model_stage"] == "partial" and world.values("dlq") == []
+    assert slow.stalled >= 1 and summary["model_stage"] == "partial" and world.values("dlq") == []
     (verified,) = world.values("verified")  # handled once: no redelivery for being slow
     bucket, key = world.settings.artifact_bucket, pending_key(PIPELINE_VERSION, str(summary["doc_id"]))
     left = json.loads(world.store.objects[(bucket, key)])["progress"]["left"]
@@ -356,7 +369,8 @@ def test_generated_hostile_documents_are_typed_dead_letters_and_the_parse_worker
     from tests.support import hostile_gen as gen
 
     w = World()
-    engine = IsolatedEngine(EngineConfig(max_memory_bytes=1 << 30, max_cpu_s=2.0, timeout_s=60))
+    # wall clock: a liveness bound; the CPU quota (the kernel's) is what must end the blank bomb
+    engine = IsolatedEngine(EngineConfig(max_memory_bytes=1 << 30, max_cpu_s=2.0, timeout_s=600))
     w.engine = engine  # type: ignore[assignment]
     uploads = {
         "in/nested.pdf": (gen.deeply_nested(100_000), "corrupt", "DocumentError"),
@@ -372,7 +386,7 @@ def test_generated_hostile_documents_are_typed_dead_letters_and_the_parse_worker
         for key, data in clean.items():
             w.upload(key, data)
         w.upload("in/a.pdf", SAMPLE.read_bytes())
-        w.run(rounds=30_000)
+        w.run()
     finally:
         engine.close()
     records = w.broker.records("t.dlq")

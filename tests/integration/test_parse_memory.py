@@ -10,7 +10,7 @@ import pymupdf
 import pytest
 
 from adapters.storage import ObjectStore
-from tests.integration.conftest import Isolated
+from tests.integration.conftest import Isolated, eventually
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -42,13 +42,11 @@ def test_peak_rss_of_the_parse_parent_on_a_150_mb_pdf(isolated: Isolated, tmp_pa
     _big_pdf(pdf)
     size = pdf.stat().st_size
     proc = it.services.start("parse", "mem")
-    deadline = time.monotonic() + 120
-    while "partitions assigned" not in it.services.logs() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    eventually("the worker has its partitions", lambda: "partitions assigned" in it.services.logs())
     time.sleep(2)
     base = _status(proc.pid)
     ObjectStore(it.settings).client.upload_file(str(pdf), it.settings.landing_bucket, "big/big.pdf")
-    (event,) = it.read(it.topic("parsed"), until=lambda r: len(r) >= 1, timeout_s=300)
+    (event,) = it.read(it.topic("parsed"), until=lambda r: len(r) >= 1, timeout_s=300)  # liveness bound
     after = _status(proc.pid)
     mib = {k: round(v / 2**20) for k, v in {"base": base["VmRSS"], **after}.items()}
     print(f"file {size // 2**20} MiB; parent RSS {mib['base']} MiB, peak {mib['VmHWM']}, now {mib['VmRSS']}")

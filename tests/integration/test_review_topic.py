@@ -61,10 +61,10 @@ def test_decisions_reach_the_reviews_topic_rewards_and_regression_cases(
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        records = isolated.read(isolated.topic("reviews"), until=lambda rs: len(rs) >= 2, timeout_s=120)
+        records = isolated.read(isolated.topic("reviews"), until=lambda rs: len(rs) >= 2)
         # a decision made while the console runs is published too
         later = store.decide(DecisionRequest(first.flag_id, "comment", "alice", version=1, note="checked"))
-        records = isolated.read(isolated.topic("reviews"), until=lambda rs: len(rs) >= 3, timeout_s=60)
+        records = isolated.read(isolated.topic("reviews"), until=lambda rs: len(rs) >= 3)
     finally:
         console.terminate()
         _, err = console.communicate(timeout=30)

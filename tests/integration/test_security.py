@@ -61,5 +61,5 @@ def test_services_authenticate_with_scram_and_strangers_are_refused(
     ObjectStore(it.settings).put_bytes(
         it.settings.landing_bucket, "sasl/a.pdf", sample.read_bytes(), "application/pdf"
     )
-    (summary,) = it.read(it.topic("summaries"), until=lambda r: len(r) >= 1, timeout_s=180)
+    (summary,) = it.read(it.topic("summaries"), until=lambda r: len(r) >= 1)
     assert summary["source"] == "sasl/a.pdf" and summary["facts"]

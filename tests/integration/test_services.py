@@ -17,7 +17,7 @@ import pytest
 
 from adapters.storage import ObjectStore
 from pipeline.engine import process_path
-from tests.integration.conftest import REPO, Isolated
+from tests.integration.conftest import REPO, Isolated, eventually
 
 pytestmark = pytest.mark.integration
 
@@ -76,7 +76,7 @@ def test_results_on_kafka_equal_the_embedded_run(isolated: Isolated) -> None:
     n_facts = sum(int(str(v["facts"])) for v in verified)
     n_flags = sum(int(str(v["flags"])) for v in verified)
     facts = it.read(it.topic("facts"), until=lambda r: len(r) >= n_facts)
-    flags = it.read(it.topic("flags"), until=lambda r: len(r) >= n_flags, timeout_s=30)
+    flags = it.read(it.topic("flags"), until=lambda r: len(r) >= n_flags)
     assert len(facts) == n_facts and len(flags) == n_flags  # each exactly once (read_committed)
     assert all(f["_key"] == f["doc_id"] for f in facts + flags)  # keyed by document
     expected_facts: list[dict[str, object]] = []
@@ -139,7 +139,7 @@ def test_quota_breaches_are_dead_lettered_by_category_and_the_parse_worker_goes_
     for name, (data, _, _) in hostile.items():
         (tmp_path / name).write_bytes(data)
     keys = _upload_boto3(it, [*(tmp_path / n for n in hostile), SAMPLES[0]], "quotas")
-    dlq = it.read(it.topic("dlq"), until=lambda r: len(r) >= len(hostile), timeout_s=180)
+    dlq = it.read(it.topic("dlq"), until=lambda r: len(r) >= len(hostile))
     got = {Path(str(d["source"])).name: d for d in dlq}
     assert {n: (d["category"], d["error_class"]) for n, d in got.items()} == {
         n: (category, error_class) for n, (_, category, error_class) in hostile.items()
@@ -148,7 +148,7 @@ def test_quota_breaches_are_dead_lettered_by_category_and_the_parse_worker_goes_
         h = d["_headers"]
         assert isinstance(h, dict)
         assert (h["category"], h["error_class"], h["stage"]) == (d["category"], d["error_class"], "parse")
-    (verified,) = it.read(it.topic("verified"), until=_verified(1), timeout_s=120)
+    (verified,) = it.read(it.topic("verified"), until=_verified(1))
     assert verified["source"] == keys[-1]
     assert parse.poll() is None, "the parse service died"
 
@@ -167,10 +167,10 @@ def test_sigkill_mid_batch_loses_nothing_and_duplicates_nothing(isolated: Isolat
     it.services.start("parse", "w1")  # same worker id: fences the dead worker's open transaction
     parsed = it.read(
         it.topic("parsed"), until=lambda r: len({x["doc_id"] for x in r}) >= len(filings), timeout_s=300
-    )
+    )  # liveness bound: the whole batch parsed, after a kill, on a loaded machine
     ids = [str(p["doc_id"]) for p in parsed]
     assert len(ids) == len(set(ids)) == len(filings), ids  # read_committed: each exactly once
-    verified = it.read(it.topic("verified"), until=_verified(len(filings)), timeout_s=120)
+    verified = it.read(it.topic("verified"), until=_verified(len(filings)))
     assert sorted(str(v["doc_id"]) for v in verified) == sorted(set(ids))
     # What a read_uncommitted reader may see: aborted duplicates, told apart by the doc_id key.
     raw = it.read(
@@ -183,15 +183,13 @@ def test_two_workers_in_one_group_share_the_partitions(isolated: Isolated, tmp_p
     it = isolated
     it.services.start("parse", "a")
     it.services.start("parse", "b")
+
     # Work arrives once the group has settled with both members holding partitions.
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
+    def settled() -> bool:
         a, b = it.services.assignment("parse", "a"), it.services.assignment("parse", "b")
-        if a and b and not a & b and len(a | b) == 4:
-            break
-        time.sleep(0.5)
-    else:
-        raise AssertionError(f"group never settled: a={a} b={b}\n{it.services.logs()[-3000:]}")
+        return bool(a and b and not a & b and len(a | b) == 4)
+
+    eventually("the group settles, both workers holding partitions", settled, logs=it.services.logs)
     copies = []
     for i in range(12):  # distinct bytes, so distinct documents
         src = SAMPLES[i % len(SAMPLES)]
@@ -201,7 +199,7 @@ def test_two_workers_in_one_group_share_the_partitions(isolated: Isolated, tmp_p
             f.write(f"\n% copy {i}\n".encode())
         copies.append(dst)
     _upload_boto3(it, copies, "many")
-    parsed = it.read(it.topic("parsed"), until=lambda r: len(r) >= len(copies), timeout_s=180)
+    parsed = it.read(it.topic("parsed"), until=lambda r: len(r) >= len(copies))
     producers = {str(p["_headers"]["producer"]) for p in parsed if isinstance(p["_headers"], dict)}
     assert producers == {"a", "b"}, producers
 
@@ -226,14 +224,13 @@ def test_backfill_announces_objects_whose_notification_was_lost(isolated: Isolat
     summaries = it.read(it.topic("summaries"), until=lambda r: len(r) >= 2)
     assert len(summaries) == 2
     # Once the sink has written its manifests (just after its commits), a second backfill finds nothing.
-    deadline = time.monotonic() + 60
     uri = f"s3://{it.settings.landing_bucket}/lost/"
-    while True:
+
+    def nothing_left() -> bool:
         again = subprocess.run(
             [str(REPO / ".venv" / "bin" / "tieout"), "backfill", uri, "--dry-run"],
             env=env, capture_output=True, text=True, timeout=120, cwd=REPO,
         )  # fmt: skip
-        if "0 object(s) without results" in again.stdout + again.stderr or time.monotonic() > deadline:
-            break
-        time.sleep(0.5)
-    assert "0 object(s) without results" in again.stdout + again.stderr
+        return "0 object(s) without results" in again.stdout + again.stderr
+
+    eventually("a second backfill finds nothing left", nothing_left, logs=it.services.logs)

@@ -9,6 +9,8 @@ per four characters. Neither claims anything about vLLM: the server's behaviour 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from typing import Literal
 
 from pydantic import BaseModel
@@ -44,6 +46,10 @@ class SlowPort:
         self.peak = 0
         self.asked: list[tuple[str, list[dict[str, str]]]] = []
 
+    async def answering(self) -> None:
+        """The time the answer to the call just asked takes."""
+        await asyncio.sleep(self.delay_s)
+
     async def structured(
         self,
         *,
@@ -59,7 +65,7 @@ class SlowPort:
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
         try:
-            await asyncio.sleep(self.delay_s)
+            await self.answering()
         finally:
             self.in_flight -= 1
         if schema is LedgerUpdate:
@@ -78,3 +84,55 @@ class SlowPort:
 
     async def healthy(self, tier: Tier, timeout_s: float = 5.0) -> bool:
         return True
+
+
+class JumpingLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock a test can move forward (``skip``): timers, ``asyncio.timeout`` included,
+    fall due by the moved clock, so a deadline passes when the test says, not when the machine is slow."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.skipped = 0.0
+
+    def time(self) -> float:
+        return super().time() + self.skipped
+
+    def skip(self, seconds: float) -> None:
+        self.skipped += seconds
+
+
+class JumpingPolicy(asyncio.DefaultEventLoopPolicy):
+    """Makes every new event loop (``asyncio.run``'s too) a :class:`JumpingLoop`."""
+
+    def new_event_loop(self) -> asyncio.AbstractEventLoop:
+        return JumpingLoop()
+
+
+@contextlib.contextmanager
+def jumping_loops() -> Iterator[None]:
+    """Within: every new event loop is a :class:`JumpingLoop` (the default policy is restored after)."""
+    asyncio.set_event_loop_policy(JumpingPolicy())
+    try:
+        yield
+    finally:
+        asyncio.set_event_loop_policy(None)
+
+
+class StallingPort(SlowPort):
+    """Answers the first ``answers`` tasks at once; every later one hangs, and first moves the loop's clock
+    (a :class:`JumpingLoop`) a day ahead: any deadline has passed, exactly when the model stalled."""
+
+    def __init__(self, answers: int) -> None:
+        super().__init__(delay_s=0.0)
+        self.answers = answers
+        self.stalled = 0
+
+    async def answering(self) -> None:
+        if len(self.asked) <= self.answers:
+            return
+        self.stalled += 1
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, JumpingLoop), "a StallingPort needs a JumpingLoop (JumpingPolicy)"
+        loop.skip(86_400.0)
+        await asyncio.Event().wait()  # forever: only the deadline ends it
+        raise AssertionError("unreachable")

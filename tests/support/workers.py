@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -15,10 +16,42 @@ def ok(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
     return DocumentResult(doc_id="0" * 64, source=source, pipeline_version=PIPELINE_VERSION)
 
 
+def hanging_marker(path: Path) -> Path:
+    """The file :func:`hang` creates beside a document once it hangs in it."""
+    return path.with_name(path.name + ".hanging")
+
+
 def hang(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
+    """Hang forever in a document whose source says ``hang`` (after leaving :func:`hanging_marker`)."""
     if "hang" in source:
-        time.sleep(3600)
+        hanging_marker(path).touch()
+        threading.Event().wait()  # forever: only the parent's kill ends it
     return ok(path, config, source=source)
+
+
+SLOW_START = "slow_start_"
+"""``tests.support.workers:slow_start_<folder, hex>``: :func:`ok`, behind a start-up the test controls."""
+
+
+def slow_start_target(folder: Path) -> str:
+    """A target whose worker, while it starts, creates ``folder/starting`` and waits for ``folder/go``.
+
+    The folder travels in the target's name, the one thing a worker knows while it starts (a forkserver
+    worker does not see the test's environment).
+    """
+    return f"tests.support.workers:{SLOW_START}{str(folder).encode().hex()}"
+
+
+def __getattr__(name: str) -> object:
+    """Resolve :func:`slow_start_target` names: the worker resolves its target while it starts."""
+    if not name.startswith(SLOW_START):
+        raise AttributeError(name)
+    folder = Path(bytes.fromhex(name.removeprefix(SLOW_START)).decode())
+    (folder / "starting").touch()
+    deadline = time.monotonic() + 600  # liveness bound: a test that never says go must not leak a worker
+    while not (folder / "go").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return ok
 
 
 def crash(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
@@ -51,11 +84,17 @@ def hog(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
     return ok(path, config, source=source)
 
 
+def sampled_marker(path: Path) -> Path:
+    """The file a test creates beside a document once the parent has seen its worker's grown address space."""
+    return path.with_name(path.name + ".sampled")
+
+
 def grow_then_abort(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
     """What a C library does that aborts when malloc fails: a buffer doubles until it cannot, then abort().
 
-    The abort comes a moment after the failure (the parent samples the address space every 0.25 s; a
-    library that aborts at once may still read as a plain crash, which the module documents).
+    The abort waits until the test says the parent has sampled the grown address space
+    (:func:`sampled_marker`; the parent samples every 0.25 s, and a library that aborts at once may still
+    read as a plain crash, which the module documents), so a loaded machine cannot make it come too soon.
     """
     if "abort" in source:
         buf = bytearray(8 << 20)
@@ -64,7 +103,9 @@ def grow_then_abort(path: Path, config: EngineConfig, *, source: str) -> Documen
                 buf = buf + buf  # touched, as a real decompressor's buffer is
         except MemoryError:
             pass
-        time.sleep(1.5)
+        deadline = time.monotonic() + 240  # liveness bound: abort anyway if the test never says
+        while not sampled_marker(path).exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
         os.abort()
     return ok(path, config, source=source)
 
