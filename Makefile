@@ -61,12 +61,13 @@ integration: venv
 	bash infra/postgres.sh up
 	$(BIN)/python -m pytest -q -m "integration and not model"
 
-## faults: the fault suite alone (kills, broker restart, store and database outages; ~5 min)
+## faults: the fault suite alone (kills, broker, registry, store and database outages; ~10 min)
 faults: venv
 	bash infra/stack.sh up
+	bash infra/registry.sh up
 	bash infra/postgres.sh up
 	@set +e; $(BIN)/python -m pytest -q -s -m faults; rc=$$?; \
-	  bash infra/postgres.sh down; bash infra/stack.sh down; exit $$rc
+	  bash infra/postgres.sh down; bash infra/registry.sh down; bash infra/stack.sh down; exit $$rc
 
 schemas: venv
 	$(BIN)/tieout schemas --out schemas/json
