@@ -17,13 +17,14 @@ from __future__ import annotations
 import asyncio
 import struct
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
-
-import httpx2
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from adapters.settings import Settings
 from schemas.events import TOPICS
 from schemas.export import render, topic_payloads
+
+if TYPE_CHECKING:
+    import httpx2  # imported by the client only: services without a registry never load it
 
 MAGIC_BYTE = 0
 """The first byte of a framed record (Confluent wire format, version 0)."""
@@ -126,6 +127,8 @@ class SchemaRegistry:
         transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         """Talk to the registry whose API root is ``url`` (e.g. ``http://host:8080/apis/ccompat/v7``)."""
+        import httpx2
+
         self.url = url.rstrip("/")
         self._http = httpx2.AsyncClient(
             base_url=self.url,
@@ -146,6 +149,8 @@ class SchemaRegistry:
 
     async def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
         """One request; the decoded JSON answer (None for 404, which callers that expect it ask for)."""
+        import httpx2
+
         try:
             r = await self._http.request(method, path, json=body)
         except httpx2.TransportError as exc:  # connection refused, reset, timeouts
