@@ -557,15 +557,6 @@ def _database(pg_dsn: str, name: str, *, drop: bool = False) -> str:
     return make_conninfo(pg_dsn, dbname=name)
 
 
-def _drop_buckets(store: ObjectStore, buckets: Sequence[str]) -> None:
-    """Delete the run's buckets, so that repeated runs do not fill the gateway's disk (best effort)."""
-    for bucket in buckets:
-        with contextlib.suppress(Exception):
-            for obj in list(store.list_objects(bucket)):
-                store.delete(bucket, obj.key)
-            store.client.delete_bucket(Bucket=bucket)
-
-
 def _commit(code: Path) -> str:
     out = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"],
@@ -686,7 +677,6 @@ def main() -> int:
             feeder.close()
         if outputs is not None:
             outputs.close()
-        _drop_buckets(store, [settings.landing_bucket, settings.artifact_bucket])
         if pg_dsn:
             with contextlib.suppress(Exception):
                 _database(pg_dsn, db, drop=True)
