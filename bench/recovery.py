@@ -463,12 +463,18 @@ def kill_once(drill: Drill, stage: str, rng: random.Random) -> dict[str, Any]:
     assigned = wait_for(lambda: fleet.assigned(stage), drill.bound_s, every_s=0.05)
     cpu = fleet.cpu_s(stage)
     first = wait_for(lambda: drill.outputs.first_after(out, t0), drill.bound_s)
-    endpoint = first_event(fleet.lines(stage), "metrics endpoint")
+    lines = fleet.lines(stage)
+    endpoint = first_event(lines, "metrics endpoint")
+    # How long the first document took to handle: where the engine worker's start (parse) or the quality
+    # gate's first import (sink) shows.
+    handled = [g[2] for line in lines if (g := log_event(line)) is not None and g[0] == "message done"]
+    first_handle = next((h.get("handle_ms") for h in handled if h.get("published")), None)
     return {
         "endpoint_s": round(endpoint - t0, 2) if endpoint else None,
         "assigned_s": round(assigned - t0, 2) if assigned else None,
         "cpu_s": cpu,
         "output_s": round(first - t0, 2) if first else None,
+        "first_handle_s": round(float(first_handle) / 1000, 2) if first_handle is not None else None,
         "input_waiting": waited is not None,
     }
 
@@ -651,6 +657,7 @@ def main() -> int:
                 "assigned_s": summary([g["assigned_s"] for g in each]),
                 "cpu_s": summary([g["cpu_s"] for g in each]),
                 "output_s": summary([g["output_s"] for g in each]),
+                "first_handle_s": summary([g["first_handle_s"] for g in each]),
                 "each": each,
             }
         result["kills"] = kills
