@@ -319,6 +319,9 @@ class Outputs:
         self.consumer.subscribe(list(self.names))
         self.lock = threading.Lock()
         self.records: list[tuple[str, float, float, str]] = []  # (topic, arrived, created, source)
+        # The reader commits nothing, so after a broker restart its group starts again from the beginning:
+        # a record seen before is not counted twice.
+        self.seen: set[tuple[str, int, int]] = set()
         self.sources: dict[str, Counter[str]] = {t: Counter() for t in self.names.values()}
         self.dead: list[dict[str, Any]] = []
         self.stopping = threading.Event()
@@ -331,6 +334,10 @@ class Outputs:
             if m is None or m.error():
                 continue
             arrived = time.time()
+            position = (m.topic() or "", m.partition() or 0, m.offset() or 0)
+            if position in self.seen:
+                continue
+            self.seen.add(position)
             value = m.value()
             topic = self.names.get(m.topic() or "", "")
             record = json.loads(unframe(value).payload) if isinstance(value, bytes) else {}
@@ -702,6 +709,15 @@ def main() -> int:
     result["meta"]["load_average_end"] = load_average()
     result["meta"]["wall_s"] = round(time.monotonic() - t_start, 1)
     previous = json.loads(args.json.read_text()) if args.json.exists() else {}
+    earlier = previous.get("runs", {}).get(args.label, {})
+    # A part this run skipped (--kills 0, --outages '') keeps the label's earlier figures, and says when.
+    for part, skipped in (("kills", not args.kills), ("outages", not kinds)):
+        if skipped and earlier.get(part):
+            result[part] = earlier[part]
+            result.setdefault("carried_over", {})[part] = earlier.get("meta", {}).get("date")
+            if part == "kills":
+                result["startup"] = earlier.get("startup", result["startup"])
+                result["carried_over"]["startup"] = result["carried_over"][part]
     runs = {**previous.get("runs", {}), args.label: result}
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({"runs": runs}, indent=2) + "\n", encoding="utf-8")
