@@ -159,11 +159,12 @@ def format_table(runs: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
     out = ["| run | date | code | load average (1, 5, 15 min) at start → end | wall |", "|---" * 5 + "|"]
     for lb in labels:
-        m, code = runs[lb].get("meta", {}), runs[lb].get("code", {})
-        out.append(
-            f"| {lb} | {m.get('date')} | {code.get('commit')} | {m.get('load_average_start')} → "
-            f"{m.get('load_average_end')} | {m.get('wall_s')} s |"
-        )
+        code = runs[lb].get("code", {}).get("commit")
+        for parts, m in _measured(runs[lb]):
+            out.append(
+                f"| {lb}{f' ({parts})' if parts else ''} | {m.get('date')} | {code} | "
+                f"{m.get('load_average_start')} → {m.get('load_average_end')} | {m.get('wall_s')} s |"
+            )
     out += ["", *head("cold start", ["endpoint / assigned", "CPU s (import s)"])]
     for stage in STAGES:
         cells = []
@@ -204,6 +205,18 @@ def format_table(runs: Mapping[str, Mapping[str, Any]]) -> list[str]:
             ]
         out.append(f"| {kind} | " + " | ".join(cells) + " |")
     return out
+
+
+def _measured(run: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """When the run's parts were measured: (parts, their meta); no parts named when all in one go."""
+    carried: Mapping[str, Mapping[str, Any]] = run.get("carried_over", {})
+    if not carried:
+        return [("", run.get("meta", {}))]
+    by: dict[str, tuple[list[str], Mapping[str, Any]]] = {}
+    for part in ("startup", "kills", "outages"):
+        m = carried.get(part, run.get("meta", {}))
+        by.setdefault(str(m.get("date")), ([], m))[0].append(part)
+    return [(", ".join(parts), m) for parts, m in by.values()]
 
 
 def _kills(runs: Mapping[str, Mapping[str, Any]], stage: str) -> str:
@@ -713,11 +726,10 @@ def main() -> int:
     # A part this run skipped (--kills 0, --outages '') keeps the label's earlier figures, and says when.
     for part, skipped in (("kills", not args.kills), ("outages", not kinds)):
         if skipped and earlier.get(part):
-            result[part] = earlier[part]
-            result.setdefault("carried_over", {})[part] = earlier.get("meta", {}).get("date")
-            if part == "kills":
-                result["startup"] = earlier.get("startup", result["startup"])
-                result["carried_over"]["startup"] = result["carried_over"][part]
+            carried = result.setdefault("carried_over", {})
+            for p in (part, "startup") if part == "kills" else (part,):
+                result[p] = earlier[p]
+                carried[p] = earlier.get("carried_over", {}).get(p) or earlier.get("meta", {})
     runs = {**previous.get("runs", {}), args.label: result}
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({"runs": runs}, indent=2) + "\n", encoding="utf-8")

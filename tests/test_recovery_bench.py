@@ -86,3 +86,15 @@ def test_the_table_sets_labelled_runs_side_by_side() -> None:
     assert "| kafka | 20.0 / 5.0 s | 7.5 s | 20.0 / 5.0 s | 7.5 s |" in lines
     assert "| s3 | 20.0 / 1.0 s | > 180 s | 20.0 / 1.0 s | > 180 s |" in lines
     assert all(line.count("|") == lines[0].count("|") for line in lines[:3])
+
+
+def test_parts_carried_over_from_an_earlier_run_get_a_row_of_their_own() -> None:
+    early = {"date": "2026-12-01T15:50:00Z", "load_average_start": [20.0, 18.0, 15.0], "wall_s": 1400}
+    late = {"date": "2026-12-01T16:27:00Z", "load_average_start": [3.0, 8.0, 12.0], "wall_s": 118}
+    run = {"meta": late, "code": {"commit": "ce65b35"}, "carried_over": {"startup": early, "kills": early}}
+    lines = format_table({"before": run})
+    assert (
+        "| before (startup, kills) | 2026-12-01T15:50:00Z | ce65b35 | [20.0, 18.0, 15.0] → None | 1400 s |"
+        in lines
+    )
+    assert "| before (outages) | 2026-12-01T16:27:00Z | ce65b35 | [3.0, 8.0, 12.0] → None | 118 s |" in lines
