@@ -17,13 +17,14 @@ from __future__ import annotations
 import asyncio
 import struct
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, NamedTuple, TypeVar
-
-import httpx2
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from adapters.settings import Settings
 from schemas.events import TOPICS
 from schemas.export import render, topic_payloads
+
+if TYPE_CHECKING:
+    import httpx2
 
 MAGIC_BYTE = 0
 """The first byte of a framed record (Confluent wire format, version 0)."""
@@ -141,6 +142,8 @@ class SchemaRegistry:
         race_pause_s: float = RACE_PAUSE_S,
     ) -> None:
         """Talk to the registry whose API root is ``url`` (e.g. ``http://host:8080/apis/ccompat/v7``)."""
+        import httpx2  # only a service configured with a registry pays for the HTTP client's import
+
         self.url = url.rstrip("/")
         self.race_pause_s = race_pause_s
         self._http = httpx2.AsyncClient(
@@ -162,6 +165,8 @@ class SchemaRegistry:
 
     async def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
         """One request; the decoded JSON answer (None for 404, which callers that expect it ask for)."""
+        import httpx2  # loaded by __init__ already; bound here for the exception class
+
         try:
             r = await self._http.request(method, path, json=body)
         except httpx2.TransportError as exc:  # connection refused, reset, timeouts

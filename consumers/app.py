@@ -6,15 +6,12 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Awaitable, Callable
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import structlog
 
-from adapters.model_client import ModelClient
 from adapters.registry import RegistryUnavailable, TopicEncoder, TopicRegistration, topic_registration
 from adapters.settings import Settings
-from adapters.sinks.base import Sink
-from adapters.sinks.parquet import ParquetDatasets
 from adapters.storage import ObjectStore
 from consumers import tracing
 from consumers.health import Check, Endpoint, Health
@@ -32,10 +29,16 @@ from consumers.services import (
 )
 from consumers.telemetry import ObservedModel, sample_lag
 from pipeline.config import EngineConfig
-from pipeline.isolation import IsolatedEngine
-from pipeline.model.ports import Tier
-from pipeline.model.strategy import ModelStage
 from schemas.events import TOPICS
+
+# What only one stage uses is imported in that stage's branch of run_service, so a restarted worker does
+# not spend its start-up importing the others' libraries (the model client's openai, the sink's pyarrow).
+if TYPE_CHECKING:
+    from adapters.model_client import ModelClient
+    from adapters.sinks.base import Sink
+    from pipeline.isolation import IsolatedEngine
+    from pipeline.model.ports import Tier
+    from pipeline.model.strategy import ModelStage
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -117,9 +120,13 @@ async def run_service(
         transport.producer.encoder = encoder
         handler: Handler
         if stage == "parse":
+            from pipeline.isolation import IsolatedEngine
+
             engine = IsolatedEngine(cfg)
             handler = ParseHandler(settings, store, engine)
         elif stage == "verify":
+            from pipeline.model.strategy import ModelStage
+
             client = model_client(settings)
             model = ModelStage(
                 ObservedModel(client) if client is not None else None,
@@ -133,6 +140,8 @@ async def run_service(
                     asyncio.create_task(_resume_loop(settings, store, model, stop, encoder=encoder))
                 )
         else:
+            from adapters.sinks.parquet import ParquetDatasets
+
             sinks: list[Sink] = [ParquetDatasets(store, settings.artifact_bucket)]
             if settings.pg_dsn:
                 from adapters.sinks.postgres import PostgresTables

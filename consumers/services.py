@@ -23,16 +23,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import structlog
 from opentelemetry.trace import get_current_span
 from pydantic import BaseModel, ValidationError
 
-from adapters.model_client import Endpoint, ModelClient
 from adapters.settings import Settings
 from adapters.sinks.base import Sink, SinkBatch, SinkOutage, SinkRefused
-from adapters.sinks.quality import GateResult
 from adapters.storage import (
     Downloaded,
     RefusedObject,
@@ -48,7 +46,6 @@ from adapters.storage import (
     pending_prefix,
     readable_keys,
 )
-from adapters.tokenizer import ServerTokenizer
 from consumers import metrics, tracing
 from consumers.runner import (
     REPLAY_HEADER,
@@ -61,13 +58,8 @@ from consumers.runner import (
 )
 from consumers.telemetry import engine_stages, step
 from pipeline.config import PIPELINE_VERSION, EngineConfig
-from pipeline.isolation import IsolatedEngine
-from pipeline.model.ports import Tier
-from pipeline.model.strategy import ModelStage, Progress
 from pipeline.quotas import QUOTA_CATEGORIES
-from pipeline.rewards.records import build_reward_records
 from pipeline.sniff import not_a_pdf
-from pipeline.verify import verify
 from schemas.events import (
     DocumentSummary,
     LandingError,
@@ -77,7 +69,18 @@ from schemas.events import (
     parse_landing,
 )
 from schemas.models import DocumentResult, ErrorRecord
-from schemas.rewards import RewardRecord
+
+# A process runs one stage: what only another stage uses (the checks and model stage of verify, the
+# quality gate and rewards of the sink, the model client's openai) is imported where it is used, so that
+# a restarted worker is back on its partitions sooner.
+if TYPE_CHECKING:
+    from adapters.model_client import ModelClient
+    from adapters.sinks.quality import GateResult
+    from adapters.tokenizer import ServerTokenizer
+    from pipeline.isolation import IsolatedEngine
+    from pipeline.model.ports import Tier
+    from pipeline.model.strategy import ModelStage
+    from schemas.rewards import RewardRecord
 
 log = structlog.get_logger(__name__)
 P = ParamSpec("P")
@@ -306,6 +309,8 @@ def model_client(settings: Settings) -> ModelClient | None:
     eps = settings.model_endpoints()
     if not eps:
         return None
+    from adapters.model_client import Endpoint, ModelClient
+
     endpoints: dict[Tier, Endpoint] = {}
     tiers: tuple[Tier, ...] = ("standard", "deep")
     for tier in tiers:
@@ -318,7 +323,11 @@ def model_client(settings: Settings) -> ModelClient | None:
 def model_tokenizer(settings: Settings) -> ServerTokenizer | None:
     """The deep tier's own tokenizer (its server's ``/tokenize``), which sizes the model stage's windows."""
     deep = settings.model_endpoints().get("deep")
-    return ServerTokenizer(*deep) if deep else None
+    if not deep:
+        return None
+    from adapters.tokenizer import ServerTokenizer
+
+    return ServerTokenizer(*deep)
 
 
 class VerifyHandler:
@@ -332,6 +341,8 @@ class VerifyHandler:
 
     def __init__(self, settings: Settings, store: Store, model: ModelStage | None = None) -> None:
         """Wire the store and the model stage (None: skipped)."""
+        from pipeline.model.strategy import ModelStage
+
         self.settings = settings
         self.store = store
         self.model = model or ModelStage(None)
@@ -361,6 +372,8 @@ class VerifyHandler:
                 raw = await _storage(self.store.read_uri, event.artifact)
                 parsed = _validated(DocumentResult, raw, "parsed artifact", doc_id)
             with step(self.stage, "checks"):
+                from pipeline.verify import verify
+
                 result = await asyncio.to_thread(verify, parsed)
             with step(self.stage, "model"):
                 result, stats = await self.model.run_with_stats(result)
@@ -489,6 +502,8 @@ class SinkHandler:
             model_stage=event.model_stage,
             datasets=datasets,
         )
+        from pipeline.rewards.records import build_reward_records
+
         rewards = build_reward_records(
             result, created_at=datetime.fromisoformat(event.produced_at.replace("Z", "+00:00"))
         )
@@ -672,6 +687,8 @@ async def resume_pending(
     """
     if model.client is None or not await model.client.healthy("deep"):
         return 0
+    from pipeline.model.strategy import Progress
+
     keys = [
         o.key
         for o in await asyncio.to_thread(

@@ -12,23 +12,21 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
 from adapters.settings import Settings
 from pipeline.config import EngineConfig
-from pipeline.isolation import Job, run_isolated
 from pipeline.obs import configure_logging
-from pipeline.output import JsonlOutputs
-from pipeline.quotas import QUOTA_CATEGORIES
-from schemas.models import DocumentResult
 
+# Each command imports what only it needs where it runs: `tieout consume` starts (and restarts) services,
+# whose start-up should not pay for the embedded run's worker pool, outputs and progress bars.
 if TYPE_CHECKING:
     import uvicorn
 
     from adapters.review.store import ReviewStore
     from console.app import ConsoleConfig
     from consumers.runner import Incoming
+    from schemas.models import DocumentResult
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Tie out financial documents.")
 console = Console(stderr=True)
@@ -125,6 +123,11 @@ def run(
     max_output_mb: OutputMb = _OUTPUT_MB,
 ) -> None:
     """Process PDFs in killable worker processes under quotas (no servers); write the results as JSONL."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from pipeline.isolation import Job, run_isolated
+    from pipeline.output import JsonlOutputs
+
     files = collect_inputs(paths)
     if not files:
         console.print("[yellow]No PDF files found.[/]")
@@ -166,6 +169,8 @@ def run(
 
 
 def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: dict[str, int]) -> int:
+    from pipeline.quotas import QUOTA_CATEGORIES
+
     table = RichTable(title="tieout run", show_lines=False)
     for col in ("document", "pages", "tables", "facts", "flags", "chunks", "errors", "status"):
         table.add_column(col, justify="left" if col in ("document", "status") else "right")
@@ -229,6 +234,7 @@ def annotate(
     """Write a tick-and-tie copy of a PDF: the figures the checks confirmed ticked, the breaks marked."""
     from pipeline.annotate import AnnotateError, annotate_pdf
     from pipeline.ids import document_id
+    from pipeline.isolation import Job, run_isolated
     from pipeline.output import load_document
 
     if not pdf.is_file():
