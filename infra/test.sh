@@ -11,8 +11,8 @@
 #              lint, format and import contracts, and mypy
 # 3. unit      the tiers without servers (unit + corpus), on every core (pytest-xdist)
 # 4. services  Kafka + S3 gateway, schema registry, PostgreSQL up; Helm lint + kubeconform;
-#              the integration tier except the model group, one test at a time (the fault suite stops
-#              and starts the broker the other tests share)
+#              the integration tier except the model group and the fault suite, three test files at a time
+#              (they mostly wait); then the fault suite alone (it stops and starts what the others share)
 # 5. model     the two CPU vLLM servers up only for the model group (`-m model`), then down
 # 6. summary   each step's time and result, the 20 slowest tests of the whole run, the total count
 #
@@ -21,6 +21,7 @@
 #
 # Environment: TIEOUT_CACHE (downloads and builds, default ~/.cache/tieout), TIEOUT_STATE (runtime state,
 # default .tieout/), TIEOUT_TEST_WORKERS (pytest-xdist workers for the unit step, default: the cores),
+# TIEOUT_IT_WORKERS (pytest-xdist workers for the integration step, default 3),
 # PYTEST_ARGS (extra pytest arguments for every test step, e.g. "-x").
 set -uo pipefail
 
@@ -31,6 +32,7 @@ STATE=${TIEOUT_STATE:-$REPO/.tieout}
 REPORT="$STATE/test-report"
 BIN="$REPO/.venv/bin"
 WORKERS=${TIEOUT_TEST_WORKERS:-$(nproc)}
+IT_WORKERS=${TIEOUT_IT_WORKERS:-3}
 read -r -a EXTRA <<<"${PYTEST_ARGS:-}"
 
 log() { printf '[test] %s\n' "$*" >&2; }
@@ -133,7 +135,13 @@ trap stop_all EXIT
 up() { bash infra/stack.sh up >/dev/null && bash infra/registry.sh up >/dev/null && bash infra/postgres.sh up >/dev/null; }
 if step services-up up; then
   step helm bash infra/helm.sh check
-  step integration pytest_group integration -m "integration and not model"
+  # The integration tests mostly wait (group joins, service start-ups, the store's events): side by side
+  # they share the cores instead of leaving them idle. Each keeps its own topic prefix, buckets and
+  # database; a file's tests stay in one worker (module fixtures).
+  step integration pytest_group integration -n "$IT_WORKERS" --dist loadfile -m "integration and not model and not faults"
+  # The fault suite stops and restarts the broker, the store, the registry and the database that every
+  # other test shares: alone, after them.
+  step faults pytest_group faults -m "faults and not model"
 fi
 
 # ------------------------------------------------------------------------------ 5. model

@@ -170,6 +170,8 @@ def _spans(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+# In the fault suite: it stops and starts the broker every other integration test shares, so it runs alone.
+@pytest.mark.faults
 @pytest.mark.timeout(900)
 def test_metrics_traces_and_readiness_of_the_three_services(
     isolated: Isolated, stack_env: dict[str, str], db_dsn: str, model_url: str, tmp_path: Path
