@@ -13,7 +13,8 @@
 # 4. services  Kafka + S3 gateway, schema registry, PostgreSQL up; Helm lint + kubeconform;
 #              the integration tier except the model group and the fault suite, three test files at a time
 #              (they mostly wait); then the fault suite alone (it stops and starts what the others share)
-# 5. model     the two CPU vLLM servers up only for the model group (`-m model`), then down
+# 5. model     the two CPU vLLM servers (started beside the fault suite, idle until now) for the model
+#              group (`-m model`), then down
 # 6. summary   each step's time and result, the 20 slowest tests of the whole run, the total count
 #
 # Servers are stopped whatever happens. Every step runs even when an earlier test step failed, so that one
@@ -140,12 +141,32 @@ if step services-up up; then
   # database; a file's tests stay in one worker (module fixtures).
   step integration pytest_group integration -n "$IT_WORKERS" --dist loadfile -m "integration and not model and not faults"
   # The fault suite stops and restarts the broker, the store, the registry and the database that every
-  # other test shares: alone, after them.
+  # other test shares: alone, after them. The model servers start meanwhile (their start-up is a minute
+  # and a half of imports, which the fault suite's waits leave room for); they answer no request before
+  # the model group, and no test of the fault suite talks to them.
+  MODEL_UP_LOG="$REPORT/model-up.log"
+  T_MODEL_UP=$SECONDS
+  bash infra/model.sh up >"$MODEL_UP_LOG" 2>&1 &
+  MODEL_UP_PID=$!
   step faults pytest_group faults -m "faults and not model"
 fi
 
 # ------------------------------------------------------------------------------ 5. model
-if step model-up bash -c 'bash infra/model.sh up >/dev/null'; then
+model_up() { # the servers' start, begun beside the fault suite (or now, when the services did not come up)
+  local rc
+  if [[ -n "${MODEL_UP_PID:-}" ]]; then
+    wait "$MODEL_UP_PID"
+    rc=$?
+  else
+    T_MODEL_UP=$SECONDS
+    bash infra/model.sh up >"$REPORT/model-up.log" 2>&1
+    rc=$?
+  fi
+  ((rc == 0)) || tail -n 40 "$REPORT/model-up.log" >&2
+  log "model servers up $((SECONDS - T_MODEL_UP)) s after their start (exit $rc)"
+  return "$rc"
+}
+if step model-up model_up; then
   step model pytest_group model -m model
 fi
 bash infra/model.sh down >/dev/null 2>&1
