@@ -20,7 +20,7 @@ from adapters.tokenizer import ServerTokenizer
 from pipeline.engine import process_path
 from pipeline.model.strategy import ModelStage, ModelStageConfig
 from schemas.models import DocumentResult
-from tests.integration.conftest import MODEL_ENV, REPO, Isolated, started
+from tests.integration.conftest import LIVENESS_S, MODEL_ENV, REPO, Isolated, started
 from tests.integration.model_fixtures import (  # noqa: F401 (servers_left_idle: autouse in this module)
     ANSWER_TOKENS,
     REQUEST_TIMEOUT_S,
@@ -189,16 +189,22 @@ def test_pending_while_the_server_is_unreachable_then_completed(
         from tests.integration.test_services import _upload_boto3
 
         _upload_boto3(it, [SAMPLE], "model")
-        first = it.read(it.topic("verified"), until=lambda r: len(r) >= 1, timeout_s=120)
+        first = it.read(it.topic("verified"), until=lambda r: len(r) >= 1, timeout_s=LIVENESS_S)
         assert first[0]["model_stage"] == "pending"
         # The deterministic results were published without waiting for the model.
         flags = it.read(
-            it.topic("flags"), until=lambda r: len(r) >= int(str(first[0]["flags"])), timeout_s=30
+            # liveness bound: the sink publishes them after its own start-up and gate (30 s failed a fresh
+            # run on a loaded machine, 2026-12-01)
+            it.topic("flags"),
+            until=lambda r: len(r) >= int(str(first[0]["flags"])),
+            timeout_s=LIVENESS_S,
         )
         assert all(f["rule"] != "MOD001" for f in flags)
         switch.turn_on()  # the server is back
         done = it.read(
-            it.topic("verified"), until=lambda r: any(v["model_stage"] == "done" for v in r), timeout_s=600
+            it.topic("verified"),
+            until=lambda r: any(v["model_stage"] == "done" for v in r),
+            timeout_s=600,  # liveness bound
         )
         assert [v["model_stage"] for v in done] == ["pending", "done"]
         assert done[1]["doc_id"] == first[0]["doc_id"]
