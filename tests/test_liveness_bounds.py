@@ -190,3 +190,45 @@ def test_the_rule_catches_each_form_it_names() -> None:
         assert len(violations(source)) == 1, what
     for what, source in ALLOWED.items():
         assert violations(source) == [], what
+
+
+WAITS_FOR_WORK = frozenset({"read", "eventually"})
+"""Helpers that wait for the services' real work (``Isolated.read``, ``eventually`` of the integration
+conftest): a deadline passed to them is a liveness bound too, and a short one fails a loaded machine."""
+
+
+def short_waits(text: str, path: str = "<test>") -> list[Violation]:
+    """Calls of a work-waiting helper with a literal ``timeout_s`` under a minute."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if not (isinstance(node, ast.Call) and _name(node.func) in WAITS_FOR_WORK):
+            continue
+        for kw in node.keywords:
+            value = kw.value
+            if (
+                kw.arg == "timeout_s"
+                and isinstance(value, ast.Constant)
+                and isinstance(value.value, int | float)
+                and value.value < MIN_LIVENESS_S
+            ):
+                why = f"waits for the services' work at most {value.value}s"
+                found.append(Violation(path, node.lineno, ast.get_source_segment(text, node) or "", why))
+    return found
+
+
+def test_no_test_waits_for_the_services_work_under_a_minute() -> None:
+    # Regression: the model group's pending test read the flags topic with timeout_s=30 and failed a
+    # fresh run beside a CPU-heavy job (2026-12-01) while the sink was still starting.
+    found = [
+        v
+        for f in sorted((TESTS / "integration").rglob("*.py"))
+        for v in short_waits(f.read_text(), str(f.relative_to(TESTS)))
+    ]
+    assert not found, "wait LIVENESS_S (a liveness bound) for real work:\n" + "\n".join(map(str, found))
+
+
+def test_the_wait_rule_catches_a_short_read_and_allows_liveness_bounds() -> None:
+    assert len(short_waits("it.read(topic, until=done, timeout_s=30)")) == 1
+    assert short_waits("it.read(topic, until=done, timeout_s=LIVENESS_S)") == []
+    assert short_waits("it.read(topic, until=done, timeout_s=600)") == []
+    assert short_waits("client.get(url, timeout_s=5)") == []  # a client's own timeout is not a wait for work
