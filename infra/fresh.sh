@@ -53,8 +53,7 @@ log "run $RUN_ID: clone in $WORK, empty cache in $CACHE, output in $OUT/"
 BESIDE_PID=""
 cleanup() {
   if [[ -n "$BESIDE_PID" ]]; then kill -- "-$BESIDE_PID" 2>/dev/null || true; fi
-  (cd "$WORK" && export TIEOUT_CACHE=$CACHE && for s in model postgres registry stack; do
-    bash "infra/$s.sh" down; done) >/dev/null 2>&1
+  (cd "$WORK" && TIEOUT_CACHE=$CACHE bash infra/test.sh down)
   if ((KEEP)); then
     log "kept $TMP"
   else

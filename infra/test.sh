@@ -3,6 +3,7 @@
 #
 #   bash infra/test.sh            # what `make test` (and so CI's .ci/run) runs
 #   bash infra/test.sh setup      # only the plan and the setup (`make setup`: everything fetched and built)
+#   bash infra/test.sh down       # stop every server it starts (infra/fresh.sh's clean-up)
 #
 # 1. plan      one line: what is cached already and about how long this run will take
 # 2. setup     every download and build at once (they wait on the network or on different cores):
@@ -37,6 +38,13 @@ IT_WORKERS=${TIEOUT_IT_WORKERS:-3}
 read -r -a EXTRA <<<"${PYTEST_ARGS:-}"
 
 log() { printf '[test] %s\n' "$*" >&2; }
+
+# every server make test starts, stopped (each script's own bounded SIGTERM, then SIGKILL)
+stop_all() {
+  local s
+  for s in model postgres registry stack; do bash "infra/$s.sh" down >/dev/null 2>&1; done
+}
+if [[ "${1:-}" == down ]]; then stop_all; exit 0; fi
 
 rm -rf "$REPORT"
 mkdir -p "$REPORT/setup"
@@ -126,12 +134,6 @@ pytest_group() { # NAME ARGS...: one pytest run with its own JUnit report
 step unit pytest_group unit -n "$WORKERS" -m "not integration"
 
 # ------------------------------------------------------------------------------ 4. services
-stop_all() {
-  bash infra/model.sh down >/dev/null 2>&1
-  bash infra/postgres.sh down >/dev/null 2>&1
-  bash infra/registry.sh down >/dev/null 2>&1
-  bash infra/stack.sh down >/dev/null 2>&1
-}
 trap stop_all EXIT
 up() { bash infra/stack.sh up >/dev/null && bash infra/registry.sh up >/dev/null && bash infra/postgres.sh up >/dev/null; }
 if step services-up up; then
