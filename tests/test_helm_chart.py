@@ -1,7 +1,7 @@
 """The Helm chart (infra/helm/tieout): what a deployment relies on, checked on real renders.
 
 The integration tests render the chart with the Helm and kubeconform that ``bash infra/helm.sh fetch``
-builds (``.tieout/helm.env``; without it they fail under CI and skip elsewhere) and read the manifests
+fetches (``.tieout/helm.env``; without it they fail under CI and skip elsewhere) and read the manifests
 back: probes, KEDA triggers against the consumer groups and topics the services really use, no inlined
 credential, grace periods against the processing budget, topics, resources, and schema validation that
 rejects broken manifests. The tests above them read values.yaml and the schema converter directly.

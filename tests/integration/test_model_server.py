@@ -32,7 +32,7 @@ from tests.integration.model_fixtures import (  # noqa: F401 (servers_left_idle:
 from tests.support.give_up import HOW, give_up
 from tests.support.proxy import Switch
 
-pytestmark = [pytest.mark.integration, pytest.mark.model]
+pytestmark = [pytest.mark.integration, pytest.mark.model, pytest.mark.model_servers]
 SAMPLE = REPO / "sample_docs" / "northwind_2025_annual_report.pdf"
 
 

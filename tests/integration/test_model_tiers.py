@@ -24,7 +24,7 @@ from tests.integration.model_fixtures import (  # noqa: F401 (servers_left_idle:
 )
 from tests.support.proxy import Switch
 
-pytestmark = [pytest.mark.integration, pytest.mark.model]
+pytestmark = [pytest.mark.integration, pytest.mark.model, pytest.mark.model_servers]
 
 
 class Reply(BaseModel):
