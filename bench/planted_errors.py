@@ -24,6 +24,11 @@ For every filing of the corpus (``<corpus>/financial/*.pdf`` and ``<corpus>/fili
    masked, not on ``flag_id``: the engine hashes the document id (the sha256 of the bytes) into every
    ``flag_id``, so every flag of a planted copy would otherwise look new.
 
+4. **Splits.** ``../shared/corpus/MANIFEST.tsv`` marks some filings as the ``validation split``: they are for
+   measuring only (issue 23). The report gives the development files in full and the validation files as
+   aggregates only (by kind, statement and rule; no file, flag or plant), and the two side by side, so that
+   a reader measures on them without reading a flag to tune a rule. ``--split`` runs one of them alone.
+
 Each task runs in a worker process (``--workers``), with a per-task time limit (``--timeout``); a task that
 fails or times out is recorded as an error and the run goes on. Targets: ``swap`` caught ≥ 90 %, all kinds
 together ≥ 80 %, false flags ≤ 0.2 per 100 untouched pages.
@@ -31,7 +36,8 @@ together ≥ 80 %, false flags ≤ 0.2 per 100 untouched pages.
 Usage::
 
     python -m bench.planted_errors [INPUT ...] [--kinds swap,drop,double,sign,scale] [--seeds 1,2,3]
-        [--workers 2] [--limit N] [--tries 8] [--timeout 300] [--json OUT]
+        [--workers 2] [--limit N] [--tries 8] [--timeout 300] [--split all|development|validation]
+        [--json OUT]
 """
 
 from __future__ import annotations
@@ -68,6 +74,10 @@ DEFAULT_TRIES = 8
 TASK_TIMEOUT_S = 300.0
 WATCHDOG_GRACE_S = 60.0
 """A task still running this long after its own time limit is hung in native code: its pool is killed."""
+
+SPLITS = ("development", "validation")
+VALIDATION_MARK = "validation split"
+"""The words in a MANIFEST.tsv row's notes that put its file in the validation split."""
 
 TARGET_SWAP = 0.90
 TARGET_ALL = 0.80
@@ -903,6 +913,23 @@ def input_pdfs(inputs: Sequence[Path]) -> list[Path]:
     return out
 
 
+def split_of(paths: Sequence[Path], manifest: Path | None = None) -> dict[str, str]:
+    """``{file name: "development" or "validation"}``: validation when its ``MANIFEST.tsv`` row's notes say
+    ``validation split``; files not in the manifest (named on the command line) are development files."""
+    manifest = manifest or corpus_dir() / "MANIFEST.tsv"
+    validation: set[str] = set()
+    if manifest.is_file():
+        lines = manifest.read_text(encoding="utf-8").splitlines()
+        header = lines[0].split("\t") if lines else []
+        if "file" in header and "notes" in header:
+            fi, ni = header.index("file"), header.index("notes")
+            for line in lines[1:]:
+                cols = line.split("\t")
+                if len(cols) > max(fi, ni) and VALIDATION_MARK in cols[ni]:
+                    validation.add(Path(cols[fi]).name)
+    return {p.name: ("validation" if p.name in validation else "development") for p in paths}
+
+
 def _kill_workers() -> None:
     """Kill this process's worker children (all started by the pool), by pid."""
     for child in multiprocessing.active_children():
@@ -1038,7 +1065,7 @@ def plant_record(p: PlantResult, clean_flags: Sequence[FlagRec]) -> dict[str, An
         "file": p["file"], "seed": p["seed"], "kind": p["kind"], "status": p["status"], "error": p["error"],
         "discarded": p["discarded"], "seconds": round(p["seconds"], 2), "page": None, "bbox": None,
         "old": None, "new": new, "statement": None, "caught": None, "rule": None, "flag_id": None,
-        "message": None, "new_flags": [],
+        "message": None, "new_flags": [], "new_on_plant": 0,
     }  # fmt: skip
     if p["status"] != "ok" or cand is None or run is None or new is None:
         return rec
@@ -1048,19 +1075,26 @@ def plant_record(p: PlantResult, clean_flags: Sequence[FlagRec]) -> dict[str, An
     if flag is not None:
         rec.update(rule=flag["rule"], flag_id=flag["flag_id"], message=flag["message"])
     before = {flag_key(f, (cand.text, new)) for f in clean_flags}
-    rec["new_flags"] = [
-        {"rule": f["rule"], "pages": f["pages"], "message": f["message"]}
-        for f in run["flags"]
-        if flag_key(f, (cand.text, new)) not in before
-    ]
+    added = [f for f in run["flags"] if flag_key(f, (cand.text, new)) not in before]
+    rec["new_flags"] = [{"rule": f["rule"], "pages": f["pages"], "message": f["message"]} for f in added]
+    rec["new_on_plant"] = sum(cand.page in f["pages"] and carries_figure(f, cand.text, new) for f in added)
     return rec
 
 
-def score(outcome: Outcome, kinds: Sequence[str], seeds: Sequence[int]) -> tuple[list[str], dict[str, Any]]:
+def score(
+    outcome: Outcome, kinds: Sequence[str], seeds: Sequence[int], *, details: bool = True
+) -> tuple[list[str], dict[str, Any]]:
     """Score the plants against the clean runs and format the report.
 
+    Args:
+        outcome: What the run produced.
+        kinds: The error kinds planted.
+        seeds: The seeds used.
+        details: Include the per-file table, every plant and every clean flag. Off for the validation
+            split: its figures are read as aggregates only.
+
     Returns:
-        Printable lines and the JSON-ready summary (every plant and every clean flag included).
+        Printable lines and the JSON-ready summary.
     """
     plants: list[dict[str, Any]] = []
     tally: dict[str, dict[str, list[int]]] = {
@@ -1110,6 +1144,11 @@ def score(outcome: Outcome, kinds: Sequence[str], seeds: Sequence[int]) -> tuple
     swap = tally["kind"].get("swap", [0, 0])
     swap_rate = _rate(swap[1], swap[0])
     status_counts = Counter(p["status"] for p in plants)
+    # Precision of what the analyst sees on a planted copy: of the flags the plant added, how many are it.
+    new_total = sum(len(p["new_flags"]) for p in plants if p["caught"] is not None)
+    new_on_plant = sum(p["new_on_plant"] for p in plants if p["caught"] is not None)
+    planted_precision = _rate(new_on_plant, new_total)
+    false_by_rule = Counter(str(f["rule"]) for f in clean_flags_out)
     discarded = sum(p["discarded"] for p in plants)
     discarded_by_kind = Counter({k: sum(p["discarded"] for p in plants if p["kind"] == k) for k in kinds})
 
@@ -1132,10 +1171,10 @@ def score(outcome: Outcome, kinds: Sequence[str], seeds: Sequence[int]) -> tuple
             lines.append(f"{key:<16} {n:>8} {c:>8} {_pct(_rate(c, n)):>8}")
         lines.append(f"{'all':<16} {planted_n:>8} {caught_n:>8} {_pct(overall):>8}")
         lines.append("")
-    lines.append(
-        f"{'file':<46} {'pages':>5} {'cands':>6} {'clean':>5} {'/100p':>6} {'planted':>7} {'caught':>6}"
-    )
-    for name, f in per_file.items():
+    header = f"{'file':<46} {'pages':>5} {'cands':>6} {'clean':>5} {'/100p':>6} {'planted':>7} {'caught':>6}"
+    for name, f in per_file.items() if details else ():
+        if name == next(iter(per_file)):
+            lines.append(header)
         pages = f["pages"] or 0
         rate = f"{100 * f['clean_flags'] / pages:.2f}" if pages and f["clean_flags"] is not None else "n/a"
         note = f"  error: {f['clean_error']}" if f["clean_error"] else ""
@@ -1143,9 +1182,18 @@ def score(outcome: Outcome, kinds: Sequence[str], seeds: Sequence[int]) -> tuple
             f"{name[:46]:<46} {pages:>5} {f['candidates']:>6} {f['clean_flags'] or 0:>5} {rate:>6} "
             f"{f['planted']:>7} {f['caught']:>6}{note}"
         )
-    lines.append("")
+    if details:
+        lines.append("")
     fp_text = "n/a" if false_per_100 is None else f"{false_per_100:.3f}"
     lines.append(f"false flags: {total_clean} on {total_pages} untouched pages = {fp_text} per 100 pages")
+    lines.append(
+        "false flags by rule: "
+        + (", ".join(f"{r} {n}" for r, n in sorted(false_by_rule.items(), key=_by_count)) or "none")
+    )
+    lines.append(
+        f"precision on planted copies: {new_on_plant} of the {new_total} flags the plants added are the "
+        f"planted error ({_pct(planted_precision)})"
+    )
     targets = {
         "swap_caught": (TARGET_SWAP, swap_rate, None if swap_rate is None else swap_rate >= TARGET_SWAP),
         "all_caught": (TARGET_ALL, overall, None if overall is None else overall >= TARGET_ALL),
@@ -1177,6 +1225,12 @@ def score(outcome: Outcome, kinds: Sequence[str], seeds: Sequence[int]) -> tuple
         "overall": _axis([planted_n, caught_n]),
         "false_flags": total_clean,
         "false_flags_per_100_pages": false_per_100,
+        "false_flags_by_rule": dict(false_by_rule),
+        "planted_copies": {
+            "new_flags": new_total,
+            "on_the_plant": new_on_plant,
+            "precision": planted_precision,
+        },
         "status": dict(status_counts),
         "discarded": discarded,
         "discarded_by_kind": dict(discarded_by_kind),
@@ -1184,7 +1238,73 @@ def score(outcome: Outcome, kinds: Sequence[str], seeds: Sequence[int]) -> tuple
         "plants": plants,
         "clean_flags": clean_flags_out,
     }
+    if not details:
+        summary["files"] = len(per_file)
+        del summary["plants"], summary["clean_flags"]
     return lines, summary
+
+
+def _subset(outcome: Outcome, names: set[str]) -> Outcome:
+    return Outcome(
+        files=[f for f in outcome.files if f in names],
+        clean={k: v for k, v in outcome.clean.items() if k in names},
+        plants=[p for p in outcome.plants if p["file"] in names],
+        seconds=outcome.seconds,
+    )
+
+
+def score_splits(
+    outcome: Outcome, kinds: Sequence[str], seeds: Sequence[int], splits: dict[str, str]
+) -> tuple[list[str], dict[str, Any]]:
+    """:func:`score` per split (development in full, validation as aggregates), then the two side by side.
+
+    Returns:
+        Printable lines and ``{"splits": {name: summary}, "side_by_side": {row: {split: value}}}``.
+    """
+    lines: list[str] = []
+    summaries: dict[str, dict[str, Any]] = {}
+    for name in SPLITS:
+        names = {f for f in outcome.files if splits.get(f, "development") == name}
+        if not names:
+            continue
+        details = name != "validation"
+        part_lines, summaries[name] = score(_subset(outcome, names), kinds, seeds, details=details)
+        title = "development files" if name == "development" else "validation split (aggregates only)"
+        lines += [f"== {title}", *part_lines, ""]
+    if len(summaries) > 1:
+        _, summaries["all"] = score(outcome, kinds, seeds, details=False)
+    rows: dict[str, dict[str, Any]] = {}
+    for name, sm in summaries.items():
+        rows.setdefault("files", {})[name] = sm["files"] if isinstance(sm["files"], int) else len(sm["files"])
+        rows.setdefault("pages", {})[name] = sm["pages"]
+        for kind in kinds:
+            rows.setdefault(f"{kind} caught %", {})[name] = sm["by_kind"][kind]["rate"]
+        rows.setdefault("all kinds caught %", {})[name] = sm["overall"]["rate"]
+        rows.setdefault("plants run", {})[name] = sm["overall"]["planted"]
+        rows.setdefault("false flags", {})[name] = sm["false_flags"]
+        rows.setdefault("false flags / 100 pages", {})[name] = sm["false_flags_per_100_pages"]
+        rows.setdefault("precision on planted copies %", {})[name] = sm["planted_copies"]["precision"]
+    cols = list(summaries)
+    lines.append("== side by side")
+    lines.append(f"{'':<32}" + "".join(f"{c:>14}" for c in cols))
+    for row, values in rows.items():
+        cells = []
+        for c in cols:
+            v = values.get(c)
+            if v is None:
+                cells.append("n/a")
+            elif "%" in row:
+                cells.append(_pct(v))
+            elif isinstance(v, float):
+                cells.append(f"{v:.3f}")
+            else:
+                cells.append(str(v))
+        lines.append(f"{row:<32}" + "".join(f"{x:>14}" for x in cells))
+    return lines, {"splits": summaries, "side_by_side": rows}
+
+
+def _by_count(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
 
 
 def _axis(counts: Sequence[int]) -> dict[str, Any]:
@@ -1205,7 +1325,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="only the first N files")
     parser.add_argument("--tries", type=int, default=DEFAULT_TRIES, help="candidates tried per plant")
     parser.add_argument("--timeout", type=float, default=TASK_TIMEOUT_S, help="seconds per task")
-    parser.add_argument("--json", type=Path, help="write the figures and every plant to this file")
+    parser.add_argument(
+        "--split", choices=("all", *SPLITS), default="all",
+        help="which corpus files (MANIFEST.tsv marks the validation split; default both, side by side)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--json", type=Path, help="write the figures (and the development files' plants and flags) here"
+    )
     args = parser.parse_args(argv)
 
     kinds = _csv(args.kinds)
@@ -1214,13 +1340,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown kinds: {', '.join(unknown)} (choose from {', '.join(KINDS)})")
     seeds = [int(s) for s in _csv(args.seeds)]
     paths = input_pdfs(args.inputs)
+    splits = split_of(paths)
+    if args.split != "all":
+        paths = [p for p in paths if splits[p.name] == args.split]
     if args.limit is not None:
         paths = paths[: args.limit]
     if not paths:
         print(f"no PDFs found (corpus {corpus_dir()}; set TIEOUT_CORPUS or name inputs)")
         return 2
     outcome = run_all(paths, kinds, seeds, max(1, args.workers), args.tries, args.timeout)
-    lines, summary = score(outcome, kinds, seeds)
+    lines, summary = score_splits(outcome, kinds, seeds, splits)
     print("\n".join(lines))
     if args.json is not None:
         summary["command"] = " ".join(["python -m bench.planted_errors", *(argv or sys.argv[1:])])

@@ -38,6 +38,8 @@ from bench.planted_errors import (
     plant,
     scan_document,
     score,
+    score_splits,
+    split_of,
     table_figures,
     verify_words,
 )
@@ -353,3 +355,44 @@ def test_plant_a_swap_in_a_real_pdf() -> None:
     assert old_words - new_words == Counter({cand.text: 1})
     assert new_words - old_words == Counter({new: 1})
     assert abs(placed[0][2] - cand.bbox[2]) < 1.0 and abs(placed[0][3] - cand.bbox[3]) < 1.0
+
+
+def test_the_validation_split_is_reported_as_aggregates_beside_the_development_files(tmp_path: Path) -> None:
+    manifest = tmp_path / "MANIFEST.tsv"
+    manifest.write_text(
+        "file\tpages\tnotes\n"
+        "filings/dev.pdf\t10\tadded: development\n"
+        "filings/val.pdf\t10\tadded 2026-12-01: validation split (measure only)\n",
+        encoding="utf-8",
+    )
+    splits = split_of([Path("dev.pdf"), Path("val.pdf"), Path("elsewhere/own.pdf")], manifest)
+    assert splits == {"dev.pdf": "development", "val.pdf": "validation", "own.pdf": "development"}
+
+    cand = Candidate(3, (0, 0, 10, 10), "1,234", "income")
+    outcome = Outcome(files=["dev.pdf", "val.pdf"], seconds=1.0)
+    for name, flags in (("dev.pdf", []), ("val.pdf", [_flag(pages=(9,), evidence=[])])):
+        outcome.clean[name] = {
+            "file": name, "error": None, "run": EngineRun(pages=100, flags=flags, seconds=1.0),
+            "candidates": [], "seconds": 1.0,
+        }  # fmt: skip
+        # A plant caught by one flag, beside a second new flag elsewhere: precision 1 of 2.
+        other = _flag(pages=(7,), evidence=[], expected=5.0)
+        outcome.plants.append(
+            PlantResult(
+                file=name, seed=1, kind="swap", status="ok", error=None, candidate=cand, new="1,243",
+                discarded=0, run=EngineRun(pages=100, flags=[_flag(expected=1.243e9), other], seconds=1.0),
+                seconds=1.0,
+            )
+        )  # fmt: skip
+    lines, summary = score_splits(outcome, ["swap"], [1], splits)
+    dev, val = summary["splits"]["development"], summary["splits"]["validation"]
+    assert dev["plants"] and dev["clean_flags"] == []
+    # The validation split: figures only, never a file, plant or flag to read.
+    assert "plants" not in val and "clean_flags" not in val and val["files"] == 1
+    assert val["false_flags_by_rule"] == {"TOT001": 1} and val["false_flags_per_100_pages"] == 1.0
+    assert not any("val.pdf" in line for line in lines)
+    # On val.pdf the second flag is the clean run's own (same rule, metric, period and evidence): not new.
+    assert summary["side_by_side"]["precision on planted copies %"] == {
+        "development": 0.5, "validation": 1.0, "all": pytest.approx(2 / 3),
+    }  # fmt: skip
+    assert summary["side_by_side"]["false flags"] == {"development": 0, "validation": 1, "all": 1}
