@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from pipeline.checks import run_checks
+from pipeline.checks import check_document
 from pipeline.claims import claims_cache
 from schemas.models import DocumentResult
 
@@ -22,7 +22,7 @@ def verify(result: DocumentResult) -> DocumentResult:
         return result
     t0 = time.monotonic()
     with claims_cache():
-        flags = run_checks(
+        checked = check_document(
             result.tables,
             result.facts,
             result.blocks,
@@ -31,5 +31,6 @@ def verify(result: DocumentResult) -> DocumentResult:
             statements=result.statements,
         )
     timings = {**result.stats.stage_seconds, "checks": round(time.monotonic() - t0, 4)}
-    stats = result.stats.model_copy(update={"flags": len(flags), "stage_seconds": timings})
-    return result.model_copy(update={"flags": flags, "stats": stats})
+    stats = result.stats.model_copy(update={"flags": len(checked.flags), "stage_seconds": timings})
+    update = {"flags": checked.flags, "structure_questions": checked.structure_questions, "stats": stats}
+    return result.model_copy(update=update)

@@ -12,7 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = "2.0"
+SCHEMA_VERSION = "2.1"
+"""2.1: flags carry ``localization`` and ``proof``; documents carry ``structure_questions``."""
 
 BBox = tuple[float, float, float, float]
 """``(x0, y0, x1, y1)`` in PDF points, top-left origin, as PyMuPDF reports them."""
@@ -283,6 +284,30 @@ FlagKind = Literal[
 ]
 
 
+class Localization(Record):
+    """Which printed figure(s), changed, make every relation of a finding hold (error localization).
+
+    The checks' relations form one system of equalities over printed figures; the localization is the
+    smallest, most keying-error-like set of figures (usually one) whose change repairs every failing relation
+    of the finding while every relation that holds and prints them still holds
+    (:mod:`pipeline.checks.localize`).
+    """
+
+    figures: list[Evidence] = Field(description="The figure(s) to change: page, box and text as printed.")
+    corrected: list[str] = Field(
+        description="The value each figure would have to be, as it would be printed."
+    )
+    signatures: list[str] = Field(
+        description=(
+            "How each change looks: swap, digit, digit_count, sign, scale (keying errors), near_miss, other."
+        )
+    )
+    repairs: list[str] = Field(description="The failing relations the change repairs.")
+    holding: int = Field(ge=0, description="Relations printing these figures that hold, and still would.")
+    alternatives: int = Field(ge=0, description="Other changes that explain the breaks as well (0: unique).")
+    note: str = Field(description="One sentence for the analyst.")
+
+
 class Flag(Record):
     """A consistency finding with the evidence for every side."""
 
@@ -307,6 +332,16 @@ class Flag(Record):
     reasons: list[str] = Field(
         default_factory=list,
         description="The structural evidence that made the comparison valid: why like is compared with like.",
+    )
+    proof: str | None = Field(
+        default=None,
+        description=(
+            "The proof the rule required before it compared (e.g. 'proven in other columns', 'labelled "
+            "total', 'same metric and period in tables that agree elsewhere')."
+        ),
+    )
+    localization: Localization | None = Field(
+        default=None, description="The figure(s) whose change explains the finding; None when not localized."
     )
 
 
@@ -494,6 +529,13 @@ class DocumentResult(Record):
     chunks: list[Chunk] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
     flags: list[Flag] = Field(default_factory=list)
+    structure_questions: list[Flag] = Field(
+        default_factory=list,
+        description=(
+            "Breaks that no one or two printed figures explain (the table or relation was likely misread): "
+            "kept with their evidence, out of the analyst's default queue."
+        ),
+    )
     errors: list[ErrorRecord] = Field(default_factory=list)
     blocks: list[Block] = Field(
         default_factory=list, description="Narrative text blocks (outside tables), kept for the checks."

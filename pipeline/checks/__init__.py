@@ -10,6 +10,12 @@ Rules (each module documents its own):
 * ``CHG001`` (:mod:`.changes`): columns of changes and of shares agree with the figures they compare.
 * ``LED001`` (:mod:`.ledger`): a ledger's running balance follows from its debits and credits.
 * ``EPS001`` (:mod:`.per_share`): earnings per share are the earnings over the weighted-average shares.
+* ``XST001`` (:mod:`.crossref`): the identities between the primary statements hold.
+* ``NAR002`` (:mod:`.narrative`): a sentence's own arithmetic holds.
+
+The rules that compare linear relations (sums, copies) record every relation they evaluate, holding or
+not; :mod:`.localize` then names the printed figure whose change explains each break, and sets apart as
+structure questions the breaks no small change explains.
 
 Every rule is rounding-aware (:mod:`.tolerance`) and silent when the structure is ambiguous: a false
 flag on a real filing costs an analyst more than a missed one.
@@ -20,16 +26,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.checks import balance, changes, crossref, ledger, narrative, per_share, sums
+from pipeline.checks.localize import Localized, RelationLog, localize_errors
 from pipeline.checks.rule import Check, CheckedDocument, Rule
 from pipeline.checks.tolerance import known_facts, where_printed
 from pipeline.statements import build_statements
 from pipeline.taxonomy import Taxonomy, load_taxonomy
 from schemas.models import Block, Fact, Flag, Statement, Table
 
-__all__ = ["CHECKS", "RULES", "run_checks"]
+__all__ = ["CHECKS", "RULES", "Localized", "check_document", "run_checks"]
 
 CHECKS: tuple[Check, ...] = (
-    Check((sums.RULE, sums.ACROSS_RULE), lambda d: sums.check_sums(d.tables, d.statements, d.taxonomy)),
+    Check(
+        (sums.RULE, sums.ACROSS_RULE),
+        lambda d: sums.check_sums(d.tables, d.statements, d.taxonomy, d.relations),
+    ),
     Check((changes.RULE,), lambda d: changes.check_changes(d.tables)),
     Check((ledger.RULE,), lambda d: ledger.check_ledgers(d.tables)),
     Check((per_share.RULE,), lambda d: per_share.check_per_share(d.tables, d.statements)),
@@ -37,7 +47,13 @@ CHECKS: tuple[Check, ...] = (
     Check(
         (crossref.RULE, crossref.STATEMENT_RULE),
         lambda d: crossref.check_crossref(
-            d.facts, d.tables, d.statements, d.taxonomy, doc_id=d.doc_id, source=d.source
+            d.facts,
+            d.tables,
+            d.statements,
+            d.taxonomy,
+            doc_id=d.doc_id,
+            source=d.source,
+            relations=d.relations,
         ),
     ),
     Check(
@@ -61,7 +77,23 @@ def run_checks(
     statements: Sequence[Statement] | None = None,
     taxonomy: Taxonomy | None = None,
 ) -> list[Flag]:
-    """Run every rule over one document.
+    """The findings of :func:`check_document` (its structure questions left out)."""
+    return check_document(
+        tables, facts, blocks, doc_id=doc_id, source=source, statements=statements, taxonomy=taxonomy
+    ).flags
+
+
+def check_document(
+    tables: Sequence[Table],
+    facts: Sequence[Fact],
+    blocks: Sequence[Block],
+    *,
+    doc_id: str,
+    source: str,
+    statements: Sequence[Statement] | None = None,
+    taxonomy: Taxonomy | None = None,
+) -> Localized:
+    """Run every rule over one document, then localize the error behind each break.
 
     Args:
         tables: Logical tables.
@@ -74,12 +106,15 @@ def run_checks(
         taxonomy: Metric taxonomy; the packaged one by default.
 
     Returns:
-        Flags, one per distinct ``flag_id``, ordered by first page, rule and id.
+        The findings, one per distinct ``flag_id``, ordered by first page, rule and id, each with its
+        localization where its rule records relations; and the structure questions (breaks no one or two
+        printed figures explain), in the same order.
     """
     tax = taxonomy or load_taxonomy()
     trees = build_statements(tables, {}, tax) if statements is None else statements
     # Figures whose scale is unknown are compared nowhere in base units.
-    doc = CheckedDocument(doc_id, source, tables, trees, known_facts(facts), blocks, tax)
+    log = RelationLog()
+    doc = CheckedDocument(doc_id, source, tables, trees, known_facts(facts), blocks, tax, log)
     found = [flag for check in CHECKS for flag in check.run(doc)]
     unique: dict[str, Flag] = {}
     seen: set[frozenset[tuple[int, tuple[float, ...]]]] = set()
@@ -92,7 +127,12 @@ def run_checks(
             continue
         unique[flag.flag_id] = flag
         seen.add(cells)
-    return sorted(unique.values(), key=lambda f: (f.pages[0] if f.pages else 0, f.rule, f.flag_id))
+    located = localize_errors(list(unique.values()), log)
+    return Localized(_ordered(located.flags), _ordered(located.structure_questions))
+
+
+def _ordered(flags: Sequence[Flag]) -> list[Flag]:
+    return sorted(flags, key=lambda f: (f.pages[0] if f.pages else 0, f.rule, f.flag_id))
 
 
 _PRECEDENCE = {

@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pipeline.checks.localize import Equation, RelationLog, Term, figure_key
 from pipeline.checks.rule import DocRef, Rule
 from pipeline.checks.tolerance import (
     Comparison,
@@ -481,6 +482,29 @@ def _flag(
     )
 
 
+def _term(c: Copy, coef: float) -> Term:
+    return Term(
+        key=figure_key(c.page, c.bbox, c.printed),
+        value=c.value,
+        printed=c.value / 10.0**c.scale,
+        places=printed_decimals(c.decimals, c.scale),
+        decimals=c.decimals,
+        coef=coef,
+        magnitude=c.magnitude_only,
+        page=c.page,
+        bbox=c.bbox,
+        text=c.printed,
+        label=c.label,
+    )
+
+
+def _copy_equation(a: Copy, b: Copy, holds: bool, proof: str, flag_id: str | None = None) -> Equation:
+    """``a - b == 0``: two copies of one figure."""
+    tolerance = compare_values(a.comparable, a.decimals, b.comparable, b.decimals).tolerance
+    name = f"{RULE.id} {a.label} {period_text(a.period)} (pages {a.page} and {b.page})"
+    return Equation(RULE.id, (_term(a, 1.0), _term(b, -1.0)), tolerance, holds, proof, name, flag_id)
+
+
 def check_crossref(
     facts: Sequence[KnownFact],
     tables: Sequence[Table],
@@ -489,6 +513,7 @@ def check_crossref(
     *,
     doc_id: str,
     source: str,
+    relations: RelationLog | None = None,
 ) -> list[Flag]:
     """XREF001/XST001: copies of one figure that disagree the way keying errors do.
 
@@ -499,17 +524,26 @@ def check_crossref(
         taxonomy: For each metric's sign convention.
         doc_id: Document id.
         source: Source path.
+        relations: Where the copies that agree (and the pairs flagged) are recorded, for the localization.
 
     Returns:
         One flag per disagreeing group.
     """
+    log = relations if relations is not None else RelationLog()
     groups = group_copies(collect_copies(facts, tables, statements, taxonomy))
     ledger = _ledger(groups)
     flags: list[Flag] = []
     for _, group in sorted(groups.items(), key=lambda kv: kv[0][:2]):
         for part in split_currencies(group):
             clusters = cluster(part)
-            if clusters is None or len(clusters) != 2:
+            if clusters is None:
+                continue
+            for k in clusters:  # copies that agree: each pins the others
+                head = _representative(k)
+                for other in k:
+                    if other.cell != head.cell:
+                        log.add(_copy_equation(head, other, True, "the same figure printed twice, agreeing"))
+            if len(clusters) != 2:
                 continue
             tables_of = [{c.table_id for c in k} for k in clusters]
             if tables_of[0] & tables_of[1]:
@@ -521,5 +555,8 @@ def check_crossref(
             relation = keying_relation(a.comparable, a.decimals, b.comparable, b.decimals)
             ok, reasons = _worth_flagging(relation, a, b, ledger)
             if ok and relation is not None:
-                flags.append(_flag(doc_id, source, clusters, relation, reasons))
+                flag = _flag(doc_id, source, clusters, relation, reasons)
+                proof = "; ".join(reasons) or "the same metric and period"
+                flags.append(flag.model_copy(update={"proof": proof}))
+                log.add(_copy_equation(a, b, False, proof, flag.flag_id))
     return flags

@@ -10,9 +10,10 @@ list and :func:`pipeline.checks.run_checks` derive from it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
+from pipeline.checks.localize import RelationLog
 from pipeline.checks.tolerance import KnownFact, Severity, where_printed
 from pipeline.ids import stable_id
 from pipeline.rounding import Comparison
@@ -120,6 +121,7 @@ class CheckedDocument:
         facts: Facts whose scale is known (figures of unknown scale are compared nowhere in base units).
         blocks: Narrative text blocks.
         taxonomy: The metric taxonomy.
+        relations: Where the rules record every relation they evaluate (append-only), for the localization.
     """
 
     doc_id: str
@@ -129,6 +131,7 @@ class CheckedDocument:
     facts: Sequence[KnownFact]
     blocks: Sequence[Block]
     taxonomy: Taxonomy
+    relations: RelationLog = field(default_factory=RelationLog)
 
 
 @dataclass(frozen=True, slots=True)

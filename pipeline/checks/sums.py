@@ -13,8 +13,9 @@ tax) are checked where the tree did not already cover the cells.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from pipeline.checks.localize import Equation, RelationLog, cell_term
 from pipeline.checks.rule import Rule
 from pipeline.checks.tolerance import (
     Comparison,
@@ -196,12 +197,35 @@ def proven_structures(
             yield line, Structure(line.row, tuple((r, 1) for r in line.parts), "breakdown")
 
 
-def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tuple[int, int]]]:
+def _sum_equation(
+    structure: Structure,
+    grid: Grid,
+    lines: Mapping[int, LineItem],
+    result: ColumnResult,
+    proof: str,
+    name: str,
+) -> Equation:
+    """The relation ``total - sum(sign * component) == 0`` of one column, as evaluated."""
+    col = result.col
+    total = grid[structure.total][col]
+    terms = [cell_term(total.cell, total.value, total.decimals, 1.0, _label(lines.get(structure.total)))]
+    for r, sign in structure.components:
+        v = grid.get(r, {}).get(col)
+        if v is not None:  # a blank here was nil (a roll-forward's, or a table that prints nil as blank)
+            terms.append(cell_term(v.cell, v.value, v.decimals, -float(sign), _label(lines.get(r))))
+    c = result.comparison
+    return Equation(RULE.id, tuple(terms), c.tolerance, c.ok, proof, name)
+
+
+def check_tree(
+    table: Table, statement: Statement, relations: RelationLog | None = None
+) -> tuple[list[Flag], set[tuple[int, int]]]:
     """TOT001 over one statement: every proven node in every value column.
 
     Args:
         table: The statement's table.
         statement: Its calculation tree.
+        relations: Where every evaluated node is recorded, holding or not, for the localization.
 
     Returns:
         The flags, and the ``(total row, column)`` pairs that were flagged (so identity checks on the
@@ -216,11 +240,21 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
     misprints: dict[tuple[int, int], float] = {}  # flagged (row, col) → printed minus expected
     across = _across_failures(statement, rows)
     nil = blanks_are_nil(grid)
+    log = relations if relations is not None else RelationLog()
     for line, structure in proven_structures(statement, lines):
         results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
         support = [r for r in results if supports(r, _EACH)]
+        label = _label(line)
+        proof = (
+            f"its lines add up to {label} in {len(support)} other column(s)"
+            if structure.convention != "breakdown"
+            else f"the lines printed under {label} split it"
+        )
         for result in results:
+            page = grid[line.row][result.col].cell.page
+            name = f"{RULE.id} {label}, {_header(statement, result.col)} (page {page})"
             if result.comparison.ok:
+                log.add(_sum_equation(structure, grid, lines, result, proof, name))
                 continue
             # In a roll-forward a blank is nil, so a figure the reader lost breaks the sum: a failure
             # needs the lines complete in the failing column and in a column that proves them, or else
@@ -237,11 +271,16 @@ def check_tree(table: Table, statement: Statement) -> tuple[list[Flag], set[tupl
                 continue
             finding = _Finding(structure, result, support)
             if (line.row, result.col) in flagged or _explained_by_components(finding, misprints):
-                continue  # (a total that fails against its children and its parts is one misprint)
-            flags.append(_sum_flag(table, statement, finding, grid, lines))
+                # (a total that fails against its children and its parts is one misprint: its relation
+                # still fails, and the localization repairs it with the same figure)
+                log.add(_sum_equation(structure, grid, lines, result, proof, name))
+                continue
+            flag = _sum_flag(table, statement, finding, grid, lines).model_copy(update={"proof": proof})
+            flags.append(flag)
+            log.add(replace(_sum_equation(structure, grid, lines, result, proof, name), flag_id=flag.flag_id))
             flagged.add((line.row, result.col))
             misprints[(line.row, result.col)] = result.comparison.difference
-    flags.extend(_check_across(table, statement, rows))
+    flags.extend(_check_across(table, statement, rows, log))
     return flags, flagged
 
 
@@ -274,28 +313,53 @@ def _corroborated(structure: Structure, statement: Statement, across: set[int] |
     return bool(rows & across)
 
 
-def _check_across(table: Table, statement: Statement, rows: Sequence[RowView]) -> list[Flag]:
+def _check_across(
+    table: Table, statement: Statement, rows: Sequence[RowView], log: RelationLog
+) -> list[Flag]:
     """TOT002: the row where a "Total" column is not the sum of its component columns."""
     flags: list[Flag] = []
     for s in statement.column_sums:
-        flags.extend(_across_flags(table, statement, rows, s.total, s.components))
+        flags.extend(_across_flags(table, statement, rows, s.total, s.components, log))
     return flags
 
 
 def _across_flags(
-    table: Table, statement: Statement, rows: Sequence[RowView], total_col: int, parts: Sequence[int]
+    table: Table,
+    statement: Statement,
+    rows: Sequence[RowView],
+    total_col: int,
+    parts: Sequence[int],
+    log: RelationLog,
 ) -> list[Flag]:
     grid = grid_of(rows, [total_col, *parts])
     by_index = {r.index: r for r in rows}
     flags: list[Flag] = []
+    proof = (
+        f"the total column ({_header(statement, total_col)}) adds up the other {len(parts)} columns "
+        "in every other row"
+    )
     for r, c in sorted(across_rows(rows, grid, total_col, parts).items()):
-        if c.ok:
-            continue
         t = grid[r][total_col]
         present = [(col, grid[r][col]) for col in parts if col in grid[r]]
-        scale, places, _ = _printed(t)
         row = by_index.get(r)
         label = row.label.strip() if row is not None and row.label.strip() else f"row {r}"
+        terms = [cell_term(t.cell, t.value, t.decimals, 1.0, f"{label} ({_header(statement, total_col)})")]
+        terms += [
+            cell_term(v.cell, v.value, v.decimals, -1.0, f"{label} ({_header(statement, col)})")
+            for col, v in present
+        ]
+        equation = Equation(
+            ACROSS_RULE.id,
+            tuple(terms),
+            c.tolerance,
+            c.ok,
+            proof,
+            f"{ACROSS_RULE.id} {label} (page {t.cell.page})",
+        )
+        if c.ok:
+            log.add(equation)
+            continue
+        scale, places, _ = _printed(t)
         diff, tol = fmt_small(abs(c.difference), scale, places), fmt_small(c.tolerance, scale, places)
         message = (
             f"{label}: the total column printed {fmt_amount(c.actual, scale, places)} but the columns add up "
@@ -303,19 +367,19 @@ def _across_flags(
         )
         evidence = [_evidence(t, label, "total")]
         evidence += [_evidence(v, f"{label} ({_header(statement, col)})", "component") for col, v in present]
-        flags.append(
-            ACROSS_RULE.flag(
-                table,
-                message=message,
-                evidence=evidence,
-                comparison=c,
-                confidence=0.8,
-                reasons=[
-                    f"the total column ({_header(statement, total_col)}) adds up the other "
-                    f"{len(parts)} columns in every other row of the table"
-                ],
-            )
-        )
+        flag = ACROSS_RULE.flag(
+            table,
+            message=message,
+            evidence=evidence,
+            comparison=c,
+            confidence=0.8,
+            reasons=[
+                f"the total column ({_header(statement, total_col)}) adds up the other "
+                f"{len(parts)} columns in every other row of the table"
+            ],
+        ).model_copy(update={"proof": proof})
+        flags.append(flag)
+        log.add(replace(equation, flag_id=flag.flag_id))
     return flags
 
 
@@ -431,20 +495,26 @@ def _identity_flag(
     )
 
 
-def check_sums(tables: Sequence[Table], statements: Sequence[Statement], taxonomy: Taxonomy) -> list[Flag]:
+def check_sums(
+    tables: Sequence[Table],
+    statements: Sequence[Statement],
+    taxonomy: Taxonomy,
+    relations: RelationLog | None = None,
+) -> list[Flag]:
     """TOT001/TOT002 over every statement, then the known metric identities.
 
     Args:
         tables: Logical tables of one document.
         statements: Their calculation trees (:func:`pipeline.statements.build_statements`).
         taxonomy: The metric taxonomy.
+        relations: Where every relation evaluated is recorded, for the localization.
 
     Returns:
         Flags of kind ``sum_mismatch``.
     """
     flags: list[Flag] = []
     for statement, table in with_tables(statements, tables):
-        found, flagged = check_tree(table, statement)
+        found, flagged = check_tree(table, statement, relations)
         flags.extend(found)
         flags.extend(check_identities(table, statement, taxonomy, flagged))
     return flags

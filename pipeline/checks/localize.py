@@ -1,0 +1,473 @@
+"""Error localization: which printed figure, changed, makes every relation of the document hold.
+
+The checks establish relations between printed figures — a statement's sums in every column, a total
+column across a row, the same figure printed in two tables — and record each one they evaluated, holding
+or not, as an :class:`Equation` in the document's :class:`RelationLog`. All of them together form one
+system of rounding-aware equalities, as a statistical office's edit rules do for a survey record; this
+module edits the system the way Fellegi and Holt proposed (and R's ``errorlocate`` implements): a break is
+an inconsistency when a *small* set of printed figures explains every failing relation at once while every
+relation that holds still holds.
+
+For each connected set of failing relations (they share figures):
+
+1. Every figure they all share is a candidate. Each relation that prints the figure says what it would
+   have to be for that relation to hold (a ratio to its printed value, so that relations in different
+   units agree): the failing ones must all ask for the same value, and a holding relation asks for the
+   value as printed, so a figure that a holding relation pins cannot be the error.
+2. A candidate is weighted by how its change looks: a keying error (two digits swapped, a digit wrong,
+   dropped or doubled, the sign, a factor of a thousand) weighs 1, a near miss 2, anything else 3.
+3. Without a single candidate, pairs of figures are tried the same way (each relation that prints only one
+   of them fixes it; one that prints both must hold with both changed), and only pairs whose changes look
+   like keying errors count (one figure printed twice, in a line and its total column, counts once).
+4. The lightest set is the localization, named on every flag of the set with its page, box, the value that
+   would make everything tie and the relations it repairs. When no set of one or two figures explains the
+   breaks, the relation or the table was most likely misread: the flags become *structure questions*, kept
+   with their evidence but out of the analyst's default queue.
+
+Only linear relations are recorded (sums, copies); a rule that records none (narrative percentages,
+per-share ratios, ledgers) keeps its flags as they are, without a localization.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pipeline.checks.tolerance import keying_relation, where_printed
+from schemas.models import BBox, Cell, Evidence, Flag, Localization
+
+FigureKey = tuple[int, tuple[float, ...], str]
+"""Where a figure is printed: page and box (0.1 pt); the text only when no box is known (a fact and the
+cell it came from print the same figure, in one box, with texts that may differ by a currency sign)."""
+
+_WEIGHT = {"swap": 1, "digit": 1, "digit_count": 1, "sign": 1, "scale": 1, "near_miss": 2, None: 3}
+"""How likely a change is a keying error: what the least-weight explanation minimises."""
+_MAX_PAIR_FIGURES = 40
+"""A set of failing relations printing more figures than this is not searched for pairs (a structure
+question): the pair search is quadratic in them."""
+_MAX_PAIR_WEIGHT = 2
+"""Two figures explain breaks only when their changes look like keying errors (one figure printed twice
+counts once): two printings both wrong by an amount no slip produces are a misread relation, not a pair
+of errors."""
+_REL_EPS = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One printed figure in a relation.
+
+    Attributes:
+        key: Where it is printed.
+        value: The value the relation uses (base units, or as printed when the table's scale is unknown).
+        printed: The number as printed, with its sign (``(1,234.5)`` is -1234.5).
+        places: Decimal places as printed.
+        decimals: Precision of ``value`` (XBRL ``decimals``).
+        coef: Its coefficient: the relation is ``sum(coef * value) == 0``.
+        magnitude: The relation uses the figure's magnitude (a cost printed with either sign).
+        page: Page.
+        bbox: Box, when known.
+        text: The cell's text as printed.
+        label: The line's label, for messages.
+    """
+
+    key: FigureKey
+    value: float
+    printed: float
+    places: int
+    decimals: int
+    coef: float
+    magnitude: bool
+    page: int
+    bbox: BBox | None
+    text: str
+    label: str
+
+    @property
+    def used(self) -> float:
+        """The value as it enters the relation."""
+        return abs(self.value) if self.magnitude else self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Equation:
+    """A relation a rule evaluated: ``sum(coef * value) == 0`` within ``tolerance``.
+
+    Attributes:
+        rule: The rule that established it.
+        terms: Its figures.
+        tolerance: Rounding tolerance, in the units of the values.
+        holds: Whether it held as printed.
+        proof: Why it is a relation at all (what the rule required before comparing).
+        name: A short description for messages ("Total assets 2024, page 44").
+        flag_id: The flag raised for it, when it failed and was flagged.
+    """
+
+    rule: str
+    terms: tuple[Term, ...]
+    tolerance: float
+    holds: bool
+    proof: str
+    name: str
+    flag_id: str | None = None
+
+    def residual(self) -> float:
+        """``sum(coef * value)`` as printed."""
+        return sum(t.coef * t.used for t in self.terms)
+
+    def ratio_for(self, term: Term) -> float | None:
+        """The factor the term's value would need for the relation to hold, the others as printed.
+
+        None when the term's value is zero (no factor makes a zero anything else).
+        """
+        if term.used == 0.0:
+            return None
+        rest = sum(t.coef * t.used for t in self.terms if t.key != term.key)
+        own = sum(t.coef for t in self.terms if t.key == term.key)
+        if own == 0.0:
+            return None
+        return (-rest / own) / term.used
+
+    def slack(self, term: Term) -> float:
+        """How far the ratio for ``term`` may move while the relation still holds."""
+        return self.tolerance / abs(term.used) if term.used else math.inf
+
+
+@dataclass(slots=True)
+class RelationLog:
+    """Every relation the checks evaluated over one document, holding or not (append-only)."""
+
+    equations: list[Equation] = field(default_factory=list)
+
+    def add(self, equation: Equation) -> None:
+        """Record one relation (a relation with fewer than two figures relates nothing and is dropped)."""
+        if len({t.key for t in equation.terms}) >= 2:
+            self.equations.append(equation)
+
+
+def figure_key(page: int, bbox: BBox | None, text: str) -> FigureKey:
+    """The key of a figure printed at ``page``/``bbox`` (as :func:`.tolerance.where_printed` rounds it)."""
+    probe = Evidence(page=page, bbox=bbox, text=text, role="figure")
+    p, box = where_printed(probe)
+    return p, box, "" if box else text.strip()
+
+
+def cell_term(
+    cell: Cell, value: float, decimals: int, coef: float, label: str, *, magnitude: bool = False
+) -> Term:
+    """The term of a table cell whose value (as the relation uses it) is ``value``."""
+    number = cell.number
+    return Term(
+        key=figure_key(cell.page, cell.bbox, cell.text),
+        value=value,
+        printed=number.value if number is not None else value,
+        places=number.places if number is not None else 0,
+        decimals=decimals,
+        coef=coef,
+        magnitude=magnitude,
+        page=cell.page,
+        bbox=cell.bbox,
+        text=cell.text,
+        label=label,
+    )
+
+
+# --- the search ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    term: Term
+    ratio: float
+    weight: int
+    signature: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Explanation:
+    changes: tuple[_Change, ...]
+    weight: int
+    alternatives: int
+
+
+def _agree(ratios: Sequence[tuple[float, float]]) -> float | None:
+    """One ratio every (ratio, slack) pair allows, or None."""
+    lo = max(r - s for r, s in ratios)
+    hi = min(r + s for r, s in ratios)
+    if lo > hi + _REL_EPS * max(1.0, abs(lo)):
+        return None
+    first = ratios[0][0]
+    return min(max(first, lo), hi)
+
+
+def _new_value(term: Term, ratio: float) -> float:
+    """The figure's value once the value the relation uses is ``ratio`` times what it is.
+
+    For a magnitude the sign as printed is kept, unless the magnitude would turn negative.
+    """
+    if not term.magnitude:
+        return term.value * ratio
+    magnitude = abs(term.value) * ratio
+    return math.copysign(abs(magnitude), term.value if magnitude >= 0 else -term.value)
+
+
+def _change(term: Term, ratio: float) -> _Change | None:
+    """The change of a figure to ``ratio`` times its value; None when that is no change at all."""
+    new = _new_value(term, ratio)
+    if math.isclose(new, term.value, rel_tol=1e-12, abs_tol=0.0):
+        return None
+    signature = keying_relation(term.value, term.decimals, new, term.decimals)
+    return _Change(term, ratio, _WEIGHT[signature], signature)
+
+
+def _single(term: Term, relations: Sequence[Equation]) -> _Change | None:
+    ratio = _ratio(term, relations)
+    return None if ratio is None else _change(term, ratio)
+
+
+def _pair(a: Term, b: Term, relations: Sequence[Equation]) -> tuple[_Change, _Change] | None:
+    """Both figures changed so that every relation printing either holds; None when impossible.
+
+    Relations printing only one of them fix that one; a figure no such relation fixes is solved from a
+    relation printing both (a figure and its copy in a total column keyed wrong together).
+    """
+    only_a = [eq for eq in relations if _has(eq, a) and not _has(eq, b)]
+    only_b = [eq for eq in relations if _has(eq, b) and not _has(eq, a)]
+    both = [eq for eq in relations if _has(eq, a) and _has(eq, b)]
+    ra = _ratio(a, only_a) if only_a else None
+    rb = _ratio(b, only_b) if only_b else None
+    if (only_a and ra is None) or (only_b and rb is None) or (ra is None and rb is None):
+        return None
+    if ra is None or rb is None:
+        known, ratio, free = (a, ra, b) if ra is not None else (b, rb, a)
+        assert ratio is not None
+        solved = [_solve_other(eq, known, ratio, free) for eq in both]
+        got = _agree([x for x in solved if x is not None]) if any(x is not None for x in solved) else None
+        if got is None:
+            return None
+        ra, rb = (ratio, got) if known is a else (got, ratio)
+    for eq in both:
+        new = {a.key: a.used * ra, b.key: b.used * rb}
+        residual = sum(t.coef * new.get(t.key, t.used) for t in eq.terms)
+        if abs(residual) > eq.tolerance * (1 + 1e-9) + 1e-9:
+            return None
+    ca, cb = _change(a, ra), _change(b, rb)
+    return None if ca is None or cb is None else (ca, cb)
+
+
+def _ratio(term: Term, relations: Sequence[Equation]) -> float | None:
+    """The one ratio of ``term`` every relation allows (the others as printed), or None."""
+    ratios: list[tuple[float, float]] = []
+    for eq in relations:
+        r = eq.ratio_for(term)
+        if r is None:
+            return None
+        ratios.append((r, eq.slack(term)))
+    return _agree(ratios)
+
+
+def _solve_other(eq: Equation, known: Term, ratio: float, free: Term) -> tuple[float, float] | None:
+    """The ratio of ``free`` (with its slack) making ``eq`` hold once ``known`` is ``ratio`` times itself."""
+    coef = sum(t.coef for t in eq.terms if t.key == free.key)
+    if coef == 0.0 or free.used == 0.0:
+        return None
+    rest = sum(
+        t.coef * (t.used * ratio if t.key == known.key else t.used) for t in eq.terms if t.key != free.key
+    )
+    return (-rest / coef) / free.used, eq.slack(free)
+
+
+def _has(eq: Equation, term: Term) -> bool:
+    return any(t.key == term.key for t in eq.terms)
+
+
+def _explain(
+    failing: Sequence[Equation], by_figure: Mapping[FigureKey, list[Equation]]
+) -> _Explanation | None:
+    """The lightest set of one (else two) figures that explains the failing relations; None without one.
+
+    The change must make every failing relation of the set hold and every relation printing the figures
+    hold (those that hold as printed keep holding).
+    """
+    terms: dict[FigureKey, Term] = {}
+    for eq in failing:
+        for t in eq.terms:
+            terms.setdefault(t.key, t)
+    shared = [t for k, t in terms.items() if all(_has(eq, t) for eq in failing)]
+    singles = [c for t in shared if (c := _single(t, by_figure[t.key])) is not None]
+    if singles:
+        best = min(c.weight for c in singles)
+        top = sorted((c for c in singles if c.weight == best), key=lambda c: (c.term.page, c.term.key))
+        return _Explanation((top[0],), best, len(top) - 1)
+    if len(terms) > _MAX_PAIR_FIGURES:
+        return None
+    # The second figure of a pair: another figure of the failing relations, or one a holding relation ties
+    # to the first (a figure and its copy in a total column, keyed wrong together).
+    candidates: dict[tuple[FigureKey, FigureKey], tuple[Term, Term]] = {}
+    for x, y in itertools.combinations(terms.values(), 2):
+        candidates[(x.key, y.key)] = (x, y)
+    for x in terms.values():
+        for eq in by_figure[x.key]:
+            if eq.holds:
+                for y in eq.terms:
+                    if y.key not in terms and (y.key, x.key) not in candidates:
+                        candidates[(x.key, y.key)] = (x, y)
+    pairs: list[tuple[_Change, _Change]] = []
+    for a, b in candidates.values():
+        if not all(_has(eq, a) or _has(eq, b) for eq in failing):
+            continue
+        relations = list({id(eq): eq for eq in (*by_figure[a.key], *by_figure[b.key])}.values())
+        got = _pair(a, b, relations)
+        if got is not None and _pair_weight(got) <= _MAX_PAIR_WEIGHT:
+            pairs.append(got)
+    if not pairs:
+        return None
+    best = min(_pair_weight(p) for p in pairs)
+    tied = [p for p in pairs if _pair_weight(p) == best]
+    return _Explanation(tied[0], best, len(tied) - 1)
+
+
+def _pair_weight(pair: tuple[_Change, _Change]) -> int:
+    """Two changes weigh their sum, unless they are one figure printed twice.
+
+    The same value changed to the same value (a line and its copy in a total column) is one keying error.
+    """
+    x, y = pair
+    same = math.isclose(x.term.value, y.term.value, rel_tol=1e-9) and math.isclose(
+        _new_value(x.term, x.ratio), _new_value(y.term, y.ratio), rel_tol=1e-9
+    )
+    return max(x.weight, y.weight) if same else x.weight + y.weight
+
+
+def _components(failing: Sequence[Equation]) -> list[list[Equation]]:
+    """Failing relations grouped when they share a figure (union-find over figure keys)."""
+    parent = list(range(len(failing)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[FigureKey, int] = {}
+    for i, eq in enumerate(failing):
+        for t in eq.terms:
+            j = owner.setdefault(t.key, i)
+            parent[find(i)] = find(j)
+    groups: dict[int, list[Equation]] = defaultdict(list)
+    for i, eq in enumerate(failing):
+        groups[find(i)].append(eq)
+    return list(groups.values())
+
+
+# --- what the analyst reads ------------------------------------------------------------------------
+
+
+def _printed_text(term: Term, ratio: float) -> str:
+    """The corrected figure as the document would print it (its decimal places, parentheses or minus)."""
+    value = _new_value(term, ratio) * (term.printed / term.value) if term.value else 0.0
+    body = f"{abs(value):,.{max(0, term.places)}f}"
+    if value < 0:
+        return f"({body})" if "(" in term.text else f"-{body}"
+    return body
+
+
+def _localization(explanation: _Explanation, component: Sequence[Equation], holding: int) -> Localization:
+    changes = explanation.changes
+    figures = [
+        Evidence(
+            page=c.term.page, bbox=c.term.bbox, text=f"{c.term.label}: {c.term.text}",
+            role="localized figure", value=c.term.value,
+        )
+        for c in changes
+    ]  # fmt: skip
+    corrected = [_printed_text(c.term, c.ratio) for c in changes]
+    repairs = [eq.name for eq in component]
+    said: dict[tuple[int, str, str], int] = {}
+    for c, new in zip(changes, corrected, strict=True):
+        k = (c.term.page, c.term.text.strip(), new)
+        said[k] = said.get(k, 0) + 1
+    what = " and ".join(
+        f"page {page}'s {text}{' (printed twice)' if n > 1 else ''} were {new}"
+        for (page, text, new), n in said.items()
+    )
+    n = len(component)
+    note = f"If {what}, {'this relation' if n == 1 else f'these {n} relations'} would hold"
+    note += f" and the {holding} that hold still would." if holding else "."
+    if explanation.alternatives:
+        note += f" ({explanation.alternatives} other change(s) of the same likelihood would too.)"
+    signatures = [c.signature or "other" for c in changes]
+    return Localization(
+        figures=figures,
+        corrected=corrected,
+        signatures=signatures,
+        repairs=repairs,
+        holding=holding,
+        alternatives=explanation.alternatives,
+        note=note,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Localized:
+    """The checks' outcome after localization.
+
+    Attributes:
+        flags: The findings, each with its localization when its rule records relations.
+        structure_questions: Flags whose breaks no one or two printed figures explain.
+    """
+
+    flags: list[Flag]
+    structure_questions: list[Flag]
+
+
+def localize_errors(flags: Sequence[Flag], log: RelationLog) -> Localized:
+    """Localize the error behind every flag whose relation the log holds.
+
+    Args:
+        flags: The checks' flags (deduplicated).
+        log: Every relation the checks evaluated.
+
+    Returns:
+        The flags with their localization, and the structure questions apart.
+    """
+    failing = [eq for eq in log.equations if not eq.holds]
+    by_figure: dict[FigureKey, list[Equation]] = defaultdict(list)
+    for eq in log.equations:
+        for key in {t.key for t in eq.terms}:
+            by_figure[key].append(eq)
+    verdict: dict[str, Localization | None] = {}
+    for component in _components(failing):
+        explanation = _explain(component, by_figure)
+        touched = {t.key for eq in component for t in eq.terms}
+        holding = len({id(eq) for k in touched for eq in by_figure[k] if eq.holds})
+        loc = None if explanation is None else _localization(explanation, component, holding)
+        for eq in component:
+            if eq.flag_id is not None:
+                verdict.setdefault(eq.flag_id, loc)
+    findings: list[Flag] = []
+    questions: list[Flag] = []
+    for flag in flags:
+        if flag.flag_id not in verdict:
+            findings.append(flag)
+            continue
+        loc = verdict[flag.flag_id]
+        if loc is None:
+            questions.append(
+                flag.model_copy(
+                    update={
+                        "reasons": [
+                            *flag.reasons,
+                            "no one or two printed figures explain the breaks while the relations that "
+                            "print them still hold: the table or the relation was likely misread",
+                        ]
+                    }
+                )
+            )
+            continue
+        findings.append(
+            flag.model_copy(update={"localization": loc, "message": f"{flag.message} {loc.note}"})
+        )
+    return Localized(findings, questions)
