@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from types import FrameType
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 if __package__ in (None, ""):  # run as ``python bench/planted_errors.py``: make ``bench`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -794,6 +794,9 @@ class EngineRun(TypedDict):
     pages: int
     flags: list[FlagRec]
     seconds: float
+    questions: NotRequired[int]
+    """Structure questions: breaks no small change explains, out of the analyst's queue."""
+    localize_seconds: NotRequired[float]
 
 
 def run_engine(data: bytes, name: str) -> EngineRun:
@@ -812,6 +815,8 @@ def run_engine(data: bytes, name: str) -> EngineRun:
         pages=result.stats.pages,
         flags=[flag_record(f) for f in result.flags],
         seconds=time.perf_counter() - t0,
+        questions=len(result.structure_questions),
+        localize_seconds=result.stats.stage_seconds.get("localize", 0.0),
     )
 
 
@@ -1149,6 +1154,12 @@ def score(
     new_on_plant = sum(p["new_on_plant"] for p in plants if p["caught"] is not None)
     planted_precision = _rate(new_on_plant, new_total)
     false_by_rule = Counter(str(f["rule"]) for f in clean_flags_out)
+    clean_runs = [cr["run"] for name in outcome.files if (cr := outcome.clean.get(name)) and cr["run"]]
+    questions = sum(r.get("questions", 0) for r in clean_runs)
+    questions_per_100 = 100 * questions / total_pages if total_pages else None
+    localize_ms_per_page = (
+        1000 * sum(r.get("localize_seconds", 0.0) for r in clean_runs) / total_pages if total_pages else None
+    )
     discarded = sum(p["discarded"] for p in plants)
     discarded_by_kind = Counter({k: sum(p["discarded"] for p in plants if p["kind"] == k) for k in kinds})
 
@@ -1194,6 +1205,12 @@ def score(
         f"precision on planted copies: {new_on_plant} of the {new_total} flags the plants added are the "
         f"planted error ({_pct(planted_precision)})"
     )
+    q_text = "n/a" if questions_per_100 is None else f"{questions_per_100:.3f}"
+    ms_text = "n/a" if localize_ms_per_page is None else f"{localize_ms_per_page:.2f}"
+    lines.append(
+        f"structure questions: {questions} on the untouched pages = {q_text} per 100 pages; "
+        f"localization {ms_text} ms per page"
+    )
     targets = {
         "swap_caught": (TARGET_SWAP, swap_rate, None if swap_rate is None else swap_rate >= TARGET_SWAP),
         "all_caught": (TARGET_ALL, overall, None if overall is None else overall >= TARGET_ALL),
@@ -1226,6 +1243,9 @@ def score(
         "false_flags": total_clean,
         "false_flags_per_100_pages": false_per_100,
         "false_flags_by_rule": dict(false_by_rule),
+        "structure_questions": questions,
+        "structure_questions_per_100_pages": questions_per_100,
+        "localize_ms_per_page": localize_ms_per_page,
         "planted_copies": {
             "new_flags": new_total,
             "on_the_plant": new_on_plant,
@@ -1284,6 +1304,8 @@ def score_splits(
         rows.setdefault("false flags", {})[name] = sm["false_flags"]
         rows.setdefault("false flags / 100 pages", {})[name] = sm["false_flags_per_100_pages"]
         rows.setdefault("precision on planted copies %", {})[name] = sm["planted_copies"]["precision"]
+        rows.setdefault("structure questions / 100 pages", {})[name] = sm["structure_questions_per_100_pages"]
+        rows.setdefault("localization ms / page", {})[name] = sm["localize_ms_per_page"]
     cols = list(summaries)
     lines.append("== side by side")
     lines.append(f"{'':<32}" + "".join(f"{c:>14}" for c in cols))

@@ -274,6 +274,30 @@ _NOT_ADDITIVE = re.compile(
 )
 
 
+_TITLE_WORDS = 10
+"""A heading line of at most this many words, not ending a sentence, is a title; longer lines are prose."""
+_LEAD_IN = re.compile(r"\b(?:following|below|table)\b|:\s*$", re.IGNORECASE)
+
+
+def naming_lines(heading: str) -> str:
+    """The lines of the text above a table that can name its basis: titles, and a prose lead-in.
+
+    Explanatory prose above a statement ("... so that the underlying performance of the Group can be
+    assessed") names no basis of the table below it; a title ("Unaudited pro forma information") or a
+    lead-in sentence ("The following table presents pro forma results:") does.
+    """
+    titles: list[str] = []
+    prose: list[str] = []
+    for line in heading.splitlines():
+        text = " ".join(line.split())
+        if not text:
+            continue
+        is_title = len(text.split()) <= _TITLE_WORDS and not text.endswith(".")
+        (titles if is_title else prose).append(text)
+    sentences = re.split(r"(?<=[.:])\s+", " ".join(prose))
+    return "\n".join([*titles, *(s for s in sentences if _LEAD_IN.search(s))])
+
+
 def basis_of(*texts: str) -> Basis:
     """The basis named by a column head or a table title; "reported" when none is named."""
     for text in texts:
@@ -321,7 +345,7 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
             # amounts does not.
             if (percent and (first or total_row)) or (total_row and n.value == 100.0 and n.places <= 2):
                 marked.add(col)
-    table_basis = basis_of(table.title or "", heading)
+    table_basis = basis_of(table.title or "", naming_lines(heading))
     kept = [
         col
         for col in sorted(counts)

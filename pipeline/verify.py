@@ -30,7 +30,11 @@ def verify(result: DocumentResult) -> DocumentResult:
             source=result.source,
             statements=result.statements,
         )
-    timings = {**result.stats.stage_seconds, "checks": round(time.monotonic() - t0, 4)}
+    timings = {
+        **result.stats.stage_seconds,
+        "checks": round(time.monotonic() - t0, 4),
+        "localize": round(checked.seconds, 4),  # part of "checks"
+    }
     stats = result.stats.model_copy(update={"flags": len(checked.flags), "stage_seconds": timings})
     update = {"flags": checked.flags, "structure_questions": checked.structure_questions, "stats": stats}
     return result.model_copy(update=update)

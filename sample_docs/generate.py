@@ -123,6 +123,25 @@ def transpose_digits(units: int) -> int:
     raise ValueError(f"cannot transpose {units}")
 
 
+def stale_copy(units: int) -> int:
+    """A summary figure left at its value before a late adjustment of about 1.3 % (down, else up).
+
+    No keying error explains the difference: as many digits, at least two of them different, and no
+    adjacent swap.
+    """
+    a = str(abs(units))
+    for step in range(max(2, round(abs(units) * 0.013)), abs(units)):
+        for stale_abs in (abs(units) - step, abs(units) + step):
+            b = str(stale_abs)
+            if len(a) != len(b):
+                continue
+            diffs = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+            swap = len(diffs) == 2 and diffs[1] == diffs[0] + 1 and a[diffs[0]] == b[diffs[1]]
+            if len(diffs) >= 2 and not swap:
+                return stale_abs if units >= 0 else -stale_abs
+    raise ValueError(f"no stale copy of {units}")
+
+
 def winansi(text: str) -> str:
     """Re-encode text for PyMuPDF's base-14 fonts.
 
@@ -240,7 +259,12 @@ class DocConfig:
 
 @dataclass(frozen=True)
 class Injection:
-    """An inconsistency to plant: its kind, the model key or metric it touches and the column year."""
+    """An inconsistency to plant: its kind, the model key or metric it touches and the column year.
+
+    ``mode``: for ``narrative_mismatch``, ``pct`` (a wrong percentage change) or a keyed figure; for
+    ``cross_reference_mismatch``, ``stale`` (the summary not updated after a late adjustment: 1.3 % off,
+    no keying error) or a transposition.
+    """
 
     kind: Literal["sum_mismatch", "cross_reference_mismatch", "narrative_mismatch", "balance_identity"]
     key: str
@@ -1481,7 +1505,10 @@ def apply_injections(cfg: DocConfig, figs: Figures) -> dict[tuple[str, int], int
             scale, decimals = cfg.summary_scale or (cfg.scale, cfg.decimals)
             factor = 10 ** ((scale - decimals) - (cfg.scale - cfg.decimals))
             key = SUMMARY_ROWS[inj.key][1]
-            overrides[(inj.key, inj.year)] = transpose_digits(round_div(f[key], factor))
+            shown = round_div(f[key], factor)
+            overrides[(inj.key, inj.year)] = (
+                stale_copy(shown) if inj.mode == "stale" else transpose_digits(shown)
+            )
     return overrides
 
 

@@ -181,7 +181,9 @@ def test_state_changes_need_the_csrf_token_and_same_origin(client: TestClient, c
     url = f"/flags/{flag.flag_id}/decide"
     form = {"action": "confirm", "version": "0"}
     assert client.post(url, data=form).status_code == 403
-    assert client.post(url, data={**form, "csrf": "x" + token[1:]}).status_code == 403
+    # another first character ("x" + token[1:] was the token itself when it began with "x": 1 run in 64)
+    forged = ("y" if token[0] == "x" else "x") + token[1:]
+    assert client.post(url, data={**form, "csrf": forged}).status_code == 403
     r = client.post(url, data={**form, "csrf": token}, headers={"origin": "http://evil.example"})
     assert r.status_code == 403 and "cross-origin" in r.text
     assert client.post("/logout").status_code == 403
@@ -267,6 +269,11 @@ def test_flag_page_shows_both_pages_with_boxes_at_bbox_times_scale(
     # the statement context and the same metric elsewhere
     assert "Net cash provided by operating activities" in html and 'class="flagged"' in html
     assert "elsewhere in the document" in html
+    # which figure to change (the localization), and the proof the rule had
+    loc = flag.localization
+    assert loc is not None and "Which figure to change" in html
+    assert flag.proof and "Proof of the relation" in html
+    assert f'<td class="num">{loc.corrected[0]}</td>' in html
     # images: PNG at the announced size
     r = client.get(f"/documents/{flag.doc_id}/pages/7.png?zoom=1.0")
     assert r.status_code == 200 and r.content[:8] == b"\x89PNG\r\n\x1a\n"

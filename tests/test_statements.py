@@ -288,3 +288,36 @@ def test_net_income_ties_between_the_income_statement_and_the_equity_statement()
     xst = [f for f in flags if f.rule == "XST001"]
     assert len(xst) == 1 and xst[0].metric == "net_income" and xst[0].pages == [5, 7]
     assert "income statement" in xst[0].message and "statement of changes in equity" in xst[0].message
+
+
+def test_prose_above_a_statement_names_no_basis_but_a_title_or_lead_in_does() -> None:
+    from pipeline.statements import basis_of, naming_lines
+
+    prose = (
+        "Consolidated cash flow statement\n(in GBP millions)\n"
+        "Operating profit is stated before finance income, finance costs and taxation. Items that are\n"
+        "material by their size or nature are disclosed separately in the notes so that the underlying\n"
+        "performance of the Group can be assessed.\nYear ended 31 December"
+    )
+    assert basis_of(naming_lines(prose)) == "reported"
+    assert basis_of(naming_lines("Unaudited pro forma information\n(in millions)")) == "pro_forma"
+    lead_in = (
+        "The following table presents the unaudited pro forma results of the combined company, as if\n"
+        "the acquisition had closed on January 1:"
+    )
+    assert basis_of(naming_lines(lead_in)) == "pro_forma"
+
+
+def test_every_primary_statement_of_the_layout_variants_is_read_as_reported() -> None:
+    # The variants print explanatory prose between a statement's title and its table ("... so that the
+    # underlying performance ..."): it must not make the statement non-GAAP or consolidating.
+    from pipeline.engine import process_bytes
+    from sample_docs.generate import layout_variants, render_variant
+
+    for cfg in layout_variants():
+        data, _ = render_variant(cfg)
+        result = process_bytes(data, source=cfg.file)
+        primary = [s for s in result.statements if s.kind in ("income", "balance_sheet", "cash_flow")]
+        assert primary, cfg.file
+        wrong = {(s.kind, c.basis) for s in primary for c in s.columns if c.basis != "reported"}
+        assert not wrong, (cfg.file, wrong)

@@ -128,7 +128,7 @@ def check_document(
         unique[flag.flag_id] = flag
         seen.add(cells)
     located = localize_errors(list(unique.values()), log)
-    return Localized(_ordered(located.flags), _ordered(located.structure_questions))
+    return Localized(_ordered(located.flags), _ordered(located.structure_questions), located.seconds)
 
 
 def _ordered(flags: Sequence[Flag]) -> list[Flag]:

@@ -30,6 +30,10 @@ RULE = Rule(
     "balance_identity",
     "error",
     "Total assets equal total liabilities plus equity.",
+    (
+        "the two printed grand totals of one balance sheet column; the three-term identity only where it "
+        "holds in another period of the same table"
+    ),
 )
 _METRICS = frozenset({"total_assets", "total_liabilities", "total_equity", "total_liabilities_and_equity"})
 

@@ -41,6 +41,10 @@ RULE = Rule(
     "change_mismatch",
     "error",
     "A column of changes or of shares agrees, row by row, with the figures it is computed from.",
+    (
+        "the column's relation (relative change, amount change or share of a total) holds in at least "
+        "three rows and three of every four"
+    ),
 )
 
 _MIN_ROWS = 3

@@ -8,15 +8,20 @@ they are — the metric, or the line's label when it names no metric — and by 
 are left out. Within a group, copies that agree within rounding form a cluster; a group of exactly two
 clusters printed in different tables is a disagreement.
 
-A disagreement is flagged when it is how a keying error looks (:func:`.tolerance.keying_relation`: two
-digits swapped, one digit wrong, one dropped or doubled, the sign flipped, a power of a thousand; a near
-miss is two concepts more often than a stale figure) *and* the comparison is anchored: the two tables
-agree elsewhere, so they are copies of the same thing on the same basis and at the stated scales —
+A disagreement is flagged when the two copies are proven to be the same figure and the comparison is
+anchored: the two tables agree elsewhere, so they are copies of the same thing on the same basis and at
+the stated scales —
 
 * the same two lines agree in another period (which also settles their sign convention and scale), or
 * the two tables agree on another line;
 
-a fact of a taxonomy metric needs no anchor for a digit slip. Two tables that disagree on several lines
+a fact of a taxonomy metric needs no anchor for a digit slip. When the difference is how a keying error
+looks (:func:`.tolerance.keying_relation`: two digits swapped, one digit wrong, one dropped or doubled, the
+sign flipped, a power of a thousand) either anchor will do. Any other difference — a highlights page not
+updated after a late adjustment, the classic tie-out failure, as much as two concepts sharing a label — is
+flagged only on the stronger proof, the same two lines agreeing in another period, and never against a
+printed zero (a dash that means *not applicable*). :mod:`.localize` then says which copy is wrong, when
+the document's other relations tell. Two tables that disagree on several lines
 and agree on fewer are statements of different entities or bases: nothing between them is flagged.
 
 When the two copies sit in two different primary statements (net income on the income statement and the
@@ -54,12 +59,17 @@ RULE = Rule(
     "cross_reference_mismatch",
     "warning",
     "The same metric or line, period and basis printed in different tables agree.",
+    (
+        "the same metric or line, period, basis and entity in two tables that agree on another period of "
+        "the same lines (or on another line, for a keying-error difference)"
+    ),
 )
 STATEMENT_RULE = Rule(
     "XST001",
     "cross_reference_mismatch",
     "error",
     "The identities between the primary statements hold (net income, cash, equity).",
+    "the same metric, period and basis on two primary statements that agree elsewhere",
 )
 
 PRIMARY: frozenset[StatementKind] = frozenset(
@@ -400,8 +410,8 @@ def _representative(copies: Sequence[Copy]) -> Copy:
 
 
 def _worth_flagging(relation: Relation | None, a: Copy, b: Copy, ledger: _Ledger) -> tuple[bool, list[str]]:
-    """Whether a disagreement is a keying error between two copies of one thing, and why."""
-    if relation is None or ledger.contradicted_rows(a, b):
+    """Whether a disagreement is between two copies of one thing (proven), and why."""
+    if ledger.contradicted_rows(a, b) or a.value == 0.0 or b.value == 0.0:
         return False, []
     rows = ledger.anchored_rows(a, b)
     tables = ledger.anchored_tables(a, b)
@@ -410,10 +420,11 @@ def _worth_flagging(relation: Relation | None, a: Copy, b: Copy, ledger: _Ledger
         reasons.append("the same two lines agree in another period")
     if tables:
         reasons.append("the two tables agree on other lines")
-    if relation == "near_miss":
-        # Two lines of one label a few per cent apart are two concepts (depreciation with and without
-        # discontinued operations) far more often than a stale figure: no keying error looks like that.
-        ok = False
+    if relation is None or relation == "near_miss":
+        # No keying error looks like that: two concepts of one label (depreciation with and without
+        # discontinued operations) or a copy not updated. Only the same two lines agreeing in another period
+        # prove they are one figure.
+        ok = rows
     elif relation in ("sign", "scale"):
         # Only agreement in another period of the same lines settles sign convention and scale.
         ok = rows if relation == "sign" else rows or tables
@@ -431,11 +442,12 @@ _RELATION_WORDS: dict[str, str] = {
     "sign": "the sign flipped",
     "scale": "a factor of a thousand",
     "near_miss": "a near miss",
+    "other": "a difference no keying error explains (a copy not updated?)",
 }
 
 
 def _flag(
-    doc_id: str, source: str, clusters: Sequence[Sequence[Copy]], relation: Relation, reasons: list[str]
+    doc_id: str, source: str, clusters: Sequence[Sequence[Copy]], relation: str, reasons: list[str]
 ) -> Flag:
     main, other = _representative(clusters[0]), _representative(clusters[1])
     if len(clusters[0]) == len(clusters[1]):
@@ -469,7 +481,15 @@ def _flag(
         for i, group in enumerate(clusters[:2])
         for x in sorted(group, key=lambda x: (x.page, x.row))
     ]
-    confidence = 0.9 if len(reasons) >= 2 else 0.8 if relation not in ("near_miss", "digit") else 0.7
+    confidence = (
+        0.6
+        if relation == "other"
+        else 0.9
+        if len(reasons) >= 2
+        else 0.8
+        if relation not in ("near_miss", "digit")
+        else 0.7
+    )
     return (STATEMENT_RULE if between_statements else RULE).flag(
         DocRef(doc_id, source),
         message=message,
@@ -554,8 +574,8 @@ def check_crossref(
                 continue
             relation = keying_relation(a.comparable, a.decimals, b.comparable, b.decimals)
             ok, reasons = _worth_flagging(relation, a, b, ledger)
-            if ok and relation is not None:
-                flag = _flag(doc_id, source, clusters, relation, reasons)
+            if ok:
+                flag = _flag(doc_id, source, clusters, relation or "other", reasons)
                 proof = "; ".join(reasons) or "the same metric and period"
                 flags.append(flag.model_copy(update={"proof": proof}))
                 log.add(_copy_equation(a, b, False, proof, flag.flag_id))

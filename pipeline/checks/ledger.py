@@ -42,6 +42,10 @@ RULE = Rule(
     "sum_mismatch",
     "error",
     "A ledger's running balance is the previous balance plus its debits less its credits.",
+    (
+        "debit, credit and balance columns named in the head, the direction holding in two of every three"
+        " entries"
+    ),
 )
 
 _DEBIT = re.compile(r"\b(?:dr|debits?|withdrawals?|payments?|paid out|money out)\b|借方", re.IGNORECASE)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -417,10 +418,12 @@ class Localized:
     Attributes:
         flags: The findings, each with its localization when its rule records relations.
         structure_questions: Flags whose breaks no one or two printed figures explain.
+        seconds: How long the localization took.
     """
 
     flags: list[Flag]
     structure_questions: list[Flag]
+    seconds: float = 0.0
 
 
 def localize_errors(flags: Sequence[Flag], log: RelationLog) -> Localized:
@@ -433,6 +436,7 @@ def localize_errors(flags: Sequence[Flag], log: RelationLog) -> Localized:
     Returns:
         The flags with their localization, and the structure questions apart.
     """
+    t0 = time.perf_counter()
     failing = [eq for eq in log.equations if not eq.holds]
     by_figure: dict[FigureKey, list[Equation]] = defaultdict(list)
     for eq in log.equations:
@@ -470,4 +474,4 @@ def localize_errors(flags: Sequence[Flag], log: RelationLog) -> Localized:
         findings.append(
             flag.model_copy(update={"localization": loc, "message": f"{flag.message} {loc.note}"})
         )
-    return Localized(findings, questions)
+    return Localized(findings, questions, time.perf_counter() - t0)

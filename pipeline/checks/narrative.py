@@ -36,12 +36,14 @@ RULE = Rule(
     "narrative_mismatch",
     "warning",
     "Figures and percentage changes in narrative text agree with the tables.",
+    "a whole-entity figure of the same metric and period, unambiguous in the tables",
 )
 SENTENCE_RULE = Rule(
     "NAR002",
     "narrative_mismatch",
     "warning",
     "The figures of one sentence agree among themselves (from X to Y, up Z or P%).",
+    "the figures of one sentence, about one subject and period",
 )
 _SNIPPET = 240
 

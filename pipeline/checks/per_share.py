@@ -38,6 +38,7 @@ RULE = Rule(
     "sum_mismatch",
     "error",
     "Earnings per share equal the earnings divided by the weighted-average shares.",
+    "the earnings, shares and per-share lines pair up in at least two columns and two of every three",
 )
 
 _EARNINGS = re.compile(

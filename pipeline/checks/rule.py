@@ -52,12 +52,15 @@ class Rule:
         kind: The kind of its flags.
         severity: The severity of its flags.
         checks: What it checks, in one sentence.
+        requires: The proof it requires before a break counts: what establishes that the figures it
+            compares are in that relation at all. Each flag says which proof it had (``Flag.proof``).
     """
 
     id: str
     kind: FlagKind
     severity: Severity
     checks: str
+    requires: str
 
     def flag(
         self,
@@ -70,6 +73,7 @@ class Rule:
         comparison: Comparison | None = None,
         confidence: float = 0.5,
         reasons: Sequence[str] = (),
+        proof: str | None = None,
     ) -> Flag:
         """A flag of this rule in ``doc``.
 
@@ -82,6 +86,7 @@ class Rule:
             comparison: Expected/actual/difference/tolerance in base units.
             confidence: How sure the rule is that this is a real inconsistency, in [0, 1].
             reasons: The structural evidence that made the comparison valid.
+            proof: The proof this finding had; the rule's ``requires`` when not given.
 
         Returns:
             The flag; its id depends only on the rule, the document, the metric and period and where the
@@ -105,6 +110,7 @@ class Rule:
             evidence=list(evidence),
             confidence=confidence,
             reasons=list(reasons),
+            proof=proof or self.requires,
             **measured,  # expected, actual, difference and tolerance, when the rule compared figures
         )
 

@@ -50,6 +50,10 @@ RULE = Rule(
     "sum_mismatch",
     "error",
     "Every proven node of a statement's calculation tree adds up in every column.",
+    (
+        "the node's lines add up in other columns of the statement (or its labels make it a total or "
+        "roll-forward)"
+    ),
 )
 IDENTITY_RULE = RULE  # the metric identities are nodes of the same trees
 ACROSS_RULE = Rule(
@@ -57,6 +61,10 @@ ACROSS_RULE = Rule(
     "sum_mismatch",
     "error",
     "A total column equals the sum of the component columns in every row.",
+    (
+        "a column headed Total or Consolidated adds up the other columns in at least three rows and all "
+        "but this one"
+    ),
 )
 
 _Value = Figure

@@ -66,6 +66,7 @@ RULE = Rule(
     "model_finding",
     "warning",
     "A figure or claim the model proposed across pages, re-checked by code against the printed figures.",
+    "code finds both figures printed where the model says, of one metric, period and basis",
 )
 
 ACCEPTANCE_REASONS: tuple[str, ...] = (
