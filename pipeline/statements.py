@@ -480,6 +480,22 @@ def grid_of(rows: Sequence[RowView], columns: Sequence[int]) -> Grid:
     return grid
 
 
+def lone_dashes(grid: Grid) -> set[tuple[int, int]]:
+    """``(row, column)`` of each dash that is the only dash its column prints.
+
+    A dash is nil where the table prints dashes for nil; the only dash of a column more often means *not
+    applicable* (a consolidated column that has no figure for a segment's line): a *total* read as zero
+    there breaks a sum that the filing never stated, so a relation whose total is such a dash is not
+    proven in that column. (A component is nil either way: a line that does not apply adds nothing.)
+    """
+    dashes: dict[int, list[int]] = {}
+    for r, cols in grid.items():
+        for col, f in cols.items():
+            if f.cell.number is not None and f.cell.number.is_dash:
+                dashes.setdefault(col, []).append(r)
+    return {(rows[0], col) for col, rows in dashes.items() if len(rows) == 1}
+
+
 def blanks_are_nil(grid: Grid) -> bool:
     """Whether a table prints nil as a blank: no dash anywhere, and lines with figures in some columns only.
 
@@ -1234,6 +1250,7 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
     if len(amount_cols) < 3:
         return []
     grid = grid_of(rows, amount_cols)
+    lone = lone_dashes(grid)
     at = [i for i, c in enumerate(amount_cols) if _TOTAL_HEAD.search(headers.get(c, ""))]
     found: list[ColumnTotal] = []
     used: set[int] = set()
@@ -1262,7 +1279,8 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
                 if c.ok and abs(c.actual) >= _MIN_SIGNAL * max(c.tolerance, 1e-12)
             ]
             strong = sum(1 for n in held if n >= 2)
-            fails = sum(1 for c in results.values() if not c.ok)
+            # (a row whose total is its column's only dash is no failure: "not applicable")
+            fails = sum(1 for r, c in results.items() if not c.ok and (r, total) not in lone)
             # A fair-value table fills one level per row: the total equals that one figure in most rows,
             # which agrees with the sum without proving it; a few rows adding two figures prove it.
             if fails <= 1 and (strong >= _MIN_ROWS or (strong >= 1 and len(held) >= _MIN_ROWS_WITH_COPIES)):

@@ -472,3 +472,30 @@ def test_a_sentence_whose_amount_of_change_does_not_fit() -> None:
     flags = sentence_flags("Revenue increased $130.7 million to $1,338.2 million from $1,234.5 million.")
     assert [f.rule for f in flags] == ["NAR002"]
     assert flags[0].expected == pytest.approx(103.7e6)
+
+
+# --- a dash that means "not applicable" -----------------------------------------------------------------
+
+
+def _segments(consolidated_intersegment: str, capex_north: str = "412") -> Table:
+    heads = ["North", "South", "Consolidated"]
+    rows: list[tuple[str, Sequence[str | None]]] = [
+        ("External revenue", ["6,120", "4,350", "10,470"]),
+        ("Intersegment revenue", ["530", "310", consolidated_intersegment]),  # eliminated on consolidation
+        ("Operating income", ["1,240", "815", "2,055"]),
+        ("Capital expenditure", [capex_north, "236", "648"]),
+        ("Depreciation", ["385", "157", "542"]),
+        ("Total assets", ["8,210", "5,640", "13,850"]),
+    ]
+    return make_table(rows, periods=["FY2025"] * 3, headers=heads, title="Segment information")
+
+
+def test_the_only_dash_of_a_total_column_is_not_applicable_not_nil() -> None:
+    # "—" in the consolidated column of the intersegment line means the line does not exist there: read as
+    # zero it breaks the row's sum, which the filing never stated.
+    assert run([_segments("—")]) == []
+    # The relation still holds in the column's other rows: a keying error there is caught.
+    flags = run([_segments("—", capex_north="421")])
+    assert [(f.rule, f.actual) for f in flags] == [("TOT002", 648e6)]
+    # A column that prints dashes for nil elsewhere keeps reading them as nil (here the row then fails).
+    assert [f.rule for f in run([_segments("0")])] == ["TOT002"]

@@ -36,6 +36,7 @@ from pipeline.statements import (
     blanks_are_nil,
     evaluate,
     grid_of,
+    lone_dashes,
     statement_rows,
     supports,
     with_tables,
@@ -248,6 +249,7 @@ def check_tree(
     misprints: dict[tuple[int, int], float] = {}  # flagged (row, col) → printed minus expected
     across = _across_failures(statement, rows)
     nil = blanks_are_nil(grid)
+    lone = lone_dashes(grid)
     log = relations if relations is not None else RelationLog()
     for line, structure in proven_structures(statement, lines):
         results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
@@ -264,6 +266,8 @@ def check_tree(
             if result.comparison.ok:
                 log.add(_sum_equation(structure, grid, lines, result, proof, name))
                 continue
+            if (structure.total, result.col) in lone:
+                continue  # a total printed as its column's only dash may be "not applicable", not nil
             # In a roll-forward a blank is nil, so a figure the reader lost breaks the sum: a failure
             # needs the lines complete in the failing column and in a column that proves them, or else
             # corroboration across the row.
@@ -346,6 +350,7 @@ def _across_flags(
         f"the total column ({_header(statement, total_col)}) adds up the other {len(parts)} columns "
         "in every other row"
     )
+    lone = lone_dashes(grid)
     for r, c in sorted(across_rows(rows, grid, total_col, parts).items()):
         t = grid[r][total_col]
         present = [(col, grid[r][col]) for col in parts if col in grid[r]]
@@ -367,6 +372,8 @@ def _across_flags(
         if c.ok:
             log.add(equation)
             continue
+        if (r, total_col) in lone:
+            continue  # a total printed as its column's only dash may be "not applicable", not nil
         scale, places, _ = _printed(t)
         diff, tol = fmt_small(abs(c.difference), scale, places), fmt_small(c.tolerance, scale, places)
         message = (
