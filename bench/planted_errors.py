@@ -65,6 +65,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 if __package__ in (None, ""):  # run as ``python bench/planted_errors.py``: make ``bench`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.calibrate import fit_labelled, reliability_table
 from bench.gt import corpus_dir, open_pdf
 
 KINDS = ("swap", "drop", "double", "sign", "scale")
@@ -666,6 +667,8 @@ class FlagRec(TypedDict):
     actual: float | None
     message: str
     evidence: list[EvidenceRec]
+    confidence: NotRequired[float]
+    features: NotRequired[dict[str, float]]
 
 
 def flag_record(flag: Any) -> FlagRec:
@@ -690,6 +693,8 @@ def flag_record(flag: Any) -> FlagRec:
             )
             for e in flag.evidence
         ],
+        confidence=flag.confidence,
+        features=dict(flag.features),
     )
 
 
@@ -911,7 +916,10 @@ def input_pdfs(inputs: Sequence[Path]) -> list[Path]:
     """PDFs named on the command line (folders expand to their ``*.pdf``), or the corpus defaults."""
     if not inputs:
         corpus = corpus_dir()
-        inputs = [corpus / "financial", corpus / "filings"]
+        inputs = [d for d in (corpus / "financial", corpus / "filings") if d.is_dir()]
+    missing = [str(item) for item in inputs if not item.exists()]
+    if missing:
+        raise SystemExit(f"no such file or folder: {', '.join(missing)}")
     out: list[Path] = []
     for item in inputs:
         out.extend(sorted(item.glob("*.pdf")) if item.is_dir() else [item])
@@ -1081,8 +1089,13 @@ def plant_record(p: PlantResult, clean_flags: Sequence[FlagRec]) -> dict[str, An
         rec.update(rule=flag["rule"], flag_id=flag["flag_id"], message=flag["message"])
     before = {flag_key(f, (cand.text, new)) for f in clean_flags}
     added = [f for f in run["flags"] if flag_key(f, (cand.text, new)) not in before]
-    rec["new_flags"] = [{"rule": f["rule"], "pages": f["pages"], "message": f["message"]} for f in added]
-    rec["new_on_plant"] = sum(cand.page in f["pages"] and carries_figure(f, cand.text, new) for f in added)
+    on_plant = [cand.page in f["pages"] and carries_figure(f, cand.text, new) for f in added]
+    rec["new_flags"] = [
+        {"rule": f["rule"], "pages": f["pages"], "message": f["message"], "on_plant": hit,
+         "confidence": f.get("confidence"), "features": f.get("features", {})}
+        for f, hit in zip(added, on_plant, strict=True)
+    ]  # fmt: skip
+    rec["new_on_plant"] = sum(on_plant)
     return rec
 
 
@@ -1134,7 +1147,8 @@ def score(
 
     clean_flags_out = [
         {"file": name, "rule": f["rule"], "page": f["pages"][0] if f["pages"] else None, "pages": f["pages"],
-         "message": f["message"], "flag_id": f["flag_id"]}
+         "message": f["message"], "flag_id": f["flag_id"], "confidence": f.get("confidence"),
+         "features": f.get("features", {})}
         for name in outcome.files
         if (cr := outcome.clean.get(name)) and cr["run"]
         for f in cr["run"]["flags"]
@@ -1154,6 +1168,8 @@ def score(
     new_on_plant = sum(p["new_on_plant"] for p in plants if p["caught"] is not None)
     planted_precision = _rate(new_on_plant, new_total)
     false_by_rule = Counter(str(f["rule"]) for f in clean_flags_out)
+    labelled = labelled_flags(plants, clean_flags_out)
+    reliability = reliability_table(labelled)
     clean_runs = [cr["run"] for name in outcome.files if (cr := outcome.clean.get(name)) and cr["run"]]
     questions = sum(r.get("questions", 0) for r in clean_runs)
     questions_per_100 = 100 * questions / total_pages if total_pages else None
@@ -1205,6 +1221,10 @@ def score(
         f"precision on planted copies: {new_on_plant} of the {new_total} flags the plants added are the "
         f"planted error ({_pct(planted_precision)})"
     )
+    lines.append("reliability (confidence bin: flags, mean confidence, observed precision):")
+    for row in reliability:
+        observed = "n/a" if row["observed"] is None else f"{row['observed']:.2f}"
+        lines.append(f"  {row['bin']:<10} {row['flags']:>6} {row['predicted']:>8.2f} {observed:>8}")
     q_text = "n/a" if questions_per_100 is None else f"{questions_per_100:.3f}"
     ms_text = "n/a" if localize_ms_per_page is None else f"{localize_ms_per_page:.2f}"
     lines.append(
@@ -1243,6 +1263,7 @@ def score(
         "false_flags": total_clean,
         "false_flags_per_100_pages": false_per_100,
         "false_flags_by_rule": dict(false_by_rule),
+        "reliability": reliability,
         "structure_questions": questions,
         "structure_questions_per_100_pages": questions_per_100,
         "localize_ms_per_page": localize_ms_per_page,
@@ -1261,7 +1282,40 @@ def score(
     if not details:
         summary["files"] = len(per_file)
         del summary["plants"], summary["clean_flags"]
+    else:
+        summary["labelled_flags"] = labelled
     return lines, summary
+
+
+def labelled_flags(
+    plants: Sequence[dict[str, Any]], clean_flags: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Every flag with its label, for calibration and the reliability table.
+
+    A flag a plant added on the planted figure is a real finding; every flag of an untouched run, and a flag
+    a plant added elsewhere, is a false alarm.
+    """
+    out = [
+        {
+            "rule": f["rule"],
+            "confidence": f.get("confidence"),
+            "features": f.get("features", {}),
+            "real": bool(f["on_plant"]),
+        }
+        for p in plants
+        if p["caught"] is not None
+        for f in p["new_flags"]
+    ]
+    out += [
+        {
+            "rule": f["rule"],
+            "confidence": f.get("confidence"),
+            "features": f.get("features", {}),
+            "real": False,
+        }
+        for f in clean_flags
+    ]
+    return out
 
 
 def _subset(outcome: Outcome, names: set[str]) -> Outcome:
@@ -1271,6 +1325,37 @@ def _subset(outcome: Outcome, names: set[str]) -> Outcome:
         plants=[p for p in outcome.plants if p["file"] in names],
         seconds=outcome.seconds,
     )
+
+
+def _validation_refit(summaries: dict[str, dict[str, Any]], hidden: Sequence[dict[str, Any]]) -> list[str]:
+    """The validation split's reliability with the confidence ``bench.calibrate`` would ship.
+
+    The model is fitted on the development files' flags only and then measured on the validation split's
+    (``hidden``: used here for the figures and nowhere else, never printed or written).
+    """
+    model = fit_labelled(summaries["development"]["labelled_flags"])
+    if model is None:
+        return []
+    refit = [
+        {"confidence": model.probability(f["features"]) if f["rule"] in model.rules else f["confidence"],
+         "real": f["real"]}
+        for f in hidden
+    ]  # fmt: skip
+    table = reliability_table(refit)
+    above = [f for f in refit if f["confidence"] is not None and f["confidence"] >= model.threshold]
+    precision = sum(f["real"] for f in above) / len(above) if above else None
+    val = summaries["validation"]
+    val["reliability_refit_on_development"] = table
+    val["queue_above_threshold"] = {"threshold": model.threshold, "flags": len(above), "precision": precision}
+    shown = "n/a" if precision is None else f"{precision:.2f}"
+    out = [
+        "== validation split: confidence fitted on the development files (bench.calibrate)",
+        f"queue threshold {model.threshold:.4f}: {len(above)} flags at or above it, precision {shown}",
+    ]
+    for line in table:
+        observed = "n/a" if line["observed"] is None else f"{line['observed']:.2f}"
+        out.append(f"  {line['bin']:<10} {line['flags']:>6} {line['predicted']:>8.2f} {observed:>8}")
+    return [*out, ""]
 
 
 def score_splits(
@@ -1293,6 +1378,10 @@ def score_splits(
         lines += [f"== {title}", *part_lines, ""]
     if len(summaries) > 1:
         _, summaries["all"] = score(outcome, kinds, seeds, details=False)
+    if "development" in summaries and "validation" in summaries:
+        names = {f for f in outcome.files if splits.get(f, "development") == "validation"}
+        _, hidden = score(_subset(outcome, names), kinds, seeds, details=True)
+        lines += _validation_refit(summaries, hidden["labelled_flags"])
     rows: dict[str, dict[str, Any]] = {}
     for name, sm in summaries.items():
         rows.setdefault("files", {})[name] = sm["files"] if isinstance(sm["files"], int) else len(sm["files"])

@@ -15,7 +15,7 @@ import logging
 import re
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import PurePosixPath
 from typing import Any, TypeVar, get_args
@@ -57,6 +57,7 @@ from console.view import (
     statement_context,
 )
 from pipeline.annotate import AnnotateError
+from pipeline.checks.confidence import queue_threshold
 from pipeline.render import RenderError, render_scale
 from schemas.models import Fact
 from schemas.reviews import DISMISS_REASONS, REVIEW_STATUSES, ReviewAction, ReviewDecision
@@ -91,6 +92,9 @@ class ConsoleConfig:
         title: Shown in the header.
         annotations: The tick-and-tie copies the document page offers for download (default: made in a
             worker process from ``images``' documents, cached beside the page images).
+        queue_threshold: The default queue shows flags at or above this confidence (the calibrated
+            threshold that keeps estimated precision at its target, :mod:`pipeline.checks.confidence`);
+            the rest are one click away.
     """
 
     store: ReviewStore
@@ -102,6 +106,7 @@ class ConsoleConfig:
     on_decision: list[DecisionHook] = field(default_factory=list)
     title: str = "tieout review"
     annotations: Annotations | None = None
+    queue_threshold: float = field(default_factory=queue_threshold)
 
 
 # ---------------------------------------------------------------------------------------------- guard
@@ -303,7 +308,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
     async def queue(request: Request) -> Response:
         params = dict(request.query_params)
         try:
-            q = query_from_params(params, user_of(request))
+            q = query_from_params(params, user_of(request), config.queue_threshold)
             limit = int(params.get("n", "50"))
             result = await call(
                 store.queue,
@@ -312,6 +317,10 @@ def create_app(config: ConsoleConfig) -> Starlette:
                 before=params.get("before") or None,
                 limit=limit,
             )
+            below = 0
+            if q.min_confidence is not None and "cmin" not in params:
+                everything = await call(store.queue, replace(q, min_confidence=None), limit=1)
+                below = everything.total - result.total
         except (ValueError, ReviewError) as exc:
             return error(request, 400, f"The queue cannot be shown with these filters: {exc}")
         state = queue_state(params)
@@ -326,6 +335,9 @@ def create_app(config: ConsoleConfig) -> Starlette:
             options=await call(store.options),
             users=config.users.names,
             status_links={s: _with(params, status=s) for s in REVIEW_STATUSES},
+            below=below,
+            threshold=config.queue_threshold,
+            all_confidence_link=_with(params, cmin="0"),
             all_link=_with(params, status=""),
             sort_link=lambda key: _with(
                 params, sort=key, dir="asc" if params.get("dir") == "desc" else "desc"
@@ -345,7 +357,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
             return error(request, 404, "There is no such flag (a later run may no longer raise it).")
         params = dict(request.query_params)
         try:
-            q = query_from_params(params, user_of(request))
+            q = query_from_params(params, user_of(request), config.queue_threshold)
         except ValueError:
             q = FlagQuery()
         flag = row.flag
@@ -427,7 +439,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
         request.session["flash"] = _done(decision)
         target = flag_id
         if form.get("then") == "next":
-            q = query_from_params(dict(parse_qsl(state)), user_of(request))
+            q = query_from_params(dict(parse_qsl(state)), user_of(request), config.queue_threshold)
             _, next_id = await call(store.neighbours, q, flag_id)
             target = next_id or flag_id
         return RedirectResponse(f"/flags/{quote(target)}" + (f"?{state}" if state else ""), status_code=303)

@@ -147,10 +147,12 @@ def statement_context(table_facts: list[Fact], flagged: list[Fact]) -> list[Cont
     return out
 
 
-def query_from_params(params: dict[str, str], me: str) -> FlagQuery:
+def query_from_params(params: dict[str, str], me: str, default_min: float = 0.0) -> FlagQuery:
     """The queue's filters from URL parameters; unknown or empty values mean no filter.
 
-    ``assignee``: a user name, ``-`` for unassigned, ``me`` for the logged-in user.
+    ``assignee``: a user name, ``-`` for unassigned, ``me`` for the logged-in user. Without a ``cmin``
+    parameter the minimum confidence is ``default_min`` (the calibrated queue threshold); ``cmin=0`` shows
+    every flag.
 
     Raises:
         ValueError: for a value that cannot be a filter (a non-numeric confidence, an unknown status).
@@ -188,7 +190,7 @@ def query_from_params(params: dict[str, str], me: str) -> FlagQuery:
         kind=text("kind"),
         severity=text("severity"),
         status=st,
-        min_confidence=number("cmin"),
+        min_confidence=number("cmin") if "cmin" in params else (default_min or None),
         max_confidence=number("cmax"),
         assignee=assignee,
         sort=key,

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SCHEMA_VERSION = "2.1"
-"""2.1: flags carry ``localization`` and ``proof``; documents carry ``structure_questions``."""
+"""2.1: flags carry ``localization``, ``proof`` and ``features``; documents carry ``structure_questions``."""
 
 BBox = tuple[float, float, float, float]
 """``(x0, y0, x1, y1)`` in PDF points, top-left origin, as PyMuPDF reports them."""
@@ -342,6 +342,10 @@ class Flag(Record):
     )
     localization: Localization | None = Field(
         default=None, description="The figure(s) whose change explains the finding; None when not localized."
+    )
+    features: dict[str, float] = Field(
+        default_factory=dict,
+        description="The evidence features its confidence was computed from (pipeline/checks/confidence.py).",
     )
 
 

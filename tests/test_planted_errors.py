@@ -396,3 +396,24 @@ def test_the_validation_split_is_reported_as_aggregates_beside_the_development_f
         "development": 0.5, "validation": 1.0, "all": pytest.approx(2 / 3),
     }  # fmt: skip
     assert summary["side_by_side"]["false flags"] == {"development": 0, "validation": 1, "all": 1}
+
+
+def test_the_validation_reliability_uses_a_model_fitted_on_development_flags_only() -> None:
+    from bench.planted_errors import _validation_refit
+
+    def lab(keying: float, real: bool) -> dict[str, Any]:
+        return {
+            "rule": "TOT001",
+            "confidence": 0.8,
+            "features": {"rule:TOT001": 1.0, "keying": keying},
+            "real": real,
+        }
+
+    dev = [lab(1.0, i % 20 != 0) for i in range(60)] + [lab(0.0, i % 4 == 0) for i in range(60)]
+    summaries: dict[str, dict[str, Any]] = {"development": {"labelled_flags": dev}, "validation": {}}
+    hidden = [lab(1.0, True)] * 9 + [lab(1.0, False)] + [lab(0.0, False)] * 10
+    lines = _validation_refit(summaries, hidden)
+    queue = summaries["validation"]["queue_above_threshold"]
+    assert queue["flags"] == 10 and queue["precision"] == pytest.approx(0.9)
+    assert sum(r["flags"] for r in summaries["validation"]["reliability_refit_on_development"]) == 20
+    assert "labelled_flags" not in summaries["validation"] and not any("TOT001" in line for line in lines)

@@ -244,6 +244,27 @@ def test_queue_filters_and_pages(client: TestClient, config: ConsoleConfig) -> N
     assert client.get("/?after=garbage").status_code == 400
 
 
+def test_the_default_queue_holds_the_flags_at_or_above_the_calibrated_threshold(
+    config: ConsoleConfig,
+) -> None:
+    everything = config.store.queue(FlagQuery(), limit=500).rows
+    confidences = sorted({r.flag.confidence for r in everything})
+    assert len(confidences) >= 2
+    threshold = confidences[-1]  # only the most confident flags pass
+    config.queue_threshold = threshold
+    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+    login(client)
+    html = client.get("/").text
+    above = [r for r in everything if r.flag.confidence >= threshold]
+    shown = re.findall(r'<tr data-flag="(\w+)"', html)
+    assert sorted(shown) == sorted(r.flag.flag_id for r in above)
+    below = len(everything) - len(above)
+    assert f"{below} more below it" in html and 'href="?cmin=0"' in html
+    # One click away: every flag, and no threshold note.
+    html = client.get("/?cmin=0").text
+    assert len(re.findall(r'<tr data-flag="(\w+)"', html)) == len(everything) and "more below it" not in html
+
+
 def test_flag_page_shows_both_pages_with_boxes_at_bbox_times_scale(
     client: TestClient, config: ConsoleConfig
 ) -> None:

@@ -165,7 +165,7 @@ def _field_columns(field: str, annotation: Any) -> list[Column]:
         return [Column(field, "integer", get)]
     if kind is str or get_origin(kind) is Literal:
         return [Column(field, "text", get)]
-    if isinstance(kind, type) and issubclass(kind, BaseModel):
+    if (isinstance(kind, type) and issubclass(kind, BaseModel)) or get_origin(kind) is dict:
         return [Column(field, "json", lambda r: _json_value(getattr(r, field)))]
     if get_origin(kind) is list:
         (item,) = get_args(kind)

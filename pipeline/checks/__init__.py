@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.checks import balance, changes, crossref, ledger, narrative, per_share, sums
+from pipeline.checks.confidence import calibrate
 from pipeline.checks.localize import Localized, RelationLog, localize_errors
 from pipeline.checks.rule import Check, CheckedDocument, Rule
 from pipeline.checks.tolerance import known_facts, where_printed
@@ -128,7 +129,10 @@ def check_document(
         unique[flag.flag_id] = flag
         seen.add(cells)
     located = localize_errors(list(unique.values()), log)
-    return Localized(_ordered(located.flags), _ordered(located.structure_questions), located.seconds)
+    # The confidence last: it reads what the localization found.
+    flags = [calibrate(f) for f in located.flags]
+    questions = [calibrate(f) for f in located.structure_questions]
+    return Localized(_ordered(flags), _ordered(questions), located.seconds)
 
 
 def _ordered(flags: Sequence[Flag]) -> list[Flag]:
