@@ -12,14 +12,14 @@ from schemas.models import OUTPUT_RECORDS, DocumentResult, ErrorRecord, Fact, Fl
 
 
 class JsonlOutputs:
-    """Writes ``facts.jsonl``, ``flags.jsonl``, ``chunks.jsonl``, ``tables.jsonl`` and ``errors.jsonl``.
+    """Writes one ``<name>.jsonl`` per output record (:data:`schemas.models.OUTPUT_RECORDS`).
 
     Files are written to a temporary name and renamed on close, so a reader never sees a half-written
     run and re-running into the same folder replaces the previous results instead of appending to them.
     """
 
     def __init__(self, out_dir: Path) -> None:
-        """Open the five files for writing in ``out_dir`` (created if missing)."""
+        """Open the files for writing in ``out_dir`` (created if missing)."""
         self.out_dir = out_dir
         out_dir.mkdir(parents=True, exist_ok=True)
         self._files: dict[str, IO[str]] = {
@@ -32,6 +32,7 @@ class JsonlOutputs:
         groups: dict[str, Sequence[Record]] = {
             "facts": result.facts,
             "flags": result.flags,
+            "structure_questions": result.structure_questions,
             "chunks": result.chunks,
             "tables": result.tables,
             "errors": result.errors,

@@ -559,6 +559,7 @@ class DocumentResult(Record):
 OUTPUT_RECORDS: dict[str, type[Record]] = {
     "facts": Fact,
     "flags": Flag,
+    "structure_questions": Flag,
     "chunks": Chunk,
     "tables": Table,
     "errors": ErrorRecord,
