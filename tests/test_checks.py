@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from pipeline.checks import run_checks
+from pipeline.checks import check_document
 from pipeline.checks.balance import check_balance
 from pipeline.checks.crossref import check_crossref
 from pipeline.checks.narrative import check_narrative
@@ -45,7 +45,7 @@ def xref(tables: Sequence[Table]) -> list[Flag]:
 
 def run(tables: Sequence[Table], blocks: Sequence[Block] = ()) -> list[Flag]:
     facts = extract_facts(tables, TAX)
-    return run_checks(tables, facts, blocks, doc_id="doc", source="doc.pdf")
+    return check_document(tables, facts, blocks, doc_id="doc", source="doc.pdf").flags
 
 
 BALANCE_SHEET = [
@@ -401,10 +401,10 @@ def test_narrative_pct_mismatch() -> None:
     assert len(flags) == 1 and flags[0].actual == pytest.approx(-8.4)
 
 
-# --- run_checks ---------------------------------------------------------------------------------------
+# --- check_document -----------------------------------------------------------------------------------
 
 
-def test_run_checks_is_idempotent_and_sorted() -> None:
+def test_check_document_is_idempotent_and_sorted() -> None:
     rows = with_value(BALANCE_SHEET, "Total current assets", 0, "1,009.5")
     t = make_table(rows, page=3)
     b = make_table([("Total assets", ["2,750.5", "2,480.0"])], table_id="t2", page=9)

@@ -265,7 +265,7 @@ def test_equity_statement_states_total_equity_and_net_income() -> None:
 
 
 def test_net_income_ties_between_the_income_statement_and_the_equity_statement() -> None:
-    from pipeline.checks import run_checks
+    from pipeline.checks import check_document
 
     income = make_table(INCOME, title="Consolidated income statement", table_id="is", page=5)
     equity_rows: list[tuple[str, list[str | None]]] = [
@@ -284,7 +284,7 @@ def test_net_income_ties_between_the_income_statement_and_the_equity_statement()
     facts = annotate_facts(
         [*extract_facts(tables, TAX), *equity_statement_facts(tables, statements, TAX)], statements
     )
-    flags = run_checks(tables, facts, [], doc_id="doc", source="doc.pdf", statements=statements)
+    flags = check_document(tables, facts, [], doc_id="doc", source="doc.pdf", statements=statements).flags
     xst = [f for f in flags if f.rule == "XST001"]
     assert len(xst) == 1 and xst[0].metric == "net_income" and xst[0].pages == [5, 7]
     assert "income statement" in xst[0].message and "statement of changes in equity" in xst[0].message

@@ -34,7 +34,7 @@ from pipeline.statements import build_statements
 from pipeline.taxonomy import Taxonomy, load_taxonomy
 from schemas.models import Block, Fact, Flag, Statement, Table
 
-__all__ = ["CHECKS", "RULES", "Localized", "check_document", "run_checks"]
+__all__ = ["CHECKS", "RULES", "Localized", "check_document"]
 
 CHECKS: tuple[Check, ...] = (
     Check(
@@ -66,22 +66,6 @@ CHECKS: tuple[Check, ...] = (
 
 RULES: dict[str, Rule] = {rule.id: rule for check in CHECKS for rule in check.rules}
 """Rule id → its declaration (what it checks, the kind and severity of its flags)."""
-
-
-def run_checks(
-    tables: Sequence[Table],
-    facts: Sequence[Fact],
-    blocks: Sequence[Block],
-    *,
-    doc_id: str,
-    source: str,
-    statements: Sequence[Statement] | None = None,
-    taxonomy: Taxonomy | None = None,
-) -> list[Flag]:
-    """The findings of :func:`check_document` (its structure questions left out)."""
-    return check_document(
-        tables, facts, blocks, doc_id=doc_id, source=source, statements=statements, taxonomy=taxonomy
-    ).flags
 
 
 def check_document(

@@ -4,7 +4,7 @@ A :class:`Rule` says what its flags are (id, kind, severity) and what it checks;
 builds its flags, with ids that depend only on the rule, the document and where the evidence is printed,
 so that reruns give the same ids. A :class:`Check` runs
 one or more rules over a :class:`CheckedDocument`; :data:`pipeline.checks.CHECKS` lists them, and the rule
-list and :func:`pipeline.checks.run_checks` derive from it.
+list and :func:`pipeline.checks.check_document` derive from it.
 """
 
 from __future__ import annotations
