@@ -1181,7 +1181,8 @@ class ColumnTotal:
 
 
 _NOT_ADDITIVE_ROW = re.compile(
-    r"%|\bpercent|\bper (?:share|unit)\b|\baverage\b|\byields?\b|\brates?\b|\bratios?\b|\bmargins?\b|"
+    r"%|\bpercent|\bper (?:common |ordinary |basic |diluted )?(?:share|unit|ads)\b|\baverage\b|\byields?\b|"
+    r"\brates?\b|\bratios?\b|\bmargins?\b|"
     r"\bprice\b|\bnumber of\b|\bheadcount\b|\bemployees\b",
     re.IGNORECASE,
 )

@@ -499,3 +499,40 @@ def test_the_only_dash_of_a_total_column_is_not_applicable_not_nil() -> None:
     assert [(f.rule, f.actual) for f in flags] == [("TOT002", 648e6)]
     # A column that prints dashes for nil elsewhere keeps reading them as nil (here the row then fails).
     assert [f.rule for f in run([_segments("0")])] == ["TOT002"]
+
+
+def test_per_share_lines_of_a_quarterly_table_are_not_added_across() -> None:
+    # Four quarters and the year: amounts add across to the year's column, earnings per share do not
+    # (each quarter's is over that quarter's weighted-average shares), however the line words it.
+    heads = ["First quarter", "Second quarter", "Third quarter", "Fourth quarter", "Total year"]
+    rows: list[tuple[str, Sequence[str | None]]] = [
+        ("Net sales", ["2,412", "2,530", "2,601", "2,710", "10,253"]),
+        ("Cost of sales", ["1,507", "1,579", "1,611", "1,678", "6,375"]),
+        ("Gross margin", ["905", "951", "990", "1,032", "3,878"]),
+        ("Operating income", ["452", "488", "515", "560", "2,015"]),
+        ("Net income attributable to the company", ["310", "342", "365", "398", "1,415"]),
+        ("Basic (loss) earnings per common share", ["0.80", "0.89", "0.95", "1.04", "3.66"]),
+        ("Diluted earnings per common share", ["0.78", "0.87", "0.93", "1.01", "3.56"]),
+    ]
+    table = make_table(rows, periods=["FY2025"] * 5, headers=heads, title="Quarterly results (unaudited)")
+    assert run([table]) == []
+    # The amounts still add across: a keyed quarter is caught.
+    rows[4] = ("Net income attributable to the company", ["310", "324", "365", "398", "1,415"])
+    keyed = make_table(rows, periods=["FY2025"] * 5, headers=heads, title="Quarterly results (unaudited)")
+    assert [f.rule for f in run([keyed])] == ["TOT002"]
+
+
+def test_a_near_miss_between_two_tables_of_one_page_is_two_concepts_not_a_stale_copy() -> None:
+    # Two tables that agree on a line and in the prior year but differ by a near miss (no keying error):
+    # side by side on one page they are two concepts sharing a label (two plans, two statements' "net
+    # income" lines); on two pages, the second is a copy not updated after a late adjustment.
+    def table(table_id: str, page: int, value_2025: str) -> Table:
+        rows: list[tuple[str, Sequence[str | None]]] = [
+            ("Benefit obligation", ["3,902", "3,640"]),
+            ("Fair value of plan assets", [value_2025, "3,025"]),
+        ]
+        return make_table(rows, table_id=table_id, page=page, title="Pension plans")
+
+    assert xref([table("a", 7, "3,173"), table("b", 7, "3,025")]) == []
+    flags = xref([table("a", 7, "3,173"), table("b", 9, "3,025")])
+    assert [(f.rule, f.pages) for f in flags] == [("XREF001", [7, 9])]

@@ -19,10 +19,10 @@ a fact of a taxonomy metric needs no anchor for a digit slip. When the differenc
 looks (:func:`.tolerance.keying_relation`: two digits swapped, one digit wrong, one dropped or doubled, the
 sign flipped, a power of a thousand) either anchor will do. Any other difference — a highlights page not
 updated after a late adjustment, the classic tie-out failure, as much as two concepts sharing a label — is
-flagged only on the stronger proof, the same two lines agreeing in another period, and never against a
-printed zero (a dash that means *not applicable*). :mod:`.localize` then says which copy is wrong, when
-the document's other relations tell. Two tables that disagree on several lines
-and agree on fewer are statements of different entities or bases: nothing between them is flagged.
+flagged only on the stronger proof, the same two lines agreeing in another period, on different pages,
+and never against a printed zero (a dash that means *not applicable*). :mod:`.localize` then says which
+copy is wrong, when the document's other relations tell. Two tables that disagree on several lines and agree
+on fewer are statements of different entities or bases: nothing between them is flagged.
 
 When the two copies sit in two different primary statements (net income on the income statement and the
 cash-flow statement, cash on the balance sheet and at the end of the cash-flow statement, total equity on
@@ -422,9 +422,11 @@ def _worth_flagging(relation: Relation | None, a: Copy, b: Copy, ledger: _Ledger
         reasons.append("the two tables agree on other lines")
     if relation is None or relation == "near_miss":
         # No keying error looks like that: two concepts of one label (depreciation with and without
-        # discontinued operations) or a copy not updated. Only the same two lines agreeing in another period
-        # prove they are one figure.
-        ok = rows
+        # discontinued operations, a pension plan's assets beside another's) or a copy not updated. Only the
+        # same two lines agreeing in another period prove they are one figure, and only across pages: a copy
+        # left stale sits in another section (the highlights, a note), while two tables of one page that
+        # share a label are two concepts side by side.
+        ok = rows and a.page != b.page
     elif relation in ("sign", "scale"):
         # Only agreement in another period of the same lines settles sign convention and scale.
         ok = rows if relation == "sign" else rows or tables
