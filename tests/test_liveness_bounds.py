@@ -197,10 +197,25 @@ WAITS_FOR_WORK = frozenset({"read", "eventually"})
 conftest): a deadline passed to them is a liveness bound too, and a short one fails a loaded machine."""
 
 
+BROWSER_DEFAULTS = frozenset({"set_default_timeout", "set_default_navigation_timeout"})
+"""Playwright's default wait for every action (milliseconds): each click and navigation of a browser test
+waits for the console's real work (a page rendered, a tick-and-tie PDF made in a worker process)."""
+
+
 def short_waits(text: str, path: str = "<test>") -> list[Violation]:
-    """Calls of a work-waiting helper with a literal ``timeout_s`` under a minute."""
+    """Calls of a work-waiting helper with a literal ``timeout_s`` (or a browser default) under a minute."""
     found = []
     for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and _name(node.func) in BROWSER_DEFAULTS and node.args:
+            ms = node.args[0]
+            if (
+                isinstance(ms, ast.Constant)
+                and isinstance(ms.value, int | float)
+                and ms.value < 1000 * MIN_LIVENESS_S
+            ):
+                why = f"every browser action waits for the console's work at most {ms.value / 1000:g}s"
+                found.append(Violation(path, node.lineno, ast.get_source_segment(text, node) or "", why))
+            continue
         if not (isinstance(node, ast.Call) and _name(node.func) in WAITS_FOR_WORK):
             continue
         for kw in node.keywords:
@@ -232,3 +247,7 @@ def test_the_wait_rule_catches_a_short_read_and_allows_liveness_bounds() -> None
     assert short_waits("it.read(topic, until=done, timeout_s=LIVENESS_S)") == []
     assert short_waits("it.read(topic, until=done, timeout_s=600)") == []
     assert short_waits("client.get(url, timeout_s=5)") == []  # a client's own timeout is not a wait for work
+    # Regression: the browser test's 20 s default made a click on the tick-and-tie download wait 20 s for the
+    # PDF to be made, and it failed a fresh run beside a CPU-heavy job (2026-12-01).
+    assert len(short_waits("page.set_default_timeout(20_000)")) == 1
+    assert short_waits("page.set_default_timeout(LIVENESS_S * 1000)") == []

@@ -83,7 +83,8 @@ def test_review_in_the_browser(
         )
         try:
             page = ctx.new_page()
-            page.set_default_timeout(20_000)
+            # liveness bound: every action waits for the console's real work (pages rendered, a PDF made)
+            page.set_default_timeout(LIVENESS_S * 1000)
 
             # --- log in: any page sends an anonymous visitor to the login form
             page.goto(url + "/")
@@ -191,8 +192,9 @@ def test_review_in_the_browser(
             page.screenshot(path=str(ARTIFACTS / "06-document.png"), full_page=True)
 
             # --- the tick-and-tie PDF from the document page's button: a PDF with ticks and breaks
-            with page.expect_download(timeout=120_000) as download:
-                page.click("#annotated")
+            # liveness bound: the tick-and-tie copy is made in a worker process on the first request
+            with page.expect_download(timeout=LIVENESS_S * 1000) as download:
+                page.click("#annotated", no_wait_after=True)
             assert download.value.suggested_filename == "halvorsen_2025_form_10k.annotated.pdf"
             pdf = Path(download.value.path()).read_bytes()
             with pymupdf.open(stream=pdf, filetype="pdf") as doc:
