@@ -13,12 +13,10 @@
 # 3. unit      the tiers without servers (unit + corpus), on every core (pytest-xdist)
 # 4. services  Kafka + S3 gateway, schema registry, PostgreSQL up; Helm lint + kubeconform;
 #              the integration tier except the model group and the fault suite, three test files at a time
-#              (they mostly wait); beside it, the fault suite on a stack of its own (its own state folder,
-#              ports, broker, store, registry and database: it stops and starts them, and mostly waits
-#              through the outages it causes), the model servers' start and the model tests that need no
-#              server (`model and not model_servers`)
-# 5. model     the two CPU vLLM servers (started beside the integration tier) for the tests that talk to
-#              them (`-m model_servers`), then down; then the fault suite is waited for
+#              (they mostly wait); then the fault suite (it stops and starts what the others share), with
+#              only the model tests that need no server beside it (`model and not model_servers`)
+# 5. model     the two CPU vLLM servers (started beside the fault suite, idle until now) for the tests
+#              that talk to them (`-m model_servers`), then down
 # 6. summary   each step's time and result, the 20 slowest tests of the whole run, the total count
 #
 # Servers are stopped whatever happens. Every step runs even when an earlier test step failed, so that one
@@ -42,19 +40,10 @@ read -r -a EXTRA <<<"${PYTEST_ARGS:-}"
 
 log() { printf '[test] %s\n' "$*" >&2; }
 
-# The fault suite's own stack: every script and test reads its state folder and env files from these.
-FAULTS_STATE="$STATE/faults"
-faults_env() { # export the fault suite's state (in the subshell that calls it)
-  export TIEOUT_STATE="$FAULTS_STATE" TIEOUT_ENV_FILE="$FAULTS_STATE/stack.env" \
-    TIEOUT_PG_ENV="$FAULTS_STATE/pg.env" TIEOUT_REGISTRY_ENV="$FAULTS_STATE/registry.env"
-}
-
 # every server make test starts, stopped (each script's own bounded SIGTERM, then SIGKILL)
-stop_services() { local s; for s in postgres registry stack; do bash "infra/$s.sh" down >/dev/null 2>&1; done; }
 stop_all() {
-  bash infra/model.sh down >/dev/null 2>&1
-  stop_services
-  (faults_env && stop_services)
+  local s
+  for s in model postgres registry stack; do bash "infra/$s.sh" down >/dev/null 2>&1; done
 }
 if [[ "${1:-}" == down ]]; then stop_all; exit 0; fi
 
@@ -148,68 +137,57 @@ step unit pytest_group unit -n "$WORKERS" -m "not integration"
 # ------------------------------------------------------------------------------ 4. services
 trap stop_all EXIT
 up() { bash infra/stack.sh up >/dev/null && bash infra/registry.sh up >/dev/null && bash infra/postgres.sh up >/dev/null; }
-# background NAME LOG CMD...: a step run beside the foreground ones; `joined NAME` waits for it, records its
-# time and exit code and prints its output.
-declare -A BG_PID=() BG_T0=() BG_LOG=()
-background() {
-  local name=$1 out=$2
-  shift 2
-  log "== $name (beside): $*"
-  BG_T0[$name]=$SECONDS BG_LOG[$name]=$out
-  ("$@") >"$out" 2>&1 &
-  BG_PID[$name]=$!
-}
-joined() {
-  local name=$1 rc
-  wait "${BG_PID[$name]}"
-  rc=$?
-  record "$name" $((SECONDS - BG_T0[$name])) "$rc"
-  cat "${BG_LOG[$name]}" >&2
-  log "== $name (beside): exit $rc in $((SECONDS - BG_T0[$name])) s"
-  ((rc == 0)) || FAILED=1
-  return "$rc"
-}
-# The fault suite on its own stack: up (its own ports), the suite, down.
-fault_suite() {
-  faults_env
-  up && pytest_group faults -m "faults and not model"
-  local rc=$?
-  stop_services
-  return "$rc"
-}
-
 if step services-up up; then
   step helm bash infra/helm.sh check
-  # Four things side by side, each mostly waiting, so that the cores are shared instead of left idle (and,
-  # on a machine busy with another job, the tests keep their share of it):
-  # - the fault suite, on a stack of its own (it stops and restarts its broker, store, registry and
-  #   database; most of its time is the outages it waits through);
-  # - the model servers' start (a minute and a half of imports; no request reaches them before the model
-  #   group, and no other test talks to them);
-  # - the model tests that need no server (a GRPO step, verl's loader, vLLM's config parser);
-  # - in front, the integration tier, three test files at a time (group joins, service start-ups, the
-  #   store's events). Each test keeps its own topic prefix, buckets and database; a file's tests stay in
-  #   one worker (module fixtures).
-  background faults "$REPORT/faults.log" fault_suite
-  background model-up "$REPORT/model-up.log" bash infra/model.sh up
-  background model-offline "$REPORT/model-offline.log" \
-    pytest_group model-offline -m "model and not model_servers"
+  # The integration tests mostly wait (group joins, service start-ups, the store's events): side by side
+  # they share the cores instead of leaving them idle. Each keeps its own topic prefix, buckets and
+  # database; a file's tests stay in one worker (module fixtures).
   step integration pytest_group integration -n "$IT_WORKERS" --dist loadfile -m "integration and not model and not faults"
-  joined model-offline
-  # ------------------------------------------------------------------------------ 5. model
-  # The tests that talk to the model servers, once they are up (the fault suite may still be running).
-  if joined model-up; then
-    step model pytest_group model -m model_servers
+  # The fault suite stops and restarts the broker, the store, the registry and the database that every
+  # other test shares: alone, after them. The model servers start meanwhile (their start-up is a minute
+  # and a half of imports, which the fault suite's waits leave room for); they answer no request before
+  # the model group, and no test of the fault suite talks to them.
+  MODEL_UP_LOG="$REPORT/model-up.log"
+  T_MODEL_UP=$SECONDS
+  bash infra/model.sh up >"$MODEL_UP_LOG" 2>&1 &
+  MODEL_UP_PID=$!
+  # The model tests that need no server (a GRPO step, verl's loader, vLLM's config parser: the venvs and
+  # weights only) run beside them too, in the CPU the outages leave idle; their output is printed after.
+  T_OFFLINE=$SECONDS
+  pytest_group model-offline -m "model and not model_servers" >"$REPORT/model-offline.log" 2>&1 &
+  OFFLINE_PID=$!
+  step faults pytest_group faults -m "faults and not model"
+  wait "$OFFLINE_PID"
+  rc=$?
+  record model-offline $((SECONDS - T_OFFLINE)) "$rc"
+  log "== model-offline (beside the fault suite): exit $rc in $((SECONDS - T_OFFLINE)) s"
+  cat "$REPORT/model-offline.log" >&2
+  ((rc == 0)) || FAILED=1
+fi
+
+# ------------------------------------------------------------------------------ 5. model
+model_up() { # the servers' start, begun beside the fault suite (or now, when the services did not come up)
+  local rc
+  if [[ -n "${MODEL_UP_PID:-}" ]]; then
+    wait "$MODEL_UP_PID"
+    rc=$?
+  else
+    T_MODEL_UP=$SECONDS
+    bash infra/model.sh up >"$REPORT/model-up.log" 2>&1
+    rc=$?
   fi
-  bash infra/model.sh down >/dev/null 2>&1
-  joined faults
-else
-  # Without the services, the model group alone (its server tests then fail on what they need).
-  if step model-up bash infra/model.sh up; then
+  ((rc == 0)) || tail -n 40 "$REPORT/model-up.log" >&2
+  log "model servers up $((SECONDS - T_MODEL_UP)) s after their start (exit $rc)"
+  return "$rc"
+}
+if step model-up model_up; then
+  if [[ -n "${OFFLINE_PID:-}" ]]; then
+    step model pytest_group model -m model_servers
+  else
     step model pytest_group model -m model
   fi
-  bash infra/model.sh down >/dev/null 2>&1
 fi
+bash infra/model.sh down >/dev/null 2>&1
 
 # ------------------------------------------------------------------------------ 6. summary
 stop_all
