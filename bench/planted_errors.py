@@ -1337,10 +1337,9 @@ def _validation_refit(summaries: dict[str, dict[str, Any]], hidden: Sequence[dic
     if model is None:
         return []
     refit = [
-        {"confidence": model.probability(f["features"]) if f["rule"] in model.rules else f["confidence"],
-         "real": f["real"]}
+        {"confidence": model.confidence(f["rule"], f["features"], f["confidence"]), "real": f["real"]}
         for f in hidden
-    ]  # fmt: skip
+    ]
     table = reliability_table(refit)
     above = [f for f in refit if f["confidence"] is not None and f["confidence"] >= model.threshold]
     precision = sum(f["real"] for f in above) / len(above) if above else None

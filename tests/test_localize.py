@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pipeline.checks.localize import Equation, RelationLog, Term, figure_key, localize_errors
+from pipeline.checks.localize import Equation, RelationLog, Term, localize_errors
 from schemas.models import Evidence, Flag
 
 _BOXES: dict[str, tuple[float, float, float, float]] = {}
@@ -20,7 +20,7 @@ def fig(name: str, value: float, coef: float = 1.0, page: int = 1, places: int =
     box = _BOXES.setdefault(name, (10.0, 10.0 * (len(_BOXES) + 1), 60.0, 10.0 * (len(_BOXES) + 1) + 8))
     text = f"{abs(value):,.{places}f}" if value >= 0 else f"({abs(value):,.{places}f})"
     return Term(
-        key=figure_key(page, box, text), value=value, printed=value, places=places, decimals=-places,
+        value=value, printed=value, places=places, decimals=-places,
         coef=coef, magnitude=False, page=page, bbox=box, text=text, label=name,
     )  # fmt: skip
 

@@ -74,6 +74,10 @@ class ConfidenceModel:
         z = self.intercept + sum(self.weights.get(k, 0.0) * v for k, v in feats.items())
         return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
 
+    def confidence(self, rule: str, feats: Mapping[str, float], own: float) -> float:
+        """A flag's confidence: the probability for a rule the model was fitted on, else the rule's own."""
+        return round(self.probability(feats), 4) if rule in self.rules else own
+
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> ConfidenceModel:
         """The model from its JSON form (what ``bench.calibrate`` writes)."""
@@ -110,10 +114,8 @@ def calibrate(flag: Flag, model: ConfidenceModel | None = None) -> Flag:
     """
     model = model if model is not None else shipped_model()
     feats = features(flag)
-    update: dict[str, object] = {"features": feats}
-    if model is not None and flag.rule in model.rules:
-        update["confidence"] = round(model.probability(feats), 4)
-    return flag.model_copy(update=update)
+    confidence = flag.confidence if model is None else model.confidence(flag.rule, feats, flag.confidence)
+    return flag.model_copy(update={"features": feats, "confidence": confidence})
 
 
 def queue_threshold(model: ConfidenceModel | None = None) -> float:

@@ -36,7 +36,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.checks.localize import Equation, RelationLog, Term, figure_key
+from pipeline.checks.localize import Equation, RelationLog, Term
 from pipeline.checks.rule import DocRef, Rule
 from pipeline.checks.tolerance import (
     Comparison,
@@ -483,15 +483,12 @@ def _flag(
         for i, group in enumerate(clusters[:2])
         for x in sorted(group, key=lambda x: (x.page, x.row))
     ]
-    confidence = (
-        0.6
-        if relation == "other"
-        else 0.9
-        if len(reasons) >= 2
-        else 0.8
-        if relation not in ("near_miss", "digit")
-        else 0.7
-    )
+    if relation == "other":
+        confidence = 0.6  # no keying error looks like it: a stale copy, or two concepts after all
+    elif len(reasons) >= 2:
+        confidence = 0.9
+    else:
+        confidence = 0.8 if relation not in ("near_miss", "digit") else 0.7
     return (STATEMENT_RULE if between_statements else RULE).flag(
         DocRef(doc_id, source),
         message=message,
@@ -501,12 +498,12 @@ def _flag(
         comparison=comparison,
         confidence=confidence,
         reasons=[*reasons, f"basis {main.basis}", f"the figures differ by {_RELATION_WORDS[relation]}"],
+        proof="; ".join(reasons) or "the same metric and period",
     )
 
 
 def _term(c: Copy, coef: float) -> Term:
     return Term(
-        key=figure_key(c.page, c.bbox, c.printed),
         value=c.value,
         printed=c.value / 10.0**c.scale,
         places=printed_decimals(c.decimals, c.scale),
@@ -578,7 +575,6 @@ def check_crossref(
             ok, reasons = _worth_flagging(relation, a, b, ledger)
             if ok:
                 flag = _flag(doc_id, source, clusters, relation or "other", reasons)
-                proof = "; ".join(reasons) or "the same metric and period"
-                flags.append(flag.model_copy(update={"proof": proof}))
-                log.add(_copy_equation(a, b, False, proof, flag.flag_id))
+                flags.append(flag)
+                log.add(_copy_equation(a, b, False, flag.proof or "", flag.flag_id))
     return flags

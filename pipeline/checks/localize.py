@@ -37,7 +37,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.checks.tolerance import keying_relation, where_printed
+from pipeline.checks.tolerance import keying_relation, printed_at
 from schemas.models import BBox, Cell, Evidence, Flag, Localization
 
 FigureKey = tuple[int, tuple[float, ...], str]
@@ -61,7 +61,6 @@ class Term:
     """One printed figure in a relation.
 
     Attributes:
-        key: Where it is printed.
         value: The value the relation uses (base units, or as printed when the table's scale is unknown).
         printed: The number as printed, with its sign (``(1,234.5)`` is -1234.5).
         places: Decimal places as printed.
@@ -72,9 +71,9 @@ class Term:
         bbox: Box, when known.
         text: The cell's text as printed.
         label: The line's label, for messages.
+        key: Where it is printed (:func:`figure_key` of page, box and text; derived).
     """
 
-    key: FigureKey
     value: float
     printed: float
     places: int
@@ -85,6 +84,10 @@ class Term:
     bbox: BBox | None
     text: str
     label: str
+    key: FigureKey = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", figure_key(self.page, self.bbox, self.text))
 
     @property
     def used(self) -> float:
@@ -114,22 +117,23 @@ class Equation:
     name: str
     flag_id: str | None = None
 
-    def residual(self) -> float:
-        """``sum(coef * value)`` as printed."""
-        return sum(t.coef * t.used for t in self.terms)
+    def residual(self, scaled: Mapping[FigureKey, float]) -> float:
+        """``sum(coef * value)`` with the figures of ``scaled`` that many times their value."""
+        return sum(t.coef * t.used * scaled.get(t.key, 1.0) for t in self.terms)
 
-    def ratio_for(self, term: Term) -> float | None:
-        """The factor the term's value would need for the relation to hold, the others as printed.
+    def ratio_for(self, term: Term, scaled: Mapping[FigureKey, float] | None = None) -> float | None:
+        """The factor the term's value would need for the relation to hold.
 
-        None when the term's value is zero (no factor makes a zero anything else).
+        The other figures as printed, or those of ``scaled`` that many times their value. None when the
+        term's value is zero (no factor makes a zero anything else).
         """
         if term.used == 0.0:
             return None
-        rest = sum(t.coef * t.used for t in self.terms if t.key != term.key)
+        others = {**(scaled or {}), term.key: 0.0}
         own = sum(t.coef for t in self.terms if t.key == term.key)
         if own == 0.0:
             return None
-        return (-rest / own) / term.used
+        return (-self.residual(others) / own) / term.used
 
     def slack(self, term: Term) -> float:
         """How far the ratio for ``term`` may move while the relation still holds."""
@@ -149,25 +153,21 @@ class RelationLog:
 
 
 def figure_key(page: int, bbox: BBox | None, text: str) -> FigureKey:
-    """The key of a figure printed at ``page``/``bbox`` (as :func:`.tolerance.where_printed` rounds it)."""
-    probe = Evidence(page=page, bbox=bbox, text=text, role="figure")
-    p, box = where_printed(probe)
+    """The key of a figure printed at ``page``/``bbox`` (rounded as :func:`.tolerance.printed_at` does)."""
+    p, box = printed_at(page, bbox)
     return p, box, "" if box else text.strip()
 
 
-def cell_term(
-    cell: Cell, value: float, decimals: int, coef: float, label: str, *, magnitude: bool = False
-) -> Term:
+def cell_term(cell: Cell, value: float, decimals: int, coef: float, label: str) -> Term:
     """The term of a table cell whose value (as the relation uses it) is ``value``."""
     number = cell.number
     return Term(
-        key=figure_key(cell.page, cell.bbox, cell.text),
         value=value,
         printed=number.value if number is not None else value,
         places=number.places if number is not None else 0,
         decimals=decimals,
         coef=coef,
-        magnitude=magnitude,
+        magnitude=False,
         page=cell.page,
         bbox=cell.bbox,
         text=cell.text,
@@ -244,15 +244,15 @@ def _pair(a: Term, b: Term, relations: Sequence[Equation]) -> tuple[_Change, _Ch
     if ra is None or rb is None:
         known, ratio, free = (a, ra, b) if ra is not None else (b, rb, a)
         assert ratio is not None
-        solved = [_solve_other(eq, known, ratio, free) for eq in both]
-        got = _agree([x for x in solved if x is not None]) if any(x is not None for x in solved) else None
+        solved = [
+            (r, eq.slack(free)) for eq in both if (r := eq.ratio_for(free, {known.key: ratio})) is not None
+        ]
+        got = _agree(solved) if solved else None
         if got is None:
             return None
         ra, rb = (ratio, got) if known is a else (got, ratio)
     for eq in both:
-        new = {a.key: a.used * ra, b.key: b.used * rb}
-        residual = sum(t.coef * new.get(t.key, t.used) for t in eq.terms)
-        if abs(residual) > eq.tolerance * (1 + 1e-9) + 1e-9:
+        if abs(eq.residual({a.key: ra, b.key: rb})) > eq.tolerance * (1 + 1e-9) + 1e-9:
             return None
     ca, cb = _change(a, ra), _change(b, rb)
     return None if ca is None or cb is None else (ca, cb)
@@ -267,17 +267,6 @@ def _ratio(term: Term, relations: Sequence[Equation]) -> float | None:
             return None
         ratios.append((r, eq.slack(term)))
     return _agree(ratios)
-
-
-def _solve_other(eq: Equation, known: Term, ratio: float, free: Term) -> tuple[float, float] | None:
-    """The ratio of ``free`` (with its slack) making ``eq`` hold once ``known`` is ``ratio`` times itself."""
-    coef = sum(t.coef for t in eq.terms if t.key == free.key)
-    if coef == 0.0 or free.used == 0.0:
-        return None
-    rest = sum(
-        t.coef * (t.used * ratio if t.key == known.key else t.used) for t in eq.terms if t.key != free.key
-    )
-    return (-rest / coef) / free.used, eq.slack(free)
 
 
 def _has(eq: Equation, term: Term) -> bool:

@@ -140,7 +140,12 @@ def _confidence(support: int) -> float:
 
 
 def _sum_flag(
-    table: Table, statement: Statement, finding: _Finding, grid: Grid, lines: Mapping[int, LineItem]
+    table: Table,
+    statement: Statement,
+    finding: _Finding,
+    grid: Grid,
+    lines: Mapping[int, LineItem],
+    proof: str,
 ) -> Flag:
     s, res = finding.structure, finding.result
     total = grid[s.total][res.col]
@@ -183,6 +188,7 @@ def _sum_flag(
         comparison=c,
         confidence=_confidence(len(finding.support)),
         reasons=reasons,
+        proof=proof,
     )
 
 
@@ -213,6 +219,7 @@ def _sum_equation(
     result: ColumnResult,
     proof: str,
     name: str,
+    flag_id: str | None = None,
 ) -> Equation:
     """The relation ``total - sum(sign * component) == 0`` of one column, as evaluated."""
     col = result.col
@@ -223,7 +230,7 @@ def _sum_equation(
         if v is not None:  # a blank here was nil (a roll-forward's, or a table that prints nil as blank)
             terms.append(cell_term(v.cell, v.value, v.decimals, -float(sign), _label(lines.get(r))))
     c = result.comparison
-    return Equation(RULE.id, tuple(terms), c.tolerance, c.ok, proof, name)
+    return Equation(RULE.id, tuple(terms), c.tolerance, c.ok, proof, name, flag_id)
 
 
 def check_tree(
@@ -287,9 +294,9 @@ def check_tree(
                 # still fails, and the localization repairs it with the same figure)
                 log.add(_sum_equation(structure, grid, lines, result, proof, name))
                 continue
-            flag = _sum_flag(table, statement, finding, grid, lines).model_copy(update={"proof": proof})
+            flag = _sum_flag(table, statement, finding, grid, lines, proof)
             flags.append(flag)
-            log.add(replace(_sum_equation(structure, grid, lines, result, proof, name), flag_id=flag.flag_id))
+            log.add(_sum_equation(structure, grid, lines, result, proof, name, flag.flag_id))
             flagged.add((line.row, result.col))
             misprints[(line.row, result.col)] = result.comparison.difference
     flags.extend(_check_across(table, statement, rows, log))
@@ -348,7 +355,7 @@ def _across_flags(
     flags: list[Flag] = []
     proof = (
         f"the total column ({_header(statement, total_col)}) adds up the other {len(parts)} columns "
-        "in every other row"
+        "in every other row of the table"
     )
     lone = lone_dashes(grid)
     for r, c in sorted(across_rows(rows, grid, total_col, parts).items()):
@@ -388,11 +395,9 @@ def _across_flags(
             evidence=evidence,
             comparison=c,
             confidence=0.8,
-            reasons=[
-                f"the total column ({_header(statement, total_col)}) adds up the other "
-                f"{len(parts)} columns in every other row of the table"
-            ],
-        ).model_copy(update={"proof": proof})
+            reasons=[proof],
+            proof=proof,
+        )
         flags.append(flag)
         log.add(replace(equation, flag_id=flag.flag_id))
     return flags

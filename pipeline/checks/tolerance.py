@@ -20,7 +20,7 @@ from pipeline.rounding import (
     interval,
     pct_change_interval,
 )
-from schemas.models import Evidence, Fact, Period
+from schemas.models import BBox, Evidence, Fact, Period
 
 __all__ = [
     "Comparison",
@@ -40,6 +40,7 @@ __all__ = [
     "pct_change_interval",
     "period_text",
     "plausible_discrepancy",
+    "printed_at",
     "printed_decimals",
     "scale_note",
     "where_printed",
@@ -215,7 +216,12 @@ def period_text(period: Period | None) -> str:
 
 def where_printed(evidence: Evidence) -> tuple[int, tuple[float, ...]]:
     """The page and box (rounded to 0.1 pt) a piece of evidence is printed at: what identifies a figure."""
-    return evidence.page, tuple(round(x, 1) for x in evidence.bbox) if evidence.bbox else ()
+    return printed_at(evidence.page, evidence.bbox)
+
+
+def printed_at(page: int, bbox: BBox | None) -> tuple[int, tuple[float, ...]]:
+    """The page and box, rounded to 0.1 pt (empty without a box): what identifies a printed figure."""
+    return page, tuple(round(x, 1) for x in bbox) if bbox else ()
 
 
 # --- facts the checks compare ---------------------------------------------------------------------
