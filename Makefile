@@ -16,7 +16,9 @@ venv: $(VENV)/.installed
 $(VENV)/.installed: requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@test -x $(BIN)/uv || $(BIN)/pip install -q --disable-pip-version-check uv==$(UV_VERSION)
-	$(BIN)/uv pip sync --no-config --python $(BIN)/python requirements.lock
+	# --compile-bytecode: with PYTHONDONTWRITEBYTECODE set (as on CI machines) nothing ever writes a .pyc,
+	# and every service, worker and pytest process would compile each module it imports again
+	$(BIN)/uv pip sync --no-config --compile-bytecode --python $(BIN)/python requirements.lock
 	$(BIN)/uv pip install --no-config --python $(BIN)/python --no-deps -e .
 	@touch $@
 
