@@ -607,6 +607,9 @@ _COST_WORDS = re.compile(
     r"deduct\w*|charges?|write-?downs?|dividends?|repurchases?|purchases?|payments?|repayments?|"
     r"withdrawals?|minority interests?|non-?controlling interests?)\b|^减 "
 )
+_DEDUCTION_LINE = re.compile(
+    r"^\W*less\b|^\W*accumulated (?:depreciation|amortization|depletion)\b", re.IGNORECASE
+)
 _GAIN_WORDS = re.compile(r"\b(?:income|gains?|revenues?|sales|proceeds|profit|benefit)\b(?! tax)")
 
 
@@ -636,6 +639,10 @@ def total_strength(row: RowView, previous: RowView | None, taxonomy: Taxonomy) -
         return 2
     if not label or label.startswith("net "):
         # "Net unrealized gains" is often a subtotal, but "Net sales" or "Net interest" are not.
+        return 1
+    if previous is not None and label.endswith(" net") and _DEDUCTION_LINE.search(previous.label):
+        # "Property, plant and equipment" / "Less: accumulated depreciation" / "Property, plant and
+        # equipment, net": the line after a deduction that calls itself net is the difference of the two.
         return 1
     outdented = (
         previous is not None

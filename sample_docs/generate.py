@@ -255,6 +255,9 @@ class DocConfig:
     document_note_at: Literal["statements", "start"] = "statements"
     cf_new_page: bool = True
     eps_shares: int | None = None
+    # Property, plant and equipment printed at cost, less accumulated depreciation, then net (US balance
+    # sheets); the net line is the only one that enters the total.
+    ppe_at_cost: bool = False
 
 
 @dataclass(frozen=True)
@@ -356,6 +359,9 @@ def _year_figures(
 
     # Balance sheet at the period end; retained earnings is the plug that makes it balance.
     f["ppe"] = part("ppe", 0.40, 0.55)
+    # No draw of the generator: the other figures stay those of the committed samples.
+    f["ppe_dep"] = -round(f["ppe"] * 0.7)
+    f["ppe_cost"] = f["ppe"] - f["ppe_dep"]
     f["intang"] = part("intang", 0.12, 0.25)
     f["other_nca"] = part("other_nca", 0.03, 0.06)
     f["tnca"] = f["ppe"] + f["intang"] + f["other_nca"]
@@ -684,7 +690,12 @@ def build_balance_sheet(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> T
 
     def non_current() -> None:
         b.section(lb("nca_head", "Non-current assets"))
-        b.add(lb("ppe", "Property, plant and equipment"), "ppe", indent=1, note="12")
+        if cfg.ppe_at_cost:
+            b.add(lb("ppe_cost", "Property, plant and equipment, at cost"), "ppe_cost", indent=1, note="12")
+            b.add(lb("ppe_dep", "Less: accumulated depreciation"), "ppe_dep", indent=1)
+            b.add(lb("ppe_net", "Property, plant and equipment, net"), "ppe", indent=1)
+        else:
+            b.add(lb("ppe", "Property, plant and equipment"), "ppe", indent=1, note="12")
         b.add(lb("intang", "Goodwill and intangible assets"), "intang", indent=1, note="11")
         b.add(lb("other_nca", "Other non-current assets"), "other_nca", indent=1)
         if kind != "us":
