@@ -991,6 +991,45 @@ class _Walk:
     section_row: int = -1  # row of the last section heading
     totals: set[int] = field(default_factory=set)
 
+    def contradicted_by_peers(self, structure: Structure) -> bool:
+        """Lines of the same labels in another section of the table do not add up the same way.
+
+        "Current: Federal, State, International" above "Deferred: Federal, State, International": the
+        deferred "International" may equal federal plus state in two columns by chance, but the current
+        section's lines of the same names, which do not add up so, show that the three are peers. The k-th
+        printing of each label is paired with the k-th of the others; a structure is contradicted when a
+        parallel one fails in at least half of the columns it can be evaluated in.
+        """
+        rows = [structure.total, *(r for r, _ in structure.components)]
+        labels = [normalise_label(self.by_index[r].label) for r in rows]
+        if not all(labels):
+            return False
+        printed = {
+            text: [r for r in self.by_index if normalise_label(self.by_index[r].label) == text]
+            for text in labels
+        }
+        counts = {len(printed[text]) for text in labels}
+        if len(counts) != 1 or (n := counts.pop()) < 2:
+            return False
+        own = printed[labels[0]].index(structure.total)
+        for k in range(n):
+            if k == own:
+                continue
+            peer = Structure(
+                printed[labels[0]][k],
+                tuple(
+                    (printed[text][k], sign)
+                    for text, (_, sign) in zip(labels[1:], structure.components, strict=True)
+                ),
+                structure.convention,
+                structure.rollforward,
+            )
+            results = [r for c in self.columns if (r := evaluate(peer, self.grid, c)) is not None]
+            fails = sum(1 for r in results if not r.comparison.ok)
+            if results and fails * 2 >= len(results):
+                return True
+        return False
+
     def candidates(self, row: RowView, label: str, strength: int, rollforward: bool) -> list[Structure]:
         """The runs the line may add up, by what its label says it is."""
         found = candidate_structures(row.index, self.visible, self.starts, self.signs, rollforward)
@@ -1018,6 +1057,8 @@ class _Walk:
         resolution = resolve_total(
             candidates, self.grid, self.columns, 2 if strength < 2 else 1, strict=not strength
         )
+        if resolution is not None and strength < 2 and self.contradicted_by_peers(resolution.structure):
+            return None
         if resolution is None and strength == 2 and _TOTAL_LABEL.search(label):
             inner = [
                 c

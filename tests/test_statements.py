@@ -178,6 +178,29 @@ def test_a_line_that_does_not_say_it_is_a_total_is_one_only_when_two_columns_pro
     assert not lines(tree(make_table(two)))["Cash left for owners"].children
 
 
+def test_a_line_whose_namesakes_in_another_section_do_not_add_up_is_no_total() -> None:
+    # A tax provision's "Current" and "Deferred" sections print the same three lines. The deferred
+    # "International" equals federal plus state in two of three columns by chance (3M's 2020 10-K: TOT001
+    # "International 2019 printed -78 but components sum to -58"); the current section's namesakes, which
+    # do not add up so, show the three are peers, all of them components of the total below.
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Current", [None, None, None]),
+        ("Federal", ["720", "534", "698"]),
+        ("State", ["123", "59", "109"]),
+        ("International", ["633", "673", "763"]),
+        ("Deferred", [None, None, None]),
+        ("Federal", ["(61)", "(30)", "(40)"]),
+        ("State", ["(22)", "(25)", "(15)"]),
+        ("International", ["(83)", "(77)", "(55)"]),
+        ("Total", ["1,310", "1,134", "1,460"]),
+    ]
+    statement = tree(make_table(rows, periods=("FY2025", "FY2024", "FY2023")))
+    items = [line for line in statement.lines if line.label == "International"]
+    assert len(items) == 2 and not any(line.children for line in items)
+    total = lines(statement)["Total"]
+    assert total.proven and len(total.children) == 6
+
+
 def test_per_share_lines_never_add_into_amounts() -> None:
     rows = [
         ("Net income", ["774.0", "770.0"]),
