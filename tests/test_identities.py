@@ -417,6 +417,38 @@ def test_a_dropped_digit_in_the_shares_breaks_earnings_per_share() -> None:
     assert any("129" in e.text for e in flags[0].evidence) and "2.57" in flags[0].message
 
 
+def _numerator_table(diluted_2024: str = "3.24") -> Table:
+    # Preferred dividends come off net income in the basic numerator; in profitable years the preferred
+    # converts (if-converted), so the diluted numerator is net income; in the loss year it is antidilutive.
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Net (loss) income attributable to the company", ["(380)", "2,950", "1,120"]),
+        (
+            "Net (loss) income attributable to the company used in basic earnings per common share "
+            "calculation",
+            ["(460)", "2,870", "1,040"],
+        ),
+        (
+            "Net (loss) income attributable to the company used in diluted earnings per common share "
+            "calculation",
+            ["(460)", "2,950", "1,120"],
+        ),
+        ("Basic (loss) earnings per common share", ["(0.66)", "3.50", "1.16"]),
+        ("Diluted (loss) earnings per common share", ["(0.66)", diluted_2024, "1.12"]),
+        ("Weighted-average common shares outstanding - basic", ["700", "820", "900"]),
+        ("Weighted-average common shares outstanding - diluted", ["700", "910", "1,000"]),
+    ]
+    return make_table(rows, periods=("FY2025", "FY2024", "FY2023"))
+
+
+def test_the_numerator_line_used_in_the_calculation_is_the_earnings() -> None:
+    # Corning 2017: diluted (0.66) is the numerator line's (595) over 895 shares, not net income's (497).
+    table = _numerator_table()
+    assert check_per_share([table], build_statements([table], {}, TAX)) == []
+    keyed = _numerator_table(diluted_2024="3.42")
+    flags = check_per_share([keyed], build_statements([keyed], {}, TAX))
+    assert [f.rule for f in flags] == ["EPS001"] and "3.42" in flags[0].message
+
+
 @pytest.mark.corpus
 def test_per_share_lines_from_continuing_operations_divide_those_earnings(corpus: Path) -> None:
     # Boston Properties 2015: per-share figures from continuing operations beside net income in 2013.

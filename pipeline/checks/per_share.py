@@ -45,6 +45,13 @@ _EARNINGS = re.compile(
     r"^(?:adjusted |non-gaap |gaap )?(?:net )?(?:income|earnings|loss|\(loss\) income|income \(loss\)|"
     r"earnings \(loss\)|profit)\b(?!.*\bper\b)(?!.*\b(?:before|margin|tax(?:es)?)\b)"
 )
+# The numerator line of the calculation names what it is used for: "Net income attributable to X used in
+# basic earnings per common share calculation", "… used in computing basic and diluted earnings per share".
+_USED_IN = re.compile(
+    r"\b(?:used in|for|used for) (?:the )?(?:computing |computation of |calculation of |calculating )?"
+    r"(?:basic |diluted )?(?:and diluted )?(?:net )?(?:earnings|income|loss) per "
+    r"(?:common |ordinary )?share\b.*$"
+)
 _DILUTED = re.compile(r"\bdilut")
 _BASIC = re.compile(r"\bbasic\b")
 _POWERS = (0, 3, -3, 6, -6)
@@ -191,7 +198,7 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
             for r in rows
             if kinds.get(r.index) == "amount"
             and r.index in figs
-            and _EARNINGS.search(normalise_label(r.label))
+            and _EARNINGS.search(_USED_IN.sub("", normalise_label(r.label)))
         ]
         seen: set[tuple[int, int]] = set()
         for e in (r for r in figs if kinds.get(r) == "per_share" and flavours.get(r)):
