@@ -691,28 +691,12 @@ def _build_table(
 _YEAR_RE = re.compile(r"^(?:FY|Fiscal |Q[1-4] |H[12] )?(?:19|20)\d\d(?:[/–—-](?:\d{2,4})?)?[A-Za-z*]?$")
 
 
-# Footnote marks printed after a column's year: "2021 (1)(2)   2020 (3)   2019".
-_MARKS_RE = re.compile(r"^(?:\(\d{1,2}\))+$")
-
-
 def _is_year_line(segs: Sequence[Segment]) -> bool:
-    """A line of column heads such as "2018  2017  2016" (possibly with a label on the left).
-
-    Footnote marks right after a year ("2021 (1)(2)") look like small negative figures; on a line of two
-    years or more, a mark whose nearest segment on the left is a year is part of that year's head.
-    """
+    """A line of column heads such as "2018  2017  2016" (possibly with a label on the left)."""
     figs = [s for s in segs if s.figure or _YEAR_RE.match(s.text)]
     if not figs:
         return False
-    years = sum(1 for s in figs if _YEAR_RE.match(s.text))
-
-    def year_mark(s: Segment) -> bool:
-        if years < 2 or not _MARKS_RE.match(s.text):
-            return False
-        left = max((o for o in segs if o.x1 <= s.x0 + 0.5), key=lambda o: o.x1, default=None)
-        return left is not None and _YEAR_RE.match(left.text) is not None
-
-    return all(_YEAR_RE.match(s.text) or year_mark(s) for s in figs)
+    return all(_YEAR_RE.match(s.text) for s in figs)
 
 
 _NOT_TITLE = re.compile(

@@ -151,35 +151,6 @@ def test_unit_line_under_year_heads_belongs_to_the_header() -> None:
     assert grid(t)[0][1:] == ["2025 £m", "2024 £m"]
 
 
-def test_footnote_marks_after_the_year_heads_are_header_not_a_row_of_figures() -> None:
-    # eBay's discontinued-operations cash flows (2020 and 2021 10-K): "2021 (1)(2)  2020 (3)  2019". Read as
-    # a body row, "(3)" became -3 in an unlabelled line that TOT001 added into the total below.
-    t = one_table(
-        [
-            [(360, "2021"), (383, "(1)(2)"), (440, "2020"), (463, "(3)"), (510, "2019")],
-            [(60, "Korea"), (100, "cash"), (370, "(25)"), (450, "142"), (515, "167")],
-            [(60, "Classifieds"), (120, "cash"), (365, "(411)"), (450, "328"), (515, "378")],
-            [(60, "Net"), (80, "cash"), (365, "(436)"), (450, "470"), (515, "545")],
-        ]
-    )
-    assert t.header_rows == 1
-    assert grid(t)[0][1:] == ["2021 (1)(2)", "2020 (3)", "2019"]
-    assert [r[0] for r in grid(t)][1:] == ["Korea cash", "Classifieds cash", "Net cash"]
-
-
-def test_a_year_with_a_figure_in_parentheses_is_still_a_row() -> None:
-    # A maturity schedule's row "2027 ... (3)": one year is a row label, not a line of column heads.
-    t = one_table(
-        [
-            [(60, "Year"), (370, "Amount"), (450, "Rate")],
-            [(60, "2026"), (380, "1,250"), (455, "4.1")],
-            [(60, "2027"), (390, "(3)"), (455, "4.3")],
-            [(60, "Total"), (380, "1,247"), (455, "4.2")],
-        ]
-    )
-    assert [r[0] for r in grid(t)][t.header_rows :] == ["2026", "2027", "Total"]
-
-
 def test_prose_with_numbers_is_not_a_table() -> None:
     rows = [
         [
