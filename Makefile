@@ -7,8 +7,8 @@ BIN := $(VENV)/bin
 export TIEOUT_CACHE ?= $(HOME)/.cache/tieout
 export UV_CACHE_DIR ?= $(TIEOUT_CACHE)/uv
 UV_VERSION := 0.13.9
-# Where PYTHONDONTWRITEBYTECODE is set (as on the development machine CI is modelled on) no process keeps what it compiled,
-# and each of the hundreds of Python processes of `make test` (services, restarted workers, pytest workers,
+# Where PYTHONDONTWRITEBYTECODE is set (as on the development machine CI is modelled on) no process keeps
+# what it compiled, and each of the hundreds of Python processes of `make test` (services, restarted workers, pytest workers,
 # vLLM servers, trainers) would compile every module it imports again: import vLLM's API server 23.9 s
 # instead of 10.6 s. The recipes write .pyc files as they import (only the modules used, once).
 unexport PYTHONDONTWRITEBYTECODE

@@ -990,6 +990,12 @@ class _Walk:
     starts: list[int] = field(default_factory=lambda: [0])
     section_row: int = -1  # row of the last section heading
     totals: set[int] = field(default_factory=set)
+    by_label: dict[str, list[int]] = field(init=False)  # normalised label → its rows, top to bottom
+
+    def __post_init__(self) -> None:
+        self.by_label = {}
+        for r, row in self.by_index.items():
+            self.by_label.setdefault(normalise_label(row.label), []).append(r)
 
     def contradicted_by_peers(self, structure: Structure) -> bool:
         """Lines of the same labels in another section of the table do not add up the same way.
@@ -1004,10 +1010,7 @@ class _Walk:
         labels = [normalise_label(self.by_index[r].label) for r in rows]
         if not all(labels):
             return False
-        printed = {
-            text: [r for r in self.by_index if normalise_label(self.by_index[r].label) == text]
-            for text in labels
-        }
+        printed = {text: self.by_label[text] for text in labels}
         counts = {len(printed[text]) for text in labels}
         if len(counts) != 1 or (n := counts.pop()) < 2:
             return False
