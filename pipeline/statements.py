@@ -73,6 +73,7 @@ __all__ = [
     "grid_of",
     "headings_over",
     "line_kinds",
+    "numerator_label",
     "statement_columns",
     "statement_rows",
     "support_of",
@@ -677,9 +678,24 @@ _SHARES_LINE = re.compile(
 )
 
 
+# The numerator line of the calculation names what it is used for: "Net income attributable to X used in
+# basic earnings per common share calculation", "Net income for diluted earnings per share". The clause says
+# where the amount goes, not what it is: the line is earnings, not a per-share figure.
+_USED_IN = re.compile(
+    r"\b(?:used in|for|used for) (?:the )?(?:computing |computation of |calculation of |calculating )?"
+    r"(?:basic |diluted )?(?:and diluted )?(?:net )?(?:earnings|income|loss) per "
+    r"(?:common |ordinary )?share\b.*$"
+)
+
+
+def numerator_label(label: str) -> str:
+    """A line's normalised label without a clause naming the per-share calculation it is used for."""
+    return _USED_IN.sub("", normalise_label(label)).strip()
+
+
 def _line_kind(label: str) -> str:
     """Amounts, per-share amounts or share counts: lines of different kinds never add up together."""
-    text = normalise_label(label)
+    text = numerator_label(label)
     if "par value" in text or re.search(r"\d", text):
         return "amount"  # "Dividends declared ($5.88 per share)": an amount, described
     if _PER_SHARE_LINE.search(text):

@@ -15,7 +15,7 @@ import argparse
 import functools
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -258,6 +258,10 @@ class DocConfig:
     # Property, plant and equipment printed at cost, less accumulated depreciation, then net (US balance
     # sheets); the net line is the only one that enters the total.
     ppe_at_cost: bool = False
+    # An earnings-per-share note after the statements (needs ``eps_shares``): the numerator lines named for
+    # the calculation they feed ("Net income for basic earnings per share"), an interest add-back on
+    # convertible notes in the earliest year, the share counts in millions and the per-share figures.
+    eps_note: bool = False
 
 
 @dataclass(frozen=True)
@@ -582,11 +586,17 @@ class Builder:
         self.first_value_row = False
         self.rows.append(TRow(label, tuple(cells), kind, indent, note, dollar, False, key))
 
-    def per_share(self, label: str, key: str, shares: int) -> None:
-        """A per-share row (net income over ``shares``) in currency units with two decimals, no scale."""
+    def per_share(self, label: str, key: str, shares: int, *, add_back: bool = False) -> None:
+        """A per-share row (net income over ``shares``) in currency units with two decimals, no scale.
+
+        ``add_back``: the diluted numerator (net income plus the convertible notes' interest).
+        """
         cells = []
         for col in self.cols:
-            net = self.figs[col.year]["net"] * 10 ** (self.cfg.scale - self.cfg.decimals)
+            earnings = (
+                diluted_earnings(self.cfg, self.figs, col.year) if add_back else self.figs[col.year]["net"]
+            )
+            net = earnings * 10 ** (self.cfg.scale - self.cfg.decimals)
             units = round_div(net * 100, shares)
             text = fmt_amount(units, 2, self.cfg.neg, self.cfg.nil)
             cells.append(TCell(text, key, None, col.period, units, 0, 2))
@@ -667,8 +677,13 @@ def build_income_statement(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -
     if cfg.eps_shares:
         b.spacer()
         b.per_share(lb("eps_basic", f"Basic earnings per share ({cfg.currency})"), "eps", cfg.eps_shares)
-        diluted = round(cfg.eps_shares * 1.012)
-        b.per_share(lb("eps_diluted", f"Diluted earnings per share ({cfg.currency})"), "eps_dil", diluted)
+        diluted = diluted_shares(cfg)
+        b.per_share(
+            lb("eps_diluted", f"Diluted earnings per share ({cfg.currency})"),
+            "eps_dil",
+            diluted,
+            add_back=True,
+        )
     years = [c.year for c in cols]
     return TableSpec(
         "is",
@@ -679,6 +694,79 @@ def build_income_statement(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -
         tuple(b.rows),
         len(cols),
         cfg.notes_col,
+    )
+
+
+def diluted_shares(cfg: DocConfig) -> int:
+    """The diluted weighted-average share count (the basic one and 1.2 % of dilutive awards and notes)."""
+    assert cfg.eps_shares is not None
+    return round(cfg.eps_shares * 1.012)
+
+
+def note_interest(cfg: DocConfig, figs: Figures, year: int) -> int:
+    """Interest on convertible notes added back for diluted earnings: the earliest year only (then repaid)."""
+    if not cfg.eps_note or year != min(cfg.years):
+        return 0
+    return max(1, abs(figs[year]["net"]) // 500)
+
+
+def diluted_earnings(cfg: DocConfig, figs: Figures, year: int) -> int:
+    """The numerator of diluted earnings per share, in the statements' units."""
+    return figs[year]["net"] + note_interest(cfg, figs, year)
+
+
+def build_eps_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """The earnings-per-share note: numerator, denominator and per-share figures, one caption for both.
+
+    The numerator lines say what they are used for ("… for basic earnings per share"); they are amounts,
+    not per-share figures. Share counts are printed in the statements' scale. Diluted shares are the basic
+    ones plus awards plus the notes' shares, and the diluted numerator adds the notes' interest back in the
+    year they were outstanding.
+    """
+    assert cfg.eps_shares is not None
+    b = Builder(cfg, figs, "eps", cols)
+    unit = 10 ** (cfg.scale - cfg.decimals)
+    basic_u, diluted_u = round(cfg.eps_shares / unit), round(diluted_shares(cfg) / unit)
+
+    def row(label: str, per_year: Mapping[int, int]) -> None:
+        cells = tuple(
+            TCell(
+                fmt_amount(per_year[c.year], cfg.decimals, cfg.neg, cfg.nil),
+                None,
+                None,
+                c.period,
+                per_year[c.year],
+                cfg.scale,
+                cfg.decimals,
+            )
+            for c in cols
+        )
+        b.rows.append(TRow(label, cells, "item", 0))
+
+    years = [c.year for c in cols]
+    conv = {y: max(1, (diluted_u - basic_u) // 4) if note_interest(cfg, figs, y) else 0 for y in years}
+    b.section("Numerator")
+    row("Net income for basic earnings per share", {y: figs[y]["net"] for y in years})
+    b.section("Effect of dilutive securities:")
+    row("Interest expense on convertible notes", {y: note_interest(cfg, figs, y) for y in years})
+    row("Net income for diluted earnings per share", {y: diluted_earnings(cfg, figs, y) for y in years})
+    b.section("Denominator")
+    row("Basic weighted-average shares", dict.fromkeys(years, basic_u))
+    b.section("Effect of dilutive securities:")
+    row("Employee share awards", {y: diluted_u - basic_u - conv[y] for y in years})
+    row("Convertible notes", conv)
+    row("Diluted weighted-average shares", dict.fromkeys(years, diluted_u))
+    b.section("Earnings per share:")
+    b.per_share("Basic", "eps", cfg.eps_shares)
+    b.per_share("Diluted", "eps_dil", diluted_shares(cfg), add_back=True)
+    return TableSpec(
+        "eps",
+        "Earnings per share",
+        None,
+        _label(cfg, "is_caption", cfg.unit_caption) or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
+        tuple(b.rows),
+        len(cols),
     )
 
 
@@ -1580,6 +1668,9 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     r.paragraph(BASIS)
     r.heading("2. Going concern", 10)
     r.paragraph(FILLER)
+    if cfg.eps_note and cfg.eps_shares:
+        r.heading("3. Earnings per share", 10)
+        r.table(build_eps_note(cfg, figs, dur_cols))
     data = r.finish()
     truth = build_truth(cfg, r, data, figs)
     return data, truth

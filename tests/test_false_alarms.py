@@ -300,3 +300,24 @@ def test_the_eps_numerator_line_used_in_the_calculation_divides_the_shares(corpu
     labels = {line.label for s in r.statements for line in s.lines}
     assert {"Diluted (loss) earnings per common share", "Basic (loss) earnings per common share"} <= labels
     assert "EPS001" not in rules(r)
+
+
+def test_the_eps_note_numerator_lines_are_earnings_of_their_own_flavour(corpus: Path) -> None:
+    # AMD 2022, note on net income per share: "Net income for basic earnings per share" was read as a
+    # per-share line (no earnings to divide, so nothing checked); once earnings, the diluted numerator
+    # (2,491) "explained" a basic figure whose numerator was re-keyed to 2,490,000.
+    from bench.planted_errors import Candidate, plant
+
+    path = next(corpus.glob("*/financebench__AMD_2022_annualreport.pdf"))
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        out.insert_pdf(src, from_page=91, to_page=91)
+        data = out.tobytes()
+        words = out[0].get_text("words")
+    assert "EPS001" not in rules(process_bytes(data, source="amd-p92.pdf"))
+    for old, new in (("1,184", "11,184"), ("$2,490", "$2,490,000")):
+        w = next(w for w in words if w[4] == old)
+        target = Candidate(1, (w[0], w[1], w[2], w[3]), old)
+        planted = plant(data, target, new)
+        assert planted is not None
+        flagged = [f for f in process_bytes(planted, source="amd-p92.pdf").flags if f.rule == "EPS001"]
+        assert any(new in e.text for f in flagged for e in f.evidence), (new, [f.message for f in flagged])

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pipeline.checks.rule import Rule
 from pipeline.grid import RowView
 from pipeline.rounding import Comparison, half_unit
-from pipeline.statements import headings_over, line_kinds, statement_rows, with_tables
+from pipeline.statements import headings_over, line_kinds, numerator_label, statement_rows, with_tables
 from pipeline.taxonomy import normalise_label
 from schemas.models import Cell, Evidence, Flag, Statement, Table
 
@@ -38,19 +38,14 @@ RULE = Rule(
     "sum_mismatch",
     "error",
     "Earnings per share equal the earnings divided by the weighted-average shares.",
-    "the earnings, shares and per-share lines pair up in at least two columns and two of every three",
+    "the earnings, shares and per-share lines pair up in at least two columns and two of every three, or "
+    "in one when the earnings line names the per-share calculation it is used for",
 )
+_NAMED = "the earnings line names the calculation it is used for, and the lines pair up in another column"
 
 _EARNINGS = re.compile(
     r"^(?:adjusted |non-gaap |gaap )?(?:net )?(?:income|earnings|loss|\(loss\) income|income \(loss\)|"
     r"earnings \(loss\)|profit)\b(?!.*\bper\b)(?!.*\b(?:before|margin|tax(?:es)?)\b)"
-)
-# The numerator line of the calculation names what it is used for: "Net income attributable to X used in
-# basic earnings per common share calculation", "… used in computing basic and diluted earnings per share".
-_USED_IN = re.compile(
-    r"\b(?:used in|for|used for) (?:the )?(?:computing |computation of |calculation of |calculating )?"
-    r"(?:basic |diluted )?(?:and diluted )?(?:net )?(?:earnings|income|loss) per "
-    r"(?:common |ordinary )?share\b.*$"
 )
 _DILUTED = re.compile(r"\bdilut")
 _BASIC = re.compile(r"\bbasic\b")
@@ -141,7 +136,9 @@ def _triples(
     return out
 
 
-def _flag(table: Table, statement: Statement, test: _Test, holds: int, labels: Mapping[int, str]) -> Flag:
+def _flag(
+    table: Table, statement: Statement, test: _Test, holds: int, labels: Mapping[int, str], proof: str | None
+) -> Flag:
     head = next((c.header for c in statement.columns if c.col == test.col), f"column {test.col}")
     eps_label = labels[test.eps.cell.row]
     message = (
@@ -166,6 +163,7 @@ def _flag(table: Table, statement: Statement, test: _Test, holds: int, labels: M
         period=test.eps.cell.number.period if test.eps.cell.number else None,
         comparison=Comparison(False, test.expected, test.eps.value, test.eps.value - test.expected, 0.0),
         confidence=min(0.85, 0.55 + 0.1 * holds),
+        proof=proof,
         reasons=[
             f"the same lines give the printed per-share figure in {holds} other column(s)",
             f"{statement.kind.replace('_', ' ')} table on page {statement.pages[0]}",
@@ -198,21 +196,33 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
             for r in rows
             if kinds.get(r.index) == "amount"
             and r.index in figs
-            and _EARNINGS.search(_USED_IN.sub("", normalise_label(r.label)))
+            and _EARNINGS.search(numerator_label(r.label))
         ]
         seen: set[tuple[int, int]] = set()
         for e in (r for r in figs if kinds.get(r) == "per_share" and flavours.get(r)):
             for s in (r for r in figs if kinds.get(r) == "shares" and flavours.get(r) == flavours[e]):
                 # "… per share from continuing operations" divides those earnings, not net income.
                 wanted = set(_QUALIFIER.findall(headed.get(e, "")))
-                same = [r for r in earnings if set(_QUALIFIER.findall(headed.get(r, ""))) == wanted]
+                # "Net income for diluted earnings per share" is the diluted numerator: never the basic one's.
+                same = [
+                    r
+                    for r in earnings
+                    if set(_QUALIFIER.findall(headed.get(r, ""))) == wanted
+                    and _flavour(normalise_label(labels[r]), "") in (None, flavours[e])
+                ]
                 ranked = _triples(figs, e, s, same)
                 if not ranked:
                     continue
                 earn, power, tests = ranked[0]
                 holds = sum(t.ok for t in tests)
                 fails = [t for t in tests if not t.ok]
-                if holds < 2 or len(fails) * 2 > holds or not fails:
+                # "Net income for basic earnings per share" states the pairing: one column then fixes the
+                # power, and a two-column note can be checked. Otherwise the columns must prove it.
+                named = numerator_label(labels[earn]) != normalise_label(labels[earn])
+                proven = (
+                    holds >= 1 and len(fails) <= holds if named else holds >= 2 and len(fails) * 2 <= holds
+                )
+                if not proven or not fails:
                     continue
                 for t in fails:
                     # Another line of earnings (continuing operations) at the same power explains it.
@@ -227,5 +237,7 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
                     if (e, t.col) in seen:
                         continue
                     seen.add((e, t.col))
-                    flags.append(_flag(table, statement, t, holds, labels))
+                    flags.append(
+                        _flag(table, statement, t, holds, labels, _NAMED if named and holds < 2 else None)
+                    )
     return flags
