@@ -262,6 +262,10 @@ class DocConfig:
     # the calculation they feed ("Net income for basic earnings per share"), an interest add-back on
     # convertible notes in the earliest year, the share counts in millions and the per-share figures.
     eps_note: bool = False
+    # Share-based compensation by income-statement line ("Cost of sales 41", "Administrative expenses 63"),
+    # printed in the operating review and again in the notes: the lines share their labels with the income
+    # statement's totals, so a label alone names several concepts.
+    sbc_twice: bool = False
 
 
 @dataclass(frozen=True)
@@ -623,6 +627,14 @@ def _label(cfg: DocConfig, key: str, default: str) -> str:
     return cfg.labels.get(key, default)
 
 
+OPEX_LABELS: dict[str, str] = {
+    "opex1": "Distribution costs",
+    "opex2": "Administrative expenses",
+    "opex3": "Research and development costs",
+    "sga": "Selling, general and administrative expenses",
+}
+
+
 def build_income_statement(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """The income statement in the issuer's structure (standard, Japanese GAAP or Ind AS)."""
     b = Builder(cfg, figs, "is", cols)
@@ -649,14 +661,8 @@ def build_income_statement(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -
         b.add(lb("revenue", "Revenue"), "revenue", metric="revenue", note="3")
         b.add(lb("cogs", "Cost of sales"), "cogs", metric="cost_of_sales", sign=es)
         b.add(lb("gross", "Gross profit"), "gross", kind="subtotal", metric="gross_profit")
-        defaults = {
-            "opex1": "Distribution costs",
-            "opex2": "Administrative expenses",
-            "opex3": "Research and development costs",
-            "sga": "Selling, general and administrative expenses",
-        }
         for key in cfg.opex_rows:
-            b.add(lb(key, defaults[key]), key, sign=es)
+            b.add(lb(key, OPEX_LABELS[key]), key, sign=es)
         if cfg.has_other_op:
             b.add(lb("other_op", "Other operating income"), "other_op", note="4")
         b.add(lb("opinc", "Operating profit"), "opinc", kind="subtotal", metric="operating_income", note="4")
@@ -977,6 +983,32 @@ def build_segment_table(
         lb("seg_title", "Segment information"),
         None,
         lb("seg_caption", cfg.unit_caption) or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
+        tuple(b.rows),
+        len(cols),
+        None,
+        title_size=10.0,
+    )
+
+
+def build_sbc_table(cfg: DocConfig, figs: Figures, cols: Sequence[Col], title: str) -> TableSpec:
+    """Share-based compensation included in each income-statement line (a quarter of it), and the total."""
+    lb = functools.partial(_label, cfg)
+    keys = ["cogs", *cfg.opex_rows]
+    labels = {"cogs": lb("cogs", "Cost of sales"), **{k: lb(k, OPEX_LABELS[k]) for k in cfg.opex_rows}}
+    values: Figures = {c.year: {k: max(1, abs(figs[c.year][k]) // 4) for k in keys} for c in cols}
+    for per_year in values.values():
+        per_year["sbc_total"] = sum(per_year[k] for k in keys)
+    b = Builder(cfg, figs, "sbc", cols)
+    for k in keys:
+        b.add(labels[k], k, values=values)
+    b.add("Total share-based compensation expense", "sbc_total", kind="total", values=values)
+    years = [c.year for c in cols]
+    return TableSpec(
+        "sbc",
+        title,
+        None,
+        lb("is_caption", cfg.unit_caption) or None,
         tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
         tuple(b.rows),
         len(cols),
@@ -1642,6 +1674,9 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     for text, tag in paras[:2]:
         r.paragraph(text, (tag,))
     r.table(build_segment_table(cfg, figs, segs, two))
+    if cfg.sbc_twice:
+        r.paragraph("Share-based compensation expense was included in the following lines:")
+        r.table(build_sbc_table(cfg, figs, dur_cols, "Share-based compensation by line"))
     r.heading(_label(cfg, "mdna_cash", "Profit, tax and cash flow"), 11)
     for text, tag in paras[2:]:
         r.paragraph(text, (tag,))
@@ -1671,6 +1706,10 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     if cfg.eps_note and cfg.eps_shares:
         r.heading("3. Earnings per share", 10)
         r.table(build_eps_note(cfg, figs, dur_cols))
+    if cfg.sbc_twice:
+        r.heading("4. Share-based compensation", 10)
+        r.paragraph("The expense recognised for share-based awards in each line of the income statement:")
+        r.table(build_sbc_table(cfg, figs, dur_cols, "Share-based compensation expense"))
     data = r.finish()
     truth = build_truth(cfg, r, data, figs)
     return data, truth

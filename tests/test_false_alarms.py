@@ -321,3 +321,22 @@ def test_the_eps_note_numerator_lines_are_earnings_of_their_own_flavour(corpus: 
         assert planted is not None
         flagged = [f for f in process_bytes(planted, source="amd-p92.pdf").flags if f.rule == "EPS001"]
         assert any(new in e.text for f in flagged for e in f.evidence), (new, [f.message for f in flagged])
+
+
+def test_a_breakdown_printed_twice_under_labels_of_totals_is_one_figure(corpus: Path) -> None:
+    # Salesforce 2023: stock-based compensation by line on page 45 (MD&A, beside % of revenues) and page 61
+    # (under the income statement): "Cost of revenues" also names the income statement's total and the
+    # amortization table's line, so a re-keyed 897 -> 8,977 made a group of four values and no flag.
+    from bench.planted_errors import Candidate, plant
+
+    path = next(corpus.glob("*/financebench__SALESFORCE_2023_10K.pdf"))
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        for p in (45, 61):
+            out.insert_pdf(src, from_page=p - 1, to_page=p - 1)
+        data = out.tobytes()
+        w = next(w for w in out[0].get_text("words") if w[4] == "897")
+    assert "XREF001" not in rules(process_bytes(data, source="crm-p45-61.pdf"))
+    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "897"), "8,977")
+    assert planted is not None
+    flagged = [f for f in process_bytes(planted, source="crm-p45-61.pdf").flags if f.rule == "XREF001"]
+    assert any("8,977" in e.text for f in flagged for e in f.evidence), [f.message for f in flagged]

@@ -349,30 +349,28 @@ class _Ledger:
 
     agree: dict[frozenset[str], int]
     disagree: dict[frozenset[str], int]
-    cells: dict[tuple[str, int, str], Copy]  # (table, row, period key) → copy
+    cells: dict[tuple[str, int], dict[str, Copy]]  # (table, row) → period key → copy
+
+    def _other_periods(self, a: Copy, b: Copy) -> Iterable[tuple[Copy, Copy]]:
+        """The two lines' copies side by side in each other period both print."""
+        theirs = self.cells.get((b.table_id, b.row), {})
+        for p, ca in self.cells.get((a.table_id, a.row), {}).items():
+            if p != a.period.key and (cb := theirs.get(p)) is not None:
+                yield ca, cb
 
     def anchored_rows(self, a: Copy, b: Copy) -> bool:
         """The same two lines agree, signed, in another period."""
-        for (t, r, p), ca in self.cells.items():
-            if t != a.table_id or r != a.row or p == a.period.key:
-                continue
-            cb = self.cells.get((b.table_id, b.row, p))
-            if cb is not None and compare_values(ca.value, ca.decimals, cb.value, cb.decimals).ok:
-                return True
-        return False
+        return any(
+            compare_values(ca.value, ca.decimals, cb.value, cb.decimals).ok
+            for ca, cb in self._other_periods(a, b)
+        )
 
     def contradicted_rows(self, a: Copy, b: Copy) -> bool:
         """The same two lines disagree in another period too: two concepts that share a label."""
-        for (t, r, p), ca in self.cells.items():
-            if t != a.table_id or r != a.row or p == a.period.key:
-                continue
-            cb = self.cells.get((b.table_id, b.row, p))
-            if (
-                cb is not None
-                and not compare_values(ca.comparable, ca.decimals, cb.comparable, cb.decimals).ok
-            ):
-                return True
-        return False
+        return any(
+            not compare_values(ca.comparable, ca.decimals, cb.comparable, cb.decimals).ok
+            for ca, cb in self._other_periods(a, b)
+        )
 
     def anchored_tables(self, a: Copy, b: Copy) -> bool:
         """The two tables agree on another line or period."""
@@ -389,12 +387,12 @@ class _Ledger:
 def _ledger(groups: Mapping[GroupKey, list[Copy]]) -> _Ledger:
     agree: dict[frozenset[str], int] = {}
     disagree: dict[frozenset[str], int] = {}
-    cells: dict[tuple[str, int, str], Copy] = {}
+    cells: dict[tuple[str, int], dict[str, Copy]] = {}
     for copies in groups.values():
         first: dict[str, Copy] = {}
         for c in copies:
             first.setdefault(c.table_id, c)
-            cells[(c.table_id, c.row, c.period.key)] = c
+            cells.setdefault((c.table_id, c.row), {})[c.period.key] = c
         per_table = sorted(first.items())
         for i, (ta, ca) in enumerate(per_table):
             for tb, cb in per_table[i + 1 :]:
@@ -562,19 +560,60 @@ def check_crossref(
                 for other in k:
                     if other.cell != head.cell:
                         log.add(_copy_equation(head, other, True, "the same figure printed twice, agreeing"))
-            if len(clusters) != 2:
+            if len(clusters) < 2:
                 continue
-            tables_of = [{c.table_id for c in k} for k in clusters]
-            if tables_of[0] & tables_of[1]:
-                # One table prints both values under this label: it names two things here.
-                continue
-            a, b = _representative(clusters[0]), _representative(clusters[1])
-            if ledger.unrelated(a, b):
-                continue
-            relation = keying_relation(a.comparable, a.decimals, b.comparable, b.decimals)
-            ok, reasons = _worth_flagging(relation, a, b, ledger)
-            if ok:
-                flag = _flag(doc_id, source, clusters, relation or "other", reasons)
-                flags.append(flag)
-                log.add(_copy_equation(a, b, False, flag.proof or "", flag.flag_id))
+            twins = not _two_sides(clusters)
+            if twins:
+                # Several concepts share the label ("Cost of revenues": the total, its stock-based
+                # compensation, its amortization): the lines that are one figure are told apart by agreeing
+                # in the other periods, table by table.
+                parts = [c for t in _twin_lines(part, ledger) if (c := cluster(t)) and _two_sides(c)]
+            else:
+                parts = [clusters]
+            for sides in parts:
+                a, b = _representative(sides[0]), _representative(sides[1])
+                if ledger.unrelated(a, b):
+                    continue
+                relation = keying_relation(a.comparable, a.decimals, b.comparable, b.decimals)
+                if twins and relation in (None, "near_miss"):
+                    # Told apart from its namesakes, a line proves less than a label of its own: only a
+                    # keying error's difference counts.
+                    continue
+                ok, reasons = _worth_flagging(relation, a, b, ledger)
+                if ok:
+                    flag = _flag(doc_id, source, sides, relation or "other", reasons)
+                    flags.append(flag)
+                    log.add(_copy_equation(a, b, False, flag.proof or "", flag.flag_id))
     return flags
+
+
+def _two_sides(clusters: Sequence[Sequence[Copy]]) -> bool:
+    """Exactly two values, printed in different tables (one table printing both names two things)."""
+    return len(clusters) == 2 and not {c.table_id for c in clusters[0]} & {c.table_id for c in clusters[1]}
+
+
+def _twin_lines(copies: Sequence[Copy], ledger: _Ledger) -> list[list[Copy]]:
+    """The copies joined by twin lines: two tables' lines that agree in another period and differ in none.
+
+    Returns:
+        The connected sets of two copies or more (union-find over the twin pairs).
+    """
+    parent = list(range(len(copies)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(copies):
+        for j in range(i + 1, len(copies)):
+            b = copies[j]
+            if a.table_id != b.table_id and ledger.anchored_rows(a, b) and not ledger.contradicted_rows(a, b):
+                parent[root(i)] = root(j)
+    sets: dict[int, list[Copy]] = {}
+    for i, c in enumerate(copies):
+        sets.setdefault(root(i), []).append(c)
+    # A table with two copies in one set prints the line in two columns of one period (segments, plans):
+    # which of them is the twin is not known.
+    return [v for v in sets.values() if len(v) >= 2 and len({c.table_id for c in v}) == len(v)]
