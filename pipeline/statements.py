@@ -1069,13 +1069,35 @@ class _Walk:
             found = [c for c in found if len(c.components) <= _MAX_UNLABELLED and c.convention == "sum"]
         return [c for c in found if _one_kind(c, self.kinds)]
 
+    def support(self, strength: int) -> int:
+        """Columns that must hold before a total counts as proven.
+
+        A line that says it is a total needs one. A weak one ("Net debt", an unlabelled line) needs two,
+        or, in a table of two columns, the other one: there a keying error in either column would otherwise
+        leave the total unproven and the error unflagged.
+        """
+        if strength == 2:
+            return 1
+        return 1 if strength == 1 and len(self.columns) == 2 else 2
+
     def resolve(self, row: RowView, label: str, strength: int) -> Resolution | None:
         """The structure of a candidate total: a natural run, then the fallbacks its label allows."""
         rollforward = bool(_CLOSING_LABEL.search(label))
         candidates = self.candidates(row, label, strength, rollforward)
-        resolution = resolve_total(
-            candidates, self.grid, self.columns, 2 if strength < 2 else 1, strict=not strength
-        )
+        need = self.support(strength)
+        resolution = resolve_total(candidates, self.grid, self.columns, need, strict=not strength)
+        if resolution is not None and resolution.proven and strength < 2 and need == 1:
+            # One column is the whole proof of a line that does not say it is a total: it must add up to
+            # the unit, not merely within rounding (three lines of cash paid 3,207 + 15 + 94 = 3,316 beside
+            # a right-of-use figure of 3,317 is a coincidence).
+            held = [
+                r for c in self.columns if (r := evaluate(resolution.structure, self.grid, c)) is not None
+            ]
+            exact = [
+                r for r in held if abs(r.comparison.difference) <= 1e-9 * max(abs(r.comparison.actual), 1.0)
+            ]
+            if not any(r.comparison.ok for r in exact):
+                resolution = Resolution(resolution.structure, False)
         if resolution is not None and strength < 2 and self.contradicted_by_peers(resolution.structure):
             return None
         if resolution is None and strength == 2 and _TOTAL_LABEL.search(label):

@@ -266,6 +266,9 @@ class DocConfig:
     # printed in the operating review and again in the notes: the lines share their labels with the income
     # statement's totals, so a label alone names several concepts.
     sbc_twice: bool = False
+    # A net debt reconciliation in the review: cash (in parentheses), short- and long-term borrowings and
+    # "Net debt", a line that does not say it is a total, in the balance sheet's two columns.
+    net_debt: bool = False
 
 
 @dataclass(frozen=True)
@@ -1017,6 +1020,31 @@ def build_sbc_table(cfg: DocConfig, figs: Figures, cols: Sequence[Col], title: s
     )
 
 
+def build_net_debt(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """Net debt: borrowings less cash, at each balance-sheet date."""
+    lb = functools.partial(_label, cfg)
+    b = Builder(cfg, figs, "netdebt", cols)
+    values: Figures = {
+        c.year: {"nd": figs[c.year]["stb"] + figs[c.year]["ltb"] - figs[c.year]["cash"]} for c in cols
+    }
+    b.add(lb("cash", "Cash and cash equivalents"), "cash", sign=-1)
+    b.add("Short-term borrowings", "stb")
+    b.add("Long-term borrowings", "ltb")
+    b.add("Net debt", "nd", kind="total", values=values)
+    years = [c.year for c in cols]
+    return TableSpec(
+        "netdebt",
+        "Reconciliation of net debt",
+        None,
+        lb("bs_caption", lb("is_caption", cfg.unit_caption)) or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=True)),
+        tuple(b.rows),
+        len(cols),
+        None,
+        title_size=10.0,
+    )
+
+
 SUMMARY_ROWS: dict[str, tuple[str, str, str | None, bool]] = {
     # key: (default label, model key, metric, is balance-sheet instant)
     "revenue": ("Revenue", "revenue", "revenue", False),
@@ -1677,6 +1705,9 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     if cfg.sbc_twice:
         r.paragraph("Share-based compensation expense was included in the following lines:")
         r.table(build_sbc_table(cfg, figs, dur_cols, "Share-based compensation by line"))
+    if cfg.net_debt:
+        r.paragraph("Net debt is borrowings less cash and cash equivalents:")
+        r.table(build_net_debt(cfg, figs, inst_cols))
     r.heading(_label(cfg, "mdna_cash", "Profit, tax and cash flow"), 11)
     for text, tag in paras[2:]:
         r.paragraph(text, (tag,))

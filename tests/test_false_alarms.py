@@ -340,3 +340,23 @@ def test_a_breakdown_printed_twice_under_labels_of_totals_is_one_figure(corpus: 
     assert planted is not None
     flagged = [f for f in process_bytes(planted, source="crm-p45-61.pdf").flags if f.rule == "XREF001"]
     assert any("8,977" in e.text for f in flagged for e in f.evidence), [f.message for f in flagged]
+
+
+def test_a_net_line_of_two_columns_is_proven_by_the_column_that_adds_up_exactly(corpus: Path) -> None:
+    # Amcor's fourth-quarter 2023 release, reconciliation of net debt (two balance-sheet dates): long-term
+    # debt re-keyed 6,653 -> 66,533 was not flagged (a "Net …" line needed two columns to prove it).
+    # FedEx 2023: a right-of-use figure of 3,317 is within rounding of three lines of cash paid above it
+    # (3,316) in one column; that does not make it their total.
+    from bench.planted_errors import Candidate, plant
+
+    path = next(corpus.glob("*/financebench__AMCOR_2023Q4_EARNINGS.pdf"))
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        out.insert_pdf(src, from_page=13, to_page=13)
+        data = out.tobytes()
+        w = next(w for w in out[0].get_text("words") if w[4] == "6,653")
+    assert "TOT001" not in rules(process_bytes(data, source="amcor-p14.pdf"))
+    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "6,653"), "66,533")
+    assert planted is not None
+    flagged = [f for f in process_bytes(planted, source="amcor-p14.pdf").flags if f.rule == "TOT001"]
+    assert any("Net debt" in f.message for f in flagged), [f.message for f in flagged]
+    assert "TOT001" not in rules(cut(corpus, "financebench__FEDEX_2023_annualreport.pdf", [98]))

@@ -178,6 +178,22 @@ def test_a_line_that_does_not_say_it_is_a_total_is_one_only_when_two_columns_pro
     assert not lines(tree(make_table(two)))["Cash left for owners"].children
 
 
+def test_a_net_line_in_two_columns_is_proven_by_the_other_column_to_the_unit() -> None:
+    # "Net …" says it may be a total (weak); with two columns, the one that adds up exactly proves it and
+    # the other is a break. Agreement within rounding only (3,207 + 15 + 94 = 3,316 against 3,317) is not
+    # proof: three small lines land within a unit of an unrelated figure often enough.
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Cash and cash equivalents", ["(689)", "(775)"]),
+        ("Short-term debt", ["80", "136"]),
+        ("Long-term debt", ["6,653", "6,340"]),
+        ("Net debt", ["6,044", "5,710"]),  # 5,701 re-keyed
+    ]
+    net = lines(tree(make_table(rows)))["Net debt"]
+    assert net.proven and len(net.children) == 3
+    near: list[tuple[str, list[str | None]]] = [*rows[:3], ("Net debt", ["6,045", "5,710"])]
+    assert not lines(tree(make_table(near)))["Net debt"].proven
+
+
 def test_a_line_whose_namesakes_in_another_section_do_not_add_up_is_no_total() -> None:
     # A tax provision's "Current" and "Deferred" sections print the same three lines. The deferred
     # "International" equals federal plus state in two of three columns by chance (3M's 2020 10-K: TOT001
