@@ -1116,12 +1116,21 @@ class _Walk:
         return resolution
 
 
+_UNIT_NOTE = re.compile(r"\s*\([^()]*\)\s*:?\s*$|\s*:\s*$")
+
+
+def table_names(*lines: str | None) -> set[str]:
+    """What a table's title lines call it, normalised, without a trailing unit note ("(€ million)")."""
+    return {name for line in lines if line and (name := normalise_label(_UNIT_NOTE.sub("", line)))}
+
+
 def build_tree(
     rows: Sequence[RowView],
     grid: Grid,
     columns: Sequence[int],
     taxonomy: Taxonomy,
     kind: StatementKind = "note",
+    titles: Sequence[str | None] = (),
 ) -> list[TreeNode]:
     """Walk a table's rows top to bottom and recognise its totals (step 3 of the module docstring).
 
@@ -1131,6 +1140,9 @@ def build_tree(
         columns: The value columns.
         taxonomy: To recognise total metrics.
         kind: The statement's kind: a balance sheet's last line, unlabelled, is its grand total.
+        titles: The table's title and the lines just above it: a last line that repeats one ("Other
+            Current Assets" over payment processor advances, prepaid expenses, other and "Other current
+            assets") is its total.
 
     Returns:
         The recognised totals in reading order, each with the rows it adds up and how.
@@ -1142,6 +1154,7 @@ def build_tree(
     previous: RowView | None = None
     nodes: list[TreeNode] = []
     last_row = max(grid) if grid else -1
+    named = table_names(*titles)
     for row in rows:
         if row.is_heading:
             walk.starts.append(len(walk.visible))
@@ -1155,6 +1168,8 @@ def build_tree(
         strength = total_strength(row, previous, taxonomy)
         if kind == "balance_sheet" and not label and row.index == last_row:
             strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
+        if label and row.index == last_row and label in named:
+            strength = 2
         if walk.visible and (len(walk.visible) >= 2 or strength == 2) and (strength or len(columns) >= 3):
             resolution = walk.resolve(row, label, strength)
             if resolution is not None:
@@ -1435,7 +1450,8 @@ def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement
     grid = grid_of(rows, cols)
     metrics = [m.id for row in rows if row.label.strip() and (m := taxonomy.match(row.label)) is not None]
     kind = classify(table, heading, metrics)
-    nodes = build_tree(rows, grid, cols, taxonomy, kind)
+    above = [line for line in heading.splitlines() if line.strip()][-2:]
+    nodes = build_tree(rows, grid, cols, taxonomy, kind, (table.title, *above))
     sums = column_sums(table, rows)
     return Statement(
         statement_id=stable_id(table.doc_id, "statement", table.table_id),

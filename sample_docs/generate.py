@@ -269,6 +269,9 @@ class DocConfig:
     # A net debt reconciliation in the review: cash (in parentheses), short- and long-term borrowings and
     # "Net debt", a line that does not say it is a total, in the balance sheet's two columns.
     net_debt: bool = False
+    # A note table titled "Receivables" whose last line repeats the title: the table's total, though its
+    # label does not say "Total" (US 10-K notes).
+    titled_note: bool = False
 
 
 @dataclass(frozen=True)
@@ -1045,6 +1048,38 @@ def build_net_debt(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableS
     )
 
 
+def build_titled_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """Receivables: three lines and a last line named as the table is, their total."""
+    lb = functools.partial(_label, cfg)
+    b = Builder(cfg, figs, "recv_note", cols)
+    values: Figures = {}
+    for c in cols:
+        whole = figs[c.year]["recv"]
+        trade, contract = whole * 6 // 10, whole // 4
+        values[c.year] = {
+            "trade": trade,
+            "contract": contract,
+            "other": whole - trade - contract,
+            "all": whole,
+        }
+    b.add("Trade receivables", "trade", values=values)
+    b.add("Contract assets", "contract", values=values)
+    b.add("Other receivables", "other", values=values)
+    b.add("Receivables", "all", kind="total", values=values)
+    years = [c.year for c in cols]
+    return TableSpec(
+        "recv_note",
+        "Receivables",
+        None,
+        lb("bs_caption", lb("is_caption", cfg.unit_caption)) or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=True)),
+        tuple(b.rows),
+        len(cols),
+        None,
+        title_size=10.0,
+    )
+
+
 SUMMARY_ROWS: dict[str, tuple[str, str, str | None, bool]] = {
     # key: (default label, model key, metric, is balance-sheet instant)
     "revenue": ("Revenue", "revenue", "revenue", False),
@@ -1741,6 +1776,9 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
         r.heading("4. Share-based compensation", 10)
         r.paragraph("The expense recognised for share-based awards in each line of the income statement:")
         r.table(build_sbc_table(cfg, figs, dur_cols, "Share-based compensation expense"))
+    if cfg.titled_note:
+        r.heading("5. Receivables", 10)
+        r.table(build_titled_note(cfg, figs, inst_cols))
     data = r.finish()
     truth = build_truth(cfg, r, data, figs)
     return data, truth

@@ -360,3 +360,23 @@ def test_a_net_line_of_two_columns_is_proven_by_the_column_that_adds_up_exactly(
     flagged = [f for f in process_bytes(planted, source="amcor-p14.pdf").flags if f.rule == "TOT001"]
     assert any("Net debt" in f.message for f in flagged), [f.message for f in flagged]
     assert "TOT001" not in rules(cut(corpus, "financebench__FEDEX_2023_annualreport.pdf", [98]))
+
+
+def test_a_last_line_that_repeats_the_table_title_is_its_total(corpus: Path) -> None:
+    # eBay 2021, "Other Current Assets": payment processor advances, prepaid expenses, other and a last line
+    # "Other current assets"; in two columns that line was no total, so "Other 442 -> 424" went unflagged.
+    from bench.planted_errors import Candidate, plant
+
+    path = next(corpus.glob("*/financebench__EBAY_2021_10K.pdf"))
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        out.insert_pdf(src, from_page=93, to_page=93)
+        data = out.tobytes()
+        w = next(w for w in out[0].get_text("words") if w[4] == "442")
+    clean = process_bytes(data, source="ebay-p94.pdf")
+    assert "TOT001" not in rules(clean)
+    totals = [line for s in clean.statements for line in s.lines if line.label == "Other current assets"]
+    assert len(totals) == 1 and totals[0].proven and len(totals[0].children) == 3
+    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "442"), "424")
+    assert planted is not None
+    flagged = [f for f in process_bytes(planted, source="ebay-p94.pdf").flags if f.rule == "TOT001"]
+    assert any(e.text.endswith(": 424") for f in flagged for e in f.evidence), [f.message for f in flagged]
