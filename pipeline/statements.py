@@ -1056,8 +1056,14 @@ class _Walk:
             # A line that does not say it is a total adds up its own section only (never lines above a
             # heading printed between them and it), or the totals of sections ("Other comprehensive
             # income" under its three sections' totals).
+            # A run of everything above it is the exception: the last line of a table of sections without
+            # totals ("Current:" and "Deferred:" federal, state and foreign, then the provision).
+            whole = self.visible[0] if self.visible else None
             found = [
-                c for c in found if all(r > self.section_row or r in self.totals for r, _ in c.components)
+                c
+                for c in found
+                if all(r > self.section_row or r in self.totals for r, _ in c.components)
+                or c.components[0][0] == whole
             ]
         if not label:
             # A line with no label at all adds its lines as printed or signed by their labels ("Less current

@@ -272,6 +272,9 @@ class DocConfig:
     # A note table titled "Receivables" whose last line repeats the title: the table's total, though its
     # label does not say "Total" (US 10-K notes).
     titled_note: bool = False
+    # A tax note of two sections without totals ("Current:" and "Deferred:", three lines each) and a last
+    # line, outdented, that adds up both sections though its label does not say "Total".
+    tax_sections: bool = False
 
 
 @dataclass(frozen=True)
@@ -1048,6 +1051,46 @@ def build_net_debt(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableS
     )
 
 
+def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """Current and deferred tax by jurisdiction, each section without a total, then the tax charge."""
+    lb = functools.partial(_label, cfg)
+    b = Builder(cfg, figs, "taxnote", cols)
+    values: Figures = {}
+    for c in cols:
+        tax = abs(figs[c.year]["tax"])
+        current, deferred = tax * 4 // 5, tax - tax * 4 // 5
+        values[c.year] = {
+            "cur_dom": current // 2,
+            "cur_reg": current // 5,
+            "cur_for": current - current // 2 - current // 5,
+            "def_dom": deferred * 2,
+            "def_reg": deferred // 3,
+            "def_for": deferred - deferred * 2 - deferred // 3,
+            "all": tax,
+        }
+    b.section("Current:")
+    b.add("Domestic", "cur_dom", values=values, indent=1)
+    b.add("Regional", "cur_reg", values=values, indent=1)
+    b.add("Foreign", "cur_for", values=values, indent=1)
+    b.section("Deferred:")
+    b.add("Domestic", "def_dom", values=values, indent=1)
+    b.add("Regional", "def_reg", values=values, indent=1)
+    b.add("Foreign", "def_for", values=values, indent=1)
+    b.add("Charge for taxation on profit", "all", values=values)
+    years = [c.year for c in cols]
+    return TableSpec(
+        "taxnote",
+        "The tax charge comprises:",
+        None,
+        lb("is_caption", cfg.unit_caption) or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
+        tuple(b.rows),
+        len(cols),
+        None,
+        title_size=10.0,
+    )
+
+
 def build_titled_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Receivables: three lines and a last line named as the table is, their total."""
     lb = functools.partial(_label, cfg)
@@ -1776,8 +1819,11 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
         r.heading("4. Share-based compensation", 10)
         r.paragraph("The expense recognised for share-based awards in each line of the income statement:")
         r.table(build_sbc_table(cfg, figs, dur_cols, "Share-based compensation expense"))
+    if cfg.tax_sections:
+        r.heading("5. Taxation", 10)
+        r.table(build_tax_note(cfg, figs, dur_cols))
     if cfg.titled_note:
-        r.heading("5. Receivables", 10)
+        r.heading("6. Receivables", 10)
         r.table(build_titled_note(cfg, figs, inst_cols))
     data = r.finish()
     truth = build_truth(cfg, r, data, figs)

@@ -380,3 +380,24 @@ def test_a_last_line_that_repeats_the_table_title_is_its_total(corpus: Path) -> 
     assert planted is not None
     flagged = [f for f in process_bytes(planted, source="ebay-p94.pdf").flags if f.rule == "TOT001"]
     assert any(e.text.endswith(": 424") for f in flagged for e in f.evidence), [f.message for f in flagged]
+
+
+def test_the_last_line_under_sections_without_totals_adds_them_all(corpus: Path) -> None:
+    # Corning 2016, the benefit (provision) for income taxes: "Current:" and "Deferred:" federal, state and
+    # foreign lines, then the provision; it added up nothing, so the current foreign (287) -> (827) was lost.
+    from bench.planted_errors import Candidate, plant
+
+    path = next(corpus.glob("*/financebench__CORNING_2016_10K.pdf"))
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        out.insert_pdf(src, from_page=92, to_page=92)
+        data = out.tobytes()
+        w = next(w for w in out[0].get_text("words") if w[4] == "(287)")
+    clean = process_bytes(data, source="corning-p93.pdf")
+    totals = [
+        line for s in clean.statements for line in s.lines if line.label.startswith("Benefit (provision)")
+    ]
+    assert len(totals) == 1 and totals[0].proven and len(totals[0].children) == 6
+    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "(287)"), "(827)")
+    assert planted is not None
+    flagged = [f for f in process_bytes(planted, source="corning-p93.pdf").flags if f.rule == "TOT001"]
+    assert any(e.text.endswith(": (827)") for f in flagged for e in f.evidence), [f.message for f in flagged]
