@@ -538,6 +538,9 @@ class ColumnResult:
     col: int
     comparison: Comparison
     nonzero_components: int
+    largest: float = 0.0
+    """The largest component's magnitude, for lines added as printed (else 0): a coincidence must land
+    within rounding of figures this big."""
 
 
 def evaluate(
@@ -565,7 +568,11 @@ def evaluate(
     if not parts:
         return None
     comparison = compare_sum(total.value, total.decimals, parts)
-    return ColumnResult(col, comparison, sum(1 for v, _ in parts if v != 0.0))
+    # Only lines added as printed: "the first less the rest" nets a large figure down by its own parts
+    # (total loans less fixed-rate loans beside the variable-rate line), a relation that holds in some
+    # columns for a reason and proves nothing by its size.
+    largest = max(abs(v) for v, _ in parts) if structure.convention == "sum" else 0.0
+    return ColumnResult(col, comparison, sum(1 for v, _ in parts if v != 0.0), largest)
 
 
 _MAX_COMPONENTS = 80
@@ -767,11 +774,15 @@ def candidate_structures(
 def supports(result: ColumnResult, signal: float = _MIN_SIGNAL) -> bool:
     """A column proves a structure: it holds, with a real total and real components."""
     c = result.comparison
+    # Six lines of hundreds netting to a printed 3 prove as much as lines adding up to 300: the chance that
+    # four figures or more land on the printed total within rounding shrinks with their size, not with the
+    # total's. Two or three that nearly cancel are often related figures, so there the total's size decides.
+    magnitude = max(abs(c.actual), result.largest if result.nonzero_components >= 4 else 0.0)
     return (
         c.ok
         and result.nonzero_components >= 2
         and c.actual != 0.0
-        and abs(c.actual) >= signal * max(c.tolerance, 1e-12)
+        and magnitude >= signal * max(c.tolerance, 1e-12)
     )
 
 

@@ -194,6 +194,26 @@ def test_a_net_line_in_two_columns_is_proven_by_the_other_column_to_the_unit() -
     assert not lines(tree(make_table(near)))["Net debt"].proven
 
 
+def test_lines_of_hundreds_netting_to_a_small_total_prove_it_by_their_size() -> None:
+    # Corning's 2016 tax provision, its 2015 deferred federal line re-keyed (144) -> (1,144): the two other
+    # columns must prove the total, and 2016's prints 3, the net of six lines of up to 310. Four lines or
+    # more landing on a total within rounding is as unlikely as their size says, whatever the total's.
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Current:", [None, None, None]),
+        ("Federal", ["(1)", "(40)", "(38)"]),
+        ("State and municipal", ["(17)", "(20)", "(32)"]),
+        ("Foreign", ["(287)", "(33)", "(414)"]),
+        ("Deferred:", [None, None, None]),
+        ("Federal", ["310", "(1,144)", "(411)"]),
+        ("State and municipal", ["48", "(30)", "9"]),
+        ("Foreign", ["(50)", "120", "(210)"]),
+        ("Benefit (provision) for income taxes", ["3", "(147)", "(1,096)"]),
+    ]
+    statement = tree(make_table(rows, periods=("FY2016", "FY2015", "FY2014")))
+    total = lines(statement)["Benefit (provision) for income taxes"]
+    assert total.proven and len(total.children) == 6
+
+
 def test_a_line_whose_namesakes_in_another_section_do_not_add_up_is_no_total() -> None:
     # A tax provision's "Current" and "Deferred" sections print the same three lines. The deferred
     # "International" equals federal plus state in two of three columns by chance (3M's 2020 10-K: TOT001
