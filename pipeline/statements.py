@@ -840,7 +840,7 @@ def resolve_total(
         The resolution, or None when no candidate is supported at all.
     """
     explained: set[int] = set()  # columns a candidate holds in that also holds in another column
-    scored: list[tuple[int, int, Structure, list[ColumnResult]]] = []
+    scored: list[tuple[int, int, Structure, list[ColumnResult], float]] = []
     exact: Structure | None = None  # a labelled total that adds up wherever it is printed, figures small
     for order, structure in enumerate(candidates):
         results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
@@ -871,7 +871,8 @@ def resolve_total(
             if not strict or support >= 2:
                 return Resolution(structure, True)
             continue
-        scored.append((support, order, structure, fails))
+        slack = sum(abs(r.comparison.difference) for r in holds)
+        scored.append((support, order, structure, fails, slack))
     if not scored:
         # "Total other comprehensive income" printed in one column, small: it still folds its items, so
         # that the closing balance below does not count them twice; but it proves nothing.
@@ -880,7 +881,7 @@ def resolve_total(
 
 
 def _best_supported(
-    scored: Sequence[tuple[int, int, Structure, list[ColumnResult]]],
+    scored: Sequence[tuple[int, int, Structure, list[ColumnResult], float]],
     explained: set[int],
     min_support: int,
     *,
@@ -888,12 +889,18 @@ def _best_supported(
 ) -> Resolution | None:
     """The best supported of the candidates that fail somewhere, proven only when its failure is believed.
 
-    ``scored`` holds ``(support, order, structure, failing columns)``; ``explained`` the columns another
-    candidate holds in (and in some other column too).
+    ``scored`` holds ``(support, order, structure, failing columns, slack)``, the slack being how far from
+    exact the columns that hold are; ``explained`` the columns another candidate holds in (and in some other
+    column too).
     """
-    best_support = max(s for s, _, _, _ in scored)
+    best_support = max(item[0] for item in scored)
     best = [item for item in scored if item[0] == best_support]
-    _, _, chosen, fails = min(best, key=lambda item: item[1])
+    # Of runs equally supported, those that hold exactly beat those that hold only within rounding: the line
+    # above a section heading ("Balance, end of year 2" of common stock) fits into the next section's
+    # roll-forward by rounding alone.
+    least = min(item[4] for item in best)
+    best = [item for item in best if item[4] <= least + 1e-9 * max(abs(least), 1.0)]
+    _, _, chosen, fails, _ = min(best, key=lambda item: item[1])
     if strict and (best_support < min_support or len(fails) > 1):
         return None  # no line is folded into one that does not say it is a total, on weak evidence
     if best_support < min_support or len(fails) > 1:
@@ -904,7 +911,7 @@ def _best_supported(
         if fail.col in explained:
             return Resolution(chosen, False)
         expectations = {
-            round(f.comparison.expected, 6) for _, _, _, fs in best for f in fs if f.col == fail.col
+            round(f.comparison.expected, 6) for item in best for f in item[3] if f.col == fail.col
         }
         if len(expectations) != 1:
             return Resolution(chosen, False)

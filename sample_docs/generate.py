@@ -275,6 +275,9 @@ class DocConfig:
     # A tax note of two sections without totals ("Current:" and "Deferred:", three lines each) and a last
     # line, outdented, that adds up both sections though its label does not say "Total".
     tax_sections: bool = False
+    # A statement of changes in equity in sections, each a roll-forward: share capital (a tiny balance,
+    # nothing issued) above the share premium's opening balance, awards, issues and closing balance.
+    equity_sections: bool = False
 
 
 @dataclass(frozen=True)
@@ -1044,6 +1047,49 @@ def build_net_debt(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableS
         None,
         lb("bs_caption", lb("is_caption", cfg.unit_caption)) or None,
         tuple(tuple(r) for r in header_rows(cfg, years, instant=True)),
+        tuple(b.rows),
+        len(cols),
+        None,
+        title_size=10.0,
+    )
+
+
+def build_equity_sections(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """Share capital and share premium, one roll-forward each, in the order of the years."""
+    lb = functools.partial(_label, cfg)
+    b = Builder(cfg, figs, "eqsec", cols)
+    values: Figures = {}
+    closing = abs(figs[min(cfg.years)]["te"]) // 3
+    for year in sorted(cfg.years):
+        net = abs(figs[year]["net"])
+        awards, issued, other = net // 20, net // 50, -(net // 200 + 1)
+        values[year] = {
+            "cap": 2,
+            "nil": 0,
+            "open": closing,
+            "awards": awards,
+            "issued": issued,
+            "other": other,
+            "close": closing + awards + issued + other,
+        }
+        closing = values[year]["close"]
+    b.section("Share capital:")
+    b.add("Balance, beginning of year", "cap", values=values, indent=1)
+    b.add("Shares issued", "nil", values=values, indent=1)
+    b.add("Balance, end of year", "cap", values=values, indent=1)
+    b.section("Share premium:")
+    b.add("Balance, beginning of year", "open", values=values, indent=1)
+    b.add("Share-based compensation", "awards", values=values, indent=1)
+    b.add("Shares issued under employee plans", "issued", values=values, indent=1)
+    b.add("Other", "other", values=values, indent=1)
+    b.add("Balance, end of year", "close", values=values, indent=1)
+    years = [c.year for c in cols]
+    return TableSpec(
+        "eqsec",
+        "Statement of changes in share capital and premium",
+        None,
+        lb("is_caption", cfg.unit_caption) or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
         tuple(b.rows),
         len(cols),
         None,
@@ -1825,6 +1871,9 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     if cfg.titled_note:
         r.heading("6. Receivables", 10)
         r.table(build_titled_note(cfg, figs, inst_cols))
+    if cfg.equity_sections:
+        r.heading("7. Share capital and premium", 10)
+        r.table(build_equity_sections(cfg, figs, dur_cols))
     data = r.finish()
     truth = build_truth(cfg, r, data, figs)
     return data, truth

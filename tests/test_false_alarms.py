@@ -408,3 +408,20 @@ def test_total_loans_less_fixed_rate_loans_is_not_the_variable_rate_line(corpus:
     # line in the 1-5 and 5-15 year columns (those loans are all due after one year) but not in the total
     # column. Netting a large figure down by its own parts proves nothing by the figure's size.
     assert "TOT001" not in rules(cut(corpus, "financebench__AMERICANEXPRESS_2022_10K.pdf", [173]))
+
+
+def test_a_roll_forward_that_holds_exactly_beats_runs_that_hold_by_rounding(corpus: Path) -> None:
+    # eBay 2021, statement of stockholders' equity: additional paid-in capital at the beginning of 2021
+    # re-keyed 16,497 -> 6,497. Runs reaching up to common stock's "Balance, end of year 2" held in 2020 and
+    # 2019 within rounding and expected 6,661 and 6,663 where the exact run expects 6,659: no break believed.
+    from bench.planted_errors import Candidate, plant
+
+    path = next(corpus.glob("*/financebench__EBAY_2021_10K.pdf"))
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        out.insert_pdf(src, from_page=59, to_page=59)
+        data = out.tobytes()
+        w = next(w for w in out[0].get_text("words") if w[4] == "16,497")
+    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "16,497"), "6,497")
+    assert planted is not None
+    flagged = [f for f in process_bytes(planted, source="ebay-p60.pdf").flags if f.rule == "TOT001"]
+    assert any(e.text.endswith(": 6,497") for f in flagged for e in f.evidence), [f.message for f in flagged]
