@@ -1104,24 +1104,37 @@ class _Walk:
             return 1
         return 1 if strength == 1 and len(self.columns) == 2 else 2
 
+    def needs_exact_proof(self, structure: Structure, strength: int) -> bool:
+        """Whether a structure that one column alone proves lacks the exact agreement it then needs.
+
+        One column is the whole proof of a line that does not say it is a total, in a table of two columns,
+        or of a structure that subtracts lines: it must add up to the unit there, not merely within rounding
+        (three lines of cash paid 3,207 + 15 + 94 = 3,316 beside a right-of-use figure of 3,317; capital
+        expenditure obligations of 378 less purchase obligations of 127 beside total debt of 250 due within
+        a year are coincidences).
+        """
+        held = [
+            r
+            for c in self.columns
+            if (r := evaluate(structure, self.grid, c)) is not None and r.comparison.ok and supports(r, 0.0)
+        ]
+        if len(held) != 1 or (strength == 2 and structure.convention == "sum"):
+            return False
+        c = held[0].comparison
+        return abs(c.difference) > 1e-9 * max(abs(c.actual), 1.0)
+
     def resolve(self, row: RowView, label: str, strength: int) -> Resolution | None:
         """The structure of a candidate total: a natural run, then the fallbacks its label allows."""
         rollforward = bool(_CLOSING_LABEL.search(label))
         candidates = self.candidates(row, label, strength, rollforward)
         need = self.support(strength)
         resolution = resolve_total(candidates, self.grid, self.columns, need, strict=not strength)
-        if resolution is not None and resolution.proven and strength < 2 and need == 1:
-            # One column is the whole proof of a line that does not say it is a total: it must add up to
-            # the unit, not merely within rounding (three lines of cash paid 3,207 + 15 + 94 = 3,316 beside
-            # a right-of-use figure of 3,317 is a coincidence).
-            held = [
-                r for c in self.columns if (r := evaluate(resolution.structure, self.grid, c)) is not None
-            ]
-            exact = [
-                r for r in held if abs(r.comparison.difference) <= 1e-9 * max(abs(r.comparison.actual), 1.0)
-            ]
-            if not any(r.comparison.ok for r in exact):
-                resolution = Resolution(resolution.structure, False)
+        if (
+            resolution is not None
+            and resolution.proven
+            and self.needs_exact_proof(resolution.structure, strength)
+        ):
+            resolution = Resolution(resolution.structure, False)
         if resolution is not None and strength < 2 and self.contradicted_by_peers(resolution.structure):
             return None
         if resolution is None and strength == 2 and _TOTAL_LABEL.search(label):

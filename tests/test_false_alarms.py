@@ -425,3 +425,9 @@ def test_a_roll_forward_that_holds_exactly_beats_runs_that_hold_by_rounding(corp
     assert planted is not None
     flagged = [f for f in process_bytes(planted, source="ebay-p60.pdf").flags if f.rule == "TOT001"]
     assert any(e.text.endswith(": 6,497") for f in flagged for e in f.evidence), [f.message for f in flagged]
+
+
+def test_total_debt_in_a_list_of_obligations_is_no_total_of_the_lines_above(corpus: Path) -> None:
+    # Corning 2016, contractual obligations: "Total debt" follows purchase and capital expenditure
+    # obligations; within rounding in one column, by their labels' signs, they "added up" to it (TOT001).
+    assert "TOT001" not in rules(cut(corpus, "financebench__CORNING_2016_10K.pdf", [115]))

@@ -214,6 +214,23 @@ def test_lines_of_hundreds_netting_to_a_small_total_prove_it_by_their_size() -> 
     assert total.proven and len(total.children) == 6
 
 
+def test_a_total_that_one_column_proves_by_subtracting_must_hold_there_to_the_unit() -> None:
+    # Contractual obligations (Corning 2016): "Total debt" is a line of the list, not a total of the two
+    # above it; less purchase obligations plus capital expenditure obligations gives 251 beside 250 within
+    # a year (the only other column the blanks leave), within rounding. The by-label run then "proved" a
+    # break of 3,410 in the total column. Subtracting lines, one column proves only by adding up exactly.
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Purchase obligations", ["231", "127", "81"]),
+        ("Capital expenditure obligations", ["378", "378", None]),
+        ("Total debt", ["3,557", "250", "625"]),
+    ]
+    heads = ("Total", "Less than 1 year", "1 to 3 years")
+    statement = tree(make_table(rows, periods=(None, None, None), headers=heads))
+    assert not lines(statement)["Total debt"].proven
+    exact = [rows[0], ("Capital expenditure obligations", ["378", "377", None]), rows[2]]
+    assert lines(tree(make_table(exact, periods=(None, None, None), headers=heads)))["Total debt"].proven
+
+
 def test_a_line_whose_namesakes_in_another_section_do_not_add_up_is_no_total() -> None:
     # A tax provision's "Current" and "Deferred" sections print the same three lines. The deferred
     # "International" equals federal plus state in two of three columns by chance (3M's 2020 10-K: TOT001
