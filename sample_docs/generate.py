@@ -278,6 +278,9 @@ class DocConfig:
     # A statement of changes in equity in sections, each a roll-forward: share capital (a tiny balance,
     # nothing issued) above the share premium's opening balance, awards, issues and closing balance.
     equity_sections: bool = False
+    # Issuer purchases of equity securities, month by month over the last two quarters, each quarter with a
+    # total line; the column of what may yet be purchased is a balance, so its totals repeat the last month.
+    buybacks: bool = False
 
 
 @dataclass(frozen=True)
@@ -1097,6 +1100,38 @@ def build_equity_sections(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) ->
     )
 
 
+def build_buybacks(cfg: DocConfig) -> TableSpec:
+    """Shares bought back each month of the year's second half, quarter totals, and what may yet be spent."""
+    year = max(cfg.years)
+    remaining = 9_000  # tenths of a million
+    rows: list[TRow] = []
+
+    def row(label: str, shares: int, cents: int, left: int) -> None:
+        texts = (f"{shares:,}", fmt_units(cents, 2), fmt_units(left, 1))
+        rows.append(TRow(label, tuple(TCell(t) for t in texts)))
+
+    for name, months in (("Q3", (7, 8, 9)), ("Q4", (10, 11, 12))):
+        bought, spent = 0, 0
+        for month in months:
+            shares = 120_000 + 37_000 * (month % 5) + 1_000 * month
+            cents = 4_510 + 70 * month
+            remaining -= round(shares * cents / 10_000_000)  # dollars spent, in tenths of a million
+            bought, spent = bought + shares, spent + shares * cents
+            row(f"{MONTHS[month - 1][:3]} {year}", shares, cents, remaining)
+        row(f"Total {name}", bought, round(spent / bought), remaining)
+    return TableSpec(
+        "buybacks",
+        "Issuer purchases of equity securities",
+        None,
+        None,
+        ((("Shares", 0, 0), ("Price", 1, 1), ("May yet be purchased ($m)", 2, 2)),),
+        tuple(rows),
+        3,
+        None,
+        title_size=10.0,
+    )
+
+
 def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Current and deferred tax by jurisdiction, each section without a total, then the tax charge."""
     lb = functools.partial(_label, cfg)
@@ -1832,6 +1867,9 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     if cfg.net_debt:
         r.paragraph("Net debt is borrowings less cash and cash equivalents:")
         r.table(build_net_debt(cfg, figs, inst_cols))
+    if cfg.buybacks:
+        r.paragraph("The following table sets out the shares we purchased in the second half of the year:")
+        r.table(build_buybacks(cfg))
     r.heading(_label(cfg, "mdna_cash", "Profit, tax and cash flow"), 11)
     for text, tag in paras[2:]:
         r.paragraph(text, (tag,))

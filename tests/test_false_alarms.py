@@ -431,3 +431,20 @@ def test_total_debt_in_a_list_of_obligations_is_no_total_of_the_lines_above(corp
     # Corning 2016, contractual obligations: "Total debt" follows purchase and capital expenditure
     # obligations; within rounding in one column, by their labels' signs, they "added up" to it (TOT001).
     assert "TOT001" not in rules(cut(corpus, "financebench__CORNING_2016_10K.pdf", [115]))
+
+
+def test_a_quarter_total_of_what_may_yet_be_purchased_repeats_its_last_month(corpus: Path) -> None:
+    # 3M 2018, issuer purchases of equity securities: September's balance re-keyed 1,504 -> 15,504 beside
+    # the third quarter's total line 1,504; no check related the balance column to anything.
+    from bench.planted_errors import Candidate, plant
+
+    path = next(corpus.glob("*/financebench__3M_2018_10K.pdf"))
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        out.insert_pdf(src, from_page=12, to_page=12)
+        data = out.tobytes()
+        w = min((w for w in out[0].get_text("words") if w[4] == "1,504"), key=lambda w: w[1])
+    assert "TOT003" not in rules(process_bytes(data, source="mmm-p13.pdf"))
+    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "1,504"), "15,504")
+    assert planted is not None
+    flagged = [f for f in process_bytes(planted, source="mmm-p13.pdf").flags if f.rule == "TOT003"]
+    assert any(e.text.endswith(": 15,504") for f in flagged for e in f.evidence), [f.message for f in flagged]

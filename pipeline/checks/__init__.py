@@ -9,6 +9,7 @@ Rules (each module documents its own):
 * ``BAL001`` (:mod:`.balance`): the balance sheet balances.
 * ``CHG001`` (:mod:`.changes`): columns of changes and of shares agree with the figures they compare.
 * ``LED001`` (:mod:`.ledger`): a ledger's running balance follows from its debits and credits.
+* ``TOT003`` (:mod:`.closing`): in a column of balances, a period's total line repeats its closing balance.
 * ``EPS001`` (:mod:`.per_share`): earnings per share are the earnings over the weighted-average shares.
 * ``XST001`` (:mod:`.crossref`): the identities between the primary statements hold.
 * ``NAR002`` (:mod:`.narrative`): a sentence's own arithmetic holds.
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.checks import balance, changes, crossref, ledger, narrative, per_share, sums
+from pipeline.checks import balance, changes, closing, crossref, ledger, narrative, per_share, sums
 from pipeline.checks.confidence import calibrate
 from pipeline.checks.localize import Localized, RelationLog, localize_errors
 from pipeline.checks.rule import Check, CheckedDocument, Rule
@@ -43,6 +44,7 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check((changes.RULE,), lambda d: changes.check_changes(d.tables)),
     Check((ledger.RULE,), lambda d: ledger.check_ledgers(d.tables)),
+    Check((closing.RULE,), lambda d: closing.check_closing_balances(d.tables, d.relations)),
     Check((per_share.RULE,), lambda d: per_share.check_per_share(d.tables, d.statements)),
     Check((balance.RULE,), lambda d: balance.check_balance(d.facts, doc_id=d.doc_id, source=d.source)),
     Check(
