@@ -1192,10 +1192,12 @@ def build_tree(
     nodes: list[TreeNode] = []
     last_row = max(grid) if grid else -1
     named = table_names(*titles)
+    section_labels: set[str] = set()
     for row in rows:
         if row.is_heading:
             walk.starts.append(len(walk.visible))
             walk.section_row = row.index
+            section_labels.clear()
             continue
         if row.index not in grid:
             continue
@@ -1203,6 +1205,10 @@ def build_tree(
         if _OPENING_LABEL.search(label):
             walk.starts.append(len(walk.visible))  # an opening balance begins a roll-forward
         strength = total_strength(row, previous, taxonomy)
+        if not strength and label.endswith(" net") and label[: -len(" net")] in section_labels:
+            # "Deferred card and other fees" … "Deferred card and other fees, net": the line it is net of
+            # is printed above, in its section; the lines between are what it is net of.
+            strength = 1
         if kind == "balance_sheet" and not label and row.index == last_row:
             strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
         if label and row.index == last_row and label in named:
@@ -1225,6 +1231,7 @@ def build_tree(
             # movements under "Balance at January 1" add up to "Net change" before the closing balance.
             walk.starts.append(len(walk.visible))
         previous = row
+        section_labels.add(label)
     return nodes + breakdowns(rows, grid, columns, nodes, walk.kinds)
 
 

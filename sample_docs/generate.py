@@ -281,6 +281,9 @@ class DocConfig:
     # Issuer purchases of equity securities, month by month over the last two quarters, each quarter with a
     # total line; the column of what may yet be purchased is a balance, so its totals repeat the last month.
     buybacks: bool = False
+    # A note of deferred fees, less deferred costs and reserves (printed negative), then "Deferred fees, net":
+    # a line named after the first one, net of those between, with no deduction word above it.
+    net_of_first: bool = False
 
 
 @dataclass(frozen=True)
@@ -1132,6 +1135,38 @@ def build_buybacks(cfg: DocConfig) -> TableSpec:
     )
 
 
+def build_net_of_first(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """Deferred fees, the costs and reserves they are net of, and the net line."""
+    lb = functools.partial(_label, cfg)
+    b = Builder(cfg, figs, "fees", cols)
+    values: Figures = {}
+    for c in cols:
+        fees = abs(figs[c.year]["revenue"]) // 3
+        costs, reserves = fees // 4, fees // 5
+        values[c.year] = {
+            "fees": fees,
+            "costs": -costs,
+            "reserves": -reserves,
+            "net": fees - costs - reserves,
+        }
+    b.add("Deferred card and other fees", "fees", values=values)
+    b.add("Deferred direct acquisition costs", "costs", values=values)
+    b.add("Reserves for membership cancellations", "reserves", values=values)
+    b.add("Deferred card and other fees, net", "net", values=values)
+    years = [c.year for c in cols]
+    return TableSpec(
+        "fees",
+        "Deferred fees",
+        None,
+        lb("bs_caption", lb("is_caption", cfg.unit_caption)) or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=True)),
+        tuple(b.rows),
+        len(cols),
+        None,
+        title_size=10.0,
+    )
+
+
 def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Current and deferred tax by jurisdiction, each section without a total, then the tax charge."""
     lb = functools.partial(_label, cfg)
@@ -1909,6 +1944,9 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     if cfg.titled_note:
         r.heading("6. Receivables", 10)
         r.table(build_titled_note(cfg, figs, inst_cols))
+    if cfg.net_of_first:
+        r.heading("8. Deferred fees", 10)
+        r.table(build_net_of_first(cfg, figs, inst_cols))
     if cfg.equity_sections:
         r.heading("7. Share capital and premium", 10)
         r.table(build_equity_sections(cfg, figs, dur_cols))
