@@ -452,7 +452,8 @@ def test_a_quarter_total_of_what_may_yet_be_purchased_repeats_its_last_month(cor
 
 def test_a_line_named_after_the_first_with_net_is_it_net_of_the_lines_between(corpus: Path) -> None:
     # American Express 2022: deferred card and other fees, less deferred direct acquisition costs and
-    # reserves for membership cancellations, then "Deferred card and other fees, net"; (153) -> (1,153) was lost.
+    # reserves for membership cancellations, then "Deferred card and other fees, net"; (153) -> (1,153)
+    # was lost.
     from bench.planted_errors import Candidate, plant
 
     path = next(corpus.glob("*/financebench__AMERICANEXPRESS_2022_10K.pdf"))
@@ -463,4 +464,6 @@ def test_a_line_named_after_the_first_with_net_is_it_net_of_the_lines_between(co
     planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "(153)"), "(1,153)")
     assert planted is not None
     flagged = [f for f in process_bytes(planted, source="axp-p127.pdf").flags if f.rule == "TOT001"]
-    assert any(e.text.endswith(": (1,153)") for f in flagged for e in f.evidence), [f.message for f in flagged]
+    assert any(e.text.endswith(": (1,153)") for f in flagged for e in f.evidence), [
+        f.message for f in flagged
+    ]
