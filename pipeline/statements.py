@@ -800,7 +800,10 @@ def support_of(results: Sequence[ColumnResult]) -> int:
     several = [r for r in results if supports(r, _MIN_SIGNAL_EACH)]
     strong = sum(1 for r in results if supports(r))
     many_items = bool(several) and min(r.nonzero_components for r in several) >= 4
-    if len(several) >= 3 or (len(several) == 2 and (strong >= 1 or many_items)):
+    # Lines added as printed that hold in two columns at ten times their rounding are evidence enough;
+    # "the first less the rest" and by-label signs hold by chance more often (a nil first line).
+    as_printed = bool(several) and all(r.largest > 0.0 for r in several)
+    if len(several) >= 3 or (len(several) == 2 and (strong >= 1 or many_items or as_printed)):
         return len(several)
     return strong
 
@@ -985,7 +988,12 @@ def _single_item(
     results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
     holds = sum(1 for r in results if r.comparison.ok and r.comparison.actual != 0.0)
     fails = sum(1 for r in results if not r.comparison.ok)
-    return Resolution(structure, True) if holds >= 2 and fails <= 1 and holds > fails else None
+    if holds >= 2 and fails <= 1 and holds > fails:
+        return Resolution(structure, True)
+    # Agreeing where printed but nil elsewhere ("Investment in subsidiaries" / "Net cash used in investing
+    # activities", a dash in two years of three): it still folds its line, so the total below does not add
+    # it twice, but it proves nothing.
+    return Resolution(structure, False) if holds >= 1 and not fails else None
 
 
 def _fold(visible: list[int], starts: list[int], structure: Structure) -> tuple[list[int], list[int]]:
@@ -1144,8 +1152,8 @@ class _Walk:
                 if _one_kind(c, self.kinds)
             ]
             resolution = resolve_total(inner, self.grid, self.columns, 1) if inner else None
-        if resolution is None and strength == 2:
-            resolution = _single_item(row, self.visible, self.starts, self.grid, self.columns)
+        if strength == 2 and (resolution is None or not resolution.proven):
+            resolution = _single_item(row, self.visible, self.starts, self.grid, self.columns) or resolution
         if resolution is None and rollforward and len(self.columns) == 1:
             resolution = _labelled_rollforward(
                 row.index, self.visible, self.by_index, self.grid, self.columns, self.signs

@@ -199,6 +199,35 @@ def test_unlabelled_total_needs_two_supporting_columns() -> None:
     assert run([make_table(near, indents=[60, 60, 50])]) == []
 
 
+def test_small_lines_added_as_printed_in_two_columns_prove_the_third_is_a_break() -> None:
+    # PG&E 2022, compensation expense by award (in millions): 60 + 55 = 115, 35 + 21 = 56, 3 + 15 + 17 = 35;
+    # the 2022 total re-keyed to (115). Two columns at ten times their rounding, lines added as printed, are
+    # the proof; "the first less the rest" (a nil first line: 0 - 60 - 55) holding in the broken column
+    # alone is not.
+    rows = [
+        ("Stock options", ["—", "—", "3"]),
+        ("Restricted stock units", ["60", "35", "15"]),
+        ("Performance shares", ["55", "21", "17"]),
+        ("Total compensation expense", ["(115)", "56", "35"]),
+    ]
+    flags = run([make_table(rows, periods=("FY2022", "FY2021", "FY2020"))])
+    assert len(flags) == 1 and flags[0].expected == pytest.approx(115e6)
+
+
+def test_a_total_over_the_one_line_of_its_section_folds_it_even_where_nil_elsewhere() -> None:
+    # PG&E 2021, parent-company cash flows: "Investment in subsidiaries" and "Net cash used in investing
+    # activities" print (12,986) in 2020 and dashes otherwise. Unfolded, the net change in cash added the
+    # line and its total both, holding in the two nil years and "breaking" in 2020.
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Net cash provided by (used in) operating activities", ["(185)", "(81)", "6"]),
+        ("Investment in subsidiaries", ["—", "(12,986)", "—"]),
+        ("Net cash used in investing activities", ["—", "(12,986)", "—"]),
+        ("Net cash provided by financing activities", ["88", "12,842", "69"]),
+        ("Net change in cash and cash equivalents", ["(97)", "(225)", "75"]),
+    ]
+    assert run([make_table(rows, periods=("FY2021", "FY2020", "FY2019"))]) == []
+
+
 def _without_periods(t: Table) -> Table:
     cells = [
         c.model_copy(update={"number": c.number.model_copy(update={"period": None})}) if c.number else c

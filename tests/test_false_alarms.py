@@ -467,3 +467,21 @@ def test_a_line_named_after_the_first_with_net_is_it_net_of_the_lines_between(co
     assert any(e.text.endswith(": (1,153)") for f in flagged for e in f.evidence), [
         f.message for f in flagged
     ]
+
+
+def test_small_award_lines_in_two_columns_prove_a_sign_flipped_total(corpus: Path) -> None:
+    # PG&E 2022, compensation expense by award: the 2022 total 115 re-keyed to (115) was not flagged, the
+    # other years' totals (56, 35) being too small to count; PG&E 2021's parent-company cash flows (a
+    # single-line investing section, dashes in two years) stay clean.
+    from bench.planted_errors import Candidate, plant
+
+    path = next(corpus.glob("*/financebench__PG_E_2022_10K.pdf"))
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        out.insert_pdf(src, from_page=136, to_page=136)
+        data = out.tobytes()
+        w = next(w for w in out[0].get_text("words") if w[4] == "115")
+    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "115"), "(115)")
+    assert planted is not None
+    flagged = [f for f in process_bytes(planted, source="pge-p137.pdf").flags if f.rule == "TOT001"]
+    assert any(e.text.endswith(": (115)") for f in flagged for e in f.evidence), [f.message for f in flagged]
+    assert "TOT001" not in rules(cut(corpus, "financebench__PG_E_2021_10K.pdf", [213]))
