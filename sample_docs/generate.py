@@ -721,6 +721,26 @@ def build_income_statement(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -
     )
 
 
+def note_table(cfg: DocConfig, b: Builder, title: str, *, instant: bool) -> TableSpec:
+    """A note's table of ``b``'s rows under the statements' column heads and unit caption."""
+    lb = functools.partial(_label, cfg)
+    caption = lb("is_caption", cfg.unit_caption)
+    if instant:
+        caption = lb("bs_caption", caption)
+    years = [c.year for c in b.cols]
+    return TableSpec(
+        b.tid,
+        title,
+        None,
+        caption or None,
+        tuple(tuple(r) for r in header_rows(cfg, years, instant=instant)),
+        tuple(b.rows),
+        len(b.cols),
+        None,
+        title_size=10.0,
+    )
+
+
 def diluted_shares(cfg: DocConfig) -> int:
     """The diluted weighted-average share count (the basic one and 1.2 % of dilutive awards and notes)."""
     assert cfg.eps_shares is not None
@@ -783,15 +803,7 @@ def build_eps_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableS
     b.section("Earnings per share:")
     b.per_share("Basic", "eps", cfg.eps_shares)
     b.per_share("Diluted", "eps_dil", diluted_shares(cfg), add_back=True)
-    return TableSpec(
-        "eps",
-        "Earnings per share",
-        None,
-        _label(cfg, "is_caption", cfg.unit_caption) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
-        tuple(b.rows),
-        len(cols),
-    )
+    return note_table(cfg, b, "Earnings per share", instant=False)
 
 
 def build_balance_sheet(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
@@ -1021,18 +1033,7 @@ def build_sbc_table(cfg: DocConfig, figs: Figures, cols: Sequence[Col], title: s
     for k in keys:
         b.add(labels[k], k, values=values)
     b.add("Total share-based compensation expense", "sbc_total", kind="total", values=values)
-    years = [c.year for c in cols]
-    return TableSpec(
-        "sbc",
-        title,
-        None,
-        lb("is_caption", cfg.unit_caption) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
-        tuple(b.rows),
-        len(cols),
-        None,
-        title_size=10.0,
-    )
+    return note_table(cfg, b, title, instant=False)
 
 
 def build_net_debt(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
@@ -1046,23 +1047,11 @@ def build_net_debt(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableS
     b.add("Short-term borrowings", "stb")
     b.add("Long-term borrowings", "ltb")
     b.add("Net debt", "nd", kind="total", values=values)
-    years = [c.year for c in cols]
-    return TableSpec(
-        "netdebt",
-        "Reconciliation of net debt",
-        None,
-        lb("bs_caption", lb("is_caption", cfg.unit_caption)) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=True)),
-        tuple(b.rows),
-        len(cols),
-        None,
-        title_size=10.0,
-    )
+    return note_table(cfg, b, "Reconciliation of net debt", instant=True)
 
 
 def build_equity_sections(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Share capital and share premium, one roll-forward each, in the order of the years."""
-    lb = functools.partial(_label, cfg)
     b = Builder(cfg, figs, "eqsec", cols)
     values: Figures = {}
     closing = abs(figs[min(cfg.years)]["te"]) // 3
@@ -1089,18 +1078,7 @@ def build_equity_sections(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) ->
     b.add("Shares issued under employee plans", "issued", values=values, indent=1)
     b.add("Other", "other", values=values, indent=1)
     b.add("Balance, end of year", "close", values=values, indent=1)
-    years = [c.year for c in cols]
-    return TableSpec(
-        "eqsec",
-        "Statement of changes in share capital and premium",
-        None,
-        lb("is_caption", cfg.unit_caption) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
-        tuple(b.rows),
-        len(cols),
-        None,
-        title_size=10.0,
-    )
+    return note_table(cfg, b, "Statement of changes in share capital and premium", instant=False)
 
 
 def build_buybacks(cfg: DocConfig) -> TableSpec:
@@ -1137,7 +1115,6 @@ def build_buybacks(cfg: DocConfig) -> TableSpec:
 
 def build_net_of_first(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Deferred fees, the costs and reserves they are net of, and the net line."""
-    lb = functools.partial(_label, cfg)
     b = Builder(cfg, figs, "fees", cols)
     values: Figures = {}
     for c in cols:
@@ -1153,23 +1130,11 @@ def build_net_of_first(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> Ta
     b.add("Deferred direct acquisition costs", "costs", values=values)
     b.add("Reserves for membership cancellations", "reserves", values=values)
     b.add("Deferred card and other fees, net", "net", values=values)
-    years = [c.year for c in cols]
-    return TableSpec(
-        "fees",
-        "Deferred fees",
-        None,
-        lb("bs_caption", lb("is_caption", cfg.unit_caption)) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=True)),
-        tuple(b.rows),
-        len(cols),
-        None,
-        title_size=10.0,
-    )
+    return note_table(cfg, b, "Deferred fees", instant=True)
 
 
 def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Current and deferred tax by jurisdiction, each section without a total, then the tax charge."""
-    lb = functools.partial(_label, cfg)
     b = Builder(cfg, figs, "taxnote", cols)
     values: Figures = {}
     for c in cols:
@@ -1193,23 +1158,11 @@ def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableS
     b.add("Regional", "def_reg", values=values, indent=1)
     b.add("Foreign", "def_for", values=values, indent=1)
     b.add("Charge for taxation on profit", "all", values=values)
-    years = [c.year for c in cols]
-    return TableSpec(
-        "taxnote",
-        "The tax charge comprises:",
-        None,
-        lb("is_caption", cfg.unit_caption) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
-        tuple(b.rows),
-        len(cols),
-        None,
-        title_size=10.0,
-    )
+    return note_table(cfg, b, "The tax charge comprises:", instant=False)
 
 
 def build_titled_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Receivables: three lines and a last line named as the table is, their total."""
-    lb = functools.partial(_label, cfg)
     b = Builder(cfg, figs, "recv_note", cols)
     values: Figures = {}
     for c in cols:
@@ -1225,18 +1178,7 @@ def build_titled_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> Tab
     b.add("Contract assets", "contract", values=values)
     b.add("Other receivables", "other", values=values)
     b.add("Receivables", "all", kind="total", values=values)
-    years = [c.year for c in cols]
-    return TableSpec(
-        "recv_note",
-        "Receivables",
-        None,
-        lb("bs_caption", lb("is_caption", cfg.unit_caption)) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=True)),
-        tuple(b.rows),
-        len(cols),
-        None,
-        title_size=10.0,
-    )
+    return note_table(cfg, b, "Receivables", instant=True)
 
 
 SUMMARY_ROWS: dict[str, tuple[str, str, str | None, bool]] = {

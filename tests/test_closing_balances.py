@@ -11,73 +11,31 @@ column adds up plans (not periods) is left alone.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import cache
-
-import pymupdf
 import pytest
 
-from bench.planted_errors import Candidate, mutations, plant
 from pipeline.checks.closing import check_closing_balances
-from pipeline.engine import process_bytes
-from sample_docs.generate import DocConfig, layout_variants, render_variant
-from schemas.models import DocumentResult
+from tests.support.layouts import LayoutCases, evidence_of, figure, rekeyed
 from tests.support.tables import make_table
 
-CASES: dict[str, DocConfig] = {
-    f"bb-{c.file}": replace(c, file=f"bb-{c.file}", buybacks=True, injections=()) for c in layout_variants()
-}
-
-
-@cache
-def rendered(name: str) -> bytes:
-    data, _ = render_variant(CASES[name])
-    return data
-
-
-@cache
-def clean(name: str) -> DocumentResult:
-    return process_bytes(rendered(name), source=name)
-
-
-def september_balance(data: bytes) -> Candidate:
-    """The last figure on the "Sep" line: the balance left after September."""
-    with pymupdf.open(stream=data, filetype="pdf") as doc:
-        for number, page in enumerate(doc, 1):
-            words = page.get_text("words")
-            for w in words:
-                if w[4] != "Sep":
-                    continue
-                line = sorted((o for o in words if abs(o[3] - w[3]) < 2), key=lambda o: o[0])
-                if line[0] is not w:
-                    continue
-                f = line[-1]
-                return Candidate(number, (f[0], f[1], f[2], f[3]), f[4])
-    raise AssertionError("no Sep line printed")
+CASES = LayoutCases("bb", buybacks=True)
 
 
 def test_the_cases_cover_five_layouts() -> None:
-    assert len(CASES) >= 5
+    assert len(CASES.names()) >= 5
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", CASES.names())
 def test_the_buybacks_table_raises_nothing(name: str) -> None:
-    result = clean(name)
+    result = CASES.clean(name)
     assert not result.flags, [f.message for f in result.flags]
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", CASES.names())
 def test_a_keying_error_in_a_quarter_end_balance_is_flagged(name: str) -> None:
-    data = rendered(name)
-    target = september_balance(data)
-    new = mutations(target.text, "swap")[0]
-    planted = plant(data, target, new)
-    assert planted is not None
-    result = process_bytes(planted, source=name)
-    hits = [f for f in result.flags if target.page in f.pages and f.rule == "TOT003"]
-    assert any(e.text.endswith(f": {new}") for f in hits for e in f.evidence), [
-        f.message for f in result.flags
-    ]
+    target = figure(CASES.rendered(name), ["Sep"], column=-1)  # what may yet be purchased after September
+    new = rekeyed(target.text, "swap")
+    hits, flags = CASES.planted_flags(name, target, new, "TOT003")
+    assert evidence_of(hits, new), [f.message for f in flags]
 
 
 def test_a_column_of_balances_by_plan_adds_up_and_is_left_alone() -> None:

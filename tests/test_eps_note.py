@@ -17,56 +17,26 @@ basic share count and a re-keyed basic numerator are both flagged on the note's 
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
 
-import pymupdf
 import pytest
 
-from bench.planted_errors import Candidate, mutations, plant
-from pipeline.engine import process_bytes
 from pipeline.grid import RowView
 from pipeline.statements import line_kinds, statement_rows
-from sample_docs.generate import DocConfig, build_figures, layout_variants, render_variant
+from sample_docs.generate import DocConfig, build_figures
 from schemas.models import DocumentResult
+from tests.support.layouts import LayoutCases, figure, rekeyed
+
+CASES = LayoutCases("eps", eps_note=True)
 
 
-def _with_note(cfg: DocConfig) -> DocConfig:
-    """The variant with an EPS note; about 0.25 earned a share, so share counts print 3 digits or more."""
+def _shares(cfg: DocConfig) -> DocConfig:
+    """About 0.25 earned a share, so share counts print 3 digits or more."""
     figs = build_figures(cfg)
     net = abs(figs[max(cfg.years)]["net"]) * 10 ** (cfg.scale - cfg.decimals)
-    shares = max(1, round(net / 0.25 / 100_000)) * 100_000
-    return replace(cfg, file=f"eps-{cfg.file}", eps_shares=shares, eps_note=True, injections=())
+    return replace(cfg, eps_shares=max(1, round(net / 0.25 / 100_000)) * 100_000)
 
 
-CASES: dict[str, DocConfig] = {f"eps-{c.file}": _with_note(c) for c in layout_variants()}
-
-
-@cache
-def rendered(name: str) -> bytes:
-    data, _ = render_variant(CASES[name])
-    return data
-
-
-@cache
-def clean(name: str) -> DocumentResult:
-    return process_bytes(rendered(name), source=name)
-
-
-def line_figure(data: bytes, label: str, column: int) -> Candidate:
-    """The ``column``-th figure (0 = leftmost) on the last printed line whose text starts with ``label``."""
-    found: Candidate | None = None
-    with pymupdf.open(stream=data, filetype="pdf") as doc:
-        for number, page in enumerate(doc, 1):
-            words = page.get_text("words")
-            for w in words:
-                line = sorted((o for o in words if abs(o[3] - w[3]) < 2), key=lambda o: o[0])
-                if line[0] is not w or " ".join(o[4] for o in line).find(label) != 0:
-                    continue
-                figures = [o for o in line if any(ch.isdigit() for ch in o[4])]
-                f = figures[column]
-                found = Candidate(number, (f[0], f[1], f[2], f[3]), f[4])
-    assert found is not None, label
-    return found
+CASES.cases = {name: _shares(cfg) for name, cfg in CASES.cases.items()}
 
 
 def note_rows(result: DocumentResult) -> list[RowView]:
@@ -76,12 +46,12 @@ def note_rows(result: DocumentResult) -> list[RowView]:
 
 
 def test_the_cases_cover_five_layouts() -> None:
-    assert len(CASES) >= 5
+    assert len(CASES.names()) >= 5
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", CASES.names())
 def test_the_numerator_lines_are_earnings_and_nothing_is_flagged(name: str) -> None:
-    result = clean(name)
+    result = CASES.clean(name)
     assert not result.flags, [f.message for f in result.flags]
     rows = note_rows(result)
     kinds = line_kinds(rows)
@@ -92,19 +62,16 @@ def test_the_numerator_lines_are_earnings_and_nothing_is_flagged(name: str) -> N
     assert by_label["Basic"] == "per_share", by_label
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", CASES.names())
 @pytest.mark.parametrize(
     ("label", "kind"),
     [("Basic weighted-average shares", "double"), ("Net income for basic earnings per share", "scale")],
 )
 def test_a_keying_error_in_the_note_is_flagged(name: str, label: str, kind: str) -> None:
-    data = rendered(name)
     # The latest year's column: no interest add-back there, so the diluted numerator equals the basic one.
-    target = line_figure(data, label, -1 if CASES[name].prior_first else 0)
-    new = mutations(target.text, kind)[0]
-    planted = plant(data, target, new)
-    assert planted is not None
-    result = process_bytes(planted, source=name)
-    hits = [f for f in result.flags if target.page in f.pages and f.rule == "EPS001"]
-    assert hits, [f.message for f in result.flags]
+    column = -1 if CASES.cases[name].prior_first else 0
+    target = figure(CASES.rendered(name), label.split(), column, occurrence=-1)
+    new = rekeyed(target.text, kind)
+    hits, flags = CASES.planted_flags(name, target, new, "EPS001")
+    assert hits, [f.message for f in flags]
     assert any(new in e.text for f in hits for e in f.evidence), [f.message for f in hits]

@@ -16,7 +16,7 @@ import pymupdf
 import pytest
 
 from pipeline.engine import process_bytes
-from schemas.models import DocumentResult, Fact
+from schemas.models import DocumentResult, Fact, Flag
 
 pytestmark = pytest.mark.corpus
 
@@ -302,25 +302,35 @@ def test_the_eps_numerator_line_used_in_the_calculation_divides_the_shares(corpu
     assert "EPS001" not in rules(r)
 
 
+def rekey(corpus: Path, name: str, page: int, old: str, new: str) -> tuple[DocumentResult, list[Flag]]:
+    """A corpus filing's page alone, and the flags once its first printing of ``old`` (top to bottom) is
+    re-keyed as ``new`` (typeset in place by the planted-errors bench)."""
+    from bench.planted_errors import Candidate, plant
+
+    path = next(corpus.glob(f"*/{name}"))
+    with pymupdf.open(path) as src, pymupdf.open() as out:
+        out.insert_pdf(src, from_page=page - 1, to_page=page - 1)
+        data = out.tobytes()
+        w = min((w for w in out[0].get_text("words") if w[4] == old), key=lambda w: (w[1], w[0]))
+    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), old), new)
+    assert planted is not None
+    source = f"{name}-p{page}.pdf"
+    return process_bytes(data, source=source), process_bytes(planted, source=source).flags
+
+
+def shows(flags: Sequence[Flag], rule: str, new: str) -> bool:
+    """A flag of ``rule`` prints the re-keyed figure in its evidence."""
+    return any(f.rule == rule and e.text.endswith(f": {new}") for f in flags for e in f.evidence)
+
+
 def test_the_eps_note_numerator_lines_are_earnings_of_their_own_flavour(corpus: Path) -> None:
     # AMD 2022, note on net income per share: "Net income for basic earnings per share" was read as a
     # per-share line (no earnings to divide, so nothing checked); once earnings, the diluted numerator
     # (2,491) "explained" a basic figure whose numerator was re-keyed to 2,490,000.
-    from bench.planted_errors import Candidate, plant
-
-    path = next(corpus.glob("*/financebench__AMD_2022_annualreport.pdf"))
-    with pymupdf.open(path) as src, pymupdf.open() as out:
-        out.insert_pdf(src, from_page=91, to_page=91)
-        data = out.tobytes()
-        words = out[0].get_text("words")
-    assert "EPS001" not in rules(process_bytes(data, source="amd-p92.pdf"))
     for old, new in (("1,184", "11,184"), ("$2,490", "$2,490,000")):
-        w = next(w for w in words if w[4] == old)
-        target = Candidate(1, (w[0], w[1], w[2], w[3]), old)
-        planted = plant(data, target, new)
-        assert planted is not None
-        flagged = [f for f in process_bytes(planted, source="amd-p92.pdf").flags if f.rule == "EPS001"]
-        assert any(new in e.text for f in flagged for e in f.evidence), (new, [f.message for f in flagged])
+        clean, flags = rekey(corpus, "financebench__AMD_2022_annualreport.pdf", 92, old, new)
+        assert "EPS001" not in rules(clean)
+        assert any(f.rule == "EPS001" and new in e.text for f in flags for e in f.evidence), new
 
 
 def test_a_breakdown_printed_twice_under_labels_of_totals_is_one_figure(corpus: Path) -> None:
@@ -338,8 +348,7 @@ def test_a_breakdown_printed_twice_under_labels_of_totals_is_one_figure(corpus: 
     assert "XREF001" not in rules(process_bytes(data, source="crm-p45-61.pdf"))
     planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "897"), "8,977")
     assert planted is not None
-    flagged = [f for f in process_bytes(planted, source="crm-p45-61.pdf").flags if f.rule == "XREF001"]
-    assert any("8,977" in e.text for f in flagged for e in f.evidence), [f.message for f in flagged]
+    assert shows(process_bytes(planted, source="crm-p45-61.pdf").flags, "XREF001", "8,977")
 
 
 def test_a_net_line_of_two_columns_is_proven_by_the_column_that_adds_up_exactly(corpus: Path) -> None:
@@ -347,60 +356,31 @@ def test_a_net_line_of_two_columns_is_proven_by_the_column_that_adds_up_exactly(
     # debt re-keyed 6,653 -> 66,533 was not flagged (a "Net …" line needed two columns to prove it).
     # FedEx 2023: a right-of-use figure of 3,317 is within rounding of three lines of cash paid above it
     # (3,316) in one column; that does not make it their total.
-    from bench.planted_errors import Candidate, plant
-
-    path = next(corpus.glob("*/financebench__AMCOR_2023Q4_EARNINGS.pdf"))
-    with pymupdf.open(path) as src, pymupdf.open() as out:
-        out.insert_pdf(src, from_page=13, to_page=13)
-        data = out.tobytes()
-        w = next(w for w in out[0].get_text("words") if w[4] == "6,653")
-    assert "TOT001" not in rules(process_bytes(data, source="amcor-p14.pdf"))
-    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "6,653"), "66,533")
-    assert planted is not None
-    flagged = [f for f in process_bytes(planted, source="amcor-p14.pdf").flags if f.rule == "TOT001"]
-    assert any("Net debt" in f.message for f in flagged), [f.message for f in flagged]
+    clean, flags = rekey(corpus, "financebench__AMCOR_2023Q4_EARNINGS.pdf", 14, "6,653", "66,533")
+    assert "TOT001" not in rules(clean)
+    assert any(f.rule == "TOT001" and "Net debt" in f.message for f in flags)
     assert "TOT001" not in rules(cut(corpus, "financebench__FEDEX_2023_annualreport.pdf", [98]))
 
 
 def test_a_last_line_that_repeats_the_table_title_is_its_total(corpus: Path) -> None:
     # eBay 2021, "Other Current Assets": payment processor advances, prepaid expenses, other and a last line
     # "Other current assets"; in two columns that line was no total, so "Other 442 -> 424" went unflagged.
-    from bench.planted_errors import Candidate, plant
-
-    path = next(corpus.glob("*/financebench__EBAY_2021_10K.pdf"))
-    with pymupdf.open(path) as src, pymupdf.open() as out:
-        out.insert_pdf(src, from_page=93, to_page=93)
-        data = out.tobytes()
-        w = next(w for w in out[0].get_text("words") if w[4] == "442")
-    clean = process_bytes(data, source="ebay-p94.pdf")
+    clean, flags = rekey(corpus, "financebench__EBAY_2021_10K.pdf", 94, "442", "424")
     assert "TOT001" not in rules(clean)
     totals = [line for s in clean.statements for line in s.lines if line.label == "Other current assets"]
     assert len(totals) == 1 and totals[0].proven and len(totals[0].children) == 3
-    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "442"), "424")
-    assert planted is not None
-    flagged = [f for f in process_bytes(planted, source="ebay-p94.pdf").flags if f.rule == "TOT001"]
-    assert any(e.text.endswith(": 424") for f in flagged for e in f.evidence), [f.message for f in flagged]
+    assert shows(flags, "TOT001", "424")
 
 
 def test_the_last_line_under_sections_without_totals_adds_them_all(corpus: Path) -> None:
     # Corning 2016, the benefit (provision) for income taxes: "Current:" and "Deferred:" federal, state and
     # foreign lines, then the provision; it added up nothing, so the current foreign (287) -> (827) was lost.
-    from bench.planted_errors import Candidate, plant
-
-    path = next(corpus.glob("*/financebench__CORNING_2016_10K.pdf"))
-    with pymupdf.open(path) as src, pymupdf.open() as out:
-        out.insert_pdf(src, from_page=92, to_page=92)
-        data = out.tobytes()
-        w = next(w for w in out[0].get_text("words") if w[4] == "(287)")
-    clean = process_bytes(data, source="corning-p93.pdf")
+    clean, flags = rekey(corpus, "financebench__CORNING_2016_10K.pdf", 93, "(287)", "(827)")
     totals = [
         line for s in clean.statements for line in s.lines if line.label.startswith("Benefit (provision)")
     ]
     assert len(totals) == 1 and totals[0].proven and len(totals[0].children) == 6
-    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "(287)"), "(827)")
-    assert planted is not None
-    flagged = [f for f in process_bytes(planted, source="corning-p93.pdf").flags if f.rule == "TOT001"]
-    assert any(e.text.endswith(": (827)") for f in flagged for e in f.evidence), [f.message for f in flagged]
+    assert shows(flags, "TOT001", "(827)")
 
 
 def test_total_loans_less_fixed_rate_loans_is_not_the_variable_rate_line(corpus: Path) -> None:
@@ -414,17 +394,8 @@ def test_a_roll_forward_that_holds_exactly_beats_runs_that_hold_by_rounding(corp
     # eBay 2021, statement of stockholders' equity: additional paid-in capital at the beginning of 2021
     # re-keyed 16,497 -> 6,497. Runs reaching up to common stock's "Balance, end of year 2" held in 2020 and
     # 2019 within rounding and expected 6,661 and 6,663 where the exact run expects 6,659: no break believed.
-    from bench.planted_errors import Candidate, plant
-
-    path = next(corpus.glob("*/financebench__EBAY_2021_10K.pdf"))
-    with pymupdf.open(path) as src, pymupdf.open() as out:
-        out.insert_pdf(src, from_page=59, to_page=59)
-        data = out.tobytes()
-        w = next(w for w in out[0].get_text("words") if w[4] == "16,497")
-    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "16,497"), "6,497")
-    assert planted is not None
-    flagged = [f for f in process_bytes(planted, source="ebay-p60.pdf").flags if f.rule == "TOT001"]
-    assert any(e.text.endswith(": 6,497") for f in flagged for e in f.evidence), [f.message for f in flagged]
+    _, flags = rekey(corpus, "financebench__EBAY_2021_10K.pdf", 60, "16,497", "6,497")
+    assert shows(flags, "TOT001", "6,497")
 
 
 def test_total_debt_in_a_list_of_obligations_is_no_total_of_the_lines_above(corpus: Path) -> None:
@@ -436,52 +407,23 @@ def test_total_debt_in_a_list_of_obligations_is_no_total_of_the_lines_above(corp
 def test_a_quarter_total_of_what_may_yet_be_purchased_repeats_its_last_month(corpus: Path) -> None:
     # 3M 2018, issuer purchases of equity securities: September's balance re-keyed 1,504 -> 15,504 beside
     # the third quarter's total line 1,504; no check related the balance column to anything.
-    from bench.planted_errors import Candidate, plant
-
-    path = next(corpus.glob("*/financebench__3M_2018_10K.pdf"))
-    with pymupdf.open(path) as src, pymupdf.open() as out:
-        out.insert_pdf(src, from_page=12, to_page=12)
-        data = out.tobytes()
-        w = min((w for w in out[0].get_text("words") if w[4] == "1,504"), key=lambda w: w[1])
-    assert "TOT003" not in rules(process_bytes(data, source="mmm-p13.pdf"))
-    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "1,504"), "15,504")
-    assert planted is not None
-    flagged = [f for f in process_bytes(planted, source="mmm-p13.pdf").flags if f.rule == "TOT003"]
-    assert any(e.text.endswith(": 15,504") for f in flagged for e in f.evidence), [f.message for f in flagged]
+    clean, flags = rekey(corpus, "financebench__3M_2018_10K.pdf", 13, "1,504", "15,504")
+    assert "TOT003" not in rules(clean)
+    assert shows(flags, "TOT003", "15,504")
 
 
 def test_a_line_named_after_the_first_with_net_is_it_net_of_the_lines_between(corpus: Path) -> None:
     # American Express 2022: deferred card and other fees, less deferred direct acquisition costs and
     # reserves for membership cancellations, then "Deferred card and other fees, net"; (153) -> (1,153)
     # was lost.
-    from bench.planted_errors import Candidate, plant
-
-    path = next(corpus.glob("*/financebench__AMERICANEXPRESS_2022_10K.pdf"))
-    with pymupdf.open(path) as src, pymupdf.open() as out:
-        out.insert_pdf(src, from_page=126, to_page=126)
-        data = out.tobytes()
-        w = next(w for w in out[0].get_text("words") if w[4] == "(153)")
-    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "(153)"), "(1,153)")
-    assert planted is not None
-    flagged = [f for f in process_bytes(planted, source="axp-p127.pdf").flags if f.rule == "TOT001"]
-    assert any(e.text.endswith(": (1,153)") for f in flagged for e in f.evidence), [
-        f.message for f in flagged
-    ]
+    _, flags = rekey(corpus, "financebench__AMERICANEXPRESS_2022_10K.pdf", 127, "(153)", "(1,153)")
+    assert shows(flags, "TOT001", "(1,153)")
 
 
 def test_small_award_lines_in_two_columns_prove_a_sign_flipped_total(corpus: Path) -> None:
     # PG&E 2022, compensation expense by award: the 2022 total 115 re-keyed to (115) was not flagged, the
     # other years' totals (56, 35) being too small to count; PG&E 2021's parent-company cash flows (a
     # single-line investing section, dashes in two years) stay clean.
-    from bench.planted_errors import Candidate, plant
-
-    path = next(corpus.glob("*/financebench__PG_E_2022_10K.pdf"))
-    with pymupdf.open(path) as src, pymupdf.open() as out:
-        out.insert_pdf(src, from_page=136, to_page=136)
-        data = out.tobytes()
-        w = next(w for w in out[0].get_text("words") if w[4] == "115")
-    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), "115"), "(115)")
-    assert planted is not None
-    flagged = [f for f in process_bytes(planted, source="pge-p137.pdf").flags if f.rule == "TOT001"]
-    assert any(e.text.endswith(": (115)") for f in flagged for e in f.evidence), [f.message for f in flagged]
+    _, flags = rekey(corpus, "financebench__PG_E_2022_10K.pdf", 137, "115", "(115)")
+    assert shows(flags, "TOT001", "(115)")
     assert "TOT001" not in rules(cut(corpus, "financebench__PG_E_2021_10K.pdf", [213]))

@@ -1,0 +1,94 @@
+"""The generated layout variants with one trait switched on, and keying errors planted in them.
+
+Each regression test of a class of miss or false flag draws the seven layout variants of
+``sample_docs.generate.layout_variants`` with the trait that shows the class, runs the engine on the clean
+document, and plants a keying error (``bench.planted_errors``) in a figure found by the words of its line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import pymupdf
+
+from bench.planted_errors import Candidate, mutations, plant
+from pipeline.engine import process_bytes
+from sample_docs.generate import DocConfig, layout_variants, render_variant
+from schemas.models import DocumentResult, Flag
+
+Word = tuple[float, float, float, float, str]
+
+
+class LayoutCases:
+    """The layout variants with ``traits`` set (and no planted inconsistency), each rendered once."""
+
+    def __init__(self, prefix: str, **traits: Any) -> None:
+        self.cases: dict[str, DocConfig] = {
+            f"{prefix}-{c.file}": replace(c, file=f"{prefix}-{c.file}", injections=(), **traits)
+            for c in layout_variants()
+        }
+        self._data: dict[str, bytes] = {}
+        self._clean: dict[str, DocumentResult] = {}
+
+    def names(self) -> list[str]:
+        return sorted(self.cases)
+
+    def rendered(self, name: str) -> bytes:
+        if name not in self._data:
+            self._data[name] = render_variant(self.cases[name])[0]
+        return self._data[name]
+
+    def clean(self, name: str) -> DocumentResult:
+        if name not in self._clean:
+            self._clean[name] = process_bytes(self.rendered(name), source=name)
+        return self._clean[name]
+
+    def planted_flags(
+        self, name: str, target: Candidate, new: str, rule: str
+    ) -> tuple[list[Flag], list[Flag]]:
+        """The flags of ``rule`` on the target's page after planting ``new``, and every flag raised."""
+        planted = plant(self.rendered(name), target, new)
+        assert planted is not None, (target, new)
+        flags = process_bytes(planted, source=name).flags
+        return [f for f in flags if target.page in f.pages and f.rule == rule], flags
+
+
+def lines_starting(data: bytes, first: Sequence[str]) -> list[tuple[int, list[Word]]]:
+    """Every printed line whose first words are ``first``, with the words that hold a digit after them."""
+    out: list[tuple[int, list[Word]]] = []
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        for number, page in enumerate(doc, 1):
+            words = [tuple(w[:5]) for w in page.get_text("words")]
+            for w in words:
+                line = sorted((o for o in words if abs(o[3] - w[3]) < 2), key=lambda o: o[0])
+                if line[0] != w or [o[4] for o in line[: len(first)]] != list(first):
+                    continue
+                figures = [o for o in line[len(first) :] if any(ch.isdigit() for ch in o[4])]
+                if figures:
+                    out.append((number, figures))
+    return out
+
+
+def figure(data: bytes, first: Sequence[str], column: int = 0, occurrence: int = 0) -> Candidate:
+    """The ``column``-th figure of the ``occurrence``-th line starting with ``first`` (negative: from the
+    end)."""
+    found = lines_starting(data, first)
+    assert found, f"no line starting {' '.join(first)!r} with figures"
+    page, figures = found[occurrence]
+    w = figures[column]
+    return Candidate(page, (w[0], w[1], w[2], w[3]), w[4])
+
+
+def rekeyed(text: str, kind: str) -> str:
+    """The first ``kind`` mutation of a printed figure; for figures too small to be bench candidates
+    ("93.34"), its first two digits swapped."""
+    i = next(k for k, ch in enumerate(text) if ch.isdigit())
+    swapped = text[:i] + text[i + 1] + text[i] + text[i + 2 :]
+    return next(iter(mutations(text, kind)), swapped)
+
+
+def evidence_of(flags: Sequence[Flag], new: str) -> bool:
+    """Some flag's evidence prints the re-keyed figure."""
+    return any(e.text.endswith(f": {new}") for f in flags for e in f.evidence)
