@@ -33,7 +33,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from pipeline.facts import cell_fact, header_dimension, is_change_column
@@ -539,8 +539,9 @@ class ColumnResult:
     comparison: Comparison
     nonzero_components: int
     largest: float = 0.0
-    """The largest component's magnitude, for lines added as printed (else 0): a coincidence must land
-    within rounding of figures this big."""
+    """The largest component's magnitude: a coincidence must land within rounding of figures this big."""
+    as_printed: bool = False
+    """The structure adds its lines as printed (the "sum" convention)."""
 
 
 def evaluate(
@@ -568,11 +569,9 @@ def evaluate(
     if not parts:
         return None
     comparison = compare_sum(total.value, total.decimals, parts)
-    # Only lines added as printed: "the first less the rest" nets a large figure down by its own parts
-    # (total loans less fixed-rate loans beside the variable-rate line), a relation that holds in some
-    # columns for a reason and proves nothing by its size.
-    largest = max(abs(v) for v, _ in parts) if structure.convention == "sum" else 0.0
-    return ColumnResult(col, comparison, sum(1 for v, _ in parts if v != 0.0), largest)
+    nonzero = sum(1 for v, _ in parts if v != 0.0)
+    largest = max(abs(v) for v, _ in parts)
+    return ColumnResult(col, comparison, nonzero, largest, structure.convention == "sum")
 
 
 _MAX_COMPONENTS = 80
@@ -621,13 +620,16 @@ _DEDUCTION_LINE = re.compile(
 _GAIN_WORDS = re.compile(r"\b(?:income|gains?|revenues?|sales|proceeds|profit|benefit)\b(?! tax)")
 
 
-def total_strength(row: RowView, previous: RowView | None, taxonomy: Taxonomy) -> int:
+def total_strength(
+    row: RowView, previous: RowView | None, taxonomy: Taxonomy, section: Collection[str] = ()
+) -> int:
     """How strongly a row looks like a total of the rows above it.
 
     Args:
         row: The row.
         previous: The data row just above it, if any.
         taxonomy: To recognise total metrics ("Gross profit", "Operating income").
+        section: The normalised labels of the lines above it in its section.
 
     Returns:
         2 for "Total …"/"Subtotal"/"Net increase in cash …", closing balances and total metrics; 1 (weak)
@@ -648,9 +650,13 @@ def total_strength(row: RowView, previous: RowView | None, taxonomy: Taxonomy) -
     if not label or label.startswith("net "):
         # "Net unrealized gains" is often a subtotal, but "Net sales" or "Net interest" are not.
         return 1
-    if previous is not None and label.endswith(" net") and _DEDUCTION_LINE.search(previous.label):
+    if label.endswith(" net") and (
+        (previous is not None and _DEDUCTION_LINE.search(previous.label)) or label[: -len(" net")] in section
+    ):
         # "Property, plant and equipment" / "Less: accumulated depreciation" / "Property, plant and
-        # equipment, net": the line after a deduction that calls itself net is the difference of the two.
+        # equipment, net": the line after a deduction that calls itself net is the difference of the two;
+        # "Deferred card and other fees" … "Deferred card and other fees, net": the line it is net of is
+        # printed above, in its section, and the lines between are what it is net of.
         return 1
     outdented = (
         previous is not None
@@ -775,9 +781,12 @@ def supports(result: ColumnResult, signal: float = _MIN_SIGNAL) -> bool:
     """A column proves a structure: it holds, with a real total and real components."""
     c = result.comparison
     # Six lines of hundreds netting to a printed 3 prove as much as lines adding up to 300: the chance that
-    # four figures or more land on the printed total within rounding shrinks with their size, not with the
-    # total's. Two or three that nearly cancel are often related figures, so there the total's size decides.
-    magnitude = max(abs(c.actual), result.largest if result.nonzero_components >= 4 else 0.0)
+    # four figures or more, added as printed, land on the printed total within rounding shrinks with their
+    # size, not with the total's. Two or three that nearly cancel are often related figures, and "the first
+    # less the rest" nets a large figure down by its own parts (total loans less fixed-rate loans beside the
+    # variable-rate line): there the total's size decides.
+    by_lines = result.as_printed and result.nonzero_components >= 4
+    magnitude = max(abs(c.actual), result.largest if by_lines else 0.0)
     return (
         c.ok
         and result.nonzero_components >= 2
@@ -802,7 +811,7 @@ def support_of(results: Sequence[ColumnResult]) -> int:
     many_items = bool(several) and min(r.nonzero_components for r in several) >= 4
     # Lines added as printed that hold in two columns at ten times their rounding are evidence enough;
     # "the first less the rest" and by-label signs hold by chance more often (a nil first line).
-    as_printed = bool(several) and all(r.largest > 0.0 for r in several)
+    as_printed = bool(several) and all(r.as_printed for r in several)
     if len(several) >= 3 or (len(several) == 2 and (strong >= 1 or many_items or as_printed)):
         return len(several)
     return strong
@@ -1212,11 +1221,7 @@ def build_tree(
         label = normalise_label(row.label)
         if _OPENING_LABEL.search(label):
             walk.starts.append(len(walk.visible))  # an opening balance begins a roll-forward
-        strength = total_strength(row, previous, taxonomy)
-        if not strength and label.endswith(" net") and label[: -len(" net")] in section_labels:
-            # "Deferred card and other fees" … "Deferred card and other fees, net": the line it is net of
-            # is printed above, in its section; the lines between are what it is net of.
-            strength = 1
+        strength = total_strength(row, previous, taxonomy, section_labels)
         if kind == "balance_sheet" and not label and row.index == last_row:
             strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
         if label and row.index == last_row and label in named:

@@ -15,7 +15,7 @@ import argparse
 import functools
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -771,35 +771,30 @@ def build_eps_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableS
     b = Builder(cfg, figs, "eps", cols)
     unit = 10 ** (cfg.scale - cfg.decimals)
     basic_u, diluted_u = round(cfg.eps_shares / unit), round(diluted_shares(cfg) / unit)
-
-    def row(label: str, per_year: Mapping[int, int]) -> None:
-        cells = tuple(
-            TCell(
-                fmt_amount(per_year[c.year], cfg.decimals, cfg.neg, cfg.nil),
-                None,
-                None,
-                c.period,
-                per_year[c.year],
-                cfg.scale,
-                cfg.decimals,
-            )
-            for c in cols
-        )
-        b.rows.append(TRow(label, cells, "item", 0))
-
     years = [c.year for c in cols]
-    conv = {y: max(1, (diluted_u - basic_u) // 4) if note_interest(cfg, figs, y) else 0 for y in years}
+    values: Figures = {}
+    for y in years:
+        conv = max(1, (diluted_u - basic_u) // 4) if note_interest(cfg, figs, y) else 0
+        values[y] = {
+            "basic_net": figs[y]["net"],
+            "interest": note_interest(cfg, figs, y),
+            "diluted_net": diluted_earnings(cfg, figs, y),
+            "basic_shares": basic_u,
+            "awards": diluted_u - basic_u - conv,
+            "conv": conv,
+            "diluted_shares": diluted_u,
+        }
     b.section("Numerator")
-    row("Net income for basic earnings per share", {y: figs[y]["net"] for y in years})
+    b.add("Net income for basic earnings per share", "basic_net", values=values)
     b.section("Effect of dilutive securities:")
-    row("Interest expense on convertible notes", {y: note_interest(cfg, figs, y) for y in years})
-    row("Net income for diluted earnings per share", {y: diluted_earnings(cfg, figs, y) for y in years})
+    b.add("Interest expense on convertible notes", "interest", values=values)
+    b.add("Net income for diluted earnings per share", "diluted_net", values=values)
     b.section("Denominator")
-    row("Basic weighted-average shares", dict.fromkeys(years, basic_u))
+    b.add("Basic weighted-average shares", "basic_shares", values=values)
     b.section("Effect of dilutive securities:")
-    row("Employee share awards", {y: diluted_u - basic_u - conv[y] for y in years})
-    row("Convertible notes", conv)
-    row("Diluted weighted-average shares", dict.fromkeys(years, diluted_u))
+    b.add("Employee share awards", "awards", values=values)
+    b.add("Convertible notes", "conv", values=values)
+    b.add("Diluted weighted-average shares", "diluted_shares", values=values)
     b.section("Earnings per share:")
     b.per_share("Basic", "eps", cfg.eps_shares)
     b.per_share("Diluted", "eps_dil", diluted_shares(cfg), add_back=True)

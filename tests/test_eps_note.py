@@ -26,8 +26,6 @@ from sample_docs.generate import DocConfig, build_figures
 from schemas.models import DocumentResult
 from tests.support.layouts import LayoutCases, figure, rekeyed
 
-CASES = LayoutCases("eps", eps_note=True)
-
 
 def _shares(cfg: DocConfig) -> DocConfig:
     """About 0.25 earned a share, so share counts print 3 digits or more."""
@@ -36,7 +34,7 @@ def _shares(cfg: DocConfig) -> DocConfig:
     return replace(cfg, eps_shares=max(1, round(net / 0.25 / 100_000)) * 100_000)
 
 
-CASES.cases = {name: _shares(cfg) for name, cfg in CASES.cases.items()}
+CASES = LayoutCases("eps", adjust=_shares, eps_note=True)
 
 
 def note_rows(result: DocumentResult) -> list[RowView]:

@@ -56,12 +56,13 @@ class _Pair:
     total_label: str
     last: Cell
     last_label: str
+    comparison: Comparison
 
-    @property
-    def comparison(self) -> Comparison:
-        a, b = self.total.number, self.last.number
-        assert a is not None and b is not None
-        return compare_values(a.value, a.places, b.value, b.places)
+
+def _pair(total: Cell, total_label: str, last: Cell, last_label: str) -> _Pair:
+    a, b = total.number, last.number
+    assert a is not None and b is not None
+    return _Pair(total, total_label, last, last_label, compare_values(a.value, a.places, b.value, b.places))
 
 
 def _pairs(table: Table, col: int) -> list[_Pair]:
@@ -77,7 +78,7 @@ def _pairs(table: Table, col: int) -> list[_Pair]:
         if _TOTAL.match(label):
             before = last or previous_total
             if before is not None:
-                out.append(_Pair(cell, label, before[0], before[1]))
+                out.append(_pair(cell, label, *before))
             previous_total, last = (cell, label), None
         elif _PERIOD_LINE.search(label):
             last = (cell, label)
@@ -104,24 +105,18 @@ def _flag(table: Table, pair: _Pair, head: str, holds: int) -> Flag:
         f"balance after {pair.last_label} is {pair.last.text.strip()}: a total line of balances repeats the "
         "last one."
     )
+
+    def ev(cell: Cell, label: str, role: str, value: float) -> Evidence:
+        return Evidence(
+            page=cell.page, bbox=cell.bbox, text=f"{label}: {cell.text.strip()}", role=role, value=value
+        )
+
     return RULE.flag(
         table,
         message=message,
         evidence=[
-            Evidence(
-                page=pair.total.page,
-                bbox=pair.total.bbox,
-                text=f"{pair.total_label}: {pair.total.text.strip()}",
-                role="total",
-                value=c.actual,
-            ),
-            Evidence(
-                page=pair.last.page,
-                bbox=pair.last.bbox,
-                text=f"{pair.last_label}: {pair.last.text.strip()}",
-                role="component",
-                value=c.expected,
-            ),
+            ev(pair.total, pair.total_label, "total", c.actual),
+            ev(pair.last, pair.last_label, "component", c.expected),
         ],
         comparison=c,
         confidence=min(0.85, 0.6 + 0.1 * holds),

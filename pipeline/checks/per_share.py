@@ -198,6 +198,9 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
             and r.index in figs
             and _EARNINGS.search(numerator_label(r.label))
         ]
+        # "Net income for basic earnings per share" names its flavour and the calculation it is used for.
+        own = {r: _flavour(normalise_label(labels[r]), "") for r in earnings}
+        named = {r for r in earnings if numerator_label(labels[r]) != normalise_label(labels[r])}
         seen: set[tuple[int, int]] = set()
         for e in (r for r in figs if kinds.get(r) == "per_share" and flavours.get(r)):
             for s in (r for r in figs if kinds.get(r) == "shares" and flavours.get(r) == flavours[e]):
@@ -207,8 +210,7 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
                 same = [
                     r
                     for r in earnings
-                    if set(_QUALIFIER.findall(headed.get(r, ""))) == wanted
-                    and _flavour(normalise_label(labels[r]), "") in (None, flavours[e])
+                    if set(_QUALIFIER.findall(headed.get(r, ""))) == wanted and own[r] in (None, flavours[e])
                 ]
                 ranked = _triples(figs, e, s, same)
                 if not ranked:
@@ -218,9 +220,9 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
                 fails = [t for t in tests if not t.ok]
                 # "Net income for basic earnings per share" states the pairing: one column then fixes the
                 # power, and a two-column note can be checked. Otherwise the columns must prove it.
-                named = numerator_label(labels[earn]) != normalise_label(labels[earn])
+                by_name = earn in named
                 proven = (
-                    holds >= 1 and len(fails) <= holds if named else holds >= 2 and len(fails) * 2 <= holds
+                    holds >= 1 and len(fails) <= holds if by_name else holds >= 2 and len(fails) * 2 <= holds
                 )
                 if not proven or not fails:
                     continue
@@ -238,6 +240,6 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
                         continue
                     seen.add((e, t.col))
                     flags.append(
-                        _flag(table, statement, t, holds, labels, _NAMED if named and holds < 2 else None)
+                        _flag(table, statement, t, holds, labels, _NAMED if by_name and holds < 2 else None)
                     )
     return flags

@@ -7,7 +7,7 @@ document, and plants a keying error (``bench.planted_errors``) in a figure found
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -22,11 +22,17 @@ Word = tuple[float, float, float, float, str]
 
 
 class LayoutCases:
-    """The layout variants with ``traits`` set (and no planted inconsistency), each rendered once."""
+    """The layout variants with ``traits`` set (and no planted inconsistency), each rendered once.
 
-    def __init__(self, prefix: str, **traits: Any) -> None:
+    ``adjust``: a last change of each variant's settings that depends on the variant (a share count that
+    suits its earnings).
+    """
+
+    def __init__(
+        self, prefix: str, *, adjust: Callable[[DocConfig], DocConfig] = lambda c: c, **traits: Any
+    ) -> None:
         self.cases: dict[str, DocConfig] = {
-            f"{prefix}-{c.file}": replace(c, file=f"{prefix}-{c.file}", injections=(), **traits)
+            f"{prefix}-{c.file}": adjust(replace(c, file=f"{prefix}-{c.file}", injections=(), **traits))
             for c in layout_variants()
         }
         self._data: dict[str, bytes] = {}
