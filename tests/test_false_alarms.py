@@ -427,3 +427,13 @@ def test_small_award_lines_in_two_columns_prove_a_sign_flipped_total(corpus: Pat
     _, flags = rekey(corpus, "financebench__PG_E_2022_10K.pdf", 137, "115", "(115)")
     assert shows(flags, "TOT001", "(115)")
     assert "TOT001" not in rules(cut(corpus, "financebench__PG_E_2021_10K.pdf", [213]))
+
+
+def test_one_misprinted_figure_is_one_finding(corpus: Path) -> None:
+    # Corning 2016, statement of changes in equity: "(4.244)" printed in a column of millions breaks the
+    # treasury stock column's roll-forward and the total column across its row twice; one finding.
+    r = cut(corpus, "financebench__CORNING_2016_10K.pdf", [84])
+    assert len(r.flags) == 1, [(f.rule, f.message) for f in r.flags]
+    (flag,) = r.flags
+    assert flag.localization is not None and flag.localization.corrected == ["(4,244.000)"]
+    assert len(flag.localization.repairs) == 3

@@ -34,7 +34,10 @@ def test_a_keying_error_in_one_printing_is_flagged_and_localized(name: str) -> N
     cost_of_sales = CASES.cases[name].labels.get("cogs", "Cost of sales").split()
     target = figure(CASES.rendered(name), cost_of_sales, occurrence=-1)
     new = rekeyed(target.text, "double")
-    hits, flags = CASES.planted_flags(name, target, new, "XREF001")
+    _, flags = CASES.planted_flags(name, target, new, "XREF001")
+    # The twin printings' relation is flagged, on its own or folded into the finding of the note's total
+    # that the same figure breaks (one misprint, one finding).
+    hits = [f for f in flags if f.rule == "XREF001" or any("XREF001" in r for r in f.reasons)]
     assert hits, (target, new, [f.message for f in flags])
     located = [f.localization.figures[0].text for f in hits if f.localization and f.localization.figures]
     assert any(text.endswith(f": {new}") for text in located), (new, located)

@@ -19,8 +19,9 @@ For each connected set of failing relations (they share figures):
 3. Without a single candidate, pairs of figures are tried the same way (each relation that prints only one
    of them fixes it; one that prints both must hold with both changed), and only pairs whose changes look
    like keying errors count (one figure printed twice, in a line and its total column, counts once).
-4. The lightest set is the localization, named on every flag of the set with its page, box, the value that
-   would make everything tie and the relations it repairs. When no set of one or two figures explains the
+4. The lightest set is the localization: its page, box, the value that would make everything tie and the
+   relations it repairs. The flags it explains fold into one finding (one misprint, one flag), which keeps
+   the evidence of all of them. When no set of one or two figures explains the
    breaks, the relation or the table was most likely misread: the flags become *structure questions*, kept
    with their evidence but out of the analyst's default queue.
 
@@ -442,7 +443,7 @@ def localize_errors(flags: Sequence[Flag], log: RelationLog) -> Localized:
                 verdict.setdefault(eq.flag_id, loc)
     findings: list[Flag] = []
     questions: list[Flag] = []
-    for flag in flags:
+    for flag in _one_per_error(flags, verdict):
         if flag.flag_id not in verdict:
             findings.append(flag)
             continue
@@ -464,3 +465,46 @@ def localize_errors(flags: Sequence[Flag], log: RelationLog) -> Localized:
             flag.model_copy(update={"localization": loc, "message": f"{flag.message} {loc.note}"})
         )
     return Localized(findings, questions, time.perf_counter() - t0)
+
+
+def _one_per_error(flags: Sequence[Flag], verdict: Mapping[str, Localization | None]) -> list[Flag]:
+    """One misprint, one finding: the flags one localized change explains fold into the first of them.
+
+    A figure printed wrong breaks every relation that prints it (a footing, the total column across its row,
+    its copy in another table), and each rule flags its own break. The localization already names every
+    relation the change repairs, so the analyst gets one finding with the evidence of all of them; the
+    first flag in ``flags`` (the caller orders them by rule precedence) is the one kept. Flags without a
+    localization, and structure questions, stay as they are.
+    """
+    groups: dict[int, list[Flag]] = defaultdict(list)
+    for flag in flags:
+        loc = verdict.get(flag.flag_id)
+        if loc is not None:
+            groups[id(loc)].append(flag)
+    folded: dict[str, Flag] = {}
+    absorbed: set[str] = set()
+    for group in groups.values():
+        first, rest = group[0], group[1:]
+        if not rest:
+            continue
+        evidence = list(first.evidence)
+        where = {(e.page, e.bbox, e.role) for e in evidence}
+        for other in rest:
+            for e in other.evidence:
+                if (e.page, e.bbox, e.role) not in where:
+                    where.add((e.page, e.bbox, e.role))
+                    evidence.append(e)
+        rules = ", ".join(f"{f.rule} {f.flag_id}" for f in rest)
+        folded[first.flag_id] = first.model_copy(
+            update={
+                "pages": sorted({p for f in group for p in f.pages}),
+                "evidence": evidence,
+                "reasons": [
+                    *first.reasons,
+                    f"one misprint, one finding: the same change explains {len(rest)} other flag(s), folded "
+                    f"into this one ({rules})",
+                ],
+            }
+        )
+        absorbed.update(f.flag_id for f in rest)
+    return [folded.get(f.flag_id, f) for f in flags if f.flag_id not in absorbed]
