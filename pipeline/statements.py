@@ -982,6 +982,47 @@ def _labelled_rollforward(
     return Resolution(structure, True) if result is not None and result.nonzero_components >= 2 else None
 
 
+_SCHEDULE_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_SCHEDULE_LATER = re.compile(r"\b(?:thereafter|after|later|beyond|more than|over)\b")
+_MIN_SCHEDULE_YEARS = 3
+
+
+def _labelled_schedule(
+    total: int, visible: Sequence[int], by_index: Mapping[int, RowView], grid: Grid, columns: Sequence[int]
+) -> Resolution | None:
+    """A "Total" printed in a single column under a schedule of years ("2023 … 2027, Thereafter, Total").
+
+    A maturity schedule (debt, leases, purchase obligations) states its structure in its labels: each line
+    names the next year, a last one the years after them, and the total adds them all. With one column no
+    other column proves that, but the labels do, as a roll-forward's opening and closing lines do. It is
+    taken when at least three consecutive years, each printed, run up to the total (a line for the later
+    years may end them), whether or not it holds.
+    """
+    run: list[int] = []
+    next_year: int | None = None  # the year of the line below, walking up
+    for r in reversed(visible):
+        label = normalise_label(by_index[r].label)
+        years = _SCHEDULE_YEAR.findall(label)
+        if not run and _SCHEDULE_LATER.search(label):
+            pass  # the later years' line, last of the schedule ("Thereafter", "2028 and after")
+        elif len(years) == 1 and (next_year is None or int(years[0]) == next_year - 1):
+            next_year = int(years[0])
+        else:
+            break
+        run.insert(0, r)
+    years_in_run = sum(1 for r in run if _year_of(by_index[r]) is not None)
+    if years_in_run < _MIN_SCHEDULE_YEARS or any(columns[0] not in grid.get(r, {}) for r in run):
+        return None
+    structure = Structure(total, tuple((r, 1) for r in run), "sum")
+    result = evaluate(structure, grid, columns[0])
+    return Resolution(structure, True) if result is not None and result.nonzero_components >= 2 else None
+
+
+def _year_of(row: RowView) -> int | None:
+    years = _SCHEDULE_YEAR.findall(normalise_label(row.label))
+    return int(years[0]) if len(years) == 1 else None
+
+
 def _single_item(
     row: RowView, visible: Sequence[int], starts: Sequence[int], grid: Grid, columns: Sequence[int]
 ) -> Resolution | None:
@@ -1166,6 +1207,16 @@ class _Walk:
         if resolution is None and rollforward and len(self.columns) == 1:
             resolution = _labelled_rollforward(
                 row.index, self.visible, self.by_index, self.grid, self.columns, self.signs
+            )
+        if (
+            (resolution is None or not resolution.proven)
+            and strength == 2
+            and _TOTAL_LABEL.search(label)
+            and len(self.columns) == 1
+        ):
+            resolution = (
+                _labelled_schedule(row.index, self.visible, self.by_index, self.grid, self.columns)
+                or resolution
             )
         return resolution
 

@@ -284,6 +284,9 @@ class DocConfig:
     # A note of deferred fees, less deferred costs and reserves (printed negative), then "Deferred fees, net":
     # a line named after the first one, net of those between, with no deduction word above it.
     net_of_first: bool = False
+    # A lease note's maturity schedule in one column (the latest balance-sheet date): a line for each of the
+    # next five years, "Thereafter" and "Total", whose structure only its labels state.
+    maturities: bool = False
 
 
 @dataclass(frozen=True)
@@ -1128,6 +1131,21 @@ def build_net_of_first(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> Ta
     return note_table(cfg, b, "Deferred fees", instant=True)
 
 
+def build_maturities(cfg: DocConfig, figs: Figures, col: Col) -> TableSpec:
+    """Lease payments due in each of the next five years, thereafter and in total, in one column."""
+    b = Builder(cfg, figs, "leases", [col])
+    base = abs(figs[col.year]["revenue"]) // 6
+    due = {f"y{k}": base * (12 - k) // 10 + 7 * k for k in range(1, 6)}
+    due["later"] = base * 3 + 11
+    due["total"] = sum(due.values())
+    values: Figures = {col.year: due}
+    for k in range(1, 6):
+        b.add(str(col.year + k), f"y{k}", values=values)
+    b.add("Thereafter", "later", values=values)
+    b.add("Total", "total", values=values)
+    return note_table(cfg, b, "Maturities of lease liabilities", instant=True)
+
+
 def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Current and deferred tax by jurisdiction, each section without a total, then the tax charge."""
     b = Builder(cfg, figs, "taxnote", cols)
@@ -1884,6 +1902,10 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     if cfg.net_of_first:
         r.heading("8. Deferred fees", 10)
         r.table(build_net_of_first(cfg, figs, inst_cols))
+    if cfg.maturities:
+        r.heading("9. Leases", 10)
+        r.paragraph("Undiscounted lease payments fall due as follows:")
+        r.table(build_maturities(cfg, figs, max(inst_cols, key=lambda c: c.year)))
     if cfg.equity_sections:
         r.heading("7. Share capital and premium", 10)
         r.table(build_equity_sections(cfg, figs, dur_cols))

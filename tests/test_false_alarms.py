@@ -437,3 +437,11 @@ def test_one_misprinted_figure_is_one_finding(corpus: Path) -> None:
     (flag,) = r.flags
     assert flag.localization is not None and flag.localization.corrected == ["(4,244.000)"]
     assert len(flag.localization.repairs) == 3
+
+
+def test_a_maturity_schedule_in_one_column_is_proven_by_its_labels(corpus: Path) -> None:
+    # CVS Health 2022, scheduled mortgage-loan maturities: 2023 … 2027, "Thereafter", "Total" in one column;
+    # 2027's 203 re-keyed as 203,000 was unflagged, since no second column proved the total.
+    clean, flags = rekey(corpus, "financebench__CVSHEALTH_2022_10K.pdf", 141, "203", "203,000")
+    assert "TOT001" not in rules(clean)
+    assert shows(flags, "TOT001", "203,000"), [f.message for f in flags]
