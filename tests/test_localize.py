@@ -143,3 +143,23 @@ def test_a_line_and_its_copy_in_the_total_column_are_one_error() -> None:
 def test_flags_of_rules_that_record_no_relation_are_left_as_they_are() -> None:
     out = localize_errors([flag("n1")], RelationLog())
     assert [f.flag_id for f in out.flags] == ["n1"] and out.flags[0].localization is None
+
+
+def test_a_figure_signed_in_one_relation_and_a_magnitude_in_another_is_one_change() -> None:
+    # Capital expenditure (920) keyed for (290): the investing total uses it signed, its positive copy in
+    # the key figures by magnitude; both relations ask for the same factor on the figure.
+    capex, other, total_ = fig("capex", -920), fig("disposals", 40), fig("investing", -250)
+    copy = fig("capex (key figures)", 290, page=2)
+    found, questions = run(
+        total("Investing 2025", total_, capex, other, flag="f1"),
+        same(
+            "Capital expenditure 2025",
+            replace(copy, magnitude=True),
+            replace(capex, magnitude=True),
+            flag="x1",
+        ),
+    )
+    assert not questions and list(found) == ["f1"]
+    loc = found["f1"].localization
+    assert loc is not None and loc.figures[0].text == "capex: (920)" and loc.corrected == ["(290)"]
+    assert loc.signatures == ["swap"] and len(loc.repairs) == 2

@@ -126,15 +126,17 @@ class Equation:
         """The factor the term's value would need for the relation to hold.
 
         The other figures as printed, or those of ``scaled`` that many times their value. None when the
-        term's value is zero (no factor makes a zero anything else).
+        term's value is zero (no factor makes a zero anything else). The figure enters as this relation
+        uses it, which may differ from ``term`` (a cost is signed in its statement's footing and a
+        magnitude where it is compared with its copy): the factor is the same either way.
         """
         if term.used == 0.0:
             return None
         others = {**(scaled or {}), term.key: 0.0}
-        own = sum(t.coef for t in self.terms if t.key == term.key)
+        own = sum(t.coef * t.used for t in self.terms if t.key == term.key)
         if own == 0.0:
             return None
-        return (-self.residual(others) / own) / term.used
+        return -self.residual(others) / own
 
     def slack(self, term: Term) -> float:
         """How far the ratio for ``term`` may move while the relation still holds."""

@@ -7,6 +7,7 @@ document, and plants a keying error (``bench.planted_errors``) in a figure found
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -89,9 +90,10 @@ def figure(data: bytes, first: Sequence[str], column: int = 0, occurrence: int =
 
 def rekeyed(text: str, kind: str) -> str:
     """The first ``kind`` mutation of a printed figure; for figures too small to be bench candidates
-    ("93.34"), its first two digits swapped."""
-    i = next(k for k, ch in enumerate(text) if ch.isdigit())
-    swapped = text[:i] + text[i + 1] + text[i] + text[i + 2 :]
+    ("93.34", "(44.33)"), its first two adjacent digits that differ swapped."""
+    digits = [k for k, ch in enumerate(text) if ch.isdigit()]
+    i, j = next((a, b) for a, b in itertools.pairwise(digits) if text[a] != text[b])
+    swapped = text[:i] + text[j] + text[i + 1 : j] + text[i] + text[j + 1 :]
     return next(iter(mutations(text, kind)), swapped)
 
 
