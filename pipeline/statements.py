@@ -1381,6 +1381,8 @@ _SHARES_HEAD = re.compile(r"\bshares\s*$|\bnumber of shares\b|\bunits\s*$", re.I
 _MIN_ROWS = 3
 _MIN_ROWS_WITH_COPIES = 5
 """Rows a column sum must hold in when only one of them adds two figures or more."""
+_MIN_ROWS_UNHEADED = 5
+"""Rows, each adding two figures or more, that prove a sum column whose head does not say it is a total."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1485,22 +1487,58 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
             if len(parts) < 2 or used.intersection(parts):
                 continue  # a column is a component of one sum only
             total = amount_cols[pos]
-            results = across_rows(rows, grid, total, parts)
-            held = [
-                sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0)
-                for r, c in results.items()
-                if c.ok and abs(c.actual) >= _MIN_SIGNAL * max(c.tolerance, 1e-12)
-            ]
-            strong = sum(1 for n in held if n >= 2)
-            # (a row whose total is its column's only dash is no failure: "not applicable")
-            fails = sum(1 for r, c in results.items() if not c.ok and (r, total) not in lone)
-            # A fair-value table fills one level per row: the total equals that one figure in most rows,
-            # which agrees with the sum without proving it; a few rows adding two figures prove it.
-            if fails <= 1 and (strong >= _MIN_ROWS or (strong >= 1 and len(held) >= _MIN_ROWS_WITH_COPIES)):
-                found.append(ColumnTotal(total, parts, tuple(sorted(results))))
+            proven = _column_sum(rows, grid, lone, total, parts, headed=True)
+            if proven is not None:
+                found.append(proven)
                 used.update(parts)
                 break
+    if not at:
+        # No column says it is the total, but the last (or first) adds up all the others in row after row:
+        # a statement of accumulated other comprehensive income heads its total column with the balance's
+        # name. Only the rows can prove it, so more of them must.
+        for total in (amount_cols[-1], amount_cols[0]):
+            parts = tuple(c for c in amount_cols if c != total)
+            proven = _column_sum(rows, grid, lone, total, parts, headed=False)
+            if proven is not None:
+                found.append(proven)
+                break
     return found
+
+
+def _column_sum(
+    rows: Sequence[RowView],
+    grid: Grid,
+    lone: set[tuple[int, int]],
+    total: int,
+    parts: tuple[int, ...],
+    *,
+    headed: bool,
+) -> ColumnTotal | None:
+    """The column sum ``total = sum(parts)`` when its rows prove it.
+
+    It must hold, adding two figures or more, in enough rows (more when the column's head does not say it is
+    a total), and fail in at most one.
+    """
+    results = across_rows(rows, grid, total, parts)
+    held = [
+        sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0)
+        for r, c in results.items()
+        if c.ok and abs(c.actual) >= _MIN_SIGNAL * max(c.tolerance, 1e-12)
+    ]
+    strong = sum(1 for n in held if n >= 2)
+    # (a row whose total is its column's only dash is no failure: "not applicable")
+    fails = sum(1 for r, c in results.items() if not c.ok and (r, total) not in lone)
+    # A fair-value table fills one level per row: the total equals that one figure in most rows, which
+    # agrees with the sum without proving it; a few rows adding two figures prove it.
+    if not headed:
+        return (
+            ColumnTotal(total, parts, tuple(sorted(results)))
+            if fails <= 1 and strong >= _MIN_ROWS_UNHEADED
+            else None
+        )
+    if fails <= 1 and (strong >= _MIN_ROWS or (strong >= 1 and len(held) >= _MIN_ROWS_WITH_COPIES)):
+        return ColumnTotal(total, parts, tuple(sorted(results)))
+    return None
 
 
 # --- the stage ------------------------------------------------------------------------------------------

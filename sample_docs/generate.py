@@ -287,6 +287,9 @@ class DocConfig:
     # A lease note's maturity schedule in one column (the latest balance-sheet date): a line for each of the
     # next five years, "Thereafter" and "Total", whose structure only its labels state.
     maturities: bool = False
+    # Available-for-sale securities, a row per kind and no total row: cost, unrealized gains and losses, and
+    # a last column, "Fair value", that adds them up in every row though its head does not say "Total".
+    fair_value_columns: bool = False
 
 
 @dataclass(frozen=True)
@@ -1146,6 +1149,36 @@ def build_maturities(cfg: DocConfig, figs: Figures, col: Col) -> TableSpec:
     return note_table(cfg, b, "Maturities of lease liabilities", instant=True)
 
 
+SECURITIES = (
+    "Corporate bonds",
+    "Government bonds",
+    "Asset-backed securities",
+    "Commercial paper",
+    "Municipal bonds",
+    "Money market funds",
+    "Certificates of deposit",
+)
+
+
+def build_securities(cfg: DocConfig, figs: Figures, year: int) -> TableSpec:
+    """Securities at cost, their unrealized gains and losses and fair value, one row each and no total row.
+
+    The fair value column adds up the other three in every row; its head does not say it is a total.
+    """
+    base = abs(figs[year]["revenue"]) // 4
+    rows: list[TRow] = []
+    for k, name in enumerate(SECURITIES):
+        cost = base // (k + 2) + 37 * k + 11
+        gains, losses = cost // (19 + 3 * k) + 2, -(cost // (23 + 2 * k)) - 1
+        units = (cost, gains, losses, cost + gains + losses)
+        rows.append(TRow(name, tuple(TCell(fmt_amount(u, cfg.decimals, cfg.neg, cfg.nil)) for u in units)))
+    heads = ("Cost", "Gains", "Losses", "Fair value")
+    header = (tuple((head, i, i) for i, head in enumerate(heads)),)
+    caption = _label(cfg, "bs_caption", _label(cfg, "is_caption", cfg.unit_caption))
+    title = f"Available-for-sale securities at {date_text(cfg, year, 'us')}"
+    return TableSpec("afs", title, None, caption or None, header, tuple(rows), len(heads))
+
+
 def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Current and deferred tax by jurisdiction, each section without a total, then the tax charge."""
     b = Builder(cfg, figs, "taxnote", cols)
@@ -1906,6 +1939,9 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
         r.heading("9. Leases", 10)
         r.paragraph("Undiscounted lease payments fall due as follows:")
         r.table(build_maturities(cfg, figs, max(inst_cols, key=lambda c: c.year)))
+    if cfg.fair_value_columns:
+        r.heading("10. Investments", 10)
+        r.table(build_securities(cfg, figs, max(years)))
     if cfg.equity_sections:
         r.heading("7. Share capital and premium", 10)
         r.table(build_equity_sections(cfg, figs, dur_cols))

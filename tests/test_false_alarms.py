@@ -445,3 +445,12 @@ def test_a_maturity_schedule_in_one_column_is_proven_by_its_labels(corpus: Path)
     clean, flags = rekey(corpus, "financebench__CVSHEALTH_2022_10K.pdf", 141, "203", "203,000")
     assert "TOT001" not in rules(clean)
     assert shows(flags, "TOT001", "203,000"), [f.message for f in flags]
+
+
+def test_a_total_column_headed_with_the_balance_name_is_proven_by_its_rows(corpus: Path) -> None:
+    # Corning 2016, accumulated other comprehensive income by component: the last column, headed
+    # "Accumulated other comprehensive income (loss)", adds the four others in every row; (175) re-keyed as
+    # (1,755) there was unflagged.
+    clean, flags = rekey(corpus, "financebench__CORNING_2016_10K.pdf", 124, "(175)", "(1,755)")
+    assert not clean.flags
+    assert shows(flags, "TOT002", "(1,755)"), [f.message for f in flags]
