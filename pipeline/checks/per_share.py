@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.checks.rule import Rule
+from pipeline.checks.tolerance import keying_relation
 from pipeline.grid import RowView
 from pipeline.rounding import Comparison, half_unit
 from pipeline.statements import headings_over, line_kinds, numerator_label, statement_rows, with_tables
@@ -73,6 +74,8 @@ class _Test:
     eps: _Fig
     shares: _Fig
     earnings: _Fig
+    exact: bool
+    """Holds within the figures' rounding alone, without the room for the two-class method."""
 
 
 def _figures(rows: Sequence[RowView], columns: Sequence[int]) -> dict[int, dict[int, _Fig]]:
@@ -113,14 +116,66 @@ def _test(col: int, eps: _Fig, shares: _Fig, earnings: _Fig, power: int) -> _Tes
     h_e = half_unit(earnings.places)
     h_s = half_unit(shares.places)
     carried = abs(ratio) * (h_e / max(abs(earnings.value), 1e-12) + h_s / abs(shares.value))
-    tolerance = half_unit(eps.places) + carried + max(_CENT, _TWO_CLASS * abs(eps.value))
-    return _Test(col, abs(ratio - eps.value) <= tolerance, ratio, eps, shares, earnings)
+    rounding = half_unit(eps.places) + carried
+    tolerance = rounding + max(_CENT, _TWO_CLASS * abs(eps.value))
+    off = abs(ratio - eps.value)
+    exact = off <= rounding * (1 + 1e-9) + 1e-12
+    return _Test(col, off <= tolerance, ratio, eps, shares, earnings, exact)
+
+
+def _strict(tests: Sequence[_Test]) -> list[_Test]:
+    """The tests judged within rounding alone, when the table shows it needs no more.
+
+    The room for the two-class method (and a cent) is there for filers that allocate earnings to
+    participating securities; a table whose other columns of earnings of the same sign all divide exactly
+    allocates nothing, and a swapped digit in its shares (710 for 701: 1.3 %) is then no allocation.
+    """
+    out: list[_Test] = []
+    for t in tests:
+        peers = [x for x in tests if x.col != t.col and (x.earnings.value > 0) == (t.earnings.value > 0)]
+        exact_peers = bool(peers) and all(x.exact for x in peers)
+        out.append(replace(t, ok=False) if exact_peers and t.ok and not t.exact and _keyed(t) else t)
+    return out
+
+
+_KEYED = ("swap", "digit", "digit_count", "scale")
+
+
+def _keyed(t: _Test) -> bool:
+    """Whether one of the three figures, re-keyed, makes the division hold within rounding.
+
+    What this rule cannot tell from an allocation to participating securities or a numerator adjusted
+    elsewhere (892 over 102.5 shares for a printed 8.72) is a near miss; a keying error in one figure is no
+    allocation. A last digit wrong is a near miss too.
+    """
+    power = t.expected / (t.earnings.value / t.shares.value) if t.earnings.value else 1.0
+    needed = (
+        (t.eps, t.expected),
+        (t.shares, t.earnings.value * power / t.eps.value),
+        (t.earnings, t.eps.value * t.shares.value / power),
+    )
+    for fig, value in needed:
+        target = round(value, fig.places)
+        kind = keying_relation(fig.value, fig.places, target, fig.places)
+        if kind not in _KEYED:
+            continue
+        if kind == "digit" and _last_digit_only(fig.value, target, fig.places):
+            continue
+        return True
+    return False
+
+
+def _last_digit_only(a: float, b: float, places: int) -> bool:
+    return bool(abs(round(a * 10.0**places) - round(b * 10.0**places)) < 10)
 
 
 def _triples(
     figs: Mapping[int, Mapping[int, _Fig]], eps_row: int, share_row: int, earnings_rows: Sequence[int]
 ) -> list[tuple[int, int, list[_Test]]]:
-    """Every earnings line and power with its tests, best first (most columns holding, fewest failing)."""
+    """Every earnings line and power with its tests, best first.
+
+    Most columns holding first, then fewest failing, then most holding within rounding alone.
+    """
     out: list[tuple[int, int, list[_Test]]] = []
     for earn in earnings_rows:
         for power in _POWERS:
@@ -132,7 +187,11 @@ def _triples(
                 and (t := _test(col, e, s, i, power)) is not None
             ]
             out.append((earn, power, tests))
-    out.sort(key=lambda x: (-sum(t.ok for t in x[2]), sum(not t.ok for t in x[2])))
+    # Of pairings equally good, the one that divides within rounding alone: net income attributable to the
+    # parent (893) over net income (892), when the per-share figures are the parent's.
+    out.sort(
+        key=lambda x: (-sum(t.ok for t in x[2]), sum(not t.ok for t in x[2]), -sum(t.exact for t in x[2]))
+    )
     return out
 
 
@@ -216,6 +275,7 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
                 if not ranked:
                     continue
                 earn, power, tests = ranked[0]
+                tests = _strict(tests)
                 holds = sum(t.ok for t in tests)
                 fails = [t for t in tests if not t.ok]
                 # "Net income for basic earnings per share" states the pairing: one column then fixes the
