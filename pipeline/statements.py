@@ -667,9 +667,9 @@ def total_strength(
     return 1 if outdented else 0
 
 
-def _label_sign(row: RowView, grid: Mapping[int, Mapping[int, Figure]]) -> int:
-    """−1 for a cost printed positive (it is subtracted), +1 otherwise."""
-    label = normalise_label(row.label)
+def _label_sign(row: RowView, grid: Mapping[int, Mapping[int, Figure]], label: str | None = None) -> int:
+    """−1 for a cost printed positive (it is subtracted), +1 otherwise; by ``label`` when given."""
+    label = normalise_label(row.label) if label is None else label
     if not _COST_WORDS.search(label) or _GAIN_WORDS.search(label.replace("income tax", "tax")):
         return 1
     values = [v.value for v in grid.get(row.index, {}).values() if v.value != 0.0]
@@ -1280,6 +1280,11 @@ def build_tree(
         if walk.visible and (len(walk.visible) >= 2 or strength == 2) and (strength or len(columns) >= 3):
             resolution = walk.resolve(row, label, strength)
             if resolution is not None:
+                if not label and walk.section_row in walk.by_index:
+                    # An unlabelled total is named by its section's heading: under "Expenses", a cost that a
+                    # line below subtracts ("Operating income" = revenues − expenses + affiliates' income).
+                    heading = normalise_label(walk.by_index[walk.section_row].label)
+                    walk.signs[row.index] = _label_sign(row, grid, heading)
                 nodes.append(TreeNode(resolution.structure, resolution.proven))
                 walk.totals.add(row.index)
                 walk.visible, walk.starts = _fold(walk.visible, walk.starts, resolution.structure)

@@ -290,6 +290,9 @@ class DocConfig:
     # Available-for-sale securities, a row per kind and no total row: cost, unrealized gains and losses, and
     # a last column, "Fair value", that adds them up in every row though its head does not say "Total".
     fair_value_columns: bool = False
+    # A single-step income statement (US hospitality and real estate filers): "Revenues" and "Costs and
+    # expenses" sections, each closed by an unlabelled total, costs printed positive, then the operating line.
+    single_step: bool = False
 
 
 @dataclass(frozen=True)
@@ -682,12 +685,15 @@ def build_income_statement(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -
         b.add(lb("tax", "Total tax expense"), "tax", kind="subtotal", metric="income_tax", note="29")
         b.add(lb("net", "Profit for the year"), "net", kind="total", metric="net_income")
     else:
-        b.add(lb("revenue", "Revenue"), "revenue", metric="revenue", note="3")
-        b.add(lb("cogs", "Cost of sales"), "cogs", metric="cost_of_sales", sign=es)
-        b.add(lb("gross", "Gross profit"), "gross", kind="subtotal", metric="gross_profit")
-        for key in cfg.opex_rows:
-            b.add(lb(key, OPEX_LABELS[key]), key, sign=es)
-        if cfg.has_other_op:
+        if cfg.single_step:
+            single_step_lines(cfg, b)
+        else:
+            b.add(lb("revenue", "Revenue"), "revenue", metric="revenue", note="3")
+            b.add(lb("cogs", "Cost of sales"), "cogs", metric="cost_of_sales", sign=es)
+            b.add(lb("gross", "Gross profit"), "gross", kind="subtotal", metric="gross_profit")
+            for key in cfg.opex_rows:
+                b.add(lb(key, OPEX_LABELS[key]), key, sign=es)
+        if cfg.has_other_op and not cfg.single_step:
             b.add(lb("other_op", "Other operating income"), "other_op", note="4")
         b.add(lb("opinc", "Operating profit"), "opinc", kind="subtotal", metric="operating_income", note="4")
         if cfg.is_kind == "jp":
@@ -725,6 +731,38 @@ def build_income_statement(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -
         len(cols),
         cfg.notes_col,
     )
+
+
+def single_step_lines(cfg: DocConfig, b: Builder) -> None:
+    """Revenues and costs in two sections, each closed by an unlabelled total, costs printed positive.
+
+    The operating line below adds the revenues' total, subtracts the costs' total and adds what follows as
+    printed: only the costs' heading says the second total is subtracted.
+    """
+    values: Figures = {}
+    for col in b.cols:
+        f = b.figs[col.year]
+        product = f["revenue"] * 2 // 3
+        impairment = f["revenue"] // 25 + 7  # a cost that the associates' profit below makes up for
+        values[col.year] = {
+            "product": product,
+            "service": f["revenue"] - product,
+            "revenue": f["revenue"],
+            "impairment": impairment,
+            "costs": f["cogs"] + f["sga"] + impairment,
+            "associates": f["other_op"] + impairment,
+        }
+    b.section("Revenues")
+    b.add("Product revenue", "product", values=values, indent=1)
+    b.add("Service revenue", "service", values=values, indent=1)
+    b.add("", "revenue", kind="subtotal", values=values)
+    b.section("Costs and expenses")
+    b.add(_label(cfg, "cogs", "Cost of sales"), "cogs", indent=1)
+    for key in cfg.opex_rows:
+        b.add(_label(cfg, key, OPEX_LABELS[key]), key, indent=1)
+    b.add("Impairment of goodwill", "impairment", values=values, indent=1)
+    b.add("", "costs", kind="subtotal", values=values)
+    b.add("Share of profit of associates", "associates", values=values)
 
 
 def note_table(cfg: DocConfig, b: Builder, title: str, *, instant: bool) -> TableSpec:

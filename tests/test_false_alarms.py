@@ -474,3 +474,12 @@ def test_a_numerator_adjusted_elsewhere_keeps_the_allocation_room(corpus: Path) 
     # The table is still read as one EPS001 checks: per-share and share-count lines.
     kinds = [set(line_kinds(statement_rows(t)).values()) for t in r.tables]
     assert any({"per_share", "shares"} <= k for k in kinds), kinds
+
+
+def test_an_unlabelled_total_under_costs_and_expenses_is_subtracted(corpus: Path) -> None:
+    # MGM Resorts Q4 2022: revenues and expenses each closed by an unlabelled total; "Operating income (loss)"
+    # is the first less the second plus income from unconsolidated affiliates, whose sign re-keyed
+    # ((40,325) -> 40,325) was unflagged.
+    clean, flags = rekey(corpus, "financebench__MGMRESORTS_2022Q4_EARNINGS.pdf", 11, "(40,325)", "40,325")
+    assert "TOT001" not in rules(clean)
+    assert shows(flags, "TOT001", "40,325"), [f.message for f in flags]
