@@ -126,9 +126,14 @@ def heading_is_generic(heading: str, taxonomy: Taxonomy) -> bool:
     return not _residual_words(heading, _GENERIC_HEADING_WORDS)
 
 
+# "Corning Incorporated and Subsidiary Companies", "Acme Corp. and its subsidiaries": the consolidated group
+# itself, not a subsidiary's statement.
+_GROUP = re.compile(r"\band (?:its )?(?:consolidated )?subsidiar(?:y|ies)(?: companies)?\b", re.IGNORECASE)
+
+
 def table_context(table: Table) -> str | None:
     """Context named by a table's title (segment, parent company only, pro forma…), else None."""
-    if table.title and _CONTEXT_TITLE.search(table.title):
+    if table.title and _CONTEXT_TITLE.search(_GROUP.sub(" ", table.title)):
         return table.title.strip()
     return None
 

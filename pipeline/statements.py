@@ -308,6 +308,14 @@ def basis_of(*texts: str) -> Basis:
     return "reported"
 
 
+# "Total debt to total capital 39 %": a ratio whose label begins like a total; its percentage says nothing
+# of the column's other lines.
+_RATIO_LABEL = re.compile(
+    r"\b(?:debt|liabilities|assets|equity|capital|revenues?|sales|income|earnings)\s+to\s+(?:total\s+)?"
+    r"(?:capital|capitalization|equity|assets|liabilities|revenues?|sales|ebitda|earnings)\b|\bratio\b"
+)
+
+
 def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") -> list[StatementColumn]:
     """The additive value columns of a table with their period, basis and dimension.
 
@@ -331,7 +339,8 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
     marked: set[int] = set()  # columns whose first figure or total row says "%" or prints 100
     periods: dict[int, StatementColumn] = {}
     for row in rows:
-        total_row = bool(_TOTAL_LABEL.search(normalise_label(row.label)))
+        label = normalise_label(row.label)
+        total_row = bool(_TOTAL_LABEL.search(label)) and not _RATIO_LABEL.search(label)
         for col, cell in row.numbers.items():
             n = cell.number
             if n is None:

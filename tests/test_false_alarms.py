@@ -302,19 +302,23 @@ def test_the_eps_numerator_line_used_in_the_calculation_divides_the_shares(corpu
     assert "EPS001" not in rules(r)
 
 
-def rekey(corpus: Path, name: str, page: int, old: str, new: str) -> tuple[DocumentResult, list[Flag]]:
-    """A corpus filing's page alone, and the flags once its first printing of ``old`` (top to bottom) is
-    re-keyed as ``new`` (typeset in place by the planted-errors bench)."""
+def rekey(
+    corpus: Path, name: str, page: int, old: str, new: str, *, also: Sequence[int] = ()
+) -> tuple[DocumentResult, list[Flag]]:
+    """A corpus filing's page (after the pages ``also``), and the flags once the page's first printing of
+    ``old`` (top to bottom) is re-keyed as ``new`` (typeset in place by the planted-errors bench)."""
     from bench.planted_errors import Candidate, plant
 
     path = next(corpus.glob(f"*/{name}"))
     with pymupdf.open(path) as src, pymupdf.open() as out:
-        out.insert_pdf(src, from_page=page - 1, to_page=page - 1)
+        for p in (*also, page):
+            out.insert_pdf(src, from_page=p - 1, to_page=p - 1)
         data = out.tobytes()
-        w = min((w for w in out[0].get_text("words") if w[4] == old), key=lambda w: (w[1], w[0]))
-    planted = plant(data, Candidate(1, (w[0], w[1], w[2], w[3]), old), new)
+        at = len(also)
+        w = min((w for w in out[at].get_text("words") if w[4] == old), key=lambda w: (w[1], w[0]))
+    planted = plant(data, Candidate(at + 1, (w[0], w[1], w[2], w[3]), old), new)
     assert planted is not None
-    source = f"{name}-p{page}.pdf"
+    source = f"{name}-p{'-'.join(map(str, (*also, page)))}.pdf"
     return process_bytes(data, source=source), process_bytes(planted, source=source).flags
 
 
@@ -483,3 +487,13 @@ def test_an_unlabelled_total_under_costs_and_expenses_is_subtracted(corpus: Path
     clean, flags = rekey(corpus, "financebench__MGMRESORTS_2022Q4_EARNINGS.pdf", 11, "(40,325)", "40,325")
     assert "TOT001" not in rules(clean)
     assert shows(flags, "TOT001", "40,325"), [f.message for f in flags]
+
+
+def test_a_statement_titled_for_the_group_is_consolidated(corpus: Path) -> None:
+    # Corning's 2023 second-quarter 10-Q: "Consolidated Balance Sheets / Corning Incorporated and Subsidiary
+    # Companies" was read as a subsidiary's statement, and the MD&A's table of balance-sheet measures as
+    # percentages ("Total debt to total capital 39 %"); long-term debt 7,437 re-keyed 74,437 there was
+    # compared with nothing.
+    clean, flags = rekey(corpus, "financebench__CORNING_2023Q2_10Q.pdf", 34, "7,437", "74,437", also=[5])
+    assert not clean.flags
+    assert shows(flags, "XREF001", "74,437"), [f.message for f in flags]
