@@ -156,8 +156,10 @@ _CHANGE_NOUN_BEFORE = re.compile(
     r"(?:increase|decrease|decline|growth|rise|improvement|reduction|change|gain|drop)\s*$", re.IGNORECASE
 )
 _BOUNDARY = re.compile(r"[;:()]\s*|,\s+|\b(?:and|while|whereas|but|with)\s+", re.IGNORECASE)
-# Forward-looking, hypothetical or non-GAAP wording: the figures are not the reported ones.
+# Forward-looking, hypothetical or non-GAAP wording: the figures are not the reported ones; and "as a
+# percentage of net sales, selling … expenses decreased by 1%": the change of a ratio, not of the amount.
 _SKIP_CLAUSE = re.compile(
+    r"\bas\s+a\s+(?:percent(?:age)?|%|share|proportion)\s+of\b|"
     r"\b(?:expect\w*|anticipat\w*|guidance|outlook|forecast\w*|target\w*|project(?:ed|ion)s?|plan(?:s|ned)?|"
     r"will|would|could|should|might|estimat\w*|intend\w*|aim\w*|assum\w*|pro\s+forma|organic\w*|"
     r"constant\s+(?:currency|exchange)|currency[- ]neutral|adjust(?:ed|ing)|underlying|like[- ]for[- ]like|"

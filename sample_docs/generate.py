@@ -293,6 +293,9 @@ class DocConfig:
     # A single-step income statement (US hospitality and real estate filers): "Revenues" and "Costs and
     # expenses" sections, each closed by an unlabelled total, costs printed positive, then the operating line.
     single_step: bool = False
+    # A sentence about a ratio's change in the notes: "As a percentage of revenue, cost of sales decreased
+    # by 1%." (the change of the ratio, not of the amount).
+    ratio_sentence: bool = False
 
 
 @dataclass(frozen=True)
@@ -1977,6 +1980,11 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
         r.heading("9. Leases", 10)
         r.paragraph("Undiscounted lease payments fall due as follows:")
         r.table(build_maturities(cfg, figs, max(inst_cols, key=lambda c: c.year)))
+    if cfg.ratio_sentence:
+        r.heading("11. Margins", 10)
+        r.paragraph(
+            f"As a percentage of revenue, {_label(cfg, 'cogs', 'Cost of sales').lower()} decreased by 1%."
+        )
     if cfg.fair_value_columns:
         r.heading("10. Investments", 10)
         r.table(build_securities(cfg, figs, max(years)))

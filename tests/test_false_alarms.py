@@ -497,3 +497,11 @@ def test_a_statement_titled_for_the_group_is_consolidated(corpus: Path) -> None:
     clean, flags = rekey(corpus, "financebench__CORNING_2023Q2_10Q.pdf", 34, "7,437", "74,437", also=[5])
     assert not clean.flags
     assert shows(flags, "XREF001", "74,437"), [f.message for f in flags]
+
+
+def test_a_ratio_change_is_not_the_amount_change(corpus: Path) -> None:
+    # Corning 2016: "as a percentage of net sales, selling, general and administrative expenses decreased
+    # by 1%" (17 % to 16 % of sales), beside a table whose expenses rose 25 % from 2014 to 2015.
+    r = cut(corpus, "financebench__CORNING_2016_10K.pdf", [25, 27])
+    assert facts_of(r, "selling_general_and_administrative", 1)
+    assert "NAR001" not in rules(r)
