@@ -163,3 +163,27 @@ def test_a_figure_signed_in_one_relation_and_a_magnitude_in_another_is_one_chang
     loc = found["f1"].localization
     assert loc is not None and loc.figures[0].text == "capex: (920)" and loc.corrected == ["(290)"]
     assert loc.signatures == ["swap"] and len(loc.repairs) == 2
+
+
+def test_a_copy_compared_by_magnitude_does_not_pin_the_sign() -> None:
+    # Total operating expenses keyed (4,461) for 4,461: its footing and the operating line below both ask
+    # for the sign back, and its copy in the MD&A, compared by magnitude, holds either way (eBay 2021).
+    a, b, tot = fig("sales and marketing", 2091), fig("other expenses", 2370), fig("total opex", -4461)
+    gross, opinc = fig("gross profit", 7097), fig("operating income", 2636)
+    copy = fig("total opex (MD&A)", 4461, page=2)
+    found, questions = run(
+        total("Total operating expenses 2020", tot, a, b, flag="f1"),
+        total("Income from operations 2020", opinc, gross, replace(tot, coef=-1.0), flag="f2"),
+        Equation(
+            "XREF001",
+            (replace(copy, magnitude=True), replace(tot, magnitude=True, coef=-1.0)),
+            0.5,
+            True,
+            "anchored copy",
+            "Total operating expenses 2020",
+        ),
+    )
+    assert not questions and list(found) == ["f1"]
+    loc = found["f1"].localization
+    assert loc is not None and loc.figures[0].text == "total opex: (4,461)" and loc.corrected == ["4,461"]
+    assert loc.signatures == ["sign"] and loc.holding == 1

@@ -40,3 +40,16 @@ def test_a_cost_printed_with_two_signs_is_localized(name: str) -> None:
     assert flag.localization is not None and flag.localization.corrected == [target.text]
     # The key figures' copy is one of the relations the change repairs.
     assert len(flag.localization.repairs) == 2 and len(flag.pages) == 2, flag.localization.repairs
+
+
+@pytest.mark.parametrize("name", CASES.names())
+def test_a_sign_flipped_cost_is_localized_though_its_copy_agrees_in_size(name: str) -> None:
+    # The key figures' copy compares magnitudes: it holds whatever the sign, so it must not pin it.
+    target = figure(CASES.rendered(name), _capex_label(name), 0, occurrence=-1)
+    new = rekeyed(target.text, "sign")
+    hits, flags = CASES.planted_flags(name, target, new, "TOT001")
+    assert evidence_of(hits, new), [f.message for f in flags]
+    located = [f.localization for f in hits if f.localization is not None]
+    # The corrected figure is printed the planted way ("-344" where the plant printed "344").
+    assert located and located[0].signatures == ["sign"], located
+    assert located[0].corrected[0].strip("()-") == target.text.strip("()-"), located[0].corrected

@@ -119,8 +119,19 @@ class Equation:
     flag_id: str | None = None
 
     def residual(self, scaled: Mapping[FigureKey, float]) -> float:
-        """``sum(coef * value)`` with the figures of ``scaled`` that many times their value."""
-        return sum(t.coef * t.used * scaled.get(t.key, 1.0) for t in self.terms)
+        """``sum(coef * value)`` with the figures of ``scaled`` that many times their value.
+
+        A figure the relation uses by its magnitude keeps it when its sign flips (a factor of -1).
+        """
+        return sum(
+            t.coef * t.used * (abs(f) if t.magnitude else f)
+            for t in self.terms
+            for f in (scaled.get(t.key, 1.0),)
+        )
+
+    def by_magnitude(self, term: Term) -> bool:
+        """Whether the relation uses the figure's magnitude, which any sign satisfies."""
+        return any(t.magnitude for t in self.terms if t.key == term.key)
 
     def ratio_for(self, term: Term, scaled: Mapping[FigureKey, float] | None = None) -> float | None:
         """The factor the term's value would need for the relation to hold.
@@ -262,14 +273,25 @@ def _pair(a: Term, b: Term, relations: Sequence[Equation]) -> tuple[_Change, _Ch
 
 
 def _ratio(term: Term, relations: Sequence[Equation]) -> float | None:
-    """The one ratio of ``term`` every relation allows (the others as printed), or None."""
-    ratios: list[tuple[float, float]] = []
+    """The one ratio of ``term`` every relation allows (the others as printed), or None.
+
+    A relation that compares the figure's magnitude (a cost and its copy printed with the other sign) allows
+    the ratio's opposite as well: it pins the size, never the sign, so a sign the footings ask to flip is
+    still one change.
+    """
+    signed: list[tuple[float, float]] = []
+    sizes: list[tuple[float, float]] = []
     for eq in relations:
         r = eq.ratio_for(term)
         if r is None:
             return None
-        ratios.append((r, eq.slack(term)))
-    return _agree(ratios)
+        (sizes if eq.by_magnitude(term) else signed).append((r, eq.slack(term)))
+    if not signed:
+        return _agree(sizes)
+    got = _agree(signed)
+    if got is None or (sizes and _agree([(abs(got), 0.0), *sizes]) is None):
+        return None
+    return got
 
 
 def _has(eq: Equation, term: Term) -> bool:
