@@ -13,7 +13,8 @@ For each connected set of failing relations (they share figures):
 1. Every figure they all share is a candidate. Each relation that prints the figure says what it would
    have to be for that relation to hold (a ratio to its printed value, so that relations in different
    units agree): the failing ones must all ask for the same value, and a holding relation asks for the
-   value as printed, so a figure that a holding relation pins cannot be the error.
+   value as printed, so a figure that a holding relation pins cannot be the error. A relation that compares
+   the figure's magnitude (a cost and its copy printed with the other sign) pins its size, not its sign.
 2. A candidate is weighted by how its change looks: a keying error (two digits swapped, a digit wrong,
    dropped or doubled, the sign, a factor of a thousand) weighs 1, a near miss 2, anything else 3.
 3. Without a single candidate, pairs of figures are tried the same way (each relation that prints only one
@@ -21,9 +22,9 @@ For each connected set of failing relations (they share figures):
    like keying errors count (one figure printed twice, in a line and its total column, counts once).
 4. The lightest set is the localization: its page, box, the value that would make everything tie and the
    relations it repairs. The flags it explains fold into one finding (one misprint, one flag), which keeps
-   the evidence of all of them. When no set of one or two figures explains the
-   breaks, the relation or the table was most likely misread: the flags become *structure questions*, kept
-   with their evidence but out of the analyst's default queue.
+   the evidence of all of them. When no set of one or two figures explains the breaks, the relation or the
+   table was most likely misread: the flags become *structure questions*, kept with their evidence but out
+   of the analyst's default queue.
 
 Only linear relations are recorded (sums, copies); a rule that records none (narrative percentages,
 per-share ratios, ledgers) keeps its flags as they are, without a localization.
