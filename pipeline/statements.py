@@ -1008,6 +1008,7 @@ def _labelled_schedule(
     years may end them), whether or not it holds.
     """
     run: list[int] = []
+    years_in_run = 0
     next_year: int | None = None  # the year of the line below, walking up
     for r in reversed(visible):
         label = normalise_label(by_index[r].label)
@@ -1016,20 +1017,15 @@ def _labelled_schedule(
             pass  # the later years' line, last of the schedule ("Thereafter", "2028 and after")
         elif len(years) == 1 and (next_year is None or int(years[0]) == next_year - 1):
             next_year = int(years[0])
+            years_in_run += 1
         else:
             break
         run.insert(0, r)
-    years_in_run = sum(1 for r in run if _year_of(by_index[r]) is not None)
     if years_in_run < _MIN_SCHEDULE_YEARS or any(columns[0] not in grid.get(r, {}) for r in run):
         return None
     structure = Structure(total, tuple((r, 1) for r in run), "sum")
     result = evaluate(structure, grid, columns[0])
     return Resolution(structure, True) if result is not None and result.nonzero_components >= 2 else None
-
-
-def _year_of(row: RowView) -> int | None:
-    years = _SCHEDULE_YEAR.findall(normalise_label(row.label))
-    return int(years[0]) if len(years) == 1 else None
 
 
 def _single_item(
@@ -1542,17 +1538,13 @@ def _column_sum(
     strong = sum(1 for n in held if n >= 2)
     # (a row whose total is its column's only dash is no failure: "not applicable")
     fails = sum(1 for r, c in results.items() if not c.ok and (r, total) not in lone)
-    # A fair-value table fills one level per row: the total equals that one figure in most rows, which
-    # agrees with the sum without proving it; a few rows adding two figures prove it.
-    if not headed:
-        return (
-            ColumnTotal(total, parts, tuple(sorted(results)))
-            if fails <= 1 and strong >= _MIN_ROWS_UNHEADED
-            else None
-        )
-    if fails <= 1 and (strong >= _MIN_ROWS or (strong >= 1 and len(held) >= _MIN_ROWS_WITH_COPIES)):
-        return ColumnTotal(total, parts, tuple(sorted(results)))
-    return None
+    if headed:
+        # A fair-value table fills one level per row: the total equals that one figure in most rows, which
+        # agrees with the sum without proving it; a few rows adding two figures prove it.
+        enough = strong >= _MIN_ROWS or (strong >= 1 and len(held) >= _MIN_ROWS_WITH_COPIES)
+    else:
+        enough = strong >= _MIN_ROWS_UNHEADED
+    return ColumnTotal(total, parts, tuple(sorted(results))) if fails <= 1 and enough else None
 
 
 # --- the stage ------------------------------------------------------------------------------------------

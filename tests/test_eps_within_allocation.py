@@ -76,7 +76,7 @@ def _test(eps: float, places: int, earnings: float, shares: float) -> _Test:
         return _Fig(value, p, Cell(row=0, col=0, text=str(value), page=1))
 
     ratio = earnings / shares
-    return _Test(1, True, ratio, fig(eps, places), fig(shares, 1), fig(earnings, 0), False)
+    return _Test(1, True, ratio, fig(eps, places), fig(shares, 1), fig(earnings, 0), False, 0)
 
 
 def test_a_near_miss_no_keying_error_explains_keeps_the_room() -> None:

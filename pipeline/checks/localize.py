@@ -124,11 +124,11 @@ class Equation:
 
         A figure the relation uses by its magnitude keeps it when its sign flips (a factor of -1).
         """
-        return sum(
-            t.coef * t.used * (abs(f) if t.magnitude else f)
-            for t in self.terms
-            for f in (scaled.get(t.key, 1.0),)
-        )
+        total = 0.0
+        for t in self.terms:
+            factor = scaled.get(t.key, 1.0)
+            total += t.coef * t.used * (abs(factor) if t.magnitude else factor)
+        return total
 
     def by_magnitude(self, term: Term) -> bool:
         """Whether the relation uses the figure's magnitude, which any sign satisfies."""

@@ -76,6 +76,8 @@ class _Test:
     earnings: _Fig
     exact: bool
     """Holds within the figures' rounding alone, without the room for the two-class method."""
+    power: int
+    """The power of ten between the captions: ``expected`` is earnings over shares times 10**power."""
 
 
 def _figures(rows: Sequence[RowView], columns: Sequence[int]) -> dict[int, dict[int, _Fig]]:
@@ -120,7 +122,7 @@ def _test(col: int, eps: _Fig, shares: _Fig, earnings: _Fig, power: int) -> _Tes
     tolerance = rounding + max(_CENT, _TWO_CLASS * abs(eps.value))
     off = abs(ratio - eps.value)
     exact = off <= rounding * (1 + 1e-9) + 1e-12
-    return _Test(col, off <= tolerance, ratio, eps, shares, earnings, exact)
+    return _Test(col, off <= tolerance, ratio, eps, shares, earnings, exact, power)
 
 
 def _strict(tests: Sequence[_Test]) -> list[_Test]:
@@ -148,11 +150,11 @@ def _keyed(t: _Test) -> bool:
     elsewhere (892 over 102.5 shares for a printed 8.72) is a near miss; a keying error in one figure is no
     allocation. A last digit wrong is a near miss too.
     """
-    power = t.expected / (t.earnings.value / t.shares.value) if t.earnings.value else 1.0
+    factor = 10.0**t.power
     needed = (
         (t.eps, t.expected),
-        (t.shares, t.earnings.value * power / t.eps.value),
-        (t.earnings, t.eps.value * t.shares.value / power),
+        (t.shares, t.earnings.value * factor / t.eps.value),
+        (t.earnings, t.eps.value * t.shares.value / factor),
     )
     for fig, value in needed:
         target = round(value, fig.places)
