@@ -22,8 +22,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.checks.tolerance import KnownFact, known_facts
-from pipeline.chunks import count_tokens
-from pipeline.model.verify import PageIndex
+from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.model.grounding import PageIndex
+from pipeline.parse.chunks import count_tokens
 from pipeline.rewards.links import page_index_json
 from pipeline.rewards.records import (
     RECORD_COMPONENTS,
@@ -34,7 +35,6 @@ from pipeline.rewards.records import (
     table_text,
 )
 from pipeline.rewards.verl_reward import EXTRACT_TASK, LINKS_TASK
-from pipeline.taxonomy import load_taxonomy
 from schemas.models import DocumentResult, ModelCall, Table
 
 __all__ = [
@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 TokenCounter = Callable[[str], int]
-"""Counts a text's tokens; :func:`pipeline.chunks.count_tokens` (a word-piece estimate) by default."""
+"""Counts a text's tokens; :func:`pipeline.parse.chunks.count_tokens` (a word-piece estimate) by default."""
 
 SPLITS: tuple[tuple[str, int], ...] = (("train", 80), ("val", 90), ("test", 100))
 """Split of a document by the percentile of its id's hash: below 80 train, below 90 val, else test."""

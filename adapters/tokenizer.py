@@ -4,7 +4,7 @@ The model stage sizes its context (whole document or windows, the ledger's budge
 tokens, because an estimate that is 15% short is a request the server refuses. vLLM's OpenAI-compatible
 server answers ``POST /tokenize`` (beside ``/v1``, not under it) with ``{"count": n, "max_model_len": m,
 "tokens": [...]}``. A server without it (404/405, or an answer without a count: not vLLM) falls back,
-once and for good, to the word-piece estimate of :func:`pipeline.chunks.count_tokens`;
+once and for good, to the word-piece estimate of :func:`pipeline.parse.chunks.count_tokens`;
 :attr:`ServerTokenizer.source` says which answered. Counts are cached by text, so a document's pages are
 sent once however many runs ask.
 """
@@ -17,8 +17,8 @@ from collections import OrderedDict
 
 import httpx2
 
-from pipeline.chunks import count_tokens
 from pipeline.model.ports import ModelUnavailable
+from pipeline.parse.chunks import count_tokens
 
 
 class ServerTokenizer:

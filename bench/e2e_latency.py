@@ -30,9 +30,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # `python bench/X.py` as well as `python -m bench.X`
 
 from adapters.settings import Settings  # noqa: E402
+from adapters.workers.isolation import Job, run_isolated  # noqa: E402
 from bench.stack import committed_reader, private_stack, start_services, stop_services  # noqa: E402
 from pipeline.config import EngineConfig  # noqa: E402
-from pipeline.isolation import Job, run_isolated  # noqa: E402
 
 
 def _copies(src: list[Path], n: int, out: Path, tag: str) -> list[Path]:

@@ -790,7 +790,7 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 def _init_worker() -> None:
-    from pipeline.obs import configure_logging
+    from adapters.logs import configure_logging
 
     configure_logging("ERROR")  # the progress bar owns stderr
 

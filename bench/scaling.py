@@ -17,7 +17,7 @@ own (topic prefix, buckets, consumer group):
 Throughput is reported over the whole run (from the workers' start, group joins included) and in steady
 state (from the moment the group is stable with every worker holding partitions and a first document is
 parsed, to the last parsed event). Next to each measured figure it prints the planner's prediction
-(:func:`pipeline.planning.predicted_pages_per_s`: ``min(workers / wall s per page, cores / CPU s per
+(:func:`adapters.deploy.planning.predicted_pages_per_s`: ``min(workers / wall s per page, cores / CPU s per
 page)``) and its error, once with all the machine's cores and once ("shared") with the cores other work
 left free during the 1-worker run (``/proc/stat`` against the run's own CPU time). The 1-worker run
 calibrates the per-page costs, so its prediction is the calibration itself; 2 and 4 workers are predicted
@@ -49,12 +49,12 @@ from confluent_kafka.cimpl import NewTopic  # re-exported by .admin, which its s
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # `python bench/X.py` as well as `python -m bench.X`
 
+from adapters.deploy.planning import predicted_pages_per_s, prediction_error_pct  # noqa: E402
 from adapters.settings import Settings, read_env_file  # noqa: E402
 from bench.e2e_latency import _copies  # noqa: E402
 from bench.meta import RESULTS, load_average, run_meta, usable_cores  # noqa: E402
 from bench.stack import committed_reader, private_stack, start_services, stop_services  # noqa: E402
 from consumers.ingest import s3_event  # noqa: E402
-from pipeline.planning import predicted_pages_per_s, prediction_error_pct  # noqa: E402
 
 PARTITIONS = 12
 STACK_ENV = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))

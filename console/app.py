@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from adapters.review.annotated import AnnotatedCopies, Annotations
 from adapters.review.documents import ZOOMS, DocumentNotFound, PageImages
+from adapters.review.render import RenderError, render_scale
 from adapters.review.store import (
     DecisionRequest,
     FlagQuery,
@@ -45,6 +46,7 @@ from adapters.review.store import (
     ReviewStore,
     StaleDecision,
 )
+from adapters.review.tickmarks import AnnotateError
 from console.auth import LoginThrottle, Users
 from console.view import (
     ROLE_CLASSES,
@@ -56,9 +58,7 @@ from console.view import (
     queue_state,
     statement_context,
 )
-from pipeline.annotate import AnnotateError
 from pipeline.checks.confidence import queue_threshold
-from pipeline.render import RenderError, render_scale
 from schemas.models import Fact
 from schemas.reviews import DISMISS_REASONS, REVIEW_STATUSES, ReviewAction, ReviewDecision
 

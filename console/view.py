@@ -1,7 +1,8 @@
 """What the console's pages show, computed from records (no I/O): highlight boxes, statement context.
 
 Coordinates: every bbox in the records is in PDF points, top-left origin, in PyMuPDF's page space; a page
-image at zoom ``z`` has ``z * 96 / 72`` pixels per point (:func:`pipeline.render.render_scale`), so a box
+image at zoom ``z`` has ``z * 96 / 72`` pixels per point (:func:`adapters.review.render.render_scale`), so a
+box
 is placed at ``bbox * scale`` pixels from the image's top-left corner.
 """
 
@@ -10,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
+from adapters.review.render import render_scale
 from adapters.review.store import SORT_KEYS, FlagQuery, SortKey
-from pipeline.render import render_scale
 from schemas.models import BBox, Evidence, Fact, Flag
 from schemas.reviews import REVIEW_STATUSES, ReviewStatus
 

@@ -11,7 +11,7 @@ and a stalled loop shows as a failing ``/healthz`` instead of a hanging one.
   store, and as configured the database, the model server and the schema registry), 503 otherwise; the
   JSON body says which. Probes run every ``interval_s`` with a timeout each, so the answer is at most that
   old. The schema registry's probe also checks that the registry still holds the topics' schemas under
-  the ids the service frames with, and registers them again when it does not (``consumers/app.py``).
+  the ids the service frames with, and registers them again when it does not (``consumers/wiring.py``).
 """
 
 from __future__ import annotations

@@ -46,6 +46,7 @@ from adapters.storage import (
     pending_prefix,
     readable_keys,
 )
+from adapters.workers.quotas import QUOTA_CATEGORIES
 from consumers import metrics, tracing
 from consumers.runner import (
     REPLAY_HEADER,
@@ -58,8 +59,7 @@ from consumers.runner import (
 )
 from consumers.telemetry import engine_stages, step
 from pipeline.config import PIPELINE_VERSION, EngineConfig
-from pipeline.quotas import QUOTA_CATEGORIES
-from pipeline.sniff import not_a_pdf
+from pipeline.parse.sniff import not_a_pdf
 from schemas.events import (
     DocumentSummary,
     LandingError,
@@ -77,7 +77,7 @@ if TYPE_CHECKING:
     from adapters.model_client import ModelClient
     from adapters.sinks.quality import GateResult
     from adapters.tokenizer import ServerTokenizer
-    from pipeline.isolation import IsolatedEngine
+    from adapters.workers.isolation import IsolatedEngine
     from pipeline.model.ports import Tier
     from pipeline.model.strategy import ModelStage
     from schemas.rewards import RewardRecord
@@ -372,7 +372,7 @@ class VerifyHandler:
                 raw = await _storage(self.store.read_uri, event.artifact)
                 parsed = _validated(DocumentResult, raw, "parsed artifact", doc_id)
             with step(self.stage, "checks"):
-                from pipeline.verify import verify
+                from pipeline.checks.stage import verify
 
                 result = await asyncio.to_thread(verify, parsed)
             with step(self.stage, "model"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.tables import TableFinderSettings
+from pipeline.parse.tables import TableFinderSettings
 
 PIPELINE_VERSION = "0.1.0"
 """Bumped whenever outputs for the same bytes may change; part of the idempotency key downstream."""
@@ -20,7 +20,8 @@ class EngineConfig(BaseModel):
         default=3000, description="Documents with more pages are rejected as too_many_pages."
     )
     timeout_s: float = Field(default=300.0, description="Wall-clock budget per document.")
-    # Quotas of the worker process (pipeline/isolation.py), enforced by the kernel with setrlimit so that
+    # Quotas of the worker process (adapters/workers/isolation.py), enforced by the kernel with setrlimit so
+    # that
     # they hold inside MuPDF's C code too; a breach ends the document with its own error category.
     max_memory_bytes: int | None = Field(
         default=4 * 1024**3,

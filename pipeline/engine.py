@@ -19,15 +19,17 @@ from typing import Any
 import pymupdf
 import structlog
 
-from pipeline.chunks import build_chunks, classify_blocks
-from pipeline.claims import claims_cache, extract_text_facts
+from pipeline.checks.stage import verify
 from pipeline.config import PIPELINE_VERSION, EngineConfig
-from pipeline.facts import extract_facts
+from pipeline.failures import allocation_failed, raise_if_out_of_memory
+from pipeline.figures.claims import claims_cache, extract_text_facts
+from pipeline.figures.facts import extract_facts
+from pipeline.figures.taxonomy import Taxonomy, load_taxonomy, normalise_label
 from pipeline.ids import document_id, stable_id
-from pipeline.layout import Word, build_lines, transform_words
-from pipeline.plumber import second_opinion
-from pipeline.quotas import allocation_failed, raise_if_out_of_memory
-from pipeline.scales import (
+from pipeline.parse.chunks import build_chunks, classify_blocks
+from pipeline.parse.layout import Word, build_lines, transform_words
+from pipeline.parse.plumber import second_opinion
+from pipeline.parse.scales import (
     PageContext,
     ScaleResolution,
     document_default,
@@ -35,13 +37,11 @@ from pipeline.scales import (
     scale_errors,
     scan_page_scales,
 )
-from pipeline.sniff import HEAD_BYTES, not_a_pdf
-from pipeline.statements import annotate_facts, build_statements, equity_statement_facts
-from pipeline.stitch import join_split_tables, page_furniture, stitch_pages
-from pipeline.structure import infer_missing_scales, type_group
-from pipeline.tables import RawTable, Rules, find_tables, rules_from_drawings
-from pipeline.taxonomy import Taxonomy, load_taxonomy, normalise_label
-from pipeline.verify import verify
+from pipeline.parse.sniff import HEAD_BYTES, not_a_pdf
+from pipeline.parse.stitch import join_split_tables, page_furniture, stitch_pages
+from pipeline.parse.structure import infer_missing_scales, type_group
+from pipeline.parse.tables import RawTable, Rules, find_tables, rules_from_drawings
+from pipeline.statements.trees import annotate_facts, build_statements, equity_statement_facts
 from schemas.models import (
     BBox,
     Block,
@@ -495,7 +495,7 @@ STAGES: tuple[tuple[str, Callable[[_Work], None]], ...] = (
     ("statements", _statements),
 )
 """The parse, in order; each stage's wall time goes into ``DocumentStats.stage_seconds``. The checks
-(:func:`pipeline.verify.verify`) run after it, as the verify service runs them."""
+(:func:`pipeline.checks.stage.verify`) run after it, as the verify service runs them."""
 
 
 def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> DocumentResult:

@@ -17,7 +17,7 @@ import pymupdf
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.annotate import (
+from adapters.review.tickmarks import (
     SUBJECT_BREAK,
     SUBJECT_NOTE,
     SUBJECT_TICK,
@@ -26,8 +26,8 @@ from pipeline.annotate import (
     annotate_pdf,
 )
 from pipeline.checks.sums import RULE as TREE_RULE
+from pipeline.checks.ticks import Tick, cited, spot_key, ticks, ties
 from pipeline.engine import process_bytes
-from pipeline.ticks import Tick, cited, spot_key, ticks, ties
 from schemas.models import BBox, DocumentResult
 from tieout.cli import app
 

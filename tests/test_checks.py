@@ -19,9 +19,9 @@ from pipeline.checks.tolerance import (
     known_facts,
     plausible_discrepancy,
 )
-from pipeline.facts import extract_facts
-from pipeline.statements import annotate_facts, build_statements
-from pipeline.taxonomy import load_taxonomy
+from pipeline.figures.facts import extract_facts
+from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.statements.trees import annotate_facts, build_statements
 from schemas.models import Block, Flag, Statement, Table
 from tests.support.tables import make_table
 
@@ -480,7 +480,7 @@ def test_crossref_other_entity_statements_are_not_compared() -> None:
 
 def sentence_flags(text: str) -> list[Flag]:
     from pipeline.checks.narrative import check_sentence
-    from pipeline.claims import parse_claims
+    from pipeline.figures.claims import parse_claims
 
     return [
         f

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.chunks import build_chunks, classify_blocks, count_tokens
+from pipeline.parse.chunks import build_chunks, classify_blocks, count_tokens
 from schemas.models import Block, Cell, Table
 
 

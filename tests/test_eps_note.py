@@ -20,8 +20,8 @@ from dataclasses import replace
 
 import pytest
 
-from pipeline.grid import RowView
-from pipeline.statements import line_kinds, statement_rows
+from pipeline.figures.grid import RowView
+from pipeline.statements.trees import line_kinds, statement_rows
 from sample_docs.generate import DocConfig, build_figures
 from schemas.models import DocumentResult
 from tests.support.layouts import LayoutCases, figure, rekeyed

@@ -1,14 +1,14 @@
 from __future__ import annotations
 
-from pipeline.claims import extract_text_facts, parse_claims
-from pipeline.facts import (
+from pipeline.figures.claims import extract_text_facts, parse_claims
+from pipeline.figures.facts import (
     extract_facts,
     header_dimension,
     heading_is_generic,
     latest_fiscal_year,
     table_rows,
 )
-from pipeline.taxonomy import load_taxonomy
+from pipeline.figures.taxonomy import load_taxonomy
 from schemas.models import Block
 from tests.support.tables import make_table
 

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from adapters.settings import Settings
-from consumers.app import INPUT_TOPIC, Stage
+from consumers.wiring import INPUT_TOPIC, Stage
 from tests.integration.conftest import started
 
 REPO = Path(__file__).resolve().parents[1]
@@ -287,7 +287,7 @@ def test_scaled_objects_watch_the_group_and_topic_each_service_uses(render: Rend
         (trigger,) = so["spec"]["triggers"]
         assert trigger["type"] == "kafka"
         meta = trigger["metadata"]
-        # consumers/app.py: group_id=f"{settings.topic_prefix}{stage}",
+        # consumers/wiring.py: group_id=f"{settings.topic_prefix}{stage}",
         # topics=[settings.topic(INPUT_TOPIC[stage])]
         assert meta["consumerGroup"] == f"{settings.topic_prefix}{stage}"
         assert meta["topic"] == settings.topic(INPUT_TOPIC[stage])
@@ -386,7 +386,7 @@ def test_secret_inputs_without_create_are_refused(render: Render) -> None:
 @pytest.mark.parametrize("timeout_s", [300, 900])
 def test_grace_period_outlasts_the_processing_budget(render: Render, timeout_s: int) -> None:
     docs = render(set={"processing.documentTimeoutSeconds": timeout_s})
-    # consumers/app.py: max_processing_s = config.timeout_s + 60, the longest a message may be in hand.
+    # consumers/wiring.py: max_processing_s = config.timeout_s + 60, the longest a message may be in hand.
     budget = timeout_s + 60
     deadline = float(_env_config(docs)["MODEL_DEADLINE_S"])
     assert deadline < budget

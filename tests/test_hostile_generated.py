@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-import pipeline.isolation as iso
+import adapters.workers.isolation as iso
+from adapters.workers.isolation import Job, run_isolated
 from pipeline.config import EngineConfig
-from pipeline.isolation import Job, run_isolated
 from schemas.models import DocumentResult
 from tests.support import hostile_gen as gen
 

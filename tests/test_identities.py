@@ -19,10 +19,10 @@ from pipeline.checks.ledger import check_ledgers
 from pipeline.checks.per_share import check_per_share
 from pipeline.checks.sums import check_sums
 from pipeline.engine import process_bytes
-from pipeline.facts import is_change_column
-from pipeline.statements import build_statements
-from pipeline.stitch import furniture_key, page_furniture
-from pipeline.taxonomy import load_taxonomy
+from pipeline.figures.facts import is_change_column
+from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.parse.stitch import furniture_key, page_furniture
+from pipeline.statements.trees import build_statements
 from schemas.models import Block, DocumentResult, Flag, Table
 from tests.support.tables import make_table
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import pipeline.isolation as iso
+import adapters.workers.isolation as iso
+from adapters.workers.isolation import Job, run_isolated
 from pipeline.config import EngineConfig
-from pipeline.isolation import Job, run_isolated
 from tests.support.workers import hanging_marker, slow_start_target
 
 

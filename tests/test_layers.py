@@ -10,7 +10,7 @@ def test_importing_the_services_does_not_import_pymupdf() -> None:
     # Regression: consumers/services.py imported pipeline.engine, and with it MuPDF (~220 MB), into every
     # service process, although isolation.py promises that only the worker processes load it.
     code = (
-        "import sys, consumers.app, consumers.services, consumers.ops, consumers.kafka; "
+        "import sys, consumers.wiring, consumers.services, consumers.ops, consumers.kafka; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pymupdf', 'fitz', 'pdfplumber', "
         "'pipeline') and (m.startswith(('pymupdf', 'fitz', 'pdfplumber')) or m == 'pipeline.engine')))"
     )

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import pydantic
 import pytest
 
-from pipeline.layout import Word, build_lines, is_figure, transform_words
-from pipeline.tables import RawTable, Rules, TableFinderSettings, find_tables
+from pipeline.parse.layout import Word, build_lines, is_figure, transform_words
+from pipeline.parse.tables import RawTable, Rules, TableFinderSettings, find_tables
 
 H = 9.0  # line height of the synthetic pages
 

@@ -18,7 +18,6 @@ from typing import Any
 import httpx2
 
 from adapters.tokenizer import ServerTokenizer
-from pipeline.chunks import count_tokens
 from pipeline.engine import process_path
 from pipeline.model.ports import Answer
 from pipeline.model.strategy import (
@@ -29,6 +28,7 @@ from pipeline.model.strategy import (
     fit_ledger,
     render_pages,
 )
+from pipeline.parse.chunks import count_tokens
 from schemas.models import DocumentResult
 from tests.support.fake_model import FakeTokenizer, SlowPort, StallingPort, jumping_loops, tokens
 

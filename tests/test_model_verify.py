@@ -14,11 +14,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pipeline.model.verify as verify
+import pipeline.model.grounding as verify
 from pipeline.engine import process_path
+from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.model.grounding import PageIndex, verify_claim, verify_link, verify_mapping
 from pipeline.model.proposals import TASK_SCHEMAS, CrossPageLinks, LabelMappings, ProposedClaims
-from pipeline.model.verify import PageIndex, verify_claim, verify_link, verify_mapping
-from pipeline.taxonomy import load_taxonomy
 from schemas.models import DocumentResult, Flag, ProposalOutcome
 
 ROOT = Path(__file__).resolve().parent

@@ -1,4 +1,5 @@
-"""Tests for pipeline.numbers: figures as printed in 10-K, IFRS, UK, EU, Indian and Japanese documents."""
+"""Tests for pipeline.figures.numbers: figures as printed in 10-K, IFRS, UK, EU, Indian and Japanese
+documents."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pipeline import numbers
-from pipeline.numbers import (
+from pipeline.figures import numbers
+from pipeline.figures.numbers import (
     ParsedNumber,
     ScaleHint,
     detect_scale,
@@ -17,7 +18,7 @@ from pipeline.numbers import (
     parse_number,
     to_typed,
 )
-from pipeline.periods import parse_period
+from pipeline.figures.periods import parse_period
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

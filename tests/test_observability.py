@@ -31,6 +31,7 @@ from opentelemetry.trace import SpanKind
 from pydantic import BaseModel
 
 import adapters.model_client as model_client_module
+from adapters.logs import configure_logging
 from adapters.model_client import Endpoint, ModelClient
 from adapters.retry import Backoff
 from adapters.settings import Settings
@@ -41,7 +42,6 @@ from consumers.memory import MemoryBroker, MemoryTransport
 from consumers.runner import Incoming, Outgoing, PermanentError, RetryPolicy, Runner, TransientError
 from consumers.telemetry import ObservedModel, sample_lag
 from pipeline.model.ports import ModelUnavailable
-from pipeline.obs import configure_logging
 from tests.test_services_memory import SAMPLE, World
 
 FAST = RetryPolicy(in_place=2, base_s=0.001, max_s=0.004)

@@ -1,4 +1,5 @@
-"""Tests for pipeline.periods: column headers and phrases from US, IFRS, UK, Indian and East-Asian filings."""
+"""Tests for pipeline.figures.periods: column headers and phrases from US, IFRS, UK, Indian and East-Asian
+filings."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.periods import combine_periods, parse_period, period_key
+from pipeline.figures.periods import combine_periods, parse_period, period_key
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 

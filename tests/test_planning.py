@@ -1,4 +1,5 @@
-"""Planning rules (pipeline/planning.py) on small made-up costs; the CLI on the committed result files."""
+"""Planning rules (adapters/deploy/planning.py) on small made-up costs; the CLI on the committed result
+files."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from adapters.capacity import RESULTS, load_costs
-from pipeline.planning import (
+from adapters.deploy.capacity import RESULTS, load_costs
+from adapters.deploy.planning import (
     STAGES,
     TOPICS,
     Cost,

@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.config import EngineConfig
 from pipeline.engine import process_path
-from pipeline.plumber import cell_agreement
+from pipeline.parse.plumber import cell_agreement
 
 
 def test_cell_agreement() -> None:

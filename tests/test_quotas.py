@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-import pipeline.isolation as iso
+import adapters.workers.isolation as iso
+from adapters.workers.isolation import IsolatedEngine, Job, _FrameTooLong, recv_frame, run_isolated
+from adapters.workers.quotas import QUOTA_CATEGORIES
 from pipeline.config import EngineConfig
-from pipeline.isolation import IsolatedEngine, Job, _FrameTooLong, recv_frame, run_isolated
-from pipeline.quotas import QUOTA_CATEGORIES, out_of_files, out_of_memory
+from pipeline.failures import out_of_files, out_of_memory
 from tests.support.workers import sampled_marker
 
 MiB = 1 << 20

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.claims import parse_claims
-from pipeline.taxonomy import load_taxonomy
+from pipeline.figures.claims import parse_claims
+from pipeline.figures.taxonomy import load_taxonomy
 from schemas.models import Block
 from tests.support.layouts import LayoutCases
 

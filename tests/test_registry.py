@@ -41,10 +41,10 @@ from adapters.registry import (
     unframe,
 )
 from adapters.settings import Settings
-from consumers.app import _checks
 from consumers.health import Check, Health
 from consumers.kafka import KafkaTransport, incoming, wire_value
 from consumers.runner import CLAIM_HEADER, Outgoing
+from consumers.wiring import _checks
 from schemas.events import TOPICS
 from schemas.export import TOPIC_DIR
 

@@ -18,13 +18,13 @@ from typer.testing import CliRunner
 
 from adapters.review.annotated import AnnotatedCopies
 from adapters.review.documents import DocumentNotFound, LocalDocuments, PageImages, StoreDocuments
+from adapters.review.render import RenderError, page_sizes, render_page, render_scale
 from adapters.review.store import FlagQuery
+from adapters.review.tickmarks import AnnotateError
 from adapters.storage import MemoryStore
 from console.app import ConsoleConfig, create_app
 from console.auth import LoginThrottle, Users, add_user, hash_password, session_secret, verify_password
-from pipeline.annotate import AnnotateError
 from pipeline.config import PIPELINE_VERSION
-from pipeline.render import RenderError, page_sizes, render_page, render_scale
 from schemas.models import Flag
 from tests.support.review import SAMPLES, csrf_of, hostile_flag, login, make_config, make_run
 from tieout.cli import app as cli
@@ -527,7 +527,7 @@ def test_a_worker_that_hangs_crashes_or_answers_for_another_document_is_refused(
     category: str,
     message: str,
 ) -> None:
-    import pipeline.isolation as iso
+    import adapters.workers.isolation as iso
 
     monkeypatch.setattr(iso, "_GRACE_S", 0.5)
     doc_id, root = write_doc(tmp_path / "pdfs", "hang-crash.pdf", HALVORSEN.read_bytes())

@@ -12,13 +12,13 @@ import pytest
 
 from adapters.retry import Backoff
 from consumers.memory import MemoryBroker
-from consumers.reviews import CURSOR, ReviewPublisher, decision_message
+from consumers.outbox import CURSOR, ReviewPublisher, decision_message
 from consumers.runner import Outgoing, TransientError
+from pipeline.checks.stage import verify
 from pipeline.engine import process_path
-from pipeline.reviews import regression_cases, standing
+from pipeline.rewards.decisions import CHECK_TASK, check_records, reviewed_flags
 from pipeline.rewards.records import build_reward_records
-from pipeline.rewards.reviews import CHECK_TASK, check_records, reviewed_flags
-from pipeline.verify import verify
+from pipeline.rewards.regressions import regression_cases, standing
 from schemas.models import DocumentResult, Flag
 from schemas.reviews import ReviewAction, ReviewDecision, ReviewStatus
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from pipeline.engine import process_path
-from pipeline.model.verify import PageIndex
+from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.model.grounding import PageIndex
 from pipeline.rewards.links import (
     LINK_COMPONENTS,
     grpo_link_reward,
@@ -18,7 +19,6 @@ from pipeline.rewards.links import (
     score_links,
 )
 from pipeline.rewards.verl_reward import LINKS_TASK, compute_score
-from pipeline.taxonomy import load_taxonomy
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 

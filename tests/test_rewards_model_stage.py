@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from adapters.rewards_dataset import build_dataset, export_dataset, export_rewards, split_of
-from pipeline.chunks import count_tokens
+from pipeline.parse.chunks import count_tokens
 from pipeline.rewards.links import LINK_WEIGHTS
 from pipeline.rewards.records import build_reward_records
 from schemas.models import DocumentResult, ModelCall, ModelReport, ProposalOutcome

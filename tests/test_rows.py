@@ -17,8 +17,8 @@ from pydantic import BaseModel
 from adapters.sinks.base import SinkBatch
 from adapters.sinks.parquet import arrow_schema, tables_of
 from adapters.sinks.rows import DOCUMENTS, FACTS, FLAGS, RowLayout, exact, layout_of
+from pipeline.checks.stage import verify
 from pipeline.engine import process_path
-from pipeline.verify import verify
 from schemas.models import DocumentResult, Evidence, Fact, Flag, Period
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_docs" / "kaizen_fy2025_annual_report.pdf"

@@ -365,7 +365,7 @@ def test_a_model_stage_past_its_deadline_is_partial_committed_once_and_resumed_t
 def test_generated_hostile_documents_are_typed_dead_letters_and_the_parse_worker_goes_on() -> None:
     """The parse service's killable worker under quotas: each hostile document ends as a dead letter with
     its category in the headers, the clean ones and the sample document go through, all in one worker."""
-    from pipeline.isolation import IsolatedEngine
+    from adapters.workers.isolation import IsolatedEngine
     from tests.support import hostile_gen as gen
 
     w = World()

@@ -15,17 +15,17 @@ import sys
 import pytest
 
 SINK_ONLY = ["great_expectations", "pandas", "pyarrow", "numpy", "pipeline.rewards.records"]
-VERIFY_ONLY = ["pipeline.verify", "pipeline.model.strategy"]
+VERIFY_ONLY = ["pipeline.checks.stage", "pipeline.model.strategy"]
 WHEN_CONFIGURED = ["openai", "httpx2"]  # the model and schema registry clients
 STAGE_OWN = {  # what run_service imports in each stage's own branch
-    "parse": ["pipeline.isolation"],
+    "parse": ["adapters.workers.isolation"],
     "verify": ["pipeline.model.strategy"],
     "sink": ["adapters.sinks.parquet"],
 }
 ABSENT = {
-    "parse": [*SINK_ONLY, *VERIFY_ONLY, *WHEN_CONFIGURED, "pipeline.taxonomy"],
-    # pipeline.verify is imported at the first message: the checks are not needed to join the group
-    "verify": [*SINK_ONLY, "pipeline.verify", *WHEN_CONFIGURED],
+    "parse": [*SINK_ONLY, *VERIFY_ONLY, *WHEN_CONFIGURED, "pipeline.figures.taxonomy"],
+    # pipeline.checks.stage is imported at the first message: the checks are not needed to join the group
+    "verify": [*SINK_ONLY, "pipeline.checks.stage", *WHEN_CONFIGURED],
     # the gate imports Great Expectations and pandas at the first document it checks
     "sink": ["great_expectations", "pandas", *VERIFY_ONLY, *WHEN_CONFIGURED],
 }
@@ -46,7 +46,7 @@ def _loaded_after(imports: list[str], watched: list[str]) -> list[str]:
 
 @pytest.mark.parametrize("stage", ["parse", "verify", "sink"])
 def test_a_service_starts_without_the_other_stages_libraries(stage: str) -> None:
-    # Regression: consumers/app.py and services.py imported every stage's libraries at the top, so each
+    # Regression: consumers/wiring.py and services.py imported every stage's libraries at the top, so each
     # service spent ~3 CPU seconds of its start-up on pyarrow, numpy, openai and the checks.
-    loaded = _loaded_after(["tieout.cli", "consumers.app", *STAGE_OWN[stage]], ABSENT[stage])
+    loaded = _loaded_after(["tieout.cli", "consumers.wiring", *STAGE_OWN[stage]], ABSENT[stage])
     assert loaded == [], f"`tieout consume {stage}` imports {loaded} before it needs them"

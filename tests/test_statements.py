@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.engine import process_path
-from pipeline.facts import extract_facts
-from pipeline.statements import (
+from pipeline.figures.facts import extract_facts
+from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.statements.trees import (
     annotate_facts,
     basis_of,
     build_statements,
@@ -18,7 +19,6 @@ from pipeline.statements import (
     entity_of,
     equity_statement_facts,
 )
-from pipeline.taxonomy import load_taxonomy
 from schemas.models import DocumentResult, LineItem, Statement, StatementColumn, Table
 from tests.support.tables import make_table
 
@@ -367,7 +367,7 @@ def test_net_income_ties_between_the_income_statement_and_the_equity_statement()
 
 
 def test_prose_above_a_statement_names_no_basis_but_a_title_or_lead_in_does() -> None:
-    from pipeline.statements import basis_of, naming_lines
+    from pipeline.statements.trees import basis_of, naming_lines
 
     prose = (
         "Consolidated cash flow statement\n(in GBP millions)\n"

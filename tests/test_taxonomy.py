@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.figures.taxonomy import TaxonomyError, load_taxonomy, normalise_label, parse_taxonomy
 from pipeline.ids import stable_id
-from pipeline.taxonomy import TaxonomyError, load_taxonomy, normalise_label, parse_taxonomy
 
 
 @pytest.mark.parametrize(

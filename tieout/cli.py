@@ -14,9 +14,9 @@ import typer
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from adapters.logs import configure_logging
 from adapters.settings import Settings
 from pipeline.config import EngineConfig
-from pipeline.obs import configure_logging
 
 # Each command imports what only it needs where it runs: `tieout consume` starts (and restarts) services,
 # whose start-up should not pay for the embedded run's worker pool, outputs and progress bars.
@@ -59,7 +59,8 @@ def collect_inputs(paths: list[Path]) -> list[Path]:
 
 _MiB = 1024 * 1024
 _DEFAULTS = EngineConfig()
-# Worker quotas (pipeline/quotas.py), shared by `run` and `consume`; each also read from the environment.
+# Worker quotas (adapters/workers/quotas.py), shared by `run` and `consume`; each also read from the
+# environment.
 MemoryMb = Annotated[
     int,
     typer.Option(
@@ -125,8 +126,8 @@ def run(
     """Process PDFs in killable worker processes under quotas (no servers); write the results as JSONL."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from pipeline.isolation import Job, run_isolated
-    from pipeline.output import JsonlOutputs
+    from adapters.files import JsonlOutputs
+    from adapters.workers.isolation import Job, run_isolated
 
     files = collect_inputs(paths)
     if not files:
@@ -169,7 +170,7 @@ def run(
 
 
 def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: dict[str, int]) -> int:
-    from pipeline.quotas import QUOTA_CATEGORIES
+    from adapters.workers.quotas import QUOTA_CATEGORIES
 
     table = RichTable(title="tieout run", show_lines=False)
     for col in ("document", "pages", "tables", "facts", "flags", "chunks", "errors", "status"):
@@ -232,10 +233,10 @@ def annotate(
     max_mb: Annotated[int, typer.Option(help="Reject files larger than this many MiB.")] = 256,
 ) -> None:
     """Write a tick-and-tie copy of a PDF: the figures the checks confirmed ticked, the breaks marked."""
-    from pipeline.annotate import AnnotateError, annotate_pdf
+    from adapters.files import load_document
+    from adapters.review.tickmarks import AnnotateError, annotate_pdf
+    from adapters.workers.isolation import Job, run_isolated
     from pipeline.ids import document_id
-    from pipeline.isolation import Job, run_isolated
-    from pipeline.output import load_document
 
     if not pdf.is_file():
         raise typer.BadParameter(f"{pdf} is not a file", param_hint="PDF")
@@ -398,7 +399,7 @@ def consume(
 
     The quota options bound the parse service's worker process; the other stages ignore them.
     """
-    from consumers.app import INPUT_TOPIC, run_service
+    from consumers.wiring import INPUT_TOPIC, run_service
 
     if stage not in INPUT_TOPIC:
         raise typer.BadParameter("choose parse, verify or sink", param_hint="STAGE")
@@ -554,8 +555,8 @@ def export_rewards_cmd(
     """
     from adapters.rewards_dataset import build_dataset, export_dataset, export_rewards
     from pipeline.engine import process_path
+    from pipeline.rewards.decisions import check_records
     from pipeline.rewards.records import build_reward_records
-    from pipeline.rewards.reviews import check_records
 
     try:
         judged, decisions = _folded_reviews(reviews)
@@ -583,7 +584,7 @@ def _folded_reviews(reviews: Path | None) -> tuple[dict[str, Any], list[Any]]:
     """The standing decisions of a run folder's review store (by flag id), and every decision."""
     if reviews is None:
         return {}, []
-    from pipeline.reviews import standing
+    from pipeline.rewards.regressions import standing
 
     decisions = _review_store(reviews, False, None).latest_decisions()
     return standing(decisions), decisions
@@ -599,7 +600,7 @@ def export_reviews_cmd(
     dest: Annotated[Path, typer.Option("--dest", help="Where to write the cases.")] = Path("out/reviews"),
 ) -> None:
     """Dismissed flags as regression cases (document, pages, rule, reason) for new tests."""
-    from pipeline.reviews import regression_cases
+    from pipeline.rewards.regressions import regression_cases
 
     try:
         store = _review_store(out, services, env_file)
@@ -701,7 +702,7 @@ async def _serve_and_publish(
     server: uvicorn.Server, sock: socket.socket, store: ReviewStore, settings: Settings
 ) -> None:
     """Serve the console while a publisher copies its decisions to the reviews topic (outbox)."""
-    from consumers.reviews import ReviewPublisher, kafka_publish
+    from consumers.outbox import ReviewPublisher, kafka_publish
 
     stop = asyncio.Event()
     publisher = asyncio.create_task(
@@ -800,9 +801,9 @@ def plan(
 
     import yaml
 
-    from adapters.capacity import RESULTS, load_costs
-    from pipeline.planning import Demand, PlanError, Policy, format_plan, make_plan, plan_dict
-    from pipeline.planning import helm_values as values
+    from adapters.deploy.capacity import RESULTS, load_costs
+    from adapters.deploy.planning import Demand, PlanError, Policy, format_plan, make_plan, plan_dict
+    from adapters.deploy.planning import helm_values as values
 
     try:
         demand = Demand(docs_per_hour, pages_per_doc, model_tier, burst_docs)

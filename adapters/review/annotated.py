@@ -2,7 +2,8 @@
 
 The console holds a run's flags but none of its calculation trees (``flags.jsonl`` and the sink's tables
 carry none), and ticks are derived from those trees, so the document is parsed and checked again. That,
-and the annotation itself, runs in a killable worker process (:class:`pipeline.isolation.IsolatedEngine`)
+and the annotation itself, runs in a killable worker process
+(:class:`adapters.workers.isolation.IsolatedEngine`)
 under the engine's byte, page and time limits: MuPDF reads every page of the document to parse it and
 again to place the ticks, a hostile PDF can hang or crash it inside a C call, and the console must
 survive that. The worker writes the annotated copy beside its input; the console checks that the result
@@ -24,13 +25,13 @@ from pathlib import Path
 from typing import Protocol
 
 from adapters.review.documents import DocumentSource, check_doc_id, default_cache_dir
-from pipeline.annotate import AnnotateError
+from adapters.review.tickmarks import AnnotateError
+from adapters.workers.isolation import IsolatedEngine
 from pipeline.config import PIPELINE_VERSION, EngineConfig
-from pipeline.isolation import IsolatedEngine
 from schemas.models import DocumentResult, ErrorRecord
 
 WORKER_TARGET = "adapters.review.annotated:annotate_path"
-"""What the worker process runs (``module:function``, as :mod:`pipeline.isolation` resolves it)."""
+"""What the worker process runs (``module:function``, as :mod:`adapters.workers.isolation` resolves it)."""
 
 GRACE_S = 20.0
 """A request waits this much longer than the worker's time limit (the worker's own grace, and its start)."""
@@ -76,7 +77,7 @@ def annotate_path(path: Path, config: EngineConfig, *, source: str) -> DocumentR
         The result without its bulk (the console needs its id and fatal errors only, and every table,
         chunk and fact would cross the pipe). A document that cannot be annotated gets a fatal error.
     """
-    from pipeline.annotate import annotate_pdf
+    from adapters.review.tickmarks import annotate_pdf
     from pipeline.engine import process_bytes
 
     data = path.read_bytes()

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from adapters.review.render import RenderError, page_sizes, render_page
 from adapters.storage import Store, UnsafeKey, safe_key
-from pipeline.render import RenderError, page_sizes, render_page
 
 ZOOMS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 """The zoom levels the console serves (a fixed set keeps the cache bounded)."""

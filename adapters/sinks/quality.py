@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Any
 
 from adapters.sinks.rows import FACTS, plain
-from pipeline.taxonomy import load_taxonomy
+from pipeline.figures.taxonomy import load_taxonomy
 from schemas.models import DocumentResult
 
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")

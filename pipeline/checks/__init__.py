@@ -2,7 +2,8 @@
 
 Rules (each module documents its own):
 
-* ``TOT001``/``TOT002`` (:mod:`.sums`): the calculation trees of :mod:`pipeline.statements` hold in every
+* ``TOT001``/``TOT002`` (:mod:`.sums`): the calculation trees of :mod:`pipeline.statements.trees` hold in
+  every
   column, and total columns in every row.
 * ``XREF001`` (:mod:`.crossref`): a metric for one period agrees wherever it is printed.
 * ``NAR001`` (:mod:`.narrative`): narrative figures and changes agree with the tables.
@@ -31,8 +32,8 @@ from pipeline.checks.confidence import calibrate
 from pipeline.checks.localize import Localized, RelationLog, localize_errors
 from pipeline.checks.rule import Check, CheckedDocument, Rule
 from pipeline.checks.tolerance import known_facts, where_printed
-from pipeline.statements import build_statements
-from pipeline.taxonomy import Taxonomy, load_taxonomy
+from pipeline.figures.taxonomy import Taxonomy, load_taxonomy
+from pipeline.statements.trees import build_statements
 from schemas.models import Block, Fact, Flag, Statement, Table
 
 __all__ = ["CHECKS", "RULES", "Localized", "check_document"]
@@ -84,7 +85,7 @@ def check_document(
 
     Args:
         tables: Logical tables.
-        facts: Facts from :func:`pipeline.facts.extract_facts` (and text facts, which are ignored by
+        facts: Facts from :func:`pipeline.figures.facts.extract_facts` (and text facts, which are ignored by
             the cross-reference rule).
         blocks: Narrative text blocks.
         doc_id: Document id.

@@ -14,7 +14,8 @@ relation it follows:
 3. *Share of a total*: ``c = a / B × 100`` for one base ``B`` common to the rows (the 100 % row, or the
    value that the rows' own rounding intervals agree on).
 
-A relation holds for a column when it holds (rounding-aware, :mod:`pipeline.rounding`) in at least three
+A relation holds for a column when it holds (rounding-aware, :mod:`pipeline.figures.rounding`) in at least
+three
 rows and in three of every four rows where all its figures are printed. A row where it then fails is
 flagged unless another reading explains it — percentage points or basis points between two rates, a
 favourable/unfavourable sign, a negative base taken as printed — and only while the failures stay few (a
@@ -29,9 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pipeline.checks.rule import Rule
-from pipeline.facts import is_change_column
-from pipeline.grid import RowView, column_headers, table_rows
-from pipeline.rounding import Comparison, compare_pct_change, compare_sum, half_unit
+from pipeline.figures.facts import is_change_column
+from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.rounding import Comparison, compare_pct_change, compare_sum, half_unit
 from schemas.models import Cell, Evidence, Flag, Table
 
 __all__ = ["RULE", "check_changes"]

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from pipeline.checks.localize import Equation, RelationLog, cell_term
 from pipeline.checks.rule import Rule
-from pipeline.grid import column_headers, table_rows
-from pipeline.rounding import Comparison, compare_values
+from pipeline.figures.grid import column_headers, table_rows
+from pipeline.figures.rounding import Comparison, compare_values
 from schemas.models import Cell, Evidence, Flag, Table
 
 __all__ = ["RULE", "check_closing_balances"]

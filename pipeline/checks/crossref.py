@@ -49,9 +49,9 @@ from pipeline.checks.tolerance import (
     printed_decimals,
     scale_note,
 )
-from pipeline.facts import header_dimension, row_contexts, table_context
-from pipeline.statements import clean_label, statement_rows, with_tables
-from pipeline.taxonomy import Taxonomy, normalise_label
+from pipeline.figures.facts import header_dimension, row_contexts, table_context
+from pipeline.figures.taxonomy import Taxonomy, normalise_label
+from pipeline.statements.trees import clean_label, statement_rows, with_tables
 from schemas.models import BBox, Evidence, Flag, Period, Statement, StatementKind, Table
 
 RULE = Rule(

@@ -30,9 +30,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.checks.rule import Rule
-from pipeline.grid import RowView, column_headers, table_rows
-from pipeline.numbers import parse_number
-from pipeline.rounding import Comparison, compare_sum
+from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.numbers import parse_number
+from pipeline.figures.rounding import Comparison, compare_sum
 from schemas.models import Cell, Evidence, Flag, Table
 
 __all__ = ["RULE", "check_ledgers"]

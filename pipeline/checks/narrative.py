@@ -1,6 +1,6 @@
 """NAR001: figures and percentage changes stated in narrative text agree with the tables.
 
-Claims come from :func:`pipeline.facts.parse_claims`, which already refuses qualified subjects,
+Claims come from :func:`pipeline.figures.facts.parse_claims`, which already refuses qualified subjects,
 forward-looking wording and unresolved periods. Here a claim is compared only with an unambiguous table
 figure: whole-entity facts of the same metric, for one period key, all agreeing with each other. A
 stated value is checked at its own printed precision ("$1.3 billion" is consistent with 1,338.2
@@ -26,9 +26,9 @@ from pipeline.checks.tolerance import (
     printed_decimals,
     scale_note,
 )
-from pipeline.claims import NarrativeClaim, PeriodRef, parse_claims
-from pipeline.facts import latest_fiscal_year
-from pipeline.taxonomy import Taxonomy
+from pipeline.figures.claims import NarrativeClaim, PeriodRef, parse_claims
+from pipeline.figures.facts import latest_fiscal_year
+from pipeline.figures.taxonomy import Taxonomy
 from schemas.models import Block, Evidence, Flag, Period
 
 RULE = Rule(

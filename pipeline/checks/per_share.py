@@ -26,10 +26,10 @@ from dataclasses import dataclass, replace
 
 from pipeline.checks.rule import Rule
 from pipeline.checks.tolerance import keying_relation
-from pipeline.grid import RowView
-from pipeline.rounding import Comparison, half_unit
-from pipeline.statements import headings_over, line_kinds, numerator_label, statement_rows, with_tables
-from pipeline.taxonomy import normalise_label
+from pipeline.figures.grid import RowView
+from pipeline.figures.rounding import Comparison, half_unit
+from pipeline.figures.taxonomy import normalise_label
+from pipeline.statements.trees import headings_over, line_kinds, numerator_label, statement_rows, with_tables
 from schemas.models import Cell, Evidence, Flag, Statement, Table
 
 __all__ = ["RULE", "check_per_share"]

@@ -15,9 +15,9 @@ from typing import Protocol
 
 from pipeline.checks.localize import RelationLog
 from pipeline.checks.tolerance import KnownFact, Severity, where_printed
+from pipeline.figures.rounding import Comparison
+from pipeline.figures.taxonomy import Taxonomy
 from pipeline.ids import stable_id
-from pipeline.rounding import Comparison
-from pipeline.taxonomy import Taxonomy
 from schemas.models import Block, Evidence, Flag, FlagKind, Period, Statement, Table
 
 

@@ -1,6 +1,6 @@
 """TOT001 and TOT002: the calculation trees hold in every column.
 
-The structure of each table was rebuilt once, by :mod:`pipeline.statements`: which lines add up to which
+The structure of each table was rebuilt once, by :mod:`pipeline.statements.trees`: which lines add up to which
 total, with which signs, proven in other columns. Here every proven node is evaluated in every value
 column; a column where its children do not add up to it (rounding-aware, as XBRL Calculations 1.1) is
 flagged, once: a total that fails only because a flagged subtotal among its children feeds it is not
@@ -25,9 +25,10 @@ from pipeline.checks.tolerance import (
     period_text,
     printed_decimals,
 )
-from pipeline.grid import RowView
-from pipeline.identities import IDENTITIES, Identity, Operand
-from pipeline.statements import (
+from pipeline.figures.grid import RowView
+from pipeline.figures.taxonomy import Taxonomy
+from pipeline.statements.identities import IDENTITIES, Identity, Operand
+from pipeline.statements.trees import (
     ColumnResult,
     Figure,
     Grid,
@@ -41,10 +42,9 @@ from pipeline.statements import (
     supports,
     with_tables,
 )
-from pipeline.taxonomy import Taxonomy
 from schemas.models import Evidence, Flag, LineItem, Period, Statement, Table
 
-_EACH = 10.0  # the per-column signal when columns prove a node together (pipeline.statements)
+_EACH = 10.0  # the per-column signal when columns prove a node together (pipeline.statements.trees)
 
 RULE = Rule(
     "TOT001",
@@ -525,7 +525,7 @@ def check_sums(
 
     Args:
         tables: Logical tables of one document.
-        statements: Their calculation trees (:func:`pipeline.statements.build_statements`).
+        statements: Their calculation trees (:func:`pipeline.statements.trees.build_statements`).
         taxonomy: The metric taxonomy.
         relations: Where every relation evaluated is recorded, for the localization.
 

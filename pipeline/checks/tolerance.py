@@ -1,6 +1,7 @@
 """What the rules share besides the rounding arithmetic.
 
-The rounding-aware comparisons live in :mod:`pipeline.rounding` and are re-exported here; this module adds
+The rounding-aware comparisons live in :mod:`pipeline.figures.rounding` and are re-exported here; this module
+adds
 when a discrepancy is worth an analyst's time, how figures are written in messages, and how a flag is built
 with a stable id.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from pipeline.rounding import (
+from pipeline.figures.rounding import (
     Comparison,
     compare_pct_change,
     compare_sum,

@@ -2,7 +2,7 @@
 
 The JSON Schema the server constrains generation with is generated from these models, and every answer is
 validated against them on return. String fields are bounded because small models ramble inside strings.
-Nothing proposed here is trusted: :mod:`pipeline.model.verify` checks each item against the numbers that
+Nothing proposed here is trusted: :mod:`pipeline.model.grounding` checks each item against the numbers that
 really are printed on the cited pages.
 """
 

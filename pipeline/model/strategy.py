@@ -47,7 +47,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pipeline.chunks import count_tokens
+from pipeline.figures.taxonomy import Taxonomy, load_taxonomy
+from pipeline.model.grounding import PageIndex, verify_claim, verify_link, verify_mapping
 from pipeline.model.ports import ModelPort, ModelUnavailable, Tier, TokenCounter
 from pipeline.model.proposals import (
     CrossPageLinks,
@@ -58,8 +59,7 @@ from pipeline.model.proposals import (
     ProposedClaim,
     ProposedClaims,
 )
-from pipeline.model.verify import PageIndex, verify_claim, verify_link, verify_mapping
-from pipeline.taxonomy import Taxonomy, load_taxonomy
+from pipeline.parse.chunks import count_tokens
 from schemas.models import DocumentResult, Fact, Flag, ModelCall, ModelReport, ProposalOutcome, Table
 
 Mode = Literal["whole", "ledger"]

@@ -62,9 +62,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.checks.tolerance import compare_sum, compare_values
-from pipeline.identities import IDENTITIES, Identity
-from pipeline.periods import parse_period
-from pipeline.taxonomy import Taxonomy, load_taxonomy
+from pipeline.figures.periods import parse_period
+from pipeline.figures.taxonomy import Taxonomy, load_taxonomy
+from pipeline.statements.identities import IDENTITIES, Identity
 
 __all__ = [
     "COMPONENTS",

@@ -5,10 +5,10 @@ The model stage asks for figures printed on two pages (:class:`pipeline.model.pr
     {"links": [{"metric": "revenue", "period": "FY2025", "page_a": 4, "value_a": 1368.9,
                 "page_b": 12, "value_b": 1368.9, "rationale": "..."}]}
 
-The ground truth is the document's :class:`pipeline.model.verify.PageIndex` (every number printed on
+The ground truth is the document's :class:`pipeline.model.grounding.PageIndex` (every number printed on
 every page, with its precision, period and metric where a table row says so), serialised to JSON by
 :func:`page_index_json` so that a training row carries it. Scoring runs the model stage's own verifier
-(:func:`pipeline.model.verify.verify_link`) on the restored index, so a link is rewarded exactly when the
+(:func:`pipeline.model.grounding.verify_link`) on the restored index, so a link is rewarded exactly when the
 model stage would accept it — the value, sign and scale rules are verify.py's, not re-derived here.
 
 Components (each in [0, 1]; every share is over the answer's links)::
@@ -34,10 +34,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.model.grounding import PageIndex, Printed, verify_link
 from pipeline.model.proposals import CrossPageLinks, FigureLink
-from pipeline.model.verify import PageIndex, Printed, verify_link
 from pipeline.rewards.functions import completion_text, json_candidates
-from pipeline.taxonomy import load_taxonomy
 from schemas.models import DocumentResult
 
 __all__ = [

@@ -12,7 +12,7 @@ passed, the same four as the cross-page-link scorer (:mod:`pipeline.rewards.link
                     verified or unrefuted, or an already-flagged finding)
 
 A rejection sets the components of the stages it passed: verification checks in a fixed order per task
-(:mod:`pipeline.model.verify`), so the reason says how far the proposal got. A reason this module does not
+(:mod:`pipeline.model.grounding`), so the reason says how far the proposal got. A reason this module does not
 know (a check added later) counts as parsed and nothing more; an accepted proposal passes every stage.
 """
 

@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 
 from pipeline.checks.tolerance import KnownFact, compare_values, known_facts
 from pipeline.ids import stable_id
+from pipeline.rewards.decisions import reviewed_flags
 from pipeline.rewards.functions import sign_free
 from pipeline.rewards.links import LINK_COMPONENTS
 from pipeline.rewards.model_records import model_records
-from pipeline.rewards.reviews import reviewed_flags
 from schemas.models import BBox, DocumentResult, Fact, Flag, Table
 from schemas.reviews import ReviewDecision
 from schemas.rewards import RewardRecord
@@ -282,7 +282,7 @@ def build_reward_records(
         analyst: Decisions: ``True`` when the analyst accepted the extracted figure, ``False`` when
             they rejected it.
         reviews: The analysts' standing decisions on flags, by flag id
-            (:func:`pipeline.rewards.reviews.standing`).
+            (:func:`pipeline.rewards.decisions.standing`).
         created_at: Timestamp for the records (now, UTC, by default).
 
     The model stage's proposals follow, one record each (:func:`pipeline.rewards.model_records.

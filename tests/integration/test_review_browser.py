@@ -18,11 +18,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from adapters.review.render import render_scale
 from adapters.review.store import FlagQuery, ReviewStore
 from console.app import create_app
-from consumers.reviews import ReviewPublisher, kafka_publish
-from pipeline.render import render_scale
-from pipeline.rewards.reviews import check_records
+from consumers.outbox import ReviewPublisher, kafka_publish
+from pipeline.rewards.decisions import check_records
 from schemas.models import Flag
 from tests.integration.conftest import LIVENESS_S, Isolated
 from tests.support.review import ARTIFACTS, PASSWORDS, hostile_flag, make_config, make_run, serve

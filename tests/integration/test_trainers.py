@@ -19,9 +19,9 @@ import pytest
 
 from adapters.rewards_dataset import build_dataset, link_row
 from pipeline.engine import process_path
-from pipeline.model.verify import PageIndex
+from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.model.grounding import PageIndex
 from pipeline.rewards.links import page_index_json
-from pipeline.taxonomy import load_taxonomy
 from schemas.models import DocumentResult, ModelCall
 from tests.integration.model_fixtures import servers_left_idle  # noqa: F401 (autouse in this module)
 

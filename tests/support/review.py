@@ -15,13 +15,13 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from adapters.files import JsonlOutputs
 from adapters.review.documents import LocalDocuments, PageImages
 from adapters.review.sqlite import SqliteReviewStore
 from adapters.review.store import DecisionRequest, ReviewError, ReviewStore, StaleDecision
 from console.app import ConsoleConfig
 from console.auth import LoginThrottle, Users, add_user
 from pipeline.engine import process_path
-from pipeline.output import JsonlOutputs
 from schemas.models import Evidence, Flag
 
 REPO = Path(__file__).resolve().parents[2]

@@ -137,7 +137,7 @@ def big_result(path: Path, config: EngineConfig, *, source: str) -> DocumentResu
 
 def busy(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
     """Use about 0.6 CPU seconds, then succeed."""
-    from pipeline.quotas import cpu_used_s
+    from adapters.workers.quotas import cpu_used_s
 
     until = cpu_used_s() + 0.6
     while cpu_used_s() < until:

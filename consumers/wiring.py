@@ -36,7 +36,7 @@ from schemas.events import TOPICS
 if TYPE_CHECKING:
     from adapters.model_client import ModelClient
     from adapters.sinks.base import Sink
-    from pipeline.isolation import IsolatedEngine
+    from adapters.workers.isolation import IsolatedEngine
     from pipeline.model.ports import Tier
     from pipeline.model.strategy import ModelStage
 
@@ -120,7 +120,7 @@ async def run_service(
         transport.producer.encoder = encoder
         handler: Handler
         if stage == "parse":
-            from pipeline.isolation import IsolatedEngine
+            from adapters.workers.isolation import IsolatedEngine
 
             engine = IsolatedEngine(cfg)
             handler = ParseHandler(settings, store, engine)

@@ -3,7 +3,7 @@
 A hostile PDF can hang or crash MuPDF inside a C call, where no Python timeout reaches, or make it allocate
 gigabytes, spin for minutes or return a result larger than anything downstream can carry. Each document
 therefore runs in a worker process with a hard wall-clock limit and the kernel's resource limits
-(:mod:`pipeline.quotas`: address space, CPU seconds, open files), and its result is bounded in size. A
+(:mod:`adapters.workers.quotas`: address space, CPU seconds, open files), and its result is bounded in size. A
 worker that overruns is killed and replaced, a worker that breaches a quota or dies (segfault, out of
 memory) is replaced, and either way the document gets a typed fatal :class:`~schemas.models.ErrorRecord`
 while the others carry on:
@@ -52,10 +52,11 @@ from multiprocessing.context import ForkServerContext
 from pathlib import Path
 from typing import Any
 
+from adapters.logs import configure_logging
+from adapters.workers.quotas import apply_limits, start_cpu_allowance
 from pipeline.config import PIPELINE_VERSION, EngineConfig
+from pipeline.failures import out_of_files, out_of_memory
 from pipeline.ids import document_hasher, document_id
-from pipeline.obs import configure_logging
-from pipeline.quotas import apply_limits, out_of_files, out_of_memory, start_cpu_allowance
 from schemas.models import DocumentResult, DocumentStats, ErrorCategory, ErrorRecord
 
 _GRACE_S = 15.0

@@ -2,7 +2,7 @@
 
 Generic finders (pdfplumber, PyMuPDF ``find_tables``) cost 200-500 ms a page. Financial tables announce
 themselves far more cheaply: rows whose right-hand side is a run of figures separated by column-sized gaps.
-So the finder is a chain of small steps over the page's lines (see :mod:`pipeline.layout`):
+So the finder is a chain of small steps over the page's lines (see :mod:`pipeline.parse.layout`):
 
 1. mark *data lines* (a figure after a column gap, or two figures);
 2. grow *regions* of data lines, allowing section headings and wrapped labels in between;
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.layout import CURRENCY_TOKENS, Line, Segment
+from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment
 
 BBoxT = tuple[float, float, float, float]
 
@@ -318,7 +318,7 @@ def find_tables(
     """Find the tables on one page.
 
     Args:
-        lines: The page's lines from :func:`pipeline.layout.build_lines`, top to bottom.
+        lines: The page's lines from :func:`pipeline.parse.layout.build_lines`, top to bottom.
         page: 1-based page number, recorded on the result.
         page_width: Page width in points.
         rules: Rules drawn on the page, or a function that collects them; it is called only when the

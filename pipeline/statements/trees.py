@@ -36,12 +36,12 @@ from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from pipeline.facts import cell_fact, header_dimension, is_change_column
-from pipeline.grid import RowView, column_headers, table_rows
+from pipeline.figures.facts import cell_fact, header_dimension, is_change_column
+from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.periods import parse_period
+from pipeline.figures.rounding import Comparison, compare_sum, within_rounding
+from pipeline.figures.taxonomy import Taxonomy, normalise_label
 from pipeline.ids import stable_id
-from pipeline.periods import parse_period
-from pipeline.rounding import Comparison, compare_sum, within_rounding
-from pipeline.taxonomy import Taxonomy, normalise_label
 from schemas.models import (
     Basis,
     Cell,

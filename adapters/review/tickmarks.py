@@ -4,7 +4,7 @@ PDF bytes and the document's :class:`~schemas.models.DocumentResult` in, annotat
 no terminal. Everything added to the document's own pages is a PDF annotation (any reader shows it, and
 hides or deletes it), identified by its subject:
 
-* ``tieout tick``: an ink tick beside each figure that a check confirmed (:mod:`pipeline.ticks` defines
+* ``tieout tick``: an ink tick beside each figure that a check confirmed (:mod:`pipeline.checks.ticks` defines
   which: a sum down a column or across a row that holds, copies of one figure that agree; never a figure
   a flag cites). The tick's shape says what held: a plain tick for a footing, a bar under it for a
   cross-footing, a ring beside it for an agreement with another table. Its note lists the comparisons.
@@ -35,9 +35,9 @@ from typing import Any
 import pymupdf
 
 from pipeline.checks import RULES
+from pipeline.checks.ticks import Tick, spot_key, ticks, ties
 from pipeline.checks.tolerance import fmt_amount
 from pipeline.ids import document_id
-from pipeline.ticks import Tick, spot_key, ticks, ties
 from schemas.models import BBox, Cell, DocumentResult, ErrorCategory, Evidence, Flag
 
 __all__ = [

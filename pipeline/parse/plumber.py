@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import structlog
 
-from pipeline.quotas import raise_if_out_of_memory
+from pipeline.failures import raise_if_out_of_memory
 from schemas.models import Table
 
 log = structlog.get_logger(__name__)

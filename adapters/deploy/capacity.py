@@ -20,9 +20,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pipeline.planning import Cost, Costs, PlanError, Source
+from adapters.deploy.planning import Cost, Costs, PlanError, Source
 
-RESULTS = Path(__file__).resolve().parent.parent / "bench" / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results"
 """Where the benchmarks write their committed results (``bench/results/``)."""
 
 SCALING = "scaling.json"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from pipeline.checks import check_document
-from pipeline.claims import claims_cache
+from pipeline.figures.claims import claims_cache
 from schemas.models import DocumentResult
 
 

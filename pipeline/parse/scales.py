@@ -15,7 +15,7 @@ source is recorded on every typed number (:data:`schemas.models.ScaleSource`):
    said, same value columns), or the document said once for all ("All amounts are in millions unless
    otherwise stated").
 5. ``agreement``: the figures, at one scale only, equal the same rows and periods of a table whose scale is
-   established (:func:`pipeline.structure.infer_missing_scales`).
+   established (:func:`pipeline.parse.structure.infer_missing_scales`).
 
 Anything else is unknown: the figures keep ``scale=None`` and the table gets a ``scale_unknown`` error
 item, so that no figure is published in units because nothing said otherwise.
@@ -27,9 +27,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.layout import Line
-from pipeline.numbers import detect_scale, parse_number
-from pipeline.tables import RawCell, RawTable
+from pipeline.figures.numbers import detect_scale, parse_number
+from pipeline.parse.layout import Line
+from pipeline.parse.tables import RawCell, RawTable
 from schemas.models import ErrorRecord, Fact, ScaleSource, Table
 
 __all__ = [

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from pipeline.layout import Line
-from pipeline.tables import RawCell, RawTable, pick_title
+from pipeline.parse.layout import Line
+from pipeline.parse.tables import RawCell, RawTable, pick_title
 from schemas.models import Block
 
 _CONTINUED = re.compile(r"\b(continued|cont['’]?d|cont\.)\b|\(cont", re.IGNORECASE)

@@ -9,7 +9,7 @@ functions, the comparisons that *held*:
   :func:`pipeline.checks.sums.check_tree` evaluates it, and found to add up within rounding. The total and
   every component printed in that column are confirmed.
 * **cross-footed** (``TOT002``): a row where a statement's total column equals the sum of its component
-  columns (:func:`pipeline.statements.across_rows`, as :mod:`pipeline.checks.sums` compares them). The
+  columns (:func:`pipeline.statements.trees.across_rows`, as :mod:`pipeline.checks.sums` compares them). The
   total and the components printed in that row are confirmed.
 * **agreed** (``XREF001``): a group of copies of one figure (same metric or line label, period, unit,
   currency, basis and entity, printed in two tables or more) whose copies all agree within rounding, as
@@ -35,8 +35,9 @@ from pipeline.checks.crossref import cluster, collect_copies, group_copies, spli
 from pipeline.checks.sums import ACROSS_RULE, proven_structures
 from pipeline.checks.sums import RULE as TREE_RULE
 from pipeline.checks.tolerance import known_facts, period_text
-from pipeline.grid import RowView
-from pipeline.statements import (
+from pipeline.figures.grid import RowView
+from pipeline.figures.taxonomy import Taxonomy, load_taxonomy
+from pipeline.statements.trees import (
     Figure,
     across_rows,
     blanks_are_nil,
@@ -44,7 +45,6 @@ from pipeline.statements import (
     grid_of,
     statement_rows,
 )
-from pipeline.taxonomy import Taxonomy, load_taxonomy
 from schemas.models import BBox, DocumentResult, Flag, LineItem, Statement, Table
 
 __all__ = ["Spot", "Tick", "Tie", "TieKind", "confirmed", "spot_key", "ticks", "ties"]

@@ -1,7 +1,8 @@
 """Capacity planning: partitions per topic, replicas per stage and lag recovery, from measured costs.
 
 Pure: the costs come in as values (:class:`Costs`, loaded from the benchmarks' result files by
-``adapters.capacity``) and a :class:`Plan` comes out. Every rule is written once here and its wording is
+``adapters.deploy.capacity``) and a :class:`Plan` comes out. Every rule is written once here and its wording
+is
 part of the plan's assumptions, so what ``tieout plan`` prints is what it computed.
 
 The model, per stage (parse, verify, sink), each replica being one worker process handling one document

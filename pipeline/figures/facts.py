@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pipeline.grid import RowView, column_headers, table_rows
+from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.taxonomy import MetricDef, Taxonomy, normalise_label
 from pipeline.ids import stable_id
-from pipeline.taxonomy import MetricDef, Taxonomy, normalise_label
 from schemas.models import Cell, Fact, Period, Table, TypedNumber
 
 __all__ = [

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from pipeline.ids import stable_id
-from pipeline.reviews import standing
+from pipeline.rewards.regressions import standing
 from schemas.models import Flag
 from schemas.reviews import ReviewDecision
 from schemas.rewards import RewardRecord
@@ -35,7 +35,7 @@ def reviewed_flags(flags: Sequence[Flag], decisions: Mapping[str, ReviewDecision
 
     Args:
         flags: A document's flags.
-        decisions: Standing decisions by flag id (:func:`pipeline.reviews.standing`).
+        decisions: Standing decisions by flag id (:func:`pipeline.rewards.regressions.standing`).
 
     Returns:
         The flags that still count against the figures they cite.

@@ -12,12 +12,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from pipeline.numbers import parse_number, to_typed
-from pipeline.periods import combine_periods, parse_period
-from pipeline.rounding import within_rounding
-from pipeline.scales import ScaleResolution, column_scales, label_scale
-from pipeline.stitch import TableGroup, section_headings
-from pipeline.tables import RawCell, RawTable
+from pipeline.figures.numbers import parse_number, to_typed
+from pipeline.figures.periods import combine_periods, parse_period
+from pipeline.figures.rounding import within_rounding
+from pipeline.parse.scales import ScaleResolution, column_scales, label_scale
+from pipeline.parse.stitch import TableGroup, section_headings
+from pipeline.parse.tables import RawCell, RawTable
 from schemas.models import Cell, Period, Table, TypedNumber
 
 _PERIOD_HINTS = (
@@ -223,7 +223,8 @@ def type_group(
         doc_id: Document id.
         source: Source name.
         table_id: The table's id.
-        scale: The table's scale as resolved by :func:`pipeline.scales.resolve_group_scales`; a head over
+        scale: The table's scale as resolved by :func:`pipeline.parse.scales.resolve_group_scales`; a head
+        over
             a single column overrides it for that column. None when nothing establishes it.
     """
     first = group.first

@@ -10,7 +10,8 @@ Soundness rules:
 
 * **Signs.** A printed value is signed (``(842.1)`` is −842.1) and the model is asked for it with its sign.
   Where the metric's sign is a presentation choice — the taxonomy's ``sign: expense`` metrics and the
-  figures :data:`pipeline.identities.IDENTITIES` take by magnitude (liability totals) — figures are found
+  figures :data:`pipeline.statements.identities.IDENTITIES` take by magnitude (liability totals) — figures
+  are found
   and compared by magnitude, so a cost printed with and without parentheses is one figure. Elsewhere the
   sign is part of the figure: a reading with the wrong sign is rejected and two printed figures of
   opposite sign disagree. A figure in running prose prints no sign (the words say "loss", "outflow"), so
@@ -52,13 +53,13 @@ from dataclasses import dataclass
 from pipeline.checks.crossref import PRIMARY
 from pipeline.checks.rule import Rule
 from pipeline.checks.tolerance import KnownFact, compare_values, known_facts
-from pipeline.identities import IDENTITIES
+from pipeline.figures.numbers import find_numbers
+from pipeline.figures.periods import parse_period
+from pipeline.figures.rounding import Comparison, within_rounding
+from pipeline.figures.taxonomy import MetricDef, Taxonomy, normalise_label
 from pipeline.ids import stable_id
 from pipeline.model.proposals import FigureLink, LabelMapping, ProposedClaim
-from pipeline.numbers import find_numbers
-from pipeline.periods import parse_period
-from pipeline.rounding import Comparison, within_rounding
-from pipeline.taxonomy import MetricDef, Taxonomy, normalise_label
+from pipeline.statements.identities import IDENTITIES
 from schemas.models import DocumentResult, Evidence, Fact, Flag, ProposalOutcome
 
 RULE = Rule(

@@ -15,9 +15,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pipeline.figures.numbers import find_numbers
+from pipeline.figures.taxonomy import MetricDef, Taxonomy
 from pipeline.ids import stable_id
-from pipeline.numbers import find_numbers
-from pipeline.taxonomy import MetricDef, Taxonomy
 from schemas.models import Block, Fact, Period
 
 __all__ = ["Amount", "NarrativeClaim", "PeriodRef", "claims_cache", "extract_text_facts", "parse_claims"]

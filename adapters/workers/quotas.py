@@ -1,10 +1,12 @@
 """Quotas of a worker process: the kernel's resource limits, and telling an allocation failure apart.
 
-A worker (:mod:`pipeline.isolation`) sets its own limits with ``setrlimit`` as soon as it starts, before
+A worker (:mod:`adapters.workers.isolation`) sets its own limits with ``setrlimit`` as soon as it starts,
+before
 it imports MuPDF, so they bind every allocation, file and CPU second of the parse, C code included:
 
 * address space (``RLIMIT_AS``): an allocation beyond it fails; Python raises ``MemoryError`` and MuPDF
-  throws ``malloc (N bytes) failed``, which :func:`out_of_memory` recognises wherever it is caught;
+  throws ``malloc (N bytes) failed``, which :func:`pipeline.failures.out_of_memory` recognises wherever it is
+  caught;
 * CPU seconds (``RLIMIT_CPU``): the soft limit is moved before each document to the CPU time used so far
   plus the document's allowance, and the kernel's ``SIGXCPU`` ends the process when it is spent, even
   inside a C loop that never returns to Python;
@@ -17,9 +19,7 @@ This module imports nothing heavy: the services' processes import it too.
 
 from __future__ import annotations
 
-import errno
 import math
-import re
 import resource
 import signal
 from dataclasses import asdict, dataclass
@@ -32,49 +32,6 @@ QUOTA_CATEGORIES: Final[frozenset[ErrorCategory]] = frozenset(
     {"memory_limit", "cpu_limit", "file_limit", "output_too_large", "timeout"}
 )
 """Fatal categories that mean a worker quota was breached (the document may be fine with more room)."""
-
-# MuPDF's allocators say "malloc (N bytes) failed", "calloc (N x M bytes) failed", "realloc (N bytes)
-# failed"; the dynamic loader says "failed to map segment" when a library cannot be mapped; strerror(ENOMEM)
-# is "Cannot allocate memory".
-_OOM = re.compile(
-    r"\b(?:malloc|calloc|realloc)\b[^\n]*\bfailed|failed to map segment|cannot allocate memory|out of memory",
-    re.IGNORECASE,
-)
-
-
-def allocation_failed(text: str) -> bool:
-    """Whether ``text`` (an error message, MuPDF's warnings) reports a failed allocation."""
-    return _OOM.search(text) is not None
-
-
-def out_of_memory(exc: BaseException) -> bool:
-    """Whether ``exc`` is an allocation failure: ``MemoryError``, ``ENOMEM``, or MuPDF's failed malloc.
-
-    MuPDF reports a failed allocation as an ordinary exception (``FzErrorSystem``, sometimes re-raised by
-    PyMuPDF as ``RuntimeError``), which code that contains a bad page's errors would otherwise swallow.
-    """
-    if isinstance(exc, MemoryError):
-        return True
-    if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
-        return True
-    return allocation_failed(str(exc))
-
-
-def out_of_files(exc: BaseException) -> bool:
-    """Whether ``exc`` is the open-file limit (``EMFILE``, or the system-wide ``ENFILE``)."""
-    return isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE)
-
-
-def raise_if_out_of_memory(exc: Exception) -> None:
-    """Re-raise an allocation failure as ``MemoryError``, so that no ``except Exception`` contains it.
-
-    A page or table that fails for lack of memory is not a bad page: the document needs more memory than
-    the worker may have, and it must end as ``memory_limit`` rather than as a result with holes in it.
-    """
-    if isinstance(exc, MemoryError):
-        raise exc
-    if out_of_memory(exc):
-        raise MemoryError(f"allocation failed: {exc}") from exc
 
 
 @dataclass(frozen=True, slots=True)
