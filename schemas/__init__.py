@@ -1,0 +1,1 @@
+"""The records: frozen pydantic models of every record, event and topic payload, and their JSON Schemas."""
