@@ -191,7 +191,7 @@ class LoginThrottle:
         now = time.monotonic() if now is None else now
         wait = 0.0
         with self._lock:
-            for key in (f"ip:{client}", f"user:{name.lower()}"):
+            for key in _keys(client, name):
                 q = self._recent(key, now)
                 if len(q) >= self.attempts:
                     wait = max(wait, q[0] + self.window_s - now)
@@ -201,10 +201,20 @@ class LoginThrottle:
         """Count a failed attempt."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            for key in (f"ip:{client}", f"user:{name.lower()}"):
+            for key in _keys(client, name):
                 self._recent(key, now).append(now)
 
     def succeeded(self, name: str) -> None:
         """Forget the user's failures (the address's stay: one address guessing many names is throttled)."""
         with self._lock:
-            self._failures.pop(f"user:{name.lower()}", None)
+            self._failures.pop(_user_key(name), None)
+
+
+def _keys(client: str, name: str) -> tuple[str, str]:
+    """What failures are counted under: the client's address and the user name."""
+    return f"ip:{client}", _user_key(name)
+
+
+def _user_key(name: str) -> str:
+    """A user name's failures, whatever its case."""
+    return f"user:{name.lower()}"

@@ -540,12 +540,12 @@ def test_a_worker_that_hangs_crashes_or_answers_for_another_document_is_refused(
 
 
 def test_attachment_names_are_safe_header_values() -> None:
-    from console.app import _attachment
+    from console.routes.documents import attachment
 
-    assert _attachment("reports/q3.pdf", ".annotated.pdf") == {
+    assert attachment("reports/q3.pdf", ".annotated.pdf") == {
         "content-disposition": 'attachment; filename="q3.annotated.pdf"'
     }
-    hostile = _attachment('a"b\r\nSet-Cookie: x=1;\u00e9t\u00e9.pdf', ".annotated.pdf")["content-disposition"]
+    hostile = attachment('a"b\r\nSet-Cookie: x=1;\u00e9t\u00e9.pdf', ".annotated.pdf")["content-disposition"]
     assert "\r" not in hostile and "\n" not in hostile and hostile.isascii()
     assert 'filename="a_b__Set-Cookie_ x_1__t_.annotated.pdf"' in hostile
     assert "filename*=UTF-8''a%22b%0D%0ASet-Cookie%3A%20x%3D1%3B%C3%A9t%C3%A9.annotated.pdf" in hostile

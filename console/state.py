@@ -1,0 +1,102 @@
+"""What the console's handlers share: its configuration and the one typed state object the app holds.
+
+:func:`console.app.create_app` stores a :class:`ConsoleState` as ``app.state.console``; every handler
+reaches it through :func:`state_of`, so the handlers are plain module-level functions rather than
+closures over the factory's locals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import jinja2
+from starlette.requests import Request
+
+from adapters.review.annotated import AnnotatedCopies, Annotations
+from adapters.review.documents import PageImages
+from adapters.review.store import ReviewStore
+from console.auth import LoginThrottle, Users
+from pipeline.checks.confidence import queue_threshold
+from schemas.reviews import ReviewDecision
+
+__all__ = ["ConsoleConfig", "ConsoleState", "DecisionHook", "state_of"]
+
+DecisionHook = Callable[[ReviewDecision], None]
+"""Called after each decision is committed (e.g. to publish it); its errors are logged, not raised."""
+
+
+@dataclass
+class ConsoleConfig:
+    """What the console serves and how.
+
+    Attributes:
+        store: Flags, review state and decisions.
+        images: Page images of the documents.
+        users: Who may log in.
+        secret: Signs the session cookie.
+        secure_cookie: Mark the cookie ``Secure`` (when served over HTTPS, e.g. behind a proxy).
+        throttle: Login attempts allowed per address and user name.
+        on_decision: Hooks called with every committed decision.
+        title: Shown in the header.
+        annotations: The tick-and-tie copies the document page offers for download (default: made in a
+            worker process from ``images``' documents, cached beside the page images).
+        queue_threshold: The default queue shows flags at or above this confidence (the calibrated
+            threshold that keeps estimated precision at its target, :mod:`pipeline.checks.confidence`);
+            the rest are one click away.
+    """
+
+    store: ReviewStore
+    images: PageImages
+    users: Users
+    secret: str
+    secure_cookie: bool = False
+    throttle: LoginThrottle = field(default_factory=LoginThrottle)
+    on_decision: list[DecisionHook] = field(default_factory=list)
+    title: str = "tieout review"
+    annotations: Annotations | None = None
+    queue_threshold: float = field(default_factory=queue_threshold)
+
+
+@dataclass(frozen=True)
+class ConsoleState:
+    """One console app's shared state, built once by the app factory.
+
+    Attributes:
+        config: What the console serves and how.
+        templates: The page templates (autoescaped, see :func:`console.pages.templates`).
+        annotations: The tick-and-tie copies: ``config.annotations`` or the default made from the
+            page images' documents.
+    """
+
+    config: ConsoleConfig
+    templates: jinja2.Environment
+    annotations: Annotations
+
+    @classmethod
+    def of(cls, config: ConsoleConfig, templates: jinja2.Environment) -> ConsoleState:
+        """The state of a console serving ``config`` with ``templates``."""
+        annotations = config.annotations or AnnotatedCopies(config.images.documents, config.images.root)
+        return cls(config=config, templates=templates, annotations=annotations)
+
+    @property
+    def store(self) -> ReviewStore:
+        """Flags, review state and decisions."""
+        return self.config.store
+
+    @property
+    def users(self) -> Users:
+        """Who may log in."""
+        return self.config.users
+
+
+def state_of(request: Request) -> ConsoleState:
+    """The state of the console app serving ``request``.
+
+    Raises:
+        RuntimeError: if the app was not made by :func:`console.app.create_app`.
+    """
+    state = getattr(request.app.state, "console", None)
+    if not isinstance(state, ConsoleState):
+        raise RuntimeError("the console's handlers need an app made by console.app.create_app")
+    return state
