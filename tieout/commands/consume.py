@@ -35,7 +35,9 @@ def consume(
     max_open_files: common.OpenFiles = common.OPEN_FILES,
     max_output_mb: common.OutputMb = common.OUTPUT_MB,
 ) -> None:
-    """Run a Kafka service until SIGTERM: parse (landing -> parsed), verify (-> facts, flags), sink.
+    """Run a Kafka service until SIGTERM: parse (landing -> parsed), verify (-> verified), sink (-> results).
+
+    The sink publishes each document's facts, flags, rewards and summaries, behind the quality gate.
 
     The quota options bound the parse service's worker process; the other stages ignore them.
     """
@@ -81,7 +83,7 @@ def reconcile(
     dry_run: Annotated[bool, typer.Option(help="Report, announce nothing.")] = False,
     env_file: common.EnvFile = None,
 ) -> None:
-    """Announce again every PDF without final results, whatever stage it stopped at."""
+    """Announce again every PDF without results or a dead letter, wherever it stopped."""
     from adapters.storage import ObjectStore
     from consumers.kafka import publish
     from consumers.ops import announcements

@@ -55,7 +55,10 @@ def register(
     ] = "BACKWARD",
     env_file: common.EnvFile = None,
 ) -> None:
-    """Register every topic's JSON Schema under <topic>-value; idempotent (same schema, same id)."""
+    """Register every topic's JSON Schema under <topic>-value; idempotent (same schema, same id).
+
+    Every topic but landing: the object store writes its records (S3 event JSON), with no schema id.
+    """
     from adapters.registry import RegistryError, SchemaRegistry, register_topics, topic_schemas
 
     settings = Settings.load(env_file)
