@@ -1,0 +1,199 @@
+"""``tieout review``: serve the analyst review console, or ``adduser`` to create a login.
+
+The web app, its server, the review stores and the users' module (which hashes a dummy password when
+imported) are imported inside the commands: every command module is imported for every command, and the
+others, the restarted services above all, should not pay for them at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from adapters.settings import Settings
+from tieout.commands import common
+from tieout.commands.common import console, fail
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from adapters.review.store import ReviewStore
+    from console.app import ConsoleConfig
+
+__all__ = ["app", "review", "review_adduser", "review_store"]
+
+app = typer.Typer(
+    help="The analyst review console: judge flags on the evidence (serve, or `adduser` to create a login).",
+)
+
+
+@app.callback(invoke_without_command=True)
+def review(
+    ctx: typer.Context,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Folder of a `tieout run` (embedded mode).")
+    ] = None,
+    pdfs: Annotated[
+        list[Path] | None,
+        typer.Option(help="Folder(s) holding the run's PDFs (repeatable; default: the current folder)."),
+    ] = None,
+    services: Annotated[
+        bool, typer.Option(help="Serve the services' results: flags from PostgreSQL, PDFs from the store.")
+    ] = False,
+    env_file: common.EnvFile = None,
+    host: Annotated[str, typer.Option(help="Address to listen on (loopback unless you mean otherwise).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8700,
+    users: Annotated[Path, typer.Option(help="Users file (see `tieout review adduser`).")] = Path(
+        ".tieout/review-users.json"
+    ),
+    secure_cookie: Annotated[bool, typer.Option(help="Mark the session cookie Secure (HTTPS only).")] = False,
+    publish: Annotated[
+        bool | None,
+        typer.Option(
+            "--publish/--no-publish",
+            help="Publish decisions to the reviews topic (default: with --services; KAFKA_* settings).",
+        ),
+    ] = None,
+) -> None:
+    """Serve the review console for an embedded run (--out DIR) or for the services (--services)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    import uvicorn
+
+    from console.app import create_app
+
+    if (out is None) == (not services):
+        raise typer.BadParameter("give --out DIR (a `tieout run` folder) or --services", param_hint="--out")
+    try:
+        config = _review_config(out, pdfs or [Path(".")], services, env_file, users, secure_cookie)
+    except (FileNotFoundError, ValueError) as exc:
+        raise fail(str(exc), 2) from exc
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        console.print(f"[yellow]listening on {host}: the console is reachable from other machines[/]")
+    sock = _bind(host, port)
+    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning", proxy_headers=False))
+    if not (services if publish is None else publish):
+        server.run(sockets=[sock])
+        return
+    settings = Settings.load(env_file)
+    console.print(f"publishing decisions to {settings.topic('reviews')} on {settings.kafka_bootstrap}")
+    asyncio.run(_serve_and_publish(server, sock, config.store, settings))
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``, announced on the console; exit 2 when it cannot be bound.
+
+    Bound here rather than by the server, so that a port in use is a clear error and ``--port 0`` can say
+    which port it got.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        raise fail(f"cannot listen on {host}:{port}: {exc.strerror}; choose another --port", 2) from exc
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    console.print(f"tieout review on http://{shown}:{bound}/ (Ctrl-C to stop)")
+    return sock
+
+
+async def _serve_and_publish(
+    server: uvicorn.Server, sock: socket.socket, store: ReviewStore, settings: Settings
+) -> None:
+    """Serve the console while a publisher copies its decisions to the reviews topic (outbox)."""
+    from consumers.outbox import ReviewPublisher, kafka_publish
+
+    stop = asyncio.Event()
+    publisher = asyncio.create_task(
+        ReviewPublisher(store, kafka_publish(settings), settings.topic("reviews")).run(stop)
+    )
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        stop.set()
+        await publisher
+
+
+def review_store(out: Path | None, services: bool, env_file: Path | None) -> ReviewStore:
+    """The decisions' store: the run folder's SQLite file (embedded) or the services' PostgreSQL.
+
+    Args:
+        out: The folder of a ``tieout run`` (embedded mode), or None.
+        services: The services' store instead (``--services``).
+        env_file: Settings file of the services (default ``.tieout/stack.env``).
+
+    Returns:
+        The store.
+
+    Raises:
+        typer.BadParameter: Neither or both of ``out`` and ``services`` given.
+        FileNotFoundError: The run folder holds no review store.
+        ValueError: The services' settings name no PostgreSQL.
+    """
+    from adapters.review.sqlite import SqliteReviewStore
+
+    if (out is None) == (not services):
+        raise typer.BadParameter("give --out DIR (a `tieout run` folder) or --services", param_hint="--out")
+    if out is not None:
+        return SqliteReviewStore.for_run(out)
+    from adapters.review.postgres import PostgresReviewStore
+
+    settings = Settings.load(env_file)
+    if not settings.pg_dsn:
+        raise ValueError("--services needs PG_DSN (from .tieout/stack.env, or the environment)")
+    return PostgresReviewStore(settings.pg_dsn)
+
+
+def _review_config(
+    out: Path | None, pdfs: list[Path], services: bool, env_file: Path | None, users: Path, secure: bool
+) -> ConsoleConfig:
+    """Compose the console: a store, the page images and the users (embedded or services mode)."""
+    from adapters.review.documents import LocalDocuments, PageImages, StoreDocuments
+    from console.app import ConsoleConfig
+    from console.auth import Users, session_secret
+
+    user_list = Users.load(users)
+    secret = session_secret(users.parent / "review-session.secret")
+    store = review_store(out, services, env_file)
+    if out is not None:
+        images = PageImages(LocalDocuments(pdfs))
+    else:
+        from adapters.storage import ObjectStore
+
+        settings = Settings.load(env_file)
+        images = PageImages(StoreDocuments(ObjectStore(settings), settings.landing_bucket))
+    return ConsoleConfig(store=store, images=images, users=user_list, secret=secret, secure_cookie=secure)
+
+
+@app.command("adduser")
+def review_adduser(
+    name: Annotated[str, typer.Argument(help="User name (letters, digits, . _ @ -).")],
+    users: Annotated[Path, typer.Option(help="Users file to create or update.")] = Path(
+        ".tieout/review-users.json"
+    ),
+    display: Annotated[str | None, typer.Option(help="Name shown in the console.")] = None,
+    password_stdin: Annotated[
+        bool, typer.Option(help="Read the password from standard input (for scripts).")
+    ] = False,
+) -> None:
+    """Create a console user (or set a new password); the file keeps only a scrypt hash (mode 0600)."""
+    from console.auth import add_user
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        new = add_user(users, name, password, display=display)
+    except ValueError as exc:
+        raise fail(str(exc), 2) from exc
+    console.print(f"{'added' if new else 'updated'} {name} in {users}")

@@ -1,0 +1,210 @@
+"""The embedded commands: ``run`` (PDFs in, JSONL out, no servers) and ``annotate`` (a tick-and-tie copy).
+
+The worker pool, the outputs, the progress bars and MuPDF are imported inside the commands that use them:
+every command module is imported for every command, and the restarted ``tieout consume`` services should
+not pay for them at start-up.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table as RichTable
+
+from pipeline.config import EngineConfig
+from pipeline.ids import document_id
+from tieout.commands import common
+from tieout.commands.common import collect_inputs, console, fail
+
+if TYPE_CHECKING:
+    from schemas.models import DocumentResult
+
+__all__ = ["annotate", "run"]
+
+
+def run(
+    paths: Annotated[list[Path], typer.Argument(help="PDF files or folders of PDFs.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the JSONL results.")] = Path("out"),
+    workers: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+    timeout: common.Timeout = 300.0,
+    max_pages: common.MaxPages = 3000,
+    max_mb: common.MaxMb = 256,
+    chunk_tokens: Annotated[int, typer.Option(help="Upper bound of a chunk's tokens.")] = 400,
+    memory_mb: common.MemoryMb = common.MEMORY_MB,
+    cpu_s: common.CpuS = None,
+    max_open_files: common.OpenFiles = common.OPEN_FILES,
+    max_output_mb: common.OutputMb = common.OUTPUT_MB,
+) -> None:
+    """Process PDFs in killable worker processes under quotas (no servers); write the results as JSONL."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from adapters.files import JsonlOutputs
+    from adapters.workers.isolation import Job, run_isolated
+
+    files = collect_inputs(paths)
+    if not files:
+        console.print("[yellow]No PDF files found.[/]")
+        raise typer.Exit(0)
+    config = EngineConfig(
+        timeout_s=timeout,
+        max_pages=max_pages,
+        max_bytes=max_mb * common.MIB,
+        chunk_max_tokens=chunk_tokens,
+        **common.quotas(memory_mb, cpu_s, max_open_files, max_output_mb),
+    )
+    jobs = [Job(i, f, f.name) for i, f in enumerate(files)]
+    results: dict[int, DocumentResult] = {}
+    started = time.monotonic()
+    with (
+        JsonlOutputs(out) as outputs,
+        Progress(
+            TextColumn("[bold]tieout[/]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        ) as progress,
+    ):
+        task = progress.add_task("starting", total=len(jobs))
+        next_to_write = 0
+        for job, result in run_isolated(jobs, config, workers=workers):
+            results[job.index] = result
+            progress.update(task, advance=1, description=job.source)
+            # Write in input order so that output files are deterministic whatever the worker count.
+            while next_to_write in results:
+                outputs.write(results[next_to_write])
+                next_to_write += 1
+    elapsed = time.monotonic() - started
+    failed = _summary([results[i] for i in range(len(jobs))], elapsed, out, outputs.counts)
+    raise typer.Exit(1 if failed else 0)
+
+
+def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: dict[str, int]) -> int:
+    """Print a run's table, totals and failures; the number of documents that could not be processed."""
+    from adapters.workers.quotas import QUOTA_CATEGORIES
+
+    table = RichTable(title="tieout run", show_lines=False)
+    for col in ("document", "pages", "tables", "facts", "flags", "chunks", "errors", "status"):
+        table.add_column(col, justify="left" if col in ("document", "status") else "right")
+    failed: dict[str, int] = {}
+    pages = 0
+    for r in results:
+        fatal = [e for e in r.errors if e.fatal]
+        if fatal:
+            failed[fatal[0].category] = failed.get(fatal[0].category, 0) + 1
+        status = (
+            f"[red]failed: {fatal[0].category}[/]"
+            if fatal
+            else ("[yellow]flags[/]" if r.flags else "[green]ok[/]")
+        )
+        pages += r.stats.pages_parsed
+        table.add_row(
+            r.source,
+            str(r.stats.pages),
+            str(r.stats.tables),
+            str(r.stats.facts),
+            str(r.stats.flags),
+            str(r.stats.chunks),
+            str(r.stats.errors),
+            status,
+        )
+    console.print(table)
+    rate = pages / elapsed if elapsed > 0 else 0.0
+    console.print(
+        f"{len(results)} documents, {pages} pages in {elapsed:.1f}s ({rate:.1f} pages/s); "
+        f"{counts['facts']} facts, {counts['flags']} flags, {counts['errors']} errors -> {out}/"
+    )
+    if failed:
+        by = ", ".join(f"{c} {n}" for c, n in sorted(failed.items()))
+        n = sum(failed.values())
+        console.print(f"[red]{n} document(s) could not be processed ({by}); see {out}/errors.jsonl[/]")
+    if QUOTA_CATEGORIES & failed.keys():
+        console.print(
+            "[yellow]over a worker quota: --memory-mb, --cpu-s, --max-open-files, --max-output-mb and "
+            "--timeout give more room[/]"
+        )
+    return sum(failed.values())
+
+
+def annotate(
+    pdf: Annotated[Path, typer.Argument(help="The PDF to mark up.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Annotated copy (default out/<name>.annotated.pdf).")
+    ] = None,
+    results: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of an earlier `tieout run --out`: mark its flags instead of parsing again "
+            "(breaks only: those files carry no calculation trees, so nothing is ticked)."
+        ),
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds allowed for parsing the document.")] = 300.0,
+    max_pages: common.MaxPages = 3000,
+    max_mb: common.MaxMb = 256,
+) -> None:
+    """Write a tick-and-tie copy of a PDF: the figures the checks confirmed ticked, the breaks marked."""
+    from adapters.review.tickmarks import AnnotateError, annotate_pdf
+
+    if not pdf.is_file():
+        raise typer.BadParameter(f"{pdf} is not a file", param_hint="PDF")
+    if results is not None and not results.is_dir():
+        raise typer.BadParameter(f"{results} is not a folder", param_hint="--results")
+    target = out or Path("out") / f"{pdf.stem}.annotated.pdf"
+    data = pdf.read_bytes()
+    started = time.monotonic()
+    result = _checked(
+        pdf,
+        data,
+        results,
+        EngineConfig(timeout_s=timeout, max_pages=max_pages, max_bytes=max_mb * common.MIB),
+    )
+    try:
+        with console.status(f"annotating {pdf.name}..."):
+            marked = annotate_pdf(data, result)
+    except AnnotateError as exc:
+        raise fail(f"cannot annotate {pdf.name}: {exc.category}: {exc.message}", 1) from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(marked.pdf)
+    c = marked.counts
+    by_rule = ", ".join(f"{r} {n}" for r, n in c.breaks_by_rule.items())
+    seconds = time.monotonic() - started
+    console.print(
+        f"{pdf.name}: {c.ticks} figure(s) ticked, {c.breaks} break(s){f' ({by_rule})' if by_rule else ''}, "
+        f"{c.links} link(s), {c.summary_pages} summary page(s) in {seconds:.1f}s -> {target}"
+    )
+    if not c.trees:
+        console.print("[yellow]no calculation trees in these results: breaks only, nothing ticked[/]")
+
+
+def _checked(pdf: Path, data: bytes, results: Path | None, config: EngineConfig) -> DocumentResult:
+    """The checked document to annotate: an earlier run's records of it, or a fresh parse under ``config``.
+
+    Args:
+        pdf: The PDF (for its name, and to parse).
+        data: Its bytes (its document id names it in an earlier run's files).
+        results: The folder of an earlier ``tieout run``, or None to parse the PDF now.
+        config: The engine's limits for parsing it.
+
+    Returns:
+        The document's result.
+
+    Raises:
+        typer.Exit: ``results`` holds nothing for this PDF.
+    """
+    from adapters.files import load_document
+    from adapters.workers.isolation import Job, run_isolated
+
+    if results is not None:
+        found = load_document(results, document_id(data))
+        if found is None:
+            raise fail(f"{results} holds no results for {pdf.name} (run `tieout run` on it first)", 1)
+        return found
+    with console.status(f"parsing and checking {pdf.name}..."):
+        # The engine runs in a killable worker, as for `tieout run`: a hostile PDF cannot hang the CLI.
+        _, result = next(run_isolated([Job(0, pdf, pdf.name)], config))
+    return result
