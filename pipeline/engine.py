@@ -1,25 +1,31 @@
 """The core engine: one PDF in, a :class:`~schemas.models.DocumentResult` out.
 
-A chain of small stages (open → pages → tables → stitch → types → chunks → facts → checks), each a
-function from typed input to typed output. Problems are data: a page that fails is an ``ErrorRecord``
-with its page number and the other pages carry on; only a document that cannot be read at all produces a
-fatal error. Pages are processed one at a time and MuPDF's resource cache is released as the document is
-walked, so memory stays flat in the page count.
+A chain of small stages (pages → tables → second_opinion → chunks → facts → statements → checks), each a
+function from one typed hand-off to the next (:data:`STAGES`; a test holds this list to it). Each hand-off
+is a frozen record, the one before plus what its stage adds: :class:`Opened` → :class:`Pages` →
+:class:`Tables` → :class:`Chunks` → :class:`Facts` → :class:`Statements`, from which the document's
+:class:`~schemas.models.DocumentResult` is assembled once the PDF is done with; the checks then read that
+result (:mod:`pipeline.checks.stage`), as the verify service does. What belongs to a table found on a page
+(what its page says about its scale, the heading above it) travels with it (:class:`PageTable`).
+
+Problems are data: a page that fails is an ``ErrorRecord`` with its page number and the other pages carry
+on; only a document that cannot be read at all produces a fatal error. Pages are processed one at a time
+and MuPDF's resource cache is released as the document is walked, so memory stays flat in the page count.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from itertools import groupby
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Literal, TypeVar
 
 import pymupdf
 import structlog
 
-from pipeline.checks.stage import verify
+from pipeline.checks.stage import Checked, flagged, run_checks, verify
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.failures import allocation_failed, raise_if_out_of_memory
 from pipeline.figures.claims import claims_cache, extract_text_facts
@@ -30,7 +36,6 @@ from pipeline.parse.chunks import build_chunks, classify_blocks
 from pipeline.parse.layout import Word, build_lines, transform_words
 from pipeline.parse.plumber import second_opinion
 from pipeline.parse.scales import (
-    PageContext,
     ScaleResolution,
     document_default,
     resolve_group_scales,
@@ -56,7 +61,26 @@ from schemas.models import (
     Table,
 )
 
-__all__ = ["EngineConfig", "parse_bytes", "parse_path", "process_bytes", "process_path", "verify"]
+__all__ = [
+    "STAGES",
+    "Chunks",
+    "DocumentError",
+    "EngineConfig",
+    "Facts",
+    "Opened",
+    "PageResult",
+    "PageTable",
+    "Pages",
+    "Run",
+    "Stage",
+    "Statements",
+    "Tables",
+    "parse_bytes",
+    "parse_path",
+    "process_bytes",
+    "process_path",
+    "verify",
+]
 
 log = structlog.get_logger(__name__)
 
@@ -76,34 +100,156 @@ class DocumentError(Exception):
         self.message = message
 
 
-@dataclass(slots=True)
-class PageResult:
-    """What one page contributes before document-level stages."""
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What every stage of one document's run reads: which document, its bytes, the limits and the metrics.
 
-    info: PageInfo
-    blocks: list[Block]
-    tables: list[RawTable]
-    words: int
-    error: ErrorRecord | None = None
-    contexts: list[PageContext] = field(default_factory=list)
-    default_scale: ScaleResolution | None = None
+    Attributes:
+        doc_id: The document's id (:func:`pipeline.ids.document_id`).
+        source: File name or object key, carried on every record.
+        data: The PDF's bytes (pdfplumber's second opinion reads them again).
+        config: Limits and tuning.
+        deadline: ``time.monotonic()`` past which no further page is read.
+        taxonomy: The metric taxonomy.
+    """
 
-
-@dataclass(slots=True)
-class _Ctx:
     doc_id: str
     source: str
+    data: bytes
     config: EngineConfig
-    errors: list[ErrorRecord] = field(default_factory=list)
+    deadline: float
+    taxonomy: Taxonomy
 
     def error(
         self, stage: str, category: ErrorCategory, message: str, page: int | None = None
     ) -> ErrorRecord:
-        rec = ErrorRecord(
+        """An error item of this document; the stage that found it keeps it with its output."""
+        return ErrorRecord(
             doc_id=self.doc_id, source=self.source, stage=stage, category=category, message=message, page=page
         )
-        self.errors.append(rec)
-        return rec
+
+
+@dataclass(frozen=True, slots=True)
+class PageTable:
+    """A table found on one page, with what that page says about it outside the table.
+
+    Attributes:
+        raw: The table as found (stitching may later drop running heads from its caption, in place).
+        scale: The scale stated above it on its page (caption or page header), None when none is.
+        heading: The text above it on its page, where a statement's title is printed.
+    """
+
+    raw: RawTable
+    scale: ScaleResolution | None
+    heading: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageResult:
+    """What one page contributes before the document-level stages."""
+
+    info: PageInfo
+    blocks: tuple[Block, ...]
+    tables: tuple[PageTable, ...]
+    words: int
+    default_scale: ScaleResolution | None = None
+
+
+In = TypeVar("In")
+Out = TypeVar("Out")
+Handoff = TypeVar("Handoff", bound="Pages")
+
+
+@dataclass(frozen=True, slots=True)
+class Stage(Generic[In, Out]):
+    """One stage of the engine: its name (the key of its time in ``stage_seconds``) and its function.
+
+    Attributes:
+        name: The stage's name.
+        run: The stage, from its typed input to its typed output.
+        phase: ``parse`` for the stages that read the open PDF (:func:`parse_bytes`); ``checks`` for those
+            that read the parsed :class:`~schemas.models.DocumentResult`, as the verify service does.
+    """
+
+    name: str
+    run: Callable[[In], Out]
+    phase: Literal["parse", "checks"]
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """The first stage's input: the open PDF and its run."""
+
+    run: Run
+    doc: pymupdf.Document
+
+
+@dataclass(frozen=True, slots=True)
+class Pages:
+    """Stage ``pages``' output: every page read, in order.
+
+    Attributes:
+        run: The document's run.
+        page_info: One entry per page read (a page that failed to read has none).
+        blocks: Text blocks of every page, in reading order, outside the tables.
+        page_tables: Each read page's tables, top to bottom, parallel to ``page_info``.
+        defaults: Page → the document-wide scale statement printed on it.
+        words: Words on the pages read.
+        errors: Error items so far, in the order found.
+    """
+
+    run: Run
+    page_info: tuple[PageInfo, ...]
+    blocks: tuple[Block, ...]
+    page_tables: tuple[tuple[PageTable, ...], ...]
+    defaults: Mapping[int, ScaleResolution]
+    words: int
+    errors: tuple[ErrorRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Tables(Pages):
+    """Stage ``tables``' output (and ``second_opinion``'s): the pages and the typed logical tables.
+
+    Attributes:
+        tables: Logical tables, stitched across pages, scales resolved, cells typed.
+        headings: Table id → the heading printed above its first fragment.
+    """
+
+    tables: tuple[Table, ...]
+    headings: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunks(Tables):
+    """Stage ``chunks``' output: the tables, and the narrative cut into heading-aware chunks.
+
+    Attributes:
+        chunks: Chunks of text and tables.
+        text_blocks: The narrative blocks (headings left out), as the facts and checks read them.
+    """
+
+    chunks: tuple[Chunk, ...]
+    text_blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Facts(Chunks):
+    """Stage ``facts``' output: the chunks, and the key facts of the tables and the narrative."""
+
+    facts: tuple[Fact, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Statements(Facts):
+    """Stage ``statements``' output: the calculation trees, and every fact with its role in them."""
+
+    statements: tuple[Statement, ...]
+
+
+def _extend(kind: type[Handoff], before: Pages, **added: Any) -> Handoff:
+    """The next hand-off: ``before``'s fields with what its stage ``added`` (or replaced, e.g. errors)."""
+    return kind(**{**{f.name: getattr(before, f.name) for f in fields(before)}, **added})
 
 
 def open_document(data: bytes, config: EngineConfig) -> pymupdf.Document:
@@ -187,16 +333,26 @@ def _blocks(words: list[Word], pno: int, skip: Sequence[BBox]) -> list[Block]:
     return out
 
 
-def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
-    """Stage: one page to words, lines, blocks and raw tables."""
+def read_page(page: pymupdf.Page, pno: int, run: Run, errors: list[ErrorRecord]) -> PageResult:
+    """One page to words, lines, blocks and raw tables, each table with what the page says about it.
+
+    Args:
+        page: The page.
+        pno: Its number, from 1.
+        run: The document's run.
+        errors: Where the page's error items go, as they are found (kept when the page fails later).
+
+    Returns:
+        The page's contribution.
+    """
     matrix = _matrix(page)
     tp = page.get_textpage(flags=_TEXT_FLAGS)
     raw = tp.extractWORDS()
     words = transform_words(raw, matrix)
     rect = page.rect
     info_kw: dict[str, Any] = {
-        "doc_id": ctx.doc_id,
-        "source": ctx.source,
+        "doc_id": run.doc_id,
+        "source": run.source,
         "page": pno,
         "width": rect.width,
         "height": rect.height,
@@ -210,17 +366,15 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
             raise RuntimeError(f"the page's object cannot be read: {exc}") from exc
         # Scans are often inline images, which get_images() does not list; any drawing content counts.
         has_content = bool(page.get_image_info()) or len(page.read_contents().strip()) > 32
-        err = None
         if has_content:
-            err = ctx.error(
-                "parse", "no_text_layer", "page has content but no text layer (OCR is not run)", pno
-            )
-        return PageResult(PageInfo(**info_kw, has_text_layer=False), [], [], 0, err)
+            why = "page has content but no text layer (OCR is not run)"
+            errors.append(run.error("parse", "no_text_layer", why, pno))
+        return PageResult(PageInfo(**info_kw, has_text_layer=False), (), (), 0)
     lines = build_lines(words)
 
     def collect_rules() -> Rules | None:
         # Rules only matter where the text already looks tabular; most pages never walk their drawings.
-        if not _may_have_rules(page, pno, ctx):
+        if not _may_have_rules(page, pno, run, errors):
             return None
         drawings = page.get_cdrawings()
         if not drawings:
@@ -228,12 +382,13 @@ def read_page(page: pymupdf.Page, pno: int, ctx: _Ctx) -> PageResult:
         rules = rules_from_drawings(drawings, rect.height)
         return _rotate_rules(rules, matrix) if matrix is not None else rules
 
-    found = find_tables(lines, pno, rect.width, collect_rules, ctx.config.table_finder)
+    found = find_tables(lines, pno, rect.width, collect_rules, run.config.table_finder)
     tables = join_split_tables(found, lines)
     blocks = _blocks(words, pno, [t.bbox for t in tables])
     info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(tables))
     contexts = scan_page_scales(tables, lines) if tables else []
-    return PageResult(info, blocks, tables, len(words), None, contexts, document_default(lines))
+    on_page = tuple(PageTable(t, c.scale, c.heading) for t, c in zip(tables, contexts, strict=True))
+    return PageResult(info, tuple(blocks), on_page, len(words), document_default(lines))
 
 
 _HEAD_BYTES = 200_000
@@ -246,7 +401,7 @@ def _path_ops(content: bytes) -> int:
     return content.count(b" re") + content.count(b" l\n") + content.count(b" l ")
 
 
-def _may_have_rules(page: pymupdf.Page, pno: int, ctx: _Ctx) -> bool:
+def _may_have_rules(page: pymupdf.Page, pno: int, run: Run, errors: list[ErrorRecord]) -> bool:
     """Cheap look at the content stream: are there enough paths (or forms) to hold table rules?
 
     Walking the drawings costs ~1 ms a page; reading the raw stream ~0.1 ms. A page with an absurd number
@@ -259,16 +414,20 @@ def _may_have_rules(page: pymupdf.Page, pno: int, ctx: _Ctx) -> bool:
         if "compression bomb" in str(exc).lower():
             # MuPDF refuses to hold a stream that inflates hundreds of times over; interpreting it again
             # to walk its drawings would cost as much as the text did, for rules nobody drew that way.
-            ctx.error("parse", "unsupported", f"content stream not searched for table rules: {exc}", pno)
+            errors.append(
+                run.error("parse", "unsupported", f"content stream not searched for table rules: {exc}", pno)
+            )
             return False
         return True
     if len(content) > _HEAD_BYTES and (ops := _path_ops(content)) > _MAX_DRAWING_OPS:
-        ctx.error(
-            "parse",
-            "unsupported",
-            f"{ops:,} drawing operations: too many to look for table rules among; "
-            "this page's tables are found from the text alone",
-            pno,
+        errors.append(
+            run.error(
+                "parse",
+                "unsupported",
+                f"{ops:,} drawing operations: too many to look for table rules among; "
+                "this page's tables are found from the text alone",
+                pno,
+            )
         )
         return False
     if b"Do" in content:  # drawings inside form XObjects are not in this stream
@@ -299,23 +458,36 @@ def _add_rule(out: Rules, x0: float, y0: float, x1: float, y1: float) -> None:
         out.vertical.append(((x0 + x1) / 2, min(y0, y1), max(y0, y1)))
 
 
-def iter_pages(doc: pymupdf.Document, ctx: _Ctx, deadline: float) -> Iterator[PageResult]:
-    """Stage: walk the pages in order, containing each page's failure to that page."""
-    n = doc.page_count if ctx.config.first_pages is None else min(doc.page_count, ctx.config.first_pages)
+def iter_pages(doc: pymupdf.Document, run: Run, errors: list[ErrorRecord]) -> Iterator[PageResult]:
+    """Walk the pages in order, containing each page's failure to that page.
+
+    Args:
+        doc: The open PDF.
+        run: The document's run; no page is started past its deadline.
+        errors: Where error items go, as they are found.
+
+    Yields:
+        Each page read, in order.
+    """
+    n = doc.page_count if run.config.first_pages is None else min(doc.page_count, run.config.first_pages)
     for i in range(n):
         pno = i + 1
-        if time.monotonic() > deadline:
-            ctx.error(
-                "parse", "timeout", f"time budget of {ctx.config.timeout_s:.0f}s spent; stopped at page {pno}"
+        if time.monotonic() > run.deadline:
+            errors.append(
+                run.error(
+                    "parse",
+                    "timeout",
+                    f"time budget of {run.config.timeout_s:.0f}s spent; stopped at page {pno}",
+                )
             )
             return
         try:
             page = doc.load_page(i)
-            yield read_page(page, pno, ctx)
+            yield read_page(page, pno, run, errors)
         except Exception as exc:  # one bad page must not sink the document, unless memory ran out
             raise_if_out_of_memory(exc)
-            ctx.error("parse", "page_error", f"{type(exc).__name__}: {exc}", pno)
-        if pno % ctx.config.store_shrink_every == 0:
+            errors.append(run.error("parse", "page_error", f"{type(exc).__name__}: {exc}", pno))
+        if pno % run.config.store_shrink_every == 0:
             pymupdf.TOOLS.store_shrink(100)
 
 
@@ -329,8 +501,151 @@ def _label_key(taxonomy: Taxonomy) -> Callable[[str], str]:
     return key
 
 
+def _read_pages(opened: Opened) -> Pages:
+    """Stage ``pages``: words, lines, blocks and raw tables of every page, each table with its context.
+
+    Raises:
+        DocumentError: No page could be read at all.
+    """
+    run = opened.run
+    errors: list[ErrorRecord] = []
+    info: list[PageInfo] = []
+    blocks: list[Block] = []
+    tables: list[tuple[PageTable, ...]] = []
+    defaults: dict[int, ScaleResolution] = {}
+    words = 0
+    for page in iter_pages(opened.doc, run, errors):
+        info.append(page.info)
+        words += page.words
+        blocks.extend(page.blocks)
+        tables.append(page.tables)
+        if page.default_scale is not None:
+            defaults[page.info.page] = page.default_scale
+    failed = [e for e in errors if e.category == "page_error"]
+    if failed and not info:
+        first = failed[0]
+        raise DocumentError(
+            "corrupt", f"no page could be read ({len(failed)} failed; page {first.page}: {first.message})"
+        )
+    if info and all(not p.has_text_layer for p in info):
+        errors.append(run.error("parse", "no_text_layer", "no page of the document has a text layer"))
+    return Pages(run, tuple(info), tuple(blocks), tuple(tables), defaults, words, tuple(errors))
+
+
+def _starting(first: RawTable, on_its_page: Sequence[PageTable]) -> PageTable:
+    """The page table a logical table starts with.
+
+    Found by identity: stitching hands back the very tables the page found, and a :class:`RawTable` is a
+    mutable record compared by value, so two tables of one page printed alike would be equal.
+    """
+    for found in on_its_page:
+        if found.raw is first:
+            return found
+    raise LookupError(f"a table of page {first.page} that its page did not find")
+
+
+def _type_tables(pages: Pages) -> Tables:
+    """Stage ``tables``: tables stitched across pages, their scales resolved, their cells typed."""
+    run = pages.run
+    read = list(zip(pages.page_info, pages.page_tables, strict=True))
+    by_page = {p.page: found for p, found in read}
+    heights = {p.page: p.height for p in pages.page_info}
+    groups = stitch_pages(
+        [([t.raw for t in found], p.height) for p, found in read], page_furniture(pages.blocks, heights)
+    )
+    starts = [_starting(g.first, by_page[g.first.page]) for g in groups]
+    stated = [start.scale for start in starts]
+    resolved = resolve_group_scales([g.fragments for g in groups], stated, pages.defaults)
+    tables: list[Table] = []
+    headings: dict[str, str] = {}
+    errors: list[ErrorRecord] = []
+    for i, (g, start, scale) in enumerate(zip(groups, starts, resolved, strict=True)):
+        try:
+            table_id = stable_id(run.doc_id, "table", i)
+            tables.append(type_group(g, doc_id=run.doc_id, source=run.source, table_id=table_id, scale=scale))
+            headings[table_id] = start.heading
+        except Exception as exc:  # a table that cannot be typed is reported, the rest go on
+            raise_if_out_of_memory(exc)
+            errors.append(run.error("tables", "table_error", f"{type(exc).__name__}: {exc}", g.first.page))
+    typed = infer_missing_scales(tables, _label_key(run.taxonomy))
+    return _extend(Tables, pages, tables=tuple(typed), headings=headings, errors=(*pages.errors, *errors))
+
+
+def _second_opinion(tables: Tables) -> Tables:
+    """Stage ``second_opinion``: pdfplumber re-reads ruled tables (when configured) for their confidence."""
+    config = tables.run.config
+    if not config.plumber_second_opinion:
+        return tables
+    reread = second_opinion(tables.run.data, list(tables.tables), max_pages=config.plumber_max_pages)
+    return replace(tables, tables=tuple(reread))
+
+
+def _chunks(tables: Tables) -> Chunks:
+    """Stage ``chunks``: blocks classified (headings, text) and cut into heading-aware chunks, with tables."""
+    run = tables.run
+    blocks = classify_blocks(tables.blocks)
+    chunks = build_chunks(
+        blocks, tables.tables, doc_id=run.doc_id, source=run.source, max_tokens=run.config.chunk_max_tokens
+    )
+    text = tuple(b for b in blocks if b.kind == "text")
+    return _extend(Chunks, tables, chunks=tuple(chunks), text_blocks=text)
+
+
+def _facts(chunks: Chunks) -> Facts:
+    """Stage ``facts``: key facts from the tables, then from the narrative.
+
+    A sentence that names no fiscal year is read as of the latest one the tables' facts have.
+    """
+    run = chunks.run
+    facts = extract_facts(chunks.tables, run.taxonomy)
+    years = [f.period.fiscal_year for f in facts if f.period is not None and f.period.fiscal_year]
+    facts += extract_text_facts(
+        chunks.text_blocks,
+        run.taxonomy,
+        doc_id=run.doc_id,
+        source=run.source,
+        default_year=max(years) if years else None,
+    )
+    errors = (*chunks.errors, *scale_errors(chunks.tables, facts))
+    return _extend(Facts, chunks, facts=tuple(facts), errors=errors)
+
+
+def _statements(facts: Facts) -> Statements:
+    """Stage ``statements``: statements as calculation trees; each fact gets its role, parent, statement."""
+    taxonomy = facts.run.taxonomy
+    trees = build_statements(facts.tables, facts.headings, taxonomy)
+    more = equity_statement_facts(facts.tables, trees, taxonomy)
+    annotated = annotate_facts([*facts.facts, *more], trees)
+    return _extend(Statements, facts, statements=tuple(trees), facts=tuple(annotated))
+
+
+STAGES: tuple[Stage[Any, Any], ...] = (
+    Stage("pages", _read_pages, "parse"),
+    Stage("tables", _type_tables, "parse"),
+    Stage("second_opinion", _second_opinion, "parse"),
+    Stage("chunks", _chunks, "parse"),
+    Stage("facts", _facts, "parse"),
+    Stage("statements", _statements, "parse"),
+    Stage("checks", run_checks, "checks"),
+)
+"""Every stage, in order; each one's input is the output of the one before, except that the checks read
+the :class:`~schemas.models.DocumentResult` assembled from the last parse stage's :class:`Statements`.
+Each stage's wall time goes into ``DocumentStats.stage_seconds`` under its name (the checks add how much
+of theirs the localization took, ``localize``)."""
+
+
+def _run_stages(phase: Literal["parse", "checks"], value: Any, timings: dict[str, float]) -> Any:
+    """Run the stages of ``phase`` in order from ``value``, each one's wall time into ``timings``."""
+    for stage in STAGES:
+        if stage.phase == phase:
+            t = time.monotonic()
+            value = stage.run(value)
+            timings[stage.name] = round(time.monotonic() - t, 4)
+    return value
+
+
 def parse_bytes(data: bytes, *, source: str, config: EngineConfig | None = None) -> DocumentResult:
-    """Stage: parse one PDF held in memory into tables, chunks and facts; :func:`verify` adds the flags.
+    """Parse one PDF held in memory into tables, chunks and facts: the ``parse`` stages, no checks.
 
     Arguments are those of :func:`process_bytes`; ``result.failed`` tells whether the document could not
     be processed at all.
@@ -338,7 +653,6 @@ def parse_bytes(data: bytes, *, source: str, config: EngineConfig | None = None)
     cfg = config or EngineConfig()
     t0 = time.monotonic()
     doc_id = document_id(data)
-    ctx = _Ctx(doc_id=doc_id, source=source, config=cfg)
     bound = log.bind(doc_id=doc_id[:12], source=source)
     pymupdf.TOOLS.reset_mupdf_warnings()
 
@@ -361,7 +675,8 @@ def parse_bytes(data: bytes, *, source: str, config: EngineConfig | None = None)
         return rejected(exc, "open")
     try:
         with claims_cache():
-            return _process_open(doc, data, ctx, t0)
+            run = Run(doc_id, source, data, cfg, t0 + cfg.timeout_s, load_taxonomy())
+            return _process_open(Opened(run, doc), t0)
     except DocumentError as exc:  # opened, but nothing in it could be read
         return rejected(exc, "parse")
     finally:
@@ -370,7 +685,7 @@ def parse_bytes(data: bytes, *, source: str, config: EngineConfig | None = None)
 
 
 def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = None) -> DocumentResult:
-    """Run the whole engine on one PDF held in memory: :func:`parse_bytes`, then :func:`verify`.
+    """Run the whole engine on one PDF held in memory: :func:`parse_bytes`, then the ``checks`` stages.
 
     Args:
         data: The PDF's bytes.
@@ -381,159 +696,54 @@ def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = Non
         The document's tables, chunks, facts, flags and errors. ``result.failed`` tells whether the
         document could not be processed at all.
     """
-    with claims_cache():  # parse and verify read the same narrative: parse each block once
-        return verify(parse_bytes(data, source=source, config=config))
+    with claims_cache():  # parse and the checks read the same narrative: parse each block once
+        parsed = parse_bytes(data, source=source, config=config)
+        if parsed.failed:
+            return parsed
+        timings: dict[str, float] = {}
+        checked: Checked = _run_stages("checks", parsed, timings)
+        return flagged(checked, timings)
 
 
-@dataclass
-class _Work:
-    """What the stages of one document hand to each other (each stage reads some fields and fills others)."""
-
-    doc: pymupdf.Document
-    data: bytes
-    ctx: _Ctx
-    deadline: float
-    taxonomy: Taxonomy = field(default_factory=load_taxonomy)
-    page_info: list[PageInfo] = field(default_factory=list)
-    blocks: list[Block] = field(default_factory=list)
-    per_page_tables: list[tuple[list[RawTable], float]] = field(default_factory=list)
-    page_scales: dict[int, ScaleResolution | None] = field(default_factory=dict)
-    headings: dict[int, str] = field(default_factory=dict)
-    defaults: dict[int, ScaleResolution] = field(default_factory=dict)
-    words: int = 0
-    tables: list[Table] = field(default_factory=list)
-    table_headings: dict[str, str] = field(default_factory=dict)
-    chunks: list[Chunk] = field(default_factory=list)
-    facts: list[Fact] = field(default_factory=list)
-    text_blocks: list[Block] = field(default_factory=list)
-    statements: list[Statement] = field(default_factory=list)
-
-
-def _pages(w: _Work) -> None:
-    """Words, lines, blocks and raw tables of every page, with each table's scale context."""
-    for pr in iter_pages(w.doc, w.ctx, w.deadline):
-        w.page_info.append(pr.info)
-        w.words += pr.words
-        w.blocks.extend(pr.blocks)
-        w.per_page_tables.append((pr.tables, pr.info.height))
-        for raw, context in zip(pr.tables, pr.contexts, strict=True):
-            w.page_scales[id(raw)] = context.scale
-            w.headings[id(raw)] = context.heading
-        if pr.default_scale is not None:
-            w.defaults[pr.info.page] = pr.default_scale
-    failed = [e for e in w.ctx.errors if e.category == "page_error"]
-    if failed and not w.page_info:
-        first = failed[0]
-        raise DocumentError(
-            "corrupt", f"no page could be read ({len(failed)} failed; page {first.page}: {first.message})"
-        )
-    if w.page_info and all(not p.has_text_layer for p in w.page_info):
-        w.ctx.error("parse", "no_text_layer", "no page of the document has a text layer")
-
-
-def _tables(w: _Work) -> None:
-    """Tables stitched across pages, their scales resolved, their cells typed."""
-    heights = {p.page: p.height for p in w.page_info}
-    groups = stitch_pages(w.per_page_tables, page_furniture(w.blocks, heights))
-    resolved = resolve_group_scales([g.fragments for g in groups], w.page_scales, w.defaults)
-    for i, (g, scale) in enumerate(zip(groups, resolved, strict=True)):
-        try:
-            table_id = stable_id(w.ctx.doc_id, "table", i)
-            w.tables.append(
-                type_group(g, doc_id=w.ctx.doc_id, source=w.ctx.source, table_id=table_id, scale=scale)
-            )
-            w.table_headings[table_id] = w.headings.get(id(g.first), "")
-        except Exception as exc:  # a table that cannot be typed is reported, the rest go on
-            raise_if_out_of_memory(exc)
-            w.ctx.error("tables", "table_error", f"{type(exc).__name__}: {exc}", g.first.page)
-    w.tables = infer_missing_scales(w.tables, _label_key(w.taxonomy))
-
-
-def _second_opinion(w: _Work) -> None:
-    """Pdfplumber re-reads ruled tables (when configured); agreement becomes each table's confidence."""
-    if w.ctx.config.plumber_second_opinion:
-        w.tables = second_opinion(w.data, w.tables, max_pages=w.ctx.config.plumber_max_pages)
-
-
-def _chunks(w: _Work) -> None:
-    """Blocks classified (headings, text) and cut into heading-aware chunks, tables included."""
-    w.blocks = classify_blocks(w.blocks)
-    w.text_blocks = [b for b in w.blocks if b.kind == "text"]
-    w.chunks = build_chunks(
-        w.blocks, w.tables, doc_id=w.ctx.doc_id, source=w.ctx.source, max_tokens=w.ctx.config.chunk_max_tokens
-    )
-
-
-def _facts(w: _Work) -> None:
-    """Key facts from the tables, then from the narrative (defaulting to the latest fiscal year seen)."""
-    w.facts = extract_facts(w.tables, w.taxonomy)
-    years = [f.period.fiscal_year for f in w.facts if f.period is not None and f.period.fiscal_year]
-    w.facts += extract_text_facts(
-        w.text_blocks,
-        w.taxonomy,
-        doc_id=w.ctx.doc_id,
-        source=w.ctx.source,
-        default_year=max(years) if years else None,
-    )
-    w.ctx.errors.extend(scale_errors(w.tables, w.facts))
-
-
-def _statements(w: _Work) -> None:
-    """Statements as calculation trees; every fact gets its role, parent and statement."""
-    w.statements = build_statements(w.tables, w.table_headings, w.taxonomy)
-    w.facts = annotate_facts(
-        [*w.facts, *equity_statement_facts(w.tables, w.statements, w.taxonomy)], w.statements
-    )
-
-
-STAGES: tuple[tuple[str, Callable[[_Work], None]], ...] = (
-    ("pages", _pages),
-    ("tables", _tables),
-    ("second_opinion", _second_opinion),
-    ("chunks", _chunks),
-    ("facts", _facts),
-    ("statements", _statements),
-)
-"""The parse, in order; each stage's wall time goes into ``DocumentStats.stage_seconds``. The checks
-(:func:`pipeline.checks.stage.verify`) run after it, as the verify service runs them."""
-
-
-def _process_open(doc: pymupdf.Document, data: bytes, ctx: _Ctx, t0: float) -> DocumentResult:
-    w = _Work(doc=doc, data=data, ctx=ctx, deadline=t0 + ctx.config.timeout_s)
+def _process_open(opened: Opened, t0: float) -> DocumentResult:
+    """The ``parse`` stages over an open PDF, and the result they add up to."""
     timings: dict[str, float] = {}
-    for name, stage in STAGES:
-        t = time.monotonic()
-        stage(w)
-        timings[name] = round(time.monotonic() - t, 4)
+    done: Statements = _run_stages("parse", opened, timings)
     # MuPDF contains some failures itself (a font it cannot load is replaced) and only warns: a failed
     # allocation among them means parts of the document are missing for want of memory.
     warnings = pymupdf.TOOLS.mupdf_warnings(reset=False)
     if allocation_failed(warnings):
         oom = next(line for line in warnings.splitlines() if allocation_failed(line))
         raise MemoryError(f"MuPDF ran out of memory and left parts of the document out: {oom}")
+    return _result(done, opened.doc.page_count, timings, t0)
+
+
+def _result(done: Statements, pages: int, timings: dict[str, float], t0: float) -> DocumentResult:
+    """The parsed document: what the stages handed on, with its statistics."""
+    run = done.run
     stats = DocumentStats(
-        pages=doc.page_count,
-        pages_parsed=sum(1 for p in w.page_info if p.has_text_layer),
-        words=w.words,
-        tables=len(w.tables),
-        facts=len(w.facts),
-        chunks=len(w.chunks),
-        errors=len(ctx.errors),
+        pages=pages,
+        pages_parsed=sum(1 for p in done.page_info if p.has_text_layer),
+        words=done.words,
+        tables=len(done.tables),
+        facts=len(done.facts),
+        chunks=len(done.chunks),
+        errors=len(done.errors),
         seconds=round(time.monotonic() - t0, 4),
         stage_seconds=timings,
     )
-    log.bind(doc_id=ctx.doc_id[:12], source=ctx.source).debug("document processed", **stats.model_dump())
+    log.bind(doc_id=run.doc_id[:12], source=run.source).debug("document processed", **stats.model_dump())
     return DocumentResult(
-        doc_id=ctx.doc_id,
-        source=ctx.source,
+        doc_id=run.doc_id,
+        source=run.source,
         pipeline_version=PIPELINE_VERSION,
-        page_info=w.page_info,
-        tables=w.tables,
-        chunks=w.chunks,
-        facts=w.facts,
-        blocks=w.text_blocks,
-        statements=w.statements,
-        errors=ctx.errors,
+        page_info=list(done.page_info),
+        tables=list(done.tables),
+        chunks=list(done.chunks),
+        facts=list(done.facts),
+        blocks=list(done.text_blocks),
+        statements=list(done.statements),
+        errors=list(done.errors),
         stats=stats,
     )
 

@@ -1,19 +1,18 @@
 """Deterministic consistency checks over a document's tables, facts and narrative.
 
-Rules (each module documents its own):
+Rules, one line a check in the order they run (:data:`CHECKS`; each module documents its own):
 
 * ``TOT001``/``TOT002`` (:mod:`.sums`): the calculation trees of :mod:`pipeline.statements.trees` hold in
-  every
-  column, and total columns in every row.
-* ``XREF001`` (:mod:`.crossref`): a metric for one period agrees wherever it is printed.
-* ``NAR001`` (:mod:`.narrative`): narrative figures and changes agree with the tables.
-* ``BAL001`` (:mod:`.balance`): the balance sheet balances.
+  every column, and total columns in every row.
 * ``CHG001`` (:mod:`.changes`): columns of changes and of shares agree with the figures they compare.
 * ``LED001`` (:mod:`.ledger`): a ledger's running balance follows from its debits and credits.
 * ``TOT003`` (:mod:`.closing`): in a column of balances, a period's total line repeats its closing balance.
 * ``EPS001`` (:mod:`.per_share`): earnings per share are the earnings over the weighted-average shares.
-* ``XST001`` (:mod:`.crossref`): the identities between the primary statements hold.
-* ``NAR002`` (:mod:`.narrative`): a sentence's own arithmetic holds.
+* ``BAL001`` (:mod:`.balance`): the balance sheet balances.
+* ``XREF001``/``XST001`` (:mod:`.crossref`): a metric for one period agrees wherever it is printed; the
+  identities between the primary statements hold.
+* ``NAR001``/``NAR002`` (:mod:`.narrative`): narrative figures and changes agree with the tables; a
+  sentence's own arithmetic holds.
 
 The rules that compare linear relations (sums, copies) record every relation they evaluate, holding or
 not; :mod:`.localize` then names the printed figure whose change explains each break, and sets apart as

@@ -334,6 +334,8 @@ def _explain(
     for a, b in candidates.values():
         if not all(_has(eq, a) or _has(eq, b) for eq in failing):
             continue
+        # By identity: a relation that prints both figures is listed under each; relations alike in value
+        # are still two relations the checks evaluated.
         relations = list({id(eq): eq for eq in (*by_figure[a.key], *by_figure[b.key])}.values())
         got = _pair(a, b, relations)
         if got is not None and _pair_weight(got) <= _MAX_PAIR_WEIGHT:
@@ -461,6 +463,7 @@ def localize_errors(flags: Sequence[Flag], log: RelationLog) -> Localized:
     for component in _components(failing):
         explanation = _explain(component, by_figure)
         touched = {t.key for eq in component for t in eq.terms}
+        # By identity, as in _explain: each relation once, however many of its figures are touched.
         holding = len({id(eq) for k in touched for eq in by_figure[k] if eq.holds})
         loc = None if explanation is None else _localization(explanation, component, holding)
         for eq in component:
@@ -505,6 +508,7 @@ def _one_per_error(flags: Sequence[Flag], verdict: Mapping[str, Localization | N
     for flag in flags:
         loc = verdict.get(flag.flag_id)
         if loc is not None:
+            # By identity: the flags of one component share its Localization object (one misprint).
             groups[id(loc)].append(flag)
     folded: dict[str, Flag] = {}
     absorbed: set[str] = set()

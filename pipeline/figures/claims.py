@@ -640,7 +640,7 @@ def parse_claims(block: Block, taxonomy: Taxonomy, *, default_year: int | None) 
     if _DIGIT.search(block.text) is None:
         return []
     cache = _CLAIMS_CACHE.get()
-    key = (block, default_year, id(taxonomy))
+    key = (block, default_year, taxonomy)  # a Taxonomy hashes by identity: the very one this run reads
     if cache is not None and key in cache:
         return list(cache[key])
     text = " ".join(block.text.split())
@@ -652,7 +652,7 @@ def parse_claims(block: Block, taxonomy: Taxonomy, *, default_year: int | None) 
     return claims
 
 
-_ClaimsKey = tuple[Block, int | None, int]
+_ClaimsKey = tuple[Block, int | None, Taxonomy]
 _CLAIMS_CACHE: ContextVar[dict[_ClaimsKey, tuple[NarrativeClaim, ...]] | None] = ContextVar(
     "tieout_claims_cache", default=None
 )

@@ -222,14 +222,15 @@ def _continues_statement(prev: RawTable, table: RawTable) -> bool:
 
 def resolve_group_scales(
     groups: Sequence[Sequence[RawTable]],
-    page_scales: Mapping[int, ScaleResolution | None],
+    stated: Sequence[ScaleResolution | None],
     defaults: Mapping[int, ScaleResolution],
 ) -> list[ScaleResolution | None]:
     """Resolve the scale of each logical table (sources 1-4 of the module docstring).
 
     Args:
         groups: Logical tables in reading order, each as its fragments (the first carries the head).
-        page_scales: ``id(fragment)`` → what its page states above it (:func:`scan_page_scales`).
+        stated: For each group, what the page of its first fragment states above it (the ``scale`` of
+            that fragment's :class:`PageContext`, from :func:`scan_page_scales`).
         defaults: Page → document-wide statement printed on that page (:func:`document_default`).
 
     Returns:
@@ -237,15 +238,13 @@ def resolve_group_scales(
     """
     out: list[ScaleResolution | None] = []
     last_on_page: dict[int, tuple[RawTable, ScaleResolution | None]] = {}
-    first_on_page: set[int] = set()
     seen_pages: set[int] = set()
-    for frags in groups:
+    for frags, above in zip(groups, stated, strict=True):
         first = frags[0]
-        if first.page not in seen_pages:
-            first_on_page.add(id(first))
-            seen_pages.add(first.page)
-        found = own_scale(first) or page_scales.get(id(first))
-        if found is None and id(first) in first_on_page:
+        first_on_page = first.page not in seen_pages
+        seen_pages.add(first.page)
+        found = own_scale(first) or above
+        if found is None and first_on_page:
             prev = last_on_page.get(first.page - 1)
             if prev is not None and prev[1] is not None and _continues_statement(prev[0], first):
                 p = prev[1]
