@@ -33,7 +33,7 @@ from pipeline.checks.localize import Localized, RelationLog, localize_errors
 from pipeline.checks.rule import Check, CheckedDocument, Rule
 from pipeline.checks.tolerance import known_facts, where_printed
 from pipeline.figures.taxonomy import Taxonomy, load_taxonomy
-from pipeline.statements.trees import build_statements
+from pipeline.statements.build import build_statements
 from schemas.models import Block, Fact, Flag, Statement, Table
 
 __all__ = ["CHECKS", "RULES", "Localized", "check_document"]

@@ -27,20 +27,20 @@ from pipeline.checks.tolerance import (
 )
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import Taxonomy
+from pipeline.statements.build import with_tables
+from pipeline.statements.column_sums import across_rows
+from pipeline.statements.columns import statement_rows
 from pipeline.statements.identities import IDENTITIES, Identity, Operand
-from pipeline.statements.trees import (
+from pipeline.statements.structures import (
     ColumnResult,
     Figure,
     Grid,
     Structure,
-    across_rows,
     blanks_are_nil,
     evaluate,
     grid_of,
     lone_dashes,
-    statement_rows,
     supports,
-    with_tables,
 )
 from schemas.models import Evidence, Flag, LineItem, Period, Statement, Table
 

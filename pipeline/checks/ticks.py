@@ -37,14 +37,9 @@ from pipeline.checks.sums import RULE as TREE_RULE
 from pipeline.checks.tolerance import known_facts, period_text
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import Taxonomy, load_taxonomy
-from pipeline.statements.trees import (
-    Figure,
-    across_rows,
-    blanks_are_nil,
-    evaluate,
-    grid_of,
-    statement_rows,
-)
+from pipeline.statements.column_sums import across_rows
+from pipeline.statements.columns import statement_rows
+from pipeline.statements.structures import Figure, blanks_are_nil, evaluate, grid_of
 from schemas.models import BBox, DocumentResult, Flag, LineItem, Statement, Table
 
 __all__ = ["Spot", "Tick", "Tie", "TieKind", "confirmed", "spot_key", "ticks", "ties"]
