@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import normalise_label
 from pipeline.statements.resolve import resolve_total
-from pipeline.statements.structures import MAX_COMPONENTS, Grid, Structure, TreeNode, one_kind
+from pipeline.statements.settings import TREE_SETTINGS
+from pipeline.statements.structures import Grid, Structure, TreeNode, one_kind
 
 __all__ = ["breakdowns"]
 
@@ -20,8 +21,6 @@ __all__ = ["breakdowns"]
 # "Profit for the year / Attributable to: / Owners of the parent / Non-controlling interests";
 # "二、营业总成本 / 其中：营业成本 / …"; "Total revenue / of which: …".
 _BREAKDOWN = re.compile(r"^(?:of which|attributable to|其中|归属于|歸屬於)", re.IGNORECASE)
-_BREAKDOWN_REACH = 3
-"""Lines between a total and the first line of its breakdown (another breakdown of the same total)."""
 
 
 def breakdowns(
@@ -64,9 +63,9 @@ def breakdowns(
     for pos, row in enumerate(figures):
         if row.index in with_parts:
             continue
-        after = figures[pos + 1 : pos + 1 + _BREAKDOWN_REACH + MAX_COMPONENTS]
+        after = figures[pos + 1 : pos + 1 + TREE_SETTINGS.breakdown_reach + TREE_SETTINGS.max_components]
         candidates: list[Structure] = []
-        for start in range(min(_BREAKDOWN_REACH, len(after))):
+        for start in range(min(TREE_SETTINGS.breakdown_reach, len(after))):
             first = after[start]
             if not (
                 _BREAKDOWN.search(normalise_label(first.label))

@@ -26,6 +26,7 @@ __all__ = ["annotate_facts", "build_statement", "build_statements", "with_tables
 def _lines(
     rows: Sequence[RowView], nodes: Sequence[TreeNode], grid: Grid, taxonomy: Taxonomy
 ) -> list[LineItem]:
+    """Each row with figures as a line of the statement: its role, parent, sign, metric and children."""
     parents: dict[int, tuple[int, int]] = {}
     totals: dict[int, TreeNode] = {}
     split: dict[int, TreeNode] = {}

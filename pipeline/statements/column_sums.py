@@ -15,7 +15,8 @@ from pipeline.figures.facts import is_change_column
 from pipeline.figures.grid import RowView, column_headers
 from pipeline.figures.rounding import Comparison, compare_sum
 from pipeline.statements.columns import NOT_ADDITIVE
-from pipeline.statements.structures import MIN_SIGNAL, Grid, grid_of, lone_dashes
+from pipeline.statements.settings import TREE_SETTINGS
+from pipeline.statements.structures import Grid, grid_of, lone_dashes
 from schemas.models import Table
 
 __all__ = ["ColumnTotal", "across_rows", "column_sums"]
@@ -26,11 +27,7 @@ _TOTAL_HEAD = re.compile(
     r"\btotal\b|\bconsolidated\b(?!\s+(?:statements?|balance sheets?|financial|schedules?)\b)", re.IGNORECASE
 )
 _SHARES_HEAD = re.compile(r"\bshares\s*$|\bnumber of shares\b|\bunits\s*$", re.IGNORECASE)
-_MIN_ROWS = 3
-_MIN_ROWS_WITH_COPIES = 5
-"""Rows a column sum must hold in when only one of them adds two figures or more."""
-_MIN_ROWS_UNHEADED = 5
-"""Rows, each adding two figures or more, that prove a sum column whose head does not say it is a total."""
+"""A column of share or unit counts printed beside the amounts (a statement of equity)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +45,7 @@ _NOT_ADDITIVE_ROW = re.compile(
     r"\bprice\b|\bnumber of\b|\bheadcount\b|\bemployees\b",
     re.IGNORECASE,
 )
+"""Labels of rows whose figures do not add across the columns: rates, averages, per-share amounts, counts."""
 
 
 def across_rows(
@@ -171,7 +169,7 @@ def _column_sum(
     held = [
         sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0)
         for r, c in results.items()
-        if c.ok and abs(c.actual) >= MIN_SIGNAL * max(c.tolerance, 1e-12)
+        if c.ok and abs(c.actual) >= TREE_SETTINGS.min_signal * max(c.tolerance, 1e-12)
     ]
     strong = sum(1 for n in held if n >= 2)
     # (a row whose total is its column's only dash is no failure: "not applicable")
@@ -179,7 +177,9 @@ def _column_sum(
     if headed:
         # A fair-value table fills one level per row: the total equals that one figure in most rows, which
         # agrees with the sum without proving it; a few rows adding two figures prove it.
-        enough = strong >= _MIN_ROWS or (strong >= 1 and len(held) >= _MIN_ROWS_WITH_COPIES)
+        enough = strong >= TREE_SETTINGS.min_sum_rows or (
+            strong >= 1 and len(held) >= TREE_SETTINGS.min_sum_rows_with_copies
+        )
     else:
-        enough = strong >= _MIN_ROWS_UNHEADED
+        enough = strong >= TREE_SETTINGS.min_sum_rows_unheaded
     return ColumnTotal(total, parts, tuple(sorted(results))) if fails <= 1 and enough else None

@@ -19,6 +19,7 @@ from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.rounding import within_rounding
 from pipeline.figures.taxonomy import normalise_label
 from pipeline.statements.labels import TOTAL_LABEL
+from pipeline.statements.settings import TREE_SETTINGS
 from schemas.models import Basis, StatementColumn, Table
 
 __all__ = ["NOT_ADDITIVE", "basis_of", "naming_lines", "statement_columns", "statement_rows"]
@@ -75,7 +76,9 @@ _BASIS_PATTERNS: tuple[tuple[Basis, str], ...] = (
     ),
     ("non_gaap", r"\bnon-?gaap\b|\badjusted\b|\bunderlying\b|\bnon-?ifrs\b"),
 )
+"""Basis → the words of a column head or a title that name it; the first that matches wins."""
 _BASIS = [(basis, re.compile(pattern, re.IGNORECASE)) for basis, pattern in _BASIS_PATTERNS]
+"""The basis patterns, compiled once."""
 # Column heads whose figures do not add up down the column.
 NOT_ADDITIVE = re.compile(
     r"%|\bpercent|\bper\s+(?:share|unit|cent)|(?<!quoted )\bprices?\b|\baverage\b|\brates?\b|\bratio\b|"
@@ -86,9 +89,8 @@ NOT_ADDITIVE = re.compile(
 )
 
 
-_TITLE_WORDS = 10
-"""A heading line of at most this many words, not ending a sentence, is a title; longer lines are prose."""
 _LEAD_IN = re.compile(r"\b(?:following|below|table)\b|:\s*$", re.IGNORECASE)
+"""A prose sentence introducing the table below it ("The following table presents pro forma results:")."""
 
 
 def naming_lines(heading: str) -> str:
@@ -104,7 +106,7 @@ def naming_lines(heading: str) -> str:
         text = " ".join(line.split())
         if not text:
             continue
-        is_title = len(text.split()) <= _TITLE_WORDS and not text.endswith(".")
+        is_title = len(text.split()) <= TREE_SETTINGS.title_words and not text.endswith(".")
         (titles if is_title else prose).append(text)
     sentences = re.split(r"(?<=[.:])\s+", " ".join(prose))
     return "\n".join([*titles, *(s for s in sentences if _LEAD_IN.search(s))])
@@ -236,6 +238,7 @@ def _derived_change(rows: Sequence[RowView], col: int, columns: Sequence[int]) -
 
 
 _YEAR_FIGURE = re.compile(r"^(?:19|20)\d\d$")
+"""A figure printed as a year, without separators: a column of them holds maturities or vintages."""
 
 
 def _years_column(rows: Sequence[RowView], col: int) -> bool:

@@ -18,13 +18,16 @@ from pipeline.figures.taxonomy import Taxonomy
 from pipeline.statements.build import with_tables
 from pipeline.statements.columns import statement_rows
 from pipeline.statements.labels import clean_label
+from pipeline.statements.settings import TREE_SETTINGS
 from schemas.models import Fact, Period, Statement, Table
 
 __all__ = ["equity_statement_facts"]
 
 
 _BALANCE_LINE = re.compile(r"^balances?\b", re.IGNORECASE)
+"""A line of balances ("Balance at December 31, 2022"): one of the transposed statement's dates."""
 _TOTAL_COLUMN = re.compile(r"\btotal\b", re.IGNORECASE)
+"""The head of the column of total equity."""
 
 
 def _balance_period(label: str) -> Period | None:
@@ -35,6 +38,7 @@ def _balance_period(label: str) -> Period | None:
 
 
 def _months_between(start: str, end: str) -> int:
+    """Whole months from one ISO date to another (days ignored)."""
     (y0, m0), (y1, m1) = (int(start[:4]), int(start[5:7])), (int(end[:4]), int(end[5:7]))
     return (y1 - y0) * 12 + (m1 - m0)
 
@@ -60,6 +64,7 @@ def equity_statement_facts(
     equity, income = taxonomy.get("total_equity"), taxonomy.get("net_income")
     if equity is None or income is None:
         return []
+    shortest, longest = TREE_SETTINGS.fiscal_year_months
     out: list[Fact] = []
     for statement, table in with_tables(statements, tables):
         if statement.kind != "equity":
@@ -82,7 +87,7 @@ def equity_statement_facts(
                 out.append(cell_fact(table, row, row.numbers[col], number, equity, None, period))
         for before, after in itertools.pairwise(balances):
             start, end = before[1].end_date, after[1].end_date
-            if start is None or end is None or not 11 <= _months_between(start, end) <= 13:
+            if start is None or end is None or not shortest <= _months_between(start, end) <= longest:
                 continue
             for row in rows:
                 if not before[0].index < row.index < after[0].index or col not in row.numbers:

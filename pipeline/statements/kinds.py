@@ -9,12 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pipeline.statements.settings import TREE_SETTINGS
 from schemas.models import StatementKind, Table
 
 __all__ = ["classify", "entity_of"]
 
 
 _STATEMENT_WORDS = re.compile(r"\bstatements?\b|\bbalance sheets?\b|\bfinancial position\b", re.IGNORECASE)
+"""Words every statement's title holds: "statement", "balance sheet", "financial position"."""
 _KIND_PATTERNS: tuple[tuple[StatementKind, str], ...] = (
     ("comprehensive_income", r"\bcomprehensive (?:income|loss|earnings)\b"),
     ("cash_flow", r"\bcash flows?\b"),
@@ -34,12 +36,15 @@ _KIND_PATTERNS: tuple[tuple[StatementKind, str], ...] = (
         r"\bincome statements?\b|\bprofit (?:and|or) loss\b",
     ),
 )
+"""Kind → the words of a title that name it, most specific first (comprehensive income before income)."""
 _KIND_TITLES = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _KIND_PATTERNS]
+"""The kind patterns, compiled once."""
 _SUMMARY_TITLE = re.compile(
     r"\bhighlights\b|\bselected (?:consolidated |quarterly )?financial (?:data|information)\b|\bsummary\b|"
     r"\bkey figures\b|\bfive[- ]year\b|\bquarterly (?:financial )?(?:data|results|information)\b",
     re.IGNORECASE,
 )
+"""Titles of summaries of figures printed elsewhere (highlights, selected financial data)."""
 
 
 _SENTENCE_WORDS = re.compile(
@@ -47,12 +52,17 @@ _SENTENCE_WORDS = re.compile(
     r"information|supplemental|see|refer)\b|:\s*$",
     re.IGNORECASE,
 )
+"""Words of a sentence about a statement ("… is as follows:"), which no statement's title holds."""
 
 
 def _title_kind(text: str) -> StatementKind | None:
     """The statement a title line names, when it is a statement's title (not a sentence about cash flows)."""
     for line in text.splitlines():
-        if len(line.split()) > 14 or not _STATEMENT_WORDS.search(line) or _SENTENCE_WORDS.search(line):
+        if (
+            len(line.split()) > TREE_SETTINGS.statement_title_words
+            or not _STATEMENT_WORDS.search(line)
+            or _SENTENCE_WORDS.search(line)
+        ):
             continue
         for kind, pattern in _KIND_TITLES:
             if pattern.search(line):
@@ -98,6 +108,7 @@ _ENTITY_LINE = re.compile(
     r"limited partnership|llc|l\.l\.c\.|plc|p\.l\.c\.|ltd\.?|limited|n\.v\.|s\.a\.|ag|se)\s*$",
     re.IGNORECASE,
 )
+"""A line that is a reporting entity's name alone ("Boston Properties Limited Partnership")."""
 
 
 def entity_of(heading: str, title: str | None) -> str | None:
@@ -112,6 +123,6 @@ def entity_of(heading: str, title: str | None) -> str | None:
     """
     for line in [title or "", *reversed(heading.splitlines())]:
         text = " ".join(line.split())
-        if len(text.split()) <= 8 and _ENTITY_LINE.match(text):
+        if len(text.split()) <= TREE_SETTINGS.entity_line_words and _ENTITY_LINE.match(text):
             return text.casefold().rstrip(".")
     return None

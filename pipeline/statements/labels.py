@@ -14,6 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import Taxonomy, normalise_label
+from pipeline.statements.settings import TREE_SETTINGS
 from pipeline.statements.structures import Figure
 
 __all__ = [
@@ -30,14 +31,12 @@ __all__ = [
 ]
 
 
-_OUTDENT_POINTS = 2.0
-"""A label this many points left of the previous row's label is outdented (a total under items)."""
-
-
 _DOT_LEADERS = re.compile(r"(?:\s*[.·…_]){3,}\s*")
+"""Dot leaders between a label and its figures."""
 _FOOTNOTE = re.compile(
     r"(?:\s*\((?:[a-z]|\d{1,2}|[ivx]{1,4})\)|\s*\*+|[\u00b9\u00b2\u00b3\u2070-\u2079]+)+\s*$"
 )
+"""Footnote marks ending a label: "(a)", "(1)", "(iv)", asterisks, superscript digits."""
 
 
 def clean_label(label: str) -> str:
@@ -54,12 +53,18 @@ def clean_label(label: str) -> str:
     return text.strip().rstrip(":").strip()
 
 
+# --- the words of totals, balances and costs ---------------------------------------------------------------
+# Compiled once, and module constants: they are the vocabulary statements print, not thresholds to tune
+# (those are pipeline.statements.settings.TREE_SETTINGS).
+
 TOTAL_LABEL = re.compile(
     r"^(?:total|subtotal|sub total|net (?:increase|decrease|change)|net cash)\b|\btotal$|"
     r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b|"
     # Chinese statements: "…合计" (total), "…总计" (grand total), "…小计" (subtotal), "…净额" (net amount).
     r"(?:合计|合計|总计|總計|小计|小計|净额|淨額)$"
 )
+"""A label saying its line is a total ("Total …", "Net cash …", "… end of year")."""
+
 # The income statement's subtotals, whatever the filer calls them exactly.
 _SUBTOTAL_LABEL = re.compile(
     r"^(?:net |comprehensive )?(?:income|earnings|profit|loss|result)s?\b.*\bbefore\b|"
@@ -75,19 +80,24 @@ CLOSING_LABEL = re.compile(
     r"^(?:balances?|ending balance|closing balance|balance end)\b(?!.*\b(?:beginning|begin|opening)\b)|"
     r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b|^(?:ending|closing)\b|期末"
 )
+"""A closing balance: the total of a roll-forward, whose blank cells are nil."""
 OPENING_LABEL = re.compile(
     r"\b(?:beginning|opening|begin)\b.*\b(?:balance|year|period|quarter)\b|^(?:beginning|opening) balance\b|"
     r"^balances?,? (?:at )?(?:beginning|begin|opening)\b|期初|年初"
 )
+"""An opening balance: where a roll-forward's run of lines begins."""
 _COST_WORDS = re.compile(
     r"\b(?:costs?|expenses?|losses|loss|tax|taxes|provision|depreciation|amortization|impairments?|less|"
     r"deduct\w*|charges?|write-?downs?|dividends?|repurchases?|purchases?|payments?|repayments?|"
     r"withdrawals?|minority interests?|non-?controlling interests?)\b|^减 "
 )
+"""Words of a line subtracted when printed positive (costs, expenses, taxes, payments …)."""
 _DEDUCTION_LINE = re.compile(
     r"^\W*less\b|^\W*accumulated (?:depreciation|amortization|depletion)\b", re.IGNORECASE
 )
+"""A line deducted from the one above ("Less: accumulated depreciation")."""
 _GAIN_WORDS = re.compile(r"\b(?:income|gains?|revenues?|sales|proceeds|profit|benefit)\b(?! tax)")
+"""Words that make a line a gain whatever cost word it holds ("Gain on sale", "Tax benefit")."""
 
 
 def total_strength(
@@ -132,7 +142,7 @@ def total_strength(
         previous is not None
         and row.indent is not None
         and previous.indent is not None
-        and row.indent < previous.indent - _OUTDENT_POINTS
+        and row.indent < previous.indent - TREE_SETTINGS.outdent_points
     )
     return 1 if outdented else 0
 
@@ -210,6 +220,7 @@ def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
 
 
 _UNIT_NOTE = re.compile(r"\s*\([^()]*\)\s*:?\s*$|\s*:\s*$")
+"""A title's trailing unit note ("(€ million)", "(in thousands):") or colon."""
 
 
 def table_names(*lines: str | None) -> set[str]:

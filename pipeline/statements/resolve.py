@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pipeline.statements.settings import TREE_SETTINGS
 from pipeline.statements.structures import (
-    MAX_COMPONENTS,
     ColumnResult,
     Convention,
     Figure,
@@ -46,7 +46,7 @@ def candidate_structures(
     n = len(visible)
     for i in sorted(set(starts), reverse=True):
         run = visible[i:]
-        if not 2 <= len(run) <= MAX_COMPONENTS or i >= n:
+        if not 2 <= len(run) <= TREE_SETTINGS.max_components or i >= n:
             continue
         conventions: dict[tuple[tuple[int, int], ...], Convention] = {}
         conventions.setdefault(tuple((r, 1) for r in run), "sum")

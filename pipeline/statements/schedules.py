@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import normalise_label
 from pipeline.statements.labels import CLOSING_LABEL, OPENING_LABEL
-from pipeline.statements.structures import MAX_COMPONENTS, Grid, Resolution, Structure, evaluate
+from pipeline.statements.settings import TREE_SETTINGS
+from pipeline.statements.structures import Grid, Resolution, Structure, evaluate
 
 __all__ = ["labelled_rollforward", "labelled_schedule"]
 
@@ -42,7 +43,7 @@ def labelled_rollforward(
         ),
         None,
     )
-    if start is None or not 3 <= len(visible) - start <= MAX_COMPONENTS:
+    if start is None or not 3 <= len(visible) - start <= TREE_SETTINGS.max_components:
         return None
     run = visible[start:]
     if any(signs.get(r, 1) < 0 for r in run) or any(columns[0] not in grid.get(r, {}) for r in run):
@@ -53,8 +54,9 @@ def labelled_rollforward(
 
 
 _SCHEDULE_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+"""A year in a schedule line's label ("2027", "Fiscal 2027")."""
 _SCHEDULE_LATER = re.compile(r"\b(?:thereafter|after|later|beyond|more than|over)\b")
-_MIN_SCHEDULE_YEARS = 3
+"""The line for the years after the schedule's last ("Thereafter", "2028 and after")."""
 
 
 def labelled_schedule(
@@ -82,7 +84,7 @@ def labelled_schedule(
         else:
             break
         run.insert(0, r)
-    if years_in_run < _MIN_SCHEDULE_YEARS or any(columns[0] not in grid.get(r, {}) for r in run):
+    if years_in_run < TREE_SETTINGS.min_schedule_years or any(columns[0] not in grid.get(r, {}) for r in run):
         return None
     structure = Structure(total, tuple((r, 1) for r in run), "sum")
     result = evaluate(structure, grid, columns[0])

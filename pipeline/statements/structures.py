@@ -14,11 +14,10 @@ from dataclasses import dataclass
 
 from pipeline.figures.grid import RowView
 from pipeline.figures.rounding import Comparison, compare_sum
+from pipeline.statements.settings import TREE_SETTINGS
 from schemas.models import Cell
 
 __all__ = [
-    "MAX_COMPONENTS",
-    "MIN_SIGNAL",
     "ColumnResult",
     "Convention",
     "Figure",
@@ -55,6 +54,7 @@ Grid = dict[int, dict[int, Figure]]
 """Row index → column → figure."""
 
 _TWO_FIGURES = re.compile(r"[\d)]\s+[($-]?\d")
+"""A cell holding two figures ("1,234 (56)"): two columns read as one."""
 
 
 def grid_of(rows: Sequence[RowView], columns: Sequence[int]) -> Grid:
@@ -170,15 +170,6 @@ def evaluate(
     return ColumnResult(col, comparison, nonzero, largest, structure.convention == "sum")
 
 
-MAX_COMPONENTS = 80
-"""Longest run of rows tried as components (a schedule of debt lists fifty notes and more)."""
-
-
-MIN_SIGNAL = 50.0
-"""A supporting column's total must be at least this many tolerances away from zero: with figures of
-two or three digits, a sum holding by coincidence is too likely to prove a structure."""
-
-
 def one_kind(structure: Structure, kinds: Mapping[int, str]) -> bool:
     """Whether a structure's lines are all of one kind (:func:`pipeline.statements.labels.line_kinds`).
 
@@ -188,7 +179,7 @@ def one_kind(structure: Structure, kinds: Mapping[int, str]) -> bool:
     return len({kinds.get(r, "amount") for r in rows}) == 1
 
 
-def supports(result: ColumnResult, signal: float = MIN_SIGNAL) -> bool:
+def supports(result: ColumnResult, signal: float = TREE_SETTINGS.min_signal) -> bool:
     """A column proves a structure: it holds, with a real total and real components."""
     c = result.comparison
     # Six lines of hundreds netting to a printed 3 prove as much as lines adding up to 300: the chance that
@@ -206,10 +197,6 @@ def supports(result: ColumnResult, signal: float = MIN_SIGNAL) -> bool:
     )
 
 
-_MIN_SIGNAL_EACH = 10.0
-"""When two columns or more hold, each needs less: agreement in several at once is itself the evidence."""
-
-
 def support_of(results: Sequence[ColumnResult]) -> int:
     """How many columns prove a structure.
 
@@ -217,7 +204,7 @@ def support_of(results: Sequence[ColumnResult]) -> int:
     or with four items or more each (a dozen figures do not add up to a printed total twice by chance);
     otherwise only columns whose figures are large enough that agreement is no coincidence count.
     """
-    several = [r for r in results if supports(r, _MIN_SIGNAL_EACH)]
+    several = [r for r in results if supports(r, TREE_SETTINGS.min_signal_each)]
     strong = sum(1 for r in results if supports(r))
     many_items = bool(several) and min(r.nonzero_components for r in several) >= 4
     # Lines added as printed that hold in two columns at ten times their rounding are evidence enough;

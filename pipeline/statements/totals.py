@@ -27,8 +27,8 @@ from pipeline.statements.labels import (
 )
 from pipeline.statements.resolve import candidate_structures, resolve_total
 from pipeline.statements.schedules import labelled_rollforward, labelled_schedule
+from pipeline.statements.settings import TREE_SETTINGS
 from pipeline.statements.structures import (
-    MAX_COMPONENTS,
     Grid,
     Resolution,
     Structure,
@@ -42,10 +42,6 @@ from schemas.models import StatementKind
 __all__ = ["build_tree"]
 
 
-_MAX_UNLABELLED = 6
-"""Longest run tried under a line whose label does not say it is a total."""
-
-
 def _inner_runs(
     total: int, visible: Sequence[int], starts: Sequence[int], signs: Mapping[int, int]
 ) -> list[Structure]:
@@ -53,7 +49,7 @@ def _inner_runs(
 
     Tried only for a line that says it is a total, when no run from a natural start adds up to it.
     """
-    first = max(max(starts) if starts else 0, len(visible) - MAX_COMPONENTS)
+    first = max(max(starts) if starts else 0, len(visible) - TREE_SETTINGS.max_components)
     out: list[Structure] = []
     for i in range(len(visible) - 2, first, -1):
         run = visible[i:]
@@ -177,7 +173,11 @@ class _Walk:
         if not strength:
             # A line whose label says nothing ("Free cash flow") is a total only when the figures prove it,
             # in two columns with real figures, adding a short run as printed.
-            found = [c for c in found if len(c.components) <= _MAX_UNLABELLED and c.convention == "sum"]
+            found = [
+                c
+                for c in found
+                if len(c.components) <= TREE_SETTINGS.max_unlabelled and c.convention == "sum"
+            ]
         return [c for c in found if one_kind(c, self.kinds)]
 
     def support(self, strength: int) -> int:
