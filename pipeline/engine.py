@@ -22,9 +22,10 @@ import structlog
 from pipeline.checks.stage import verify
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.failures import allocation_failed, raise_if_out_of_memory
-from pipeline.figures.claims import claims_cache, extract_text_facts
+from pipeline.figures.claims import claims_cache
 from pipeline.figures.facts import extract_facts
 from pipeline.figures.taxonomy import Taxonomy, load_taxonomy, normalise_label
+from pipeline.figures.text_facts import extract_text_facts
 from pipeline.ids import document_id, stable_id
 from pipeline.parse.chunks import build_chunks, classify_blocks
 from pipeline.parse.layout import Word, build_lines, transform_words
