@@ -36,8 +36,8 @@ def breakdowns(
     (其中, 归属于). The parts are a run of the lines after the total, starting within a few lines of it
     (a statement may break a total down twice: by continuing and discontinued operations, then by owner),
     none of them already part of another total. As for a labelled total, the run is taken when the
-    figures prove it (:func:`resolve_total`). The total may itself add up lines above it ("Profit for the
-    year" = profit before tax less tax): its parts are recorded beside its children.
+    figures prove it (:func:`.resolve.resolve_total`). The total may itself add up lines above it ("Profit
+    for the year" = profit before tax less tax): its parts are recorded beside its children.
 
     Args:
         rows: Body rows of the table.

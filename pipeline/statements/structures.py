@@ -227,7 +227,7 @@ class Resolution:
 class TreeNode:
     """A total the tree builder recognised: its structure and whether its failures are inconsistencies.
 
-    ``below``: the components are printed under the total, splitting it (:func:`breakdowns`).
+    ``below``: the components are printed under the total, splitting it (:func:`.breakdowns.breakdowns`).
     """
 
     structure: Structure

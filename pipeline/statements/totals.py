@@ -258,7 +258,7 @@ def build_tree(
     kind: StatementKind = "note",
     titles: Sequence[str | None] = (),
 ) -> list[TreeNode]:
-    """Walk a table's rows top to bottom and recognise its totals (step 3 of the module docstring).
+    """Walk a table's rows top to bottom and recognise its totals (step 3 of :mod:`pipeline.statements`).
 
     Args:
         rows: Body rows of the table.
