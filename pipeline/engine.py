@@ -28,9 +28,10 @@ import structlog
 from pipeline.checks.stage import Checked, flagged, run_checks, verify
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.failures import allocation_failed, raise_if_out_of_memory
-from pipeline.figures.claims import claims_cache, extract_text_facts
+from pipeline.figures.claims import claims_cache
 from pipeline.figures.facts import extract_facts
 from pipeline.figures.taxonomy import Taxonomy, load_taxonomy, normalise_label
+from pipeline.figures.text_facts import extract_text_facts
 from pipeline.ids import document_id, stable_id
 from pipeline.parse.chunks import build_chunks, classify_blocks
 from pipeline.parse.layout import Word, build_lines, transform_words
@@ -46,7 +47,8 @@ from pipeline.parse.sniff import HEAD_BYTES, not_a_pdf
 from pipeline.parse.stitch import join_split_tables, page_furniture, stitch_pages
 from pipeline.parse.structure import infer_missing_scales, type_group
 from pipeline.parse.tables import RawTable, Rules, find_tables, rules_from_drawings
-from pipeline.statements.trees import annotate_facts, build_statements, equity_statement_facts
+from pipeline.statements.build import annotate_facts, build_statements
+from pipeline.statements.equity import equity_statement_facts
 from schemas.models import (
     BBox,
     Block,

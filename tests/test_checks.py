@@ -21,7 +21,7 @@ from pipeline.checks.tolerance import (
 )
 from pipeline.figures.facts import extract_facts
 from pipeline.figures.taxonomy import load_taxonomy
-from pipeline.statements.trees import annotate_facts, build_statements
+from pipeline.statements.build import annotate_facts, build_statements
 from schemas.models import Block, Flag, Statement, Table
 from tests.support.tables import make_table
 

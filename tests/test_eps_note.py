@@ -21,7 +21,8 @@ from dataclasses import replace
 import pytest
 
 from pipeline.figures.grid import RowView
-from pipeline.statements.trees import line_kinds, statement_rows
+from pipeline.statements.columns import statement_rows
+from pipeline.statements.labels import line_kinds
 from sample_docs.generate import DocConfig, build_figures
 from schemas.models import DocumentResult
 from tests.support.layouts import LayoutCases, figure, rekeyed

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pipeline.figures.claims import extract_text_facts, parse_claims
+from pipeline.figures.claims import parse_claims
 from pipeline.figures.facts import (
     extract_facts,
     header_dimension,
@@ -9,6 +9,7 @@ from pipeline.figures.facts import (
     table_rows,
 )
 from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.figures.text_facts import extract_text_facts
 from schemas.models import Block
 from tests.support.tables import make_table
 

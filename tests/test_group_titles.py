@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import pytest
 
-from pipeline.statements.trees import statement_columns, statement_rows
+from pipeline.statements.columns import statement_columns, statement_rows
 from sample_docs.generate import DocConfig
 from tests.support.layouts import LayoutCases, evidence_of, figure, rekeyed
 from tests.support.tables import make_table

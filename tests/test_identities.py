@@ -22,7 +22,7 @@ from pipeline.engine import process_bytes
 from pipeline.figures.facts import is_change_column
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.parse.stitch import furniture_key, page_furniture
-from pipeline.statements.trees import build_statements
+from pipeline.statements.build import build_statements
 from schemas.models import Block, DocumentResult, Flag, Table
 from tests.support.tables import make_table
 

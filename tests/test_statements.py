@@ -10,15 +10,11 @@ import pytest
 from pipeline.engine import process_path
 from pipeline.figures.facts import extract_facts
 from pipeline.figures.taxonomy import load_taxonomy
-from pipeline.statements.trees import (
-    annotate_facts,
-    basis_of,
-    build_statements,
-    classify,
-    clean_label,
-    entity_of,
-    equity_statement_facts,
-)
+from pipeline.statements.build import annotate_facts, build_statements
+from pipeline.statements.columns import basis_of
+from pipeline.statements.equity import equity_statement_facts
+from pipeline.statements.kinds import classify, entity_of
+from pipeline.statements.labels import clean_label
 from schemas.models import DocumentResult, LineItem, Statement, StatementColumn, Table
 from tests.support.tables import make_table
 
@@ -367,7 +363,7 @@ def test_net_income_ties_between_the_income_statement_and_the_equity_statement()
 
 
 def test_prose_above_a_statement_names_no_basis_but_a_title_or_lead_in_does() -> None:
-    from pipeline.statements.trees import basis_of, naming_lines
+    from pipeline.statements.columns import basis_of, naming_lines
 
     prose = (
         "Consolidated cash flow statement\n(in GBP millions)\n"

@@ -2,7 +2,7 @@
 
 Rules, one line a check in the order they run (:data:`CHECKS`; each module documents its own):
 
-* ``TOT001``/``TOT002`` (:mod:`.sums`): the calculation trees of :mod:`pipeline.statements.trees` hold in
+* ``TOT001``/``TOT002`` (:mod:`.sums`): the calculation trees of :mod:`pipeline.statements` hold in
   every column, and total columns in every row.
 * ``CHG001`` (:mod:`.changes`): columns of changes and of shares agree with the figures they compare.
 * ``LED001`` (:mod:`.ledger`): a ledger's running balance follows from its debits and credits.
@@ -32,7 +32,7 @@ from pipeline.checks.localize import Localized, RelationLog, localize_errors
 from pipeline.checks.rule import Check, CheckedDocument, Rule
 from pipeline.checks.tolerance import known_facts, where_printed
 from pipeline.figures.taxonomy import Taxonomy, load_taxonomy
-from pipeline.statements.trees import build_statements
+from pipeline.statements.build import build_statements
 from schemas.models import Block, Fact, Flag, Statement, Table
 
 __all__ = ["CHECKS", "RULES", "Localized", "check_document"]

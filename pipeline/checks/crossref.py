@@ -51,7 +51,9 @@ from pipeline.checks.tolerance import (
 )
 from pipeline.figures.facts import header_dimension, row_contexts, table_context
 from pipeline.figures.taxonomy import Taxonomy, normalise_label
-from pipeline.statements.trees import clean_label, statement_rows, with_tables
+from pipeline.statements.build import with_tables
+from pipeline.statements.columns import statement_rows
+from pipeline.statements.labels import clean_label
 from schemas.models import BBox, Evidence, Flag, Period, Statement, StatementKind, Table
 
 RULE = Rule(

@@ -29,7 +29,9 @@ from pipeline.checks.tolerance import keying_relation
 from pipeline.figures.grid import RowView
 from pipeline.figures.rounding import Comparison, half_unit
 from pipeline.figures.taxonomy import normalise_label
-from pipeline.statements.trees import headings_over, line_kinds, numerator_label, statement_rows, with_tables
+from pipeline.statements.build import with_tables
+from pipeline.statements.columns import statement_rows
+from pipeline.statements.labels import headings_over, line_kinds, numerator_label
 from schemas.models import Cell, Evidence, Flag, Statement, Table
 
 __all__ = ["RULE", "check_per_share"]

@@ -1,6 +1,6 @@
 """TOT001 and TOT002: the calculation trees hold in every column.
 
-The structure of each table was rebuilt once, by :mod:`pipeline.statements.trees`: which lines add up to which
+The structure of each table was rebuilt once, by :mod:`pipeline.statements`: which lines add up to which
 total, with which signs, proven in other columns. Here every proven node is evaluated in every value
 column; a column where its children do not add up to it (rounding-aware, as XBRL Calculations 1.1) is
 flagged, once: a total that fails only because a flagged subtotal among its children feeds it is not
@@ -27,24 +27,23 @@ from pipeline.checks.tolerance import (
 )
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import Taxonomy
+from pipeline.statements.build import with_tables
+from pipeline.statements.column_sums import across_rows
+from pipeline.statements.columns import statement_rows
 from pipeline.statements.identities import IDENTITIES, Identity, Operand
-from pipeline.statements.trees import (
+from pipeline.statements.settings import TREE_SETTINGS
+from pipeline.statements.structures import (
     ColumnResult,
     Figure,
     Grid,
     Structure,
-    across_rows,
     blanks_are_nil,
     evaluate,
     grid_of,
     lone_dashes,
-    statement_rows,
     supports,
-    with_tables,
 )
 from schemas.models import Evidence, Flag, LineItem, Period, Statement, Table
-
-_EACH = 10.0  # the per-column signal when columns prove a node together (pipeline.statements.trees)
 
 RULE = Rule(
     "TOT001",
@@ -260,7 +259,7 @@ def check_tree(
     log = relations if relations is not None else RelationLog()
     for line, structure in proven_structures(statement, lines):
         results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
-        support = [r for r in results if supports(r, _EACH)]
+        support = [r for r in results if supports(r, TREE_SETTINGS.min_signal_each)]
         label = _label(line)
         proof = (
             f"its lines add up to {label} in {len(support)} other column(s)"
@@ -525,7 +524,7 @@ def check_sums(
 
     Args:
         tables: Logical tables of one document.
-        statements: Their calculation trees (:func:`pipeline.statements.trees.build_statements`).
+        statements: Their calculation trees (:func:`pipeline.statements.build.build_statements`).
         taxonomy: The metric taxonomy.
         relations: Where every relation evaluated is recorded, for the localization.
 

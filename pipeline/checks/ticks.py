@@ -9,7 +9,8 @@ functions, the comparisons that *held*:
   :func:`pipeline.checks.sums.check_tree` evaluates it, and found to add up within rounding. The total and
   every component printed in that column are confirmed.
 * **cross-footed** (``TOT002``): a row where a statement's total column equals the sum of its component
-  columns (:func:`pipeline.statements.trees.across_rows`, as :mod:`pipeline.checks.sums` compares them). The
+  columns (:func:`pipeline.statements.column_sums.across_rows`, as :mod:`pipeline.checks.sums` compares
+  them). The
   total and the components printed in that row are confirmed.
 * **agreed** (``XREF001``): a group of copies of one figure (same metric or line label, period, unit,
   currency, basis and entity, printed in two tables or more) whose copies all agree within rounding, as
@@ -37,14 +38,9 @@ from pipeline.checks.sums import RULE as TREE_RULE
 from pipeline.checks.tolerance import known_facts, period_text
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import Taxonomy, load_taxonomy
-from pipeline.statements.trees import (
-    Figure,
-    across_rows,
-    blanks_are_nil,
-    evaluate,
-    grid_of,
-    statement_rows,
-)
+from pipeline.statements.column_sums import across_rows
+from pipeline.statements.columns import statement_rows
+from pipeline.statements.structures import Figure, blanks_are_nil, evaluate, grid_of
 from schemas.models import BBox, DocumentResult, Flag, LineItem, Statement, Table
 
 __all__ = ["Spot", "Tick", "Tie", "TieKind", "confirmed", "spot_key", "ticks", "ties"]

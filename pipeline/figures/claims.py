@@ -1,9 +1,9 @@
 """Narrative claims: what a sentence states about a metric ("revenue rose 12% to $1.2bn in 2025").
 
-The parser behind the narrative checks (:mod:`pipeline.checks.narrative`) and the text facts: each
-sentence is split into clauses around its verbs, and every amount in a clause gets a role (the current
-value, the prior value, the change, the percentage change) and a period, or is left out when it cannot be
-given one for certain.
+The parser behind the narrative checks (:mod:`pipeline.checks.narrative`) and the text facts
+(:mod:`pipeline.figures.text_facts`): each sentence is split into clauses around its verbs, and every amount
+in a clause gets a role (the current value, the prior value, the change, the percentage change) and a
+period, or is left out when it cannot be given one for certain.
 """
 
 from __future__ import annotations
@@ -15,12 +15,59 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from pipeline.figures.numbers import find_numbers
 from pipeline.figures.taxonomy import MetricDef, Taxonomy
-from pipeline.ids import stable_id
-from schemas.models import Block, Fact, Period
+from schemas.models import Block
 
-__all__ = ["Amount", "NarrativeClaim", "PeriodRef", "claims_cache", "extract_text_facts", "parse_claims"]
+__all__ = [
+    "CLAIM_SETTINGS",
+    "Amount",
+    "ClaimSettings",
+    "NarrativeClaim",
+    "PeriodRef",
+    "claims_cache",
+    "parse_claims",
+]
+
+
+class ClaimSettings(BaseModel):
+    """The claim parser's tuning knobs, named and documented; unknown keys raise.
+
+    As for the table finder's (:class:`pipeline.parse.tables.TableFinderSettings`, after pdfplumber's
+    ``table_settings``). The regexes below are not knobs but the wording of financial narrative, grouped by
+    what they recognise.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    change_window: int = Field(
+        40,
+        ge=1,
+        description="Characters read either side of a percentage for the words that make it a change "
+        '("up 5%", "5% higher") or a level ("a margin of 38.5%").',
+    )
+    amount_window: int = Field(
+        60,
+        ge=1,
+        description="Characters read after an amount for the words that give its period or role "
+        '("in the prior year", "per share").',
+    )
+    first_year: int = Field(
+        1900, description="A bare whole number from this year to ``last_year`` is a year, not an amount."
+    )
+    last_year: int = Field(2100, description="The last number read as a year (see ``first_year``).")
+    subject_passes: int = Field(
+        3,
+        ge=1,
+        description='Times period phrases are stripped from a clause subject ("In the fourth quarter of '
+        '2025, total revenue" → "total revenue"), at most.',
+    )
+
+
+CLAIM_SETTINGS = ClaimSettings()
+"""The settings :func:`parse_claims` reads."""
 
 # --- narrative claims --------------------------------------------------------------------------
 
@@ -141,8 +188,15 @@ class NarrativeClaim:
         return self.change.value
 
 
+# --- the wording of narrative claims -------------------------------------------------------------------
+# Compiled once, and module constants: the words financial narrative states figures with, not thresholds to
+# tune (those are CLAIM_SETTINGS). Grouped by what they recognise.
+
+# Sentences and clauses: where a sentence ends, its verbs and the direction they give, where a clause's
+# subject begins (_BOUNDARY) and where its figures end (_CUT: causes and offsets follow).
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“‘$£€])")
 _YEAR = r"(?:19|20)\d{2}"
+"""A year, as a pattern to build the period regexes with."""
 _VERB = re.compile(
     r"\b(?P<verb>increased|decreased|rose|fell|grew|declined|dropped|climbed|improved|"
     r"(?:was|were)(?:\s+(?:up|down))?|totall?ed|amounted\s+to|reached|came\s+in\s+at|stood\s+at|up|down|of)\b",
@@ -173,6 +227,9 @@ _CUT = re.compile(
     r"supported|benefit(?:ing|ed)|as\s+a\s+result|as\s+well\s+as|compared\s+with\s+an?\s|of\s+which)\b",
     re.IGNORECASE,
 )
+
+# Periods: which kind of period a clause is about (a quarter, a half, nine months, the year; _OTHER_SPAN a
+# span no table column is keyed by), and the year its subject names (_SUBJECT_YEAR).
 _QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _QUARTER = re.compile(
     r"\b(first|second|third|fourth)[- ]quarter\b|\bQ([1-4])\b|(?<![\d.,])\b([1-4])Q\b", re.IGNORECASE
@@ -205,10 +262,14 @@ _PERIOD_PHRASE = re.compile(
     rf"h1|first[- ]half)\s+",
     re.IGNORECASE,
 )
+# Subjects: the words stripped from a clause's subject before it is looked up in the taxonomy ("Our").
 _SUBJECT_FILLER = re.compile(
     r"^(?:the|our|its|their|group|consolidated|total|reported|gaap|company's|company’s|the\s+company's)\s+",
     re.IGNORECASE,
 )
+
+# Roles of amounts, by the words just before (..._BEFORE) or after (..._AFTER) each: approximate figures and
+# amounts of change are left out; the others are the prior period's, the current one's, or a year's.
 _APPROX_BEFORE = re.compile(
     r"(?:approximately|approx\.?|about|around|roughly|nearly|almost|over|more\s+than|less\s+than|"
     r"in\s+excess\s+of|up\s+to|at\s+least|some|close\s+to|just\s+(?:over|under)|~)\s*$",
@@ -239,6 +300,8 @@ _PRIOR_AFTER = re.compile(
     re.IGNORECASE,
 )
 _PER_SHARE_AFTER = re.compile(r"^\s*(?:per|a)\s+(?:\w+\s+)?(?:share|unit|ads)\b", re.IGNORECASE)
+
+# Percentages: a change, with the direction its words give, or a level (a margin, a share, a rate).
 _CHANGE_PCT_AFTER = re.compile(
     r"^\s*(?:increase|decrease|decline|growth|rise|improvement|reduction|higher|lower|up|down|"
     r"year[- ]over[- ]year|yoy|from|compared|versus|vs\b|over\s+(?:the\s+)?(?:prior|previous|last))",
@@ -268,6 +331,7 @@ def _sentences(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _amounts(sentence: str) -> list[Amount]:
+    """The figures of a sentence (dashes left out), percentages unscaled, amounts in base units."""
     out: list[Amount] = []
     for tn in find_numbers(sentence):
         n = tn.number
@@ -291,12 +355,13 @@ def _amounts(sentence: str) -> list[Amount]:
 
 
 def _is_year(a: Amount) -> bool:
+    """Whether a figure is a year printed in the text ("in 2025"), not an amount."""
     return (
         not a.percent
         and a.currency is None
         and a.scale == 0
         and a.decimals == 0
-        and 1900 <= a.value <= 2100
+        and CLAIM_SETTINGS.first_year <= a.value <= CLAIM_SETTINGS.last_year
         and a.text.strip().isdigit()
     )
 
@@ -304,7 +369,7 @@ def _is_year(a: Amount) -> bool:
 def _clean_subject(text: str) -> str:
     """Strip period phrases and fillers from a clause subject ("In 2025, total revenue" → "total revenue")."""
     subject = text.strip(" ,")
-    for _ in range(3):
+    for _ in range(CLAIM_SETTINGS.subject_passes):
         stripped = _PERIOD_PHRASE.sub(" ", subject)
         stripped = " ".join(stripped.split()).strip(" ,")
         if stripped == subject:
@@ -328,6 +393,7 @@ def _match_subject(text: str, taxonomy: Taxonomy) -> tuple[str, MetricDef] | Non
 
 
 def _has_period_words(text: str) -> bool:
+    """Whether a clause names a kind of period or a year of its own."""
     return any(
         p.search(text) for p in (_QUARTER, _QUARTER_WORD, _HALF, _NINE, _OTHER_SPAN, _FY_WORDS, _SUBJECT_YEAR)
     )
@@ -376,12 +442,15 @@ def _clause_period(
 
 @dataclass(frozen=True, slots=True)
 class _Verb:
+    """A verb that starts a clause, and the direction of change it gives (+1, -1, 0)."""
+
     start: int
     end: int
     direction: int
 
 
 def _verbs(sentence: str) -> list[_Verb]:
+    """The clause verbs of a sentence; "up", "down" and "of" only when a figure follows."""
     out: list[_Verb] = []
     for m in _VERB.finditer(sentence):
         word = " ".join(m.group("verb").lower().split())
@@ -395,6 +464,7 @@ def _verbs(sentence: str) -> list[_Verb]:
 
 
 def _without_amounts(text: str, offset: int, amounts: Sequence[Amount]) -> str:
+    """A slice of the sentence with its figures blanked out (to see whether words remain)."""
     chars = list(text)
     for a in amounts:
         for i in range(max(a.start - offset, 0), min(a.end - offset, len(chars))):
@@ -425,8 +495,9 @@ def _pct_role(sentence: str, a: Amount, region_start: int, verb_direction: int) 
     After a neutral verb ("Gross margin was 38.5%") a bare percentage is a level, not a change; only a
     change word ("up 5%", "an increase of 5%", "5% higher") makes it one.
     """
-    after = sentence[a.end : a.end + 40]
-    before = sentence[max(region_start, a.start - 40) : a.start]
+    window = CLAIM_SETTINGS.change_window
+    after = sentence[a.end : a.end + window]
+    before = sentence[max(region_start, a.start - window) : a.start]
     if _RATIO_PCT_AFTER.match(after) or _PER_SHARE_PCT_AFTER.match(after):
         return None
     if _PCT_UP_AFTER.match(after) or _PCT_UP_BEFORE.search(before):
@@ -442,6 +513,8 @@ def _pct_role(sentence: str, a: Amount, region_start: int, verb_direction: int) 
 
 @dataclass(slots=True)
 class _Roles:
+    """A clause's amounts by role: current, prior, unlabelled (loose), and amounts of change."""
+
     current: list[tuple[Amount, int | None]]
     prior: list[tuple[Amount, int | None]]
     loose: list[tuple[Amount, int | None]]
@@ -462,7 +535,7 @@ def _money_roles(
     previous_end = verb.end
     for i, a in enumerate(money):
         before = sentence[previous_end : a.start]
-        after = sentence[a.end : a.end + 60]
+        after = sentence[a.end : a.end + CLAIM_SETTINGS.amount_window]
         previous_end = a.end
         if _APPROX_BEFORE.search(before):
             continue
@@ -488,6 +561,7 @@ def _money_roles(
 
 
 def _single(items: Sequence[tuple[Amount, int | None]]) -> tuple[Amount, int | None] | None:
+    """The one item of a role, or None when there are none or several (ambiguous)."""
     return items[0] if len(items) == 1 else None
 
 
@@ -504,6 +578,7 @@ def _build_claim(
     default_year: int | None,
     comparative: bool = False,
 ) -> NarrativeClaim | None:
+    """The claim one clause states, or None when its period or figures cannot be read for certain."""
     base = _clause_period(context[0], context[1], default_year, metric.period_type == "instant")
     if base is None:
         return None
@@ -550,12 +625,14 @@ def _build_claim(
 
 
 _DIGIT = re.compile(r"\d")
+"""Any digit: a sentence without one states no figure."""
 
 
 def _sentence_claims(
     block: Block, sentence: str, offset: int, taxonomy: Taxonomy, default_year: int | None
 ) -> list[NarrativeClaim]:
     # Most sentences state no figure at all; skip them before the costlier number scan.
+    """The claims of one sentence, clause by clause, in reading order."""
     if _DIGIT.search(sentence) is None:
         return []
     amounts = _amounts(sentence)
@@ -669,75 +746,3 @@ def claims_cache() -> Iterator[None]:
         yield
     finally:
         _CLAIMS_CACHE.reset(token)
-
-
-# --- narrative facts ---------------------------------------------------------------------------
-
-
-def _text_fact(claim: NarrativeClaim, which: str, doc_id: str, source: str) -> Fact | None:
-    amount = claim.current if which == "current" else claim.prior
-    ref = claim.current_period if which == "current" else claim.prior_period
-    if amount is None or ref is None or ref.kind == "instant":
-        # An instant stated only by its year ("at the end of 2025") has no comparable period key.
-        return None
-    period = Period(
-        kind="duration",
-        key=ref.key,
-        label=ref.label,
-        fiscal_year=ref.year,
-        quarter=ref.quarter,
-        months=ref.months,
-    )
-    block = claim.block
-    start = claim.offset + amount.start
-    return Fact(
-        fact_id=stable_id(doc_id, claim.metric.id, ref.key, block.page, "text", block.bbox, start),
-        doc_id=doc_id,
-        source=source,
-        metric=claim.metric.id,
-        concept_us_gaap=claim.metric.us_gaap,
-        concept_ifrs=claim.metric.ifrs,
-        label=claim.subject,
-        period=period,
-        value=amount.value,
-        printed=amount.text,
-        printed_value=amount.printed_value,
-        decimals=amount.decimals,
-        scale=amount.scale,
-        scale_source="cell",
-        currency=amount.currency,
-        unit=claim.metric.fact_unit,
-        page=block.page,
-        bbox=block.bbox,
-        origin="text_span",
-    )
-
-
-def extract_text_facts(
-    blocks: Sequence[Block], taxonomy: Taxonomy, *, doc_id: str, source: str, default_year: int | None
-) -> list[Fact]:
-    """Facts stated in narrative sentences ("Revenue increased 8.4% to $1,338.2 million in 2025").
-
-    Only sentences whose subject is exactly a taxonomy synonym and whose period can be resolved give
-    facts; qualified subjects ("Adjusted revenue", "Revenue in Europe") are left out.
-
-    Args:
-        blocks: Text blocks of the document.
-        taxonomy: The metric taxonomy.
-        doc_id: Document id for the facts.
-        source: Source path for the facts.
-        default_year: The document's current fiscal year, used when a sentence names no year.
-
-    Returns:
-        Facts with origin ``text_span``.
-    """
-    facts: list[Fact] = []
-    for block in blocks:
-        if block.kind == "table":
-            continue
-        for claim in parse_claims(block, taxonomy, default_year=default_year):
-            for which in ("current", "prior"):
-                fact = _text_fact(claim, which, doc_id, source)
-                if fact is not None:
-                    facts.append(fact)
-    return facts

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Literal
 
+__all__ = ["IDENTITIES", "Identity", "Operand"]
+
 
 @dataclass(frozen=True, slots=True)
 class Operand:

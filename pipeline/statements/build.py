@@ -1,0 +1,157 @@
+"""The statements stage: the calculation tree of every table, and the facts annotated with it.
+
+:func:`build_statements` runs steps 1-4 of :mod:`pipeline.statements` on each table and returns one
+:class:`~schemas.models.Statement` per table with at least one value column; :func:`annotate_facts` gives
+every fact its statement, role, parent and basis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+from pipeline.figures.grid import RowView
+from pipeline.figures.taxonomy import Taxonomy
+from pipeline.ids import stable_id
+from pipeline.statements.column_sums import column_sums
+from pipeline.statements.columns import statement_columns, statement_rows
+from pipeline.statements.kinds import classify, entity_of
+from pipeline.statements.labels import clean_label
+from pipeline.statements.structures import Grid, TreeNode, grid_of
+from pipeline.statements.totals import build_tree
+from schemas.models import ColumnSum, Fact, LineItem, LineRole, Statement, Table
+
+__all__ = ["annotate_facts", "build_statement", "build_statements", "with_tables"]
+
+
+def _lines(
+    rows: Sequence[RowView], nodes: Sequence[TreeNode], grid: Grid, taxonomy: Taxonomy
+) -> list[LineItem]:
+    """Each row with figures as a line of the statement: its role, parent, sign, metric and children."""
+    parents: dict[int, tuple[int, int]] = {}
+    totals: dict[int, TreeNode] = {}
+    split: dict[int, TreeNode] = {}
+    for node in nodes:
+        (split if node.below else totals)[node.structure.total] = node
+        for r, sign in node.structure.components:
+            parents[r] = (node.structure.total, sign)
+    out: list[LineItem] = []
+    for row in rows:
+        if row.index not in grid:
+            continue
+        parent = parents.get(row.index)
+        role: LineRole = "item"
+        if row.index in totals or row.index in split:
+            role = "subtotal" if parent is not None else "total"
+        metric = taxonomy.match(row.label) if row.label.strip() else None
+        own = totals.get(row.index)
+        parts = split.get(row.index)
+        # model_construct: every field is the builder's own typed value (tests/test_statements.py validates
+        # every line of the sample documents), and validating thousands of lines costs more than building.
+        out.append(
+            LineItem.model_construct(
+                row=row.index,
+                label=clean_label(row.label),
+                page=row.page,
+                role=role,
+                parent=parent[0] if parent else None,
+                sign=1 if parent is None or parent[1] > 0 else -1,
+                metric=metric.id if metric else None,
+                children=[r for r, _ in own.structure.components] if own else [],
+                proven=own.proven if own else False,
+                rollforward=own.structure.rollforward if own else False,
+                parts=[r for r, _ in parts.structure.components] if parts else [],
+            )
+        )
+    return out
+
+
+def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement | None:
+    """The calculation tree of one table (None when it has no value columns)."""
+    rows = statement_rows(table)
+    candidates = statement_columns(table, rows, heading)
+    if not candidates:
+        return None
+    columns = candidates
+    cols = [c.col for c in columns]
+    grid = grid_of(rows, cols)
+    metrics = [m.id for row in rows if row.label.strip() and (m := taxonomy.match(row.label)) is not None]
+    kind = classify(table, heading, metrics)
+    above = [line for line in heading.splitlines() if line.strip()][-2:]
+    nodes = build_tree(rows, grid, cols, taxonomy, kind, (table.title, *above))
+    sums = column_sums(table, rows)
+    return Statement(
+        statement_id=stable_id(table.doc_id, "statement", table.table_id),
+        doc_id=table.doc_id,
+        source=table.source,
+        table_id=table.table_id,
+        kind=kind,
+        title=table.title,
+        entity=entity_of(heading, table.title),
+        pages=table.pages,
+        columns=columns,
+        lines=_lines(rows, nodes, grid, taxonomy),
+        column_sums=[ColumnSum(total=c.total, components=list(c.components)) for c in sums],
+    )
+
+
+def build_statements(
+    tables: Sequence[Table], headings: Mapping[str, str], taxonomy: Taxonomy
+) -> list[Statement]:
+    """Stage: the calculation tree of every table of a document.
+
+    Args:
+        tables: Typed tables.
+        headings: Table id → the text above the table on its page (title lines, page heading).
+        taxonomy: The metric taxonomy.
+
+    Returns:
+        One statement per table that has value columns, in table order.
+    """
+    out: list[Statement] = []
+    for table in tables:
+        statement = build_statement(table, headings.get(table.table_id, ""), taxonomy)
+        if statement is not None:
+            out.append(statement)
+    return out
+
+
+def annotate_facts(facts: Sequence[Fact], statements: Sequence[Statement]) -> list[Fact]:
+    """Give each table fact its statement kind, line role, parent and column basis.
+
+    Args:
+        facts: The document's facts.
+        statements: Its statements.
+
+    Returns:
+        The facts, annotated where their table has a statement.
+    """
+    by_table = {s.table_id: s for s in statements}
+    out: list[Fact] = []
+    for fact in facts:
+        statement = by_table.get(fact.table_id or "")
+        if statement is None or fact.row is None:
+            out.append(fact)
+            continue
+        lines = {line.row: line for line in statement.lines}
+        line = lines.get(fact.row)
+        column = next((c for c in statement.columns if c.col == fact.col), None)
+        parent = lines.get(line.parent) if line is not None and line.parent is not None else None
+        update: dict[str, object] = {"statement": statement.kind}
+        if line is not None:
+            update["role"] = line.role
+            update["parent"] = parent.label if parent is not None else None
+        if column is not None:
+            update["basis"] = column.basis
+        out.append(fact.model_copy(update=update))
+    return out
+
+
+def with_tables(
+    statements: Sequence[Statement], tables: Sequence[Table]
+) -> Iterator[tuple[Statement, Table]]:
+    """Each statement with its table, in the statements' order (a statement without its table is skipped)."""
+    by_id = {t.table_id: t for t in tables}
+    for statement in statements:
+        table = by_id.get(statement.table_id)
+        if table is not None:
+            yield statement, table

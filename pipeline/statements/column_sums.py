@@ -1,0 +1,185 @@
+"""Columns that add up (step 4 of :mod:`pipeline.statements`), row by row.
+
+A "Total" column that is the sum of the others (statements of changes in equity, segment tables), or of its
+own group of columns where a table prints several periods side by side ("2022: Total | Level 1 | Level 2 —
+2021: Total | …").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.figures.facts import is_change_column
+from pipeline.figures.grid import RowView, column_headers
+from pipeline.figures.rounding import Comparison, compare_sum
+from pipeline.statements.columns import NOT_ADDITIVE
+from pipeline.statements.settings import TREE_SETTINGS
+from pipeline.statements.structures import Grid, grid_of, lone_dashes
+from schemas.models import Table
+
+__all__ = ["ColumnTotal", "across_rows", "column_sums"]
+
+
+# "Consolidated" heads a total column; "Consolidated Statements of …" is a title printed over the heads.
+_TOTAL_HEAD = re.compile(
+    r"\btotal\b|\bconsolidated\b(?!\s+(?:statements?|balance sheets?|financial|schedules?)\b)", re.IGNORECASE
+)
+_SHARES_HEAD = re.compile(r"\bshares\s*$|\bnumber of shares\b|\bunits\s*$", re.IGNORECASE)
+"""A column of share or unit counts printed beside the amounts (a statement of equity)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnTotal:
+    """A column that is the sum of other columns, row by row."""
+
+    total: int
+    components: tuple[int, ...]
+    rows: tuple[int, ...]
+
+
+_NOT_ADDITIVE_ROW = re.compile(
+    r"%|\bpercent|\bper (?:common |ordinary |basic |diluted )?(?:share|unit|ads)\b|\baverage\b|\byields?\b|"
+    r"\brates?\b|\bratios?\b|\bmargins?\b|"
+    r"\bprice\b|\bnumber of\b|\bheadcount\b|\bemployees\b",
+    re.IGNORECASE,
+)
+"""Labels of rows whose figures do not add across the columns: rates, averages, per-share amounts, counts."""
+
+
+def across_rows(
+    rows: Sequence[RowView], grid: Grid, total: int, parts: Sequence[int]
+) -> dict[int, Comparison]:
+    """Row → how the total column compares with the sum of the part columns.
+
+    Only rows where that means something: the total printed, a part non-blank and non-zero, and a label
+    that names no rate, average or count.
+    """
+    labels = {r.index: r.label for r in rows}
+    out: dict[int, Comparison] = {}
+    for r, values in grid.items():
+        t = values.get(total)
+        present = [values[c] for c in parts if c in values]
+        if (
+            t is None
+            or not any(v.value != 0.0 for v in present)
+            or _NOT_ADDITIVE_ROW.search(labels.get(r, ""))
+        ):
+            continue
+        out[r] = compare_sum(t.value, t.decimals, [(v.value, v.decimals) for v in present])
+    return out
+
+
+def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
+    """The "Total" columns that add up their groups of amount columns in every row but at most one.
+
+    A total column is headed "Total" or "Consolidated"; its components are the amount columns between it
+    and the next total column (a total printed first in its group) or the previous one (printed last, with
+    or without that previous total), blanks being nil, or, for the first or last column, all the others.
+    Each sum must hold, with real figures, in at least three rows; a row where it then fails is an
+    inconsistency only when it is the only one.
+
+    Args:
+        table: The table.
+        rows: Its body rows.
+
+    Returns:
+        The column sums, with the rows each was evaluated in, left to right.
+    """
+    headers = column_headers(table)
+    counts: dict[int, int] = {}
+    percent_cols: set[int] = set()
+    for row in rows:
+        for col, cell in row.numbers.items():
+            n = cell.number
+            if n is None:
+                continue
+            counts[col] = counts.get(col, 0) + 1
+            if n.unit in ("percent", "ratio"):
+                percent_cols.add(col)
+    amount_cols = [
+        c
+        for c in sorted(counts)
+        if counts[c] >= 2
+        and c not in percent_cols
+        and not is_change_column(headers.get(c, ""))
+        and not NOT_ADDITIVE.search(headers.get(c, ""))
+        # A statement of equity prints share counts beside the amounts; the total adds the amounts only.
+        and not _SHARES_HEAD.search(headers.get(c, ""))
+    ]
+    if len(amount_cols) < 3:
+        return []
+    grid = grid_of(rows, amount_cols)
+    lone = lone_dashes(grid)
+    at = [i for i, c in enumerate(amount_cols) if _TOTAL_HEAD.search(headers.get(c, ""))]
+    found: list[ColumnTotal] = []
+    used: set[int] = set()
+    for k, pos in enumerate(at):
+        after = amount_cols[pos + 1 : at[k + 1] if k + 1 < len(at) else len(amount_cols)]
+        before = amount_cols[(at[k - 1] + 1 if k else 0) : pos]
+        groups = (
+            [tuple(before), tuple(after)] if pos == len(amount_cols) - 1 else [tuple(after), tuple(before)]
+        )
+        if k:
+            # A grand total adds the total before it to the columns between them ("Total shareholders'
+            # equity | Noncontrolling interests | Total equity").
+            groups.append((amount_cols[at[k - 1]], *before))
+        if pos in (0, len(amount_cols) - 1):
+            # A first or last total column may add up all the others, "Total" heads among them ("Total
+            # stores at the start of the quarter | opened | closed | Total stores at its end").
+            groups.append(tuple(c for c in amount_cols if c != amount_cols[pos]))
+        for parts in groups:
+            if len(parts) < 2 or used.intersection(parts):
+                continue  # a column is a component of one sum only
+            total = amount_cols[pos]
+            proven = _column_sum(rows, grid, lone, total, parts, headed=True)
+            if proven is not None:
+                found.append(proven)
+                used.update(parts)
+                break
+    if not at:
+        # No column says it is the total, but the last (or first) adds up all the others in row after row:
+        # a statement of accumulated other comprehensive income heads its total column with the balance's
+        # name. Only the rows can prove it, so more of them must.
+        for total in (amount_cols[-1], amount_cols[0]):
+            parts = tuple(c for c in amount_cols if c != total)
+            proven = _column_sum(rows, grid, lone, total, parts, headed=False)
+            if proven is not None:
+                found.append(proven)
+                break
+    return found
+
+
+def _column_sum(
+    rows: Sequence[RowView],
+    grid: Grid,
+    lone: set[tuple[int, int]],
+    total: int,
+    parts: tuple[int, ...],
+    *,
+    headed: bool,
+) -> ColumnTotal | None:
+    """The column sum ``total = sum(parts)`` when its rows prove it.
+
+    It must hold, adding two figures or more, in enough rows (more when the column's head does not say it is
+    a total), and fail in at most one.
+    """
+    results = across_rows(rows, grid, total, parts)
+    held = [
+        sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0)
+        for r, c in results.items()
+        if c.ok and abs(c.actual) >= TREE_SETTINGS.min_signal * max(c.tolerance, 1e-12)
+    ]
+    strong = sum(1 for n in held if n >= 2)
+    # (a row whose total is its column's only dash is no failure: "not applicable")
+    fails = sum(1 for r, c in results.items() if not c.ok and (r, total) not in lone)
+    if headed:
+        # A fair-value table fills one level per row: the total equals that one figure in most rows, which
+        # agrees with the sum without proving it; a few rows adding two figures prove it.
+        enough = strong >= TREE_SETTINGS.min_sum_rows or (
+            strong >= 1 and len(held) >= TREE_SETTINGS.min_sum_rows_with_copies
+        )
+    else:
+        enough = strong >= TREE_SETTINGS.min_sum_rows_unheaded
+    return ColumnTotal(total, parts, tuple(sorted(results))) if fails <= 1 and enough else None

@@ -1,0 +1,258 @@
+"""A table's value columns (step 2 of :mod:`pipeline.statements`): the ones that add up down the page.
+
+Each column kept gets its period, its basis (as reported, restated, pro forma, non-GAAP, condensed
+consolidating, constant currency) and the dimension its head names. Columns of changes, percentages, prices,
+averages and years are left out. The rows are read with the columns the table finder split in two joined
+again (:func:`statement_rows`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+
+from pipeline.figures.facts import header_dimension, is_change_column
+from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.rounding import within_rounding
+from pipeline.figures.taxonomy import normalise_label
+from pipeline.statements.labels import TOTAL_LABEL
+from pipeline.statements.settings import TREE_SETTINGS
+from schemas.models import Basis, StatementColumn, Table
+
+__all__ = ["NOT_ADDITIVE", "basis_of", "naming_lines", "statement_columns", "statement_rows"]
+
+
+def _split_columns(table: Table, rows: Sequence[RowView]) -> dict[int, int]:
+    """Columns the table finder split in two: a headless column beside a headed one, never both filled.
+
+    Dashes are often centred where figures are right-aligned, so "—" and "265" of one column can land
+    in two; the pair then never has a figure in the same row, and only one of them has a head.
+
+    Returns:
+        Headless column → the headed column it belongs to.
+    """
+    headers = column_headers(table)
+    filled: dict[int, set[int]] = {}
+    for row in rows:
+        for col in row.numbers:
+            filled.setdefault(col, set()).add(row.index)
+    cols = sorted(filled)
+    merges: dict[int, int] = {}
+    for a, b in itertools.pairwise(cols):
+        if filled[a] & filled[b] or a in merges or b in merges:
+            continue
+        head_a, head_b = bool(headers.get(a, "").strip()), bool(headers.get(b, "").strip())
+        if head_a != head_b:
+            merges[b if head_a else a] = a if head_a else b
+    return merges
+
+
+def statement_rows(table: Table) -> list[RowView]:
+    """A table's body rows as the calculation tree sees them: split columns joined again."""
+    rows = table_rows(table)
+    merges = _split_columns(table, rows)
+    if not merges:
+        return rows
+    return [replace(r, numbers={merges.get(c, c): cell for c, cell in r.numbers.items()}) for r in rows]
+
+
+_BASIS_PATTERNS: tuple[tuple[Basis, str], ...] = (
+    (
+        "condensed_consolidating",
+        r"\bguarantor|\bnon-?guarantor|\bissuer\b|\beliminations?\b|\bconsolidating\b|\bparent\b|"
+        # "3M Company and Subsidiaries", "Corning Incorporated and Subsidiary Companies" name the
+        # consolidated group, not a column of subsidiaries.
+        r"\bobligor|(?<!\band )(?<!\band its )(?<!& )\bsubsidiar",
+    ),
+    ("restated", r"\brestat|\bas adjusted\b|\brecast\b|\bas revised\b|\bpreviously reported\b|\boriginally"),
+    ("pro_forma", r"\bpro[- ]?forma\b"),
+    (
+        "constant_currency",
+        r"\bconstant (?:currency|exchange)|\bprior[- ]year rates\b|\bcurrency[- ]neutral\b|"
+        r"\bfx[- ]neutral\b",
+    ),
+    ("non_gaap", r"\bnon-?gaap\b|\badjusted\b|\bunderlying\b|\bnon-?ifrs\b"),
+)
+"""Basis → the words of a column head or a title that name it; the first that matches wins."""
+_BASIS = [(basis, re.compile(pattern, re.IGNORECASE)) for basis, pattern in _BASIS_PATTERNS]
+"""The basis patterns, compiled once."""
+# Column heads whose figures do not add up down the column.
+NOT_ADDITIVE = re.compile(
+    r"%|\bpercent|\bper\s+(?:share|unit|cent)|(?<!quoted )\bprices?\b|\baverage\b|\brates?\b|\bratio\b|"
+    r"\byield|\bmargin|\bweighted|\bmultiple\b|\bdays\b|\bbps\b|\bbasis points\b|"
+    r"\bremaining (?:life|term)\b|\byears?\)|"
+    r"\bmay yet\b|\byet to be\b|\bremaining (?:available|authori[sz]ed)\b",
+    re.IGNORECASE,
+)
+
+
+_LEAD_IN = re.compile(r"\b(?:following|below|table)\b|:\s*$", re.IGNORECASE)
+"""A prose sentence introducing the table below it ("The following table presents pro forma results:")."""
+
+
+def naming_lines(heading: str) -> str:
+    """The lines of the text above a table that can name its basis: titles, and a prose lead-in.
+
+    Explanatory prose above a statement ("... so that the underlying performance of the Group can be
+    assessed") names no basis of the table below it; a title ("Unaudited pro forma information") or a
+    lead-in sentence ("The following table presents pro forma results:") does.
+    """
+    titles: list[str] = []
+    prose: list[str] = []
+    for line in heading.splitlines():
+        text = " ".join(line.split())
+        if not text:
+            continue
+        is_title = len(text.split()) <= TREE_SETTINGS.title_words and not text.endswith(".")
+        (titles if is_title else prose).append(text)
+    sentences = re.split(r"(?<=[.:])\s+", " ".join(prose))
+    return "\n".join([*titles, *(s for s in sentences if _LEAD_IN.search(s))])
+
+
+def basis_of(*texts: str) -> Basis:
+    """The basis named by a column head or a table title; "reported" when none is named."""
+    for text in texts:
+        for basis, pattern in _BASIS:
+            if pattern.search(text):
+                return basis
+    return "reported"
+
+
+# "Total debt to total capital 39 %": a ratio whose label begins like a total; its percentage says nothing
+# of the column's other lines.
+_RATIO_LABEL = re.compile(
+    r"\b(?:debt|liabilities|assets|equity|capital|revenues?|sales|income|earnings)\s+to\s+(?:total\s+)?"
+    r"(?:capital|capitalization|equity|assets|liabilities|revenues?|sales|ebitda|earnings)\b|\bratio\b"
+)
+
+
+def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") -> list[StatementColumn]:
+    """The additive value columns of a table with their period, basis and dimension.
+
+    A column is kept when at least two rows print an amount in it, fewer than half its figures are
+    percentages and neither its first figure nor a total is one (a "%" printed on the first and total rows
+    only is every row's), its total rows do not print exactly 100 (shares of a total), and its head names
+    no change, ratio, price, average or balance still available.
+
+    Args:
+        table: The table.
+        rows: Its body rows.
+        heading: The text above the table on its page; with the title, it names the basis of every
+            column whose own head names none ("Supplemental Unaudited Pro Forma Information").
+
+    Returns:
+        The columns, left to right.
+    """
+    headers = column_headers(table)
+    counts: dict[int, int] = {}
+    percents: dict[int, int] = {}
+    marked: set[int] = set()  # columns whose first figure or total row says "%" or prints 100
+    periods: dict[int, StatementColumn] = {}
+    for row in rows:
+        label = normalise_label(row.label)
+        total_row = bool(TOTAL_LABEL.search(label)) and not _RATIO_LABEL.search(label)
+        for col, cell in row.numbers.items():
+            n = cell.number
+            if n is None:
+                continue
+            first = col not in counts
+            counts[col] = counts.get(col, 0) + 1
+            percent = n.unit in ("percent", "ratio")
+            if percent:
+                percents[col] = percents.get(col, 0) + 1
+            # A "%" printed on the first and total rows only makes the whole column percentages, and a
+            # total of exactly 100 makes it shares of the total; a "Percentage of total" line among
+            # amounts does not.
+            if (percent and (first or total_row)) or (total_row and n.value == 100.0 and n.places <= 2):
+                marked.add(col)
+    table_basis = basis_of(table.title or "", naming_lines(heading))
+    kept = [
+        col
+        for col in sorted(counts)
+        if counts[col] - percents.get(col, 0) >= 2
+        and col not in marked
+        and percents.get(col, 0) * 2 < counts[col]
+        and not is_change_column(headers.get(col, ""))
+        and not NOT_ADDITIVE.search(headers.get(col, ""))
+        and not _years_column(rows, col)
+    ]
+    kept = [col for col in kept if not _derived_change(rows, col, kept)]
+    places = {col: p for col, p in _column_places(rows).items() if col in kept}
+    usual = Counter(places.values()).most_common(1)[0][0] if places else 0
+    out: list[StatementColumn] = []
+    for col in kept:
+        header = headers.get(col, "")
+        if places.get(col, usual) != usual and len(places) >= 3:
+            # "17.8" years of remaining life beside whole millions: another kind of figure.
+            continue
+        period = next(
+            (
+                c.number.period
+                for r in rows
+                if (c := r.numbers.get(col)) is not None and c.number and c.number.period
+            ),
+            None,
+        )
+        basis = basis_of(header)
+        column = StatementColumn(
+            col=col,
+            header=header,
+            period=period,
+            basis=basis if basis != "reported" else table_basis,
+            context=header_dimension(header),
+        )
+        out.append(column)
+        if period is not None:
+            periods[col] = column
+    return out
+
+
+def _derived_change(rows: Sequence[RowView], col: int, columns: Sequence[int]) -> bool:
+    """A column of changes whose head the reader missed.
+
+    In most rows (two in three, at least three) it prints another pair of columns' percentage change,
+    (a - b) / |b| x 100, at its own printed precision.
+    """
+    others = [c for c in columns if c != col]
+    for a in others:
+        for b in others:
+            if a == b:
+                continue
+            hits = seen = 0
+            for row in rows:
+                v, x, y = (row.numbers.get(k) for k in (col, a, b))
+                if v is None or x is None or y is None or not (v.number and x.number and y.number):
+                    continue
+                if y.number.value == 0.0 or v.number.is_dash or v.number.value == 0.0:
+                    continue  # a column of zeros is no change of anything
+                seen += 1
+                pct = (x.number.value - y.number.value) / abs(y.number.value) * 100.0
+                if within_rounding(pct, v.number.value, v.number.places):
+                    hits += 1
+            if seen >= 3 and hits * 3 >= seen * 2:
+                return True
+    return False
+
+
+_YEAR_FIGURE = re.compile(r"^(?:19|20)\d\d$")
+"""A figure printed as a year, without separators: a column of them holds maturities or vintages."""
+
+
+def _years_column(rows: Sequence[RowView], col: int) -> bool:
+    """A column of years (maturities, vintages): figures without separators between 1900 and 2099."""
+    texts = [cell.text.strip() for row in rows if (cell := row.numbers.get(col)) is not None]
+    return bool(texts) and sum(1 for t in texts if _YEAR_FIGURE.match(t)) * 5 >= len(texts) * 4
+
+
+def _column_places(rows: Sequence[RowView]) -> dict[int, int]:
+    """The decimal places each column prints its figures with (the most common; dashes left out)."""
+    seen: dict[int, Counter[int]] = {}
+    for row in rows:
+        for col, cell in row.numbers.items():
+            n = cell.number
+            if n is not None and not n.is_dash and n.unit not in ("percent", "ratio"):
+                seen.setdefault(col, Counter())[n.places] += 1
+    return {col: c.most_common(1)[0][0] for col, c in seen.items()}

@@ -1,0 +1,228 @@
+"""What a row's label says about its place in the tree.
+
+Cleaned of print marks (:func:`clean_label`); whether it calls itself a total, a subtotal, an opening or a
+closing balance (:func:`total_strength`); whether it names a cost, subtracted when printed positive
+(:func:`label_sign`); and the kind of figure its line holds, amounts, per-share amounts or share counts
+(:func:`line_kinds`), which never add up together. These are the statement's own words for its structure;
+:mod:`pipeline.statements.totals` weighs them against the figures.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+
+from pipeline.figures.grid import RowView
+from pipeline.figures.taxonomy import Taxonomy, normalise_label
+from pipeline.statements.settings import TREE_SETTINGS
+from pipeline.statements.structures import Figure
+
+__all__ = [
+    "CLOSING_LABEL",
+    "OPENING_LABEL",
+    "TOTAL_LABEL",
+    "clean_label",
+    "headings_over",
+    "label_sign",
+    "line_kinds",
+    "numerator_label",
+    "table_names",
+    "total_strength",
+]
+
+
+_DOT_LEADERS = re.compile(r"(?:\s*[.·…_]){3,}\s*")
+"""Dot leaders between a label and its figures."""
+_FOOTNOTE = re.compile(
+    r"(?:\s*\((?:[a-z]|\d{1,2}|[ivx]{1,4})\)|\s*\*+|[\u00b9\u00b2\u00b3\u2070-\u2079]+)+\s*$"
+)
+"""Footnote marks ending a label: "(a)", "(1)", "(iv)", asterisks, superscript digits."""
+
+
+def clean_label(label: str) -> str:
+    """A label as printed, less dot leaders, footnote marks and a trailing colon.
+
+    Args:
+        label: The row label as printed ("Net revenue . . . . . (1)").
+
+    Returns:
+        "Net revenue".
+    """
+    text = _DOT_LEADERS.sub(" ", label)
+    text = _FOOTNOTE.sub("", " ".join(text.split()))
+    return text.strip().rstrip(":").strip()
+
+
+# --- the words of totals, balances and costs ---------------------------------------------------------------
+# Compiled once, and module constants: they are the vocabulary statements print, not thresholds to tune
+# (those are pipeline.statements.settings.TREE_SETTINGS).
+
+TOTAL_LABEL = re.compile(
+    r"^(?:total|subtotal|sub total|net (?:increase|decrease|change)|net cash)\b|\btotal$|"
+    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b|"
+    # Chinese statements: "…合计" (total), "…总计" (grand total), "…小计" (subtotal), "…净额" (net amount).
+    r"(?:合计|合計|总计|總計|小计|小計|净额|淨額)$"
+)
+"""A label saying its line is a total ("Total …", "Net cash …", "… end of year")."""
+
+# The income statement's subtotals, whatever the filer calls them exactly.
+_SUBTOTAL_LABEL = re.compile(
+    r"^(?:net |comprehensive )?(?:income|earnings|profit|loss|result)s?\b.*\bbefore\b|"
+    r"^(?:net |total )?(?:comprehensive )?(?:income|earnings|profit|loss)(?: \w+){0,2} attributable to\b|"
+    r"^(?:adjusted |consolidated |total |segment )?(?:ebitda|ebitdar|ebita|ebit|noi|ffo|affo)\b|"
+    r"^(?:adjusted )?free cash flow\b|"
+    r"^(?:income|earnings|profit|loss) from (?:continuing )?operations\b|^operating (?:income|profit|loss)\b|"
+    r"^gross (?:profit|margin)\b|"
+    # A non-GAAP reconciliation's result: the GAAP figure plus the adjustments printed above it.
+    r"^adjusted\b|\(non-gaap(?: measures?)?\)|^non-gaap\b"
+)
+CLOSING_LABEL = re.compile(
+    r"^(?:balances?|ending balance|closing balance|balance end)\b(?!.*\b(?:beginning|begin|opening)\b)|"
+    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b|^(?:ending|closing)\b|期末"
+)
+"""A closing balance: the total of a roll-forward, whose blank cells are nil."""
+OPENING_LABEL = re.compile(
+    r"\b(?:beginning|opening|begin)\b.*\b(?:balance|year|period|quarter)\b|^(?:beginning|opening) balance\b|"
+    r"^balances?,? (?:at )?(?:beginning|begin|opening)\b|期初|年初"
+)
+"""An opening balance: where a roll-forward's run of lines begins."""
+_COST_WORDS = re.compile(
+    r"\b(?:costs?|expenses?|losses|loss|tax|taxes|provision|depreciation|amortization|impairments?|less|"
+    r"deduct\w*|charges?|write-?downs?|dividends?|repurchases?|purchases?|payments?|repayments?|"
+    r"withdrawals?|minority interests?|non-?controlling interests?)\b|^减 "
+)
+"""Words of a line subtracted when printed positive (costs, expenses, taxes, payments …)."""
+_DEDUCTION_LINE = re.compile(
+    r"^\W*less\b|^\W*accumulated (?:depreciation|amortization|depletion)\b", re.IGNORECASE
+)
+"""A line deducted from the one above ("Less: accumulated depreciation")."""
+_GAIN_WORDS = re.compile(r"\b(?:income|gains?|revenues?|sales|proceeds|profit|benefit)\b(?! tax)")
+"""Words that make a line a gain whatever cost word it holds ("Gain on sale", "Tax benefit")."""
+
+
+def total_strength(
+    row: RowView, previous: RowView | None, taxonomy: Taxonomy, section: Collection[str] = ()
+) -> int:
+    """How strongly a row looks like a total of the rows above it.
+
+    Args:
+        row: The row.
+        previous: The data row just above it, if any.
+        taxonomy: To recognise total metrics ("Gross profit", "Operating income").
+        section: The normalised labels of the lines above it in its section.
+
+    Returns:
+        2 for "Total …"/"Subtotal"/"Net increase in cash …", closing balances and total metrics; 1 (weak)
+        for unlabelled rows, "Net …" rows and rows outdented relative to the row above; 0 otherwise.
+    """
+    label = normalise_label(row.label)
+    if (
+        label
+        and (TOTAL_LABEL.search(label) or CLOSING_LABEL.search(label))
+        and not OPENING_LABEL.search(label)
+    ):
+        return 2
+    if label and _SUBTOTAL_LABEL.search(label):
+        return 2
+    metric = taxonomy.match(row.label) if label else None
+    if metric is not None and metric.is_total:
+        return 2
+    if not label or label.startswith("net "):
+        # "Net unrealized gains" is often a subtotal, but "Net sales" or "Net interest" are not.
+        return 1
+    if label.endswith(" net") and (
+        (previous is not None and _DEDUCTION_LINE.search(previous.label)) or label[: -len(" net")] in section
+    ):
+        # "Property, plant and equipment" / "Less: accumulated depreciation" / "Property, plant and
+        # equipment, net": the line after a deduction that calls itself net is the difference of the two;
+        # "Deferred card and other fees" … "Deferred card and other fees, net": the line it is net of is
+        # printed above, in its section, and the lines between are what it is net of.
+        return 1
+    outdented = (
+        previous is not None
+        and row.indent is not None
+        and previous.indent is not None
+        and row.indent < previous.indent - TREE_SETTINGS.outdent_points
+    )
+    return 1 if outdented else 0
+
+
+def label_sign(row: RowView, grid: Mapping[int, Mapping[int, Figure]], label: str | None = None) -> int:
+    """−1 for a cost printed positive (it is subtracted), +1 otherwise; by ``label`` when given."""
+    label = normalise_label(row.label) if label is None else label
+    if not _COST_WORDS.search(label) or _GAIN_WORDS.search(label.replace("income tax", "tax")):
+        return 1
+    values = [v.value for v in grid.get(row.index, {}).values() if v.value != 0.0]
+    return -1 if values and sum(1 for v in values if v > 0) * 2 > len(values) else 1
+
+
+# A line of per-share amounts or of share counts, by how such lines begin; a balance sheet's "Common
+# stock, $0.01 par value per share; 900 shares authorized" is an amount.
+_PER_SHARE_LINE = re.compile(
+    r"^(?:basic|diluted|net (?:income|earnings|loss)|(?:income|earnings|loss)(?: from \w+(?: \w+)?)?|"
+    r"(?:cash )?dividends?(?: declared| paid)?|book value|eps)\b.{0,40}\bper (?:common |ordinary |basic |"
+    r"diluted )?(?:share|unit|ads)\b|^(?:basic |diluted )?(?:earnings|loss|income) per\b|^eps\b"
+)
+_SHARES_LINE = re.compile(
+    r"^(?:(?:adjusted|non-gaap|gaap) )?(?:basic |diluted )?"
+    r"(?:weighted[- ]average(?: number of)?(?: common| ordinary)? shares|"
+    r"number of (?:common |ordinary )?shares|(?:common |ordinary )?shares used in|"
+    r"(?:common |ordinary )?shares outstanding(?: basic| diluted)?$|units outstanding)"
+)
+
+
+# The numerator line of the calculation names what it is used for: "Net income attributable to X used in
+# basic earnings per common share calculation", "Net income for diluted earnings per share". The clause says
+# where the amount goes, not what it is: the line is earnings, not a per-share figure.
+_USED_IN = re.compile(
+    r"\b(?:used in|for|used for) (?:the )?(?:computing |computation of |calculation of |calculating )?"
+    r"(?:basic |diluted )?(?:and diluted )?(?:net )?(?:earnings|income|loss) per "
+    r"(?:common |ordinary )?share\b.*$"
+)
+
+
+def numerator_label(label: str) -> str:
+    """A line's normalised label without a clause naming the per-share calculation it is used for."""
+    return _USED_IN.sub("", normalise_label(label)).strip()
+
+
+def _line_kind(label: str) -> str:
+    """Amounts, per-share amounts or share counts: lines of different kinds never add up together."""
+    text = numerator_label(label)
+    if "par value" in text or re.search(r"\d", text):
+        return "amount"  # "Dividends declared ($5.88 per share)": an amount, described
+    if _PER_SHARE_LINE.search(text):
+        return "per_share"
+    if _SHARES_LINE.search(text):
+        return "shares"
+    return "amount"
+
+
+def headings_over(rows: Sequence[RowView]) -> dict[int, RowView | None]:
+    """Each line's section heading: the nearest label-only row above it (None above the first one)."""
+    out: dict[int, RowView | None] = {}
+    heading: RowView | None = None
+    for row in rows:
+        if row.is_heading:
+            heading = row
+            continue
+        out[row.index] = heading
+    return out
+
+
+def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
+    """Each row's kind; a row whose label says none ("Basic") takes its section heading's."""
+    own = {row.index: _line_kind(row.label) for row in rows}
+    return {
+        r: own[r] if own[r] != "amount" or heading is None else own[heading.index]
+        for r, heading in headings_over(rows).items()
+    }
+
+
+_UNIT_NOTE = re.compile(r"\s*\([^()]*\)\s*:?\s*$|\s*:\s*$")
+"""A title's trailing unit note ("(€ million)", "(in thousands):") or colon."""
+
+
+def table_names(*lines: str | None) -> set[str]:
+    """What a table's title lines call it, normalised, without a trailing unit note ("(€ million)")."""
+    return {name for line in lines if line and (name := normalise_label(_UNIT_NOTE.sub("", line)))}

@@ -1,0 +1,161 @@
+"""A total's structure, chosen among the runs of lines above it by the columns that prove each.
+
+:func:`candidate_structures` lists the runs from each natural start under the three sign conventions;
+:func:`resolve_total` takes the one the figures prove, and says whether a column where it fails is an
+inconsistency (a figure is wrong) or the structure unproven.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pipeline.statements.settings import TREE_SETTINGS
+from pipeline.statements.structures import (
+    ColumnResult,
+    Convention,
+    Figure,
+    Resolution,
+    Structure,
+    evaluate,
+    support_of,
+)
+
+__all__ = ["candidate_structures", "resolve_total"]
+
+
+def candidate_structures(
+    total: int,
+    visible: Sequence[int],
+    starts: Sequence[int],
+    signs: Mapping[int, int],
+    rollforward: bool,
+) -> list[Structure]:
+    """Runs of visible rows from each natural start to just above the total, under each sign convention.
+
+    Args:
+        total: Row index of the candidate total.
+        visible: Row indices above it still visible (not folded into a total), top to bottom.
+        starts: Positions in ``visible`` where a run may start (boundaries).
+        signs: Row → sign under the by-label convention.
+        rollforward: The total is a closing balance.
+
+    Returns:
+        Structures from the shortest run to the longest.
+    """
+    out: list[Structure] = []
+    n = len(visible)
+    for i in sorted(set(starts), reverse=True):
+        run = visible[i:]
+        if not 2 <= len(run) <= TREE_SETTINGS.max_components or i >= n:
+            continue
+        conventions: dict[tuple[tuple[int, int], ...], Convention] = {}
+        conventions.setdefault(tuple((r, 1) for r in run), "sum")
+        conventions.setdefault(((run[0], 1), *((r, -1) for r in run[1:])), "first_less_rest")
+        conventions.setdefault(tuple((r, signs.get(r, 1)) for r in run), "by_label")
+        out.extend(Structure(total, comps, conv, rollforward) for comps, conv in conventions.items())
+    return out
+
+
+def resolve_total(
+    candidates: Sequence[Structure],
+    grid: Mapping[int, Mapping[int, Figure]],
+    columns: Sequence[int],
+    min_support: int,
+    *,
+    strict: bool = False,
+) -> Resolution | None:
+    """Pick the structure of one total.
+
+    A candidate that holds in every column it can be evaluated in (at least two) is taken at once. Else
+    the best supported one is taken; it is *proven* when its support reaches ``min_support``, it fails in
+    one column only, no other candidate holds in that column, and the equally supported candidates agree
+    on what that column should print.
+
+    Args:
+        candidates: The candidate structures, shortest run first.
+        grid: The table's figures.
+        columns: Its value columns.
+        min_support: Columns that must prove a structure before a failing column is believed.
+        strict: The line does not say it is a total: a structure must hold with real figures in two
+            columns even where it fails nowhere.
+
+    Returns:
+        The resolution, or None when no candidate is supported at all.
+    """
+    explained: set[int] = set()  # columns a candidate holds in that also holds in another column
+    scored: list[tuple[int, int, Structure, list[ColumnResult], float]] = []
+    exact: Structure | None = None  # a labelled total that adds up wherever it is printed, figures small
+    for order, structure in enumerate(candidates):
+        results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
+        holds = [r for r in results if r.comparison.ok]
+        if len(holds) >= 2:
+            # An alternative that holds in a column explains it only if it holds elsewhere too: one
+            # column alone agrees with some run of lines by chance.
+            explained.update(r.col for r in holds)
+        fails = [r for r in results if not r.comparison.ok]
+        support = support_of(holds)
+        if not fails and len(holds) >= 2 and any(r.nonzero_components >= 2 for r in holds):
+            # Agreement in several columns at once is no coincidence, whatever the figures' size; for a
+            # line whose label does not say it is a total (strict), it takes real figures in two.
+            if not strict or support >= 2:
+                return Resolution(structure, True)
+            continue
+        if (
+            not fails
+            and holds
+            and exact is None
+            and min_support == 1
+            and any(r.nonzero_components >= 2 for r in holds)
+        ):
+            exact = structure
+        if support == 0:
+            continue
+        if not fails:
+            if not strict or support >= 2:
+                return Resolution(structure, True)
+            continue
+        slack = sum(abs(r.comparison.difference) for r in holds)
+        scored.append((support, order, structure, fails, slack))
+    if not scored:
+        # "Total other comprehensive income" printed in one column, small: it still folds its items, so
+        # that the closing balance below does not count them twice; but it proves nothing.
+        return Resolution(exact, False) if exact is not None else None
+    return _best_supported(scored, explained, min_support, strict=strict)
+
+
+def _best_supported(
+    scored: Sequence[tuple[int, int, Structure, list[ColumnResult], float]],
+    explained: set[int],
+    min_support: int,
+    *,
+    strict: bool,
+) -> Resolution | None:
+    """The best supported of the candidates that fail somewhere, proven only when its failure is believed.
+
+    ``scored`` holds ``(support, order, structure, failing columns, slack)``, the slack being how far from
+    exact the columns that hold are; ``explained`` the columns another candidate holds in (and in some other
+    column too).
+    """
+    best_support = max(item[0] for item in scored)
+    best = [item for item in scored if item[0] == best_support]
+    # Of runs equally supported, those that hold exactly beat those that hold only within rounding: the line
+    # above a section heading ("Balance, end of year 2" of common stock) fits into the next section's
+    # roll-forward by rounding alone.
+    least = min(item[4] for item in best)
+    best = [item for item in best if item[4] <= least + 1e-9 * max(abs(least), 1.0)]
+    _, _, chosen, fails, _ = min(best, key=lambda item: item[1])
+    if strict and (best_support < min_support or len(fails) > 1):
+        return None  # no line is folded into one that does not say it is a total, on weak evidence
+    if best_support < min_support or len(fails) > 1:
+        # One misprint breaks one column. A structure failing in two is more likely wrong (or the table
+        # misread) than two figures misprinted.
+        return Resolution(chosen, False)
+    for fail in fails:
+        if fail.col in explained:
+            return Resolution(chosen, False)
+        expectations = {
+            round(f.comparison.expected, 6) for item in best for f in item[3] if f.col == fail.col
+        }
+        if len(expectations) != 1:
+            return Resolution(chosen, False)
+    return Resolution(chosen, True)

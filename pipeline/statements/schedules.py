@@ -1,0 +1,91 @@
+"""Single-column tables whose labels state their structure: roll-forwards and maturity schedules.
+
+With one value column no other column can prove a structure, but the labels can: "Balance as of June 30,
+2022", the movements, "Balance as of June 30, 2023" (:func:`labelled_rollforward`); "2023 … 2027,
+Thereafter, Total" (:func:`labelled_schedule`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from pipeline.figures.grid import RowView
+from pipeline.figures.taxonomy import normalise_label
+from pipeline.statements.labels import CLOSING_LABEL, OPENING_LABEL
+from pipeline.statements.settings import TREE_SETTINGS
+from pipeline.statements.structures import Grid, Resolution, Structure, evaluate
+
+__all__ = ["labelled_rollforward", "labelled_schedule"]
+
+
+def labelled_rollforward(
+    total: int,
+    visible: Sequence[int],
+    by_index: Mapping[int, RowView],
+    grid: Grid,
+    columns: Sequence[int],
+    signs: Mapping[int, int],
+) -> Resolution | None:
+    """A closing balance printed in a single column under its opening balance and the movements between.
+
+    With one column there is no other column to prove the structure, but the labels state it: "Balance
+    as of June 30, 2022", movements, "Balance as of June 30, 2023". It is taken when every movement is
+    printed (a blank may be a figure the reader lost) and all add as printed (no line that by its label
+    might be subtracted), whether or not it holds.
+    """
+    start = next(
+        (
+            p
+            for p in range(len(visible) - 2, -1, -1)
+            if OPENING_LABEL.search(label := normalise_label(by_index[visible[p]].label))
+            or CLOSING_LABEL.search(label)
+        ),
+        None,
+    )
+    if start is None or not 3 <= len(visible) - start <= TREE_SETTINGS.max_components:
+        return None
+    run = visible[start:]
+    if any(signs.get(r, 1) < 0 for r in run) or any(columns[0] not in grid.get(r, {}) for r in run):
+        return None
+    structure = Structure(total, tuple((r, 1) for r in run), "sum", rollforward=True)
+    result = evaluate(structure, grid, columns[0])
+    return Resolution(structure, True) if result is not None and result.nonzero_components >= 2 else None
+
+
+_SCHEDULE_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+"""A year in a schedule line's label ("2027", "Fiscal 2027")."""
+_SCHEDULE_LATER = re.compile(r"\b(?:thereafter|after|later|beyond|more than|over)\b")
+"""The line for the years after the schedule's last ("Thereafter", "2028 and after")."""
+
+
+def labelled_schedule(
+    total: int, visible: Sequence[int], by_index: Mapping[int, RowView], grid: Grid, columns: Sequence[int]
+) -> Resolution | None:
+    """A "Total" printed in a single column under a schedule of years ("2023 … 2027, Thereafter, Total").
+
+    A maturity schedule (debt, leases, purchase obligations) states its structure in its labels: each line
+    names the next year, a last one the years after them, and the total adds them all. With one column no
+    other column proves that, but the labels do, as a roll-forward's opening and closing lines do. It is
+    taken when at least three consecutive years, each printed, run up to the total (a line for the later
+    years may end them), whether or not it holds.
+    """
+    run: list[int] = []
+    years_in_run = 0
+    next_year: int | None = None  # the year of the line below, walking up
+    for r in reversed(visible):
+        label = normalise_label(by_index[r].label)
+        years = _SCHEDULE_YEAR.findall(label)
+        if not run and _SCHEDULE_LATER.search(label):
+            pass  # the later years' line, last of the schedule ("Thereafter", "2028 and after")
+        elif len(years) == 1 and (next_year is None or int(years[0]) == next_year - 1):
+            next_year = int(years[0])
+            years_in_run += 1
+        else:
+            break
+        run.insert(0, r)
+    if years_in_run < TREE_SETTINGS.min_schedule_years or any(columns[0] not in grid.get(r, {}) for r in run):
+        return None
+    structure = Structure(total, tuple((r, 1) for r in run), "sum")
+    result = evaluate(structure, grid, columns[0])
+    return Resolution(structure, True) if result is not None and result.nonzero_components >= 2 else None

@@ -1,0 +1,325 @@
+"""The walk down a table's rows that recognises its totals (step 3 of :mod:`pipeline.statements`).
+
+A row may be a total by its label (:func:`pipeline.statements.labels.total_strength`); its candidate children
+are runs of the rows above it still visible, starting at a natural boundary (the table start, a section
+heading, an opening balance, an earlier total). A structure the figures prove folds its rows into the total
+(:func:`build_tree`); single-column roll-forwards and schedules are taken by their labels
+(:mod:`pipeline.statements.schedules`), totals over their breakdowns last
+(:mod:`pipeline.statements.breakdowns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pipeline.figures.grid import RowView
+from pipeline.figures.taxonomy import Taxonomy, normalise_label
+from pipeline.statements.breakdowns import breakdowns
+from pipeline.statements.labels import (
+    CLOSING_LABEL,
+    OPENING_LABEL,
+    TOTAL_LABEL,
+    label_sign,
+    line_kinds,
+    table_names,
+    total_strength,
+)
+from pipeline.statements.resolve import candidate_structures, resolve_total
+from pipeline.statements.schedules import labelled_rollforward, labelled_schedule
+from pipeline.statements.settings import TREE_SETTINGS
+from pipeline.statements.structures import (
+    Grid,
+    Resolution,
+    Structure,
+    TreeNode,
+    evaluate,
+    one_kind,
+    supports,
+)
+from schemas.models import StatementKind
+
+__all__ = ["build_tree"]
+
+
+def _inner_runs(
+    total: int, visible: Sequence[int], starts: Sequence[int], signs: Mapping[int, int]
+) -> list[Structure]:
+    """Runs that start inside the last section: "Total cost of sales" under "Net revenue" with no heading.
+
+    Tried only for a line that says it is a total, when no run from a natural start adds up to it.
+    """
+    first = max(max(starts) if starts else 0, len(visible) - TREE_SETTINGS.max_components)
+    out: list[Structure] = []
+    for i in range(len(visible) - 2, first, -1):
+        run = visible[i:]
+        out.append(Structure(total, tuple((r, 1) for r in run), "sum"))
+        by_label = tuple((r, signs.get(r, 1)) for r in run)
+        if any(sign < 0 for _, sign in by_label):
+            out.append(Structure(total, by_label, "by_label"))
+    return out
+
+
+def _single_item(
+    row: RowView, visible: Sequence[int], starts: Sequence[int], grid: Grid, columns: Sequence[int]
+) -> Resolution | None:
+    """A "Total …" line over the one line of its section ("Derivatives" / "Total liabilities").
+
+    It repeats that line, so it proves nothing by adding up; it is taken as its total when the two agree,
+    with real figures, in at least two columns and differ in at most one (the misprint).
+    """
+    run = visible[max(starts) :] if starts else []
+    if len(run) != 1 or not TOTAL_LABEL.search(normalise_label(row.label)):
+        return None
+    structure = Structure(row.index, ((run[0], 1),), "sum")
+    results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
+    holds = sum(1 for r in results if r.comparison.ok and r.comparison.actual != 0.0)
+    fails = sum(1 for r in results if not r.comparison.ok)
+    if holds >= 2 and fails <= 1 and holds > fails:
+        return Resolution(structure, True)
+    # Agreeing where printed but nil elsewhere ("Investment in subsidiaries" / "Net cash used in investing
+    # activities", a dash in two years of three): it still folds its line, so the total below does not add
+    # it twice, but it proves nothing.
+    return Resolution(structure, False) if holds >= 1 and not fails else None
+
+
+def _fold(visible: list[int], starts: list[int], structure: Structure) -> tuple[list[int], list[int]]:
+    """Remove a recognised total's components from the visible rows, keeping the run starts aligned."""
+    folded = {r for r, _ in structure.components}
+    kept = [r for r in visible if r not in folded]
+    new_starts = {0}
+    for pos in starts:
+        following = [r for r in visible[pos:] if r not in folded]
+        new_starts.add(kept.index(following[0]) if following else len(kept))
+    return kept, sorted(new_starts)
+
+
+@dataclass(slots=True)
+class _Walk:
+    """The state of the walk down a table's rows: the lines still visible and where runs may start."""
+
+    grid: Grid
+    columns: Sequence[int]
+    signs: dict[int, int]
+    kinds: dict[int, str]
+    by_index: dict[int, RowView]
+    visible: list[int] = field(default_factory=list)
+    starts: list[int] = field(default_factory=lambda: [0])
+    section_row: int = -1  # row of the last section heading
+    totals: set[int] = field(default_factory=set)
+    by_label: dict[str, list[int]] = field(init=False)  # normalised label → its rows, top to bottom
+
+    def __post_init__(self) -> None:
+        self.by_label = {}
+        for r, row in self.by_index.items():
+            self.by_label.setdefault(normalise_label(row.label), []).append(r)
+
+    def contradicted_by_peers(self, structure: Structure) -> bool:
+        """Lines of the same labels in another section of the table do not add up the same way.
+
+        "Current: Federal, State, International" above "Deferred: Federal, State, International": the
+        deferred "International" may equal federal plus state in two columns by chance, but the current
+        section's lines of the same names, which do not add up so, show that the three are peers. The k-th
+        printing of each label is paired with the k-th of the others; a structure is contradicted when a
+        parallel one fails in at least half of the columns it can be evaluated in.
+        """
+        rows = [structure.total, *(r for r, _ in structure.components)]
+        labels = [normalise_label(self.by_index[r].label) for r in rows]
+        if not all(labels):
+            return False
+        printed = {text: self.by_label[text] for text in labels}
+        counts = {len(printed[text]) for text in labels}
+        if len(counts) != 1 or (n := counts.pop()) < 2:
+            return False
+        own = printed[labels[0]].index(structure.total)
+        for k in range(n):
+            if k == own:
+                continue
+            peer = Structure(
+                printed[labels[0]][k],
+                tuple(
+                    (printed[text][k], sign)
+                    for text, (_, sign) in zip(labels[1:], structure.components, strict=True)
+                ),
+                structure.convention,
+                structure.rollforward,
+            )
+            results = [r for c in self.columns if (r := evaluate(peer, self.grid, c)) is not None]
+            fails = sum(1 for r in results if not r.comparison.ok)
+            if results and fails * 2 >= len(results):
+                return True
+        return False
+
+    def candidates(self, row: RowView, label: str, strength: int, rollforward: bool) -> list[Structure]:
+        """The runs the line may add up, by what its label says it is."""
+        found = candidate_structures(row.index, self.visible, self.starts, self.signs, rollforward)
+        if strength < 2:
+            # A line that does not say it is a total adds up its own section only (never lines above a
+            # heading printed between them and it), or the totals of sections ("Other comprehensive
+            # income" under its three sections' totals).
+            # A run of everything above it is the exception: the last line of a table of sections without
+            # totals ("Current:" and "Deferred:" federal, state and foreign, then the provision).
+            whole = self.visible[0] if self.visible else None
+            found = [
+                c
+                for c in found
+                if all(r > self.section_row or r in self.totals for r, _ in c.components)
+                or c.components[0][0] == whole
+            ]
+        if not label:
+            # A line with no label at all adds its lines as printed or signed by their labels ("Less current
+            # portion"); "the first less the rest" of a column of notes agrees by chance.
+            found = [c for c in found if c.convention != "first_less_rest"]
+        if not strength:
+            # A line whose label says nothing ("Free cash flow") is a total only when the figures prove it,
+            # in two columns with real figures, adding a short run as printed.
+            found = [
+                c
+                for c in found
+                if len(c.components) <= TREE_SETTINGS.max_unlabelled and c.convention == "sum"
+            ]
+        return [c for c in found if one_kind(c, self.kinds)]
+
+    def support(self, strength: int) -> int:
+        """Columns that must hold before a total counts as proven.
+
+        A line that says it is a total needs one. A weak one ("Net debt", an unlabelled line) needs two,
+        or, in a table of two columns, the other one: there a keying error in either column would otherwise
+        leave the total unproven and the error unflagged.
+        """
+        if strength == 2:
+            return 1
+        return 1 if strength == 1 and len(self.columns) == 2 else 2
+
+    def needs_exact_proof(self, structure: Structure, strength: int) -> bool:
+        """Whether a structure that one column alone proves lacks the exact agreement it then needs.
+
+        One column is the whole proof of a line that does not say it is a total, in a table of two columns,
+        or of a structure that subtracts lines: it must add up to the unit there, not merely within rounding
+        (three lines of cash paid 3,207 + 15 + 94 = 3,316 beside a right-of-use figure of 3,317; capital
+        expenditure obligations of 378 less purchase obligations of 127 beside total debt of 250 due within
+        a year are coincidences).
+        """
+        held = [
+            r
+            for c in self.columns
+            if (r := evaluate(structure, self.grid, c)) is not None and r.comparison.ok and supports(r, 0.0)
+        ]
+        if len(held) != 1 or (strength == 2 and structure.convention == "sum"):
+            return False
+        c = held[0].comparison
+        return abs(c.difference) > 1e-9 * max(abs(c.actual), 1.0)
+
+    def resolve(self, row: RowView, label: str, strength: int) -> Resolution | None:
+        """The structure of a candidate total: a natural run, then the fallbacks its label allows."""
+        rollforward = bool(CLOSING_LABEL.search(label))
+        candidates = self.candidates(row, label, strength, rollforward)
+        need = self.support(strength)
+        resolution = resolve_total(candidates, self.grid, self.columns, need, strict=not strength)
+        if (
+            resolution is not None
+            and resolution.proven
+            and self.needs_exact_proof(resolution.structure, strength)
+        ):
+            resolution = Resolution(resolution.structure, False)
+        if resolution is not None and strength < 2 and self.contradicted_by_peers(resolution.structure):
+            return None
+        if resolution is None and strength == 2 and TOTAL_LABEL.search(label):
+            inner = [
+                c
+                for c in _inner_runs(row.index, self.visible, self.starts, self.signs)
+                if one_kind(c, self.kinds)
+            ]
+            resolution = resolve_total(inner, self.grid, self.columns, 1) if inner else None
+        if strength == 2 and (resolution is None or not resolution.proven):
+            resolution = _single_item(row, self.visible, self.starts, self.grid, self.columns) or resolution
+        if resolution is None and rollforward and len(self.columns) == 1:
+            resolution = labelled_rollforward(
+                row.index, self.visible, self.by_index, self.grid, self.columns, self.signs
+            )
+        if (
+            (resolution is None or not resolution.proven)
+            and strength == 2
+            and TOTAL_LABEL.search(label)
+            and len(self.columns) == 1
+        ):
+            resolution = (
+                labelled_schedule(row.index, self.visible, self.by_index, self.grid, self.columns)
+                or resolution
+            )
+        return resolution
+
+
+def build_tree(
+    rows: Sequence[RowView],
+    grid: Grid,
+    columns: Sequence[int],
+    taxonomy: Taxonomy,
+    kind: StatementKind = "note",
+    titles: Sequence[str | None] = (),
+) -> list[TreeNode]:
+    """Walk a table's rows top to bottom and recognise its totals (step 3 of :mod:`pipeline.statements`).
+
+    Args:
+        rows: Body rows of the table.
+        grid: Their figures in the value columns.
+        columns: The value columns.
+        taxonomy: To recognise total metrics.
+        kind: The statement's kind: a balance sheet's last line, unlabelled, is its grand total.
+        titles: The table's title and the lines just above it: a last line that repeats one ("Other
+            Current Assets" over payment processor advances, prepaid expenses, other and "Other current
+            assets") is its total.
+
+    Returns:
+        The recognised totals in reading order, each with the rows it adds up and how.
+    """
+    if not columns:
+        return []
+    signs = {row.index: label_sign(row, grid) for row in rows if row.index in grid}
+    walk = _Walk(grid, columns, signs, line_kinds(rows), {row.index: row for row in rows})
+    previous: RowView | None = None
+    nodes: list[TreeNode] = []
+    last_row = max(grid) if grid else -1
+    named = table_names(*titles)
+    section_labels: set[str] = set()
+    for row in rows:
+        if row.is_heading:
+            walk.starts.append(len(walk.visible))
+            walk.section_row = row.index
+            section_labels.clear()
+            continue
+        if row.index not in grid:
+            continue
+        label = normalise_label(row.label)
+        if OPENING_LABEL.search(label):
+            walk.starts.append(len(walk.visible))  # an opening balance begins a roll-forward
+        strength = total_strength(row, previous, taxonomy, section_labels)
+        if kind == "balance_sheet" and not label and row.index == last_row:
+            strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
+        if label and row.index == last_row and label in named:
+            strength = 2
+        if walk.visible and (len(walk.visible) >= 2 or strength == 2) and (strength or len(columns) >= 3):
+            resolution = walk.resolve(row, label, strength)
+            if resolution is not None:
+                if not label and walk.section_row in walk.by_index:
+                    # An unlabelled total is named by its section's heading: under "Expenses", a cost that a
+                    # line below subtracts ("Operating income" = revenues − expenses + affiliates' income).
+                    heading = normalise_label(walk.by_index[walk.section_row].label)
+                    walk.signs[row.index] = label_sign(row, grid, heading)
+                nodes.append(TreeNode(resolution.structure, resolution.proven))
+                walk.totals.add(row.index)
+                walk.visible, walk.starts = _fold(walk.visible, walk.starts, resolution.structure)
+                strength = 2  # a recognised total starts the next run
+        if strength:
+            walk.starts.append(
+                len(walk.visible)
+            )  # a total starts the next run (it may itself be a component)
+        walk.visible.append(row.index)
+        if strength == 2:
+            # ... or the next run starts after it: a second block of the same lines for another period
+            # ("December 31, 2020" under the 2021 block's total) adds up to its own total, and the
+            # movements under "Balance at January 1" add up to "Net change" before the closing balance.
+            walk.starts.append(len(walk.visible))
+        previous = row
+        section_labels.add(label)
+    return nodes + breakdowns(rows, grid, columns, nodes, walk.kinds)
