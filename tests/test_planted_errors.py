@@ -399,7 +399,7 @@ def test_the_validation_split_is_reported_as_aggregates_beside_the_development_f
 
 
 def test_the_validation_reliability_uses_a_model_fitted_on_development_flags_only() -> None:
-    from bench.planted_errors import _validation_refit
+    from bench.planted.reporting import _validation_refit
 
     def lab(keying: float, real: bool) -> dict[str, Any]:
         return {

@@ -343,11 +343,40 @@ def apply_decision(
         StaleDecision: if ``req.version`` is not the current version (comments excepted).
         ReviewError: if the request is incomplete or contradictory.
     """
-    note = (req.note or "").strip() or None
-    if note is not None and len(note) > MAX_NOTE_CHARS:
-        raise ReviewError(f"a note holds at most {MAX_NOTE_CHARS} characters")
+    note = _checked_note(req.note)
+    # A comment changes no state, so it is never stale; every other action must see the current version.
     if req.action != "comment" and req.version != current.version:
         raise StaleDecision(current, None)
+    status, reason, assignee = _next_state(current, req, note, users)
+    at = now or datetime.now(UTC)
+    new = (
+        FlagReview(
+            flag_id=flag.flag_id,
+            status=status,
+            assignee=assignee,
+            reason=reason,
+            version=current.version + 1,
+            updated_at=at,
+            updated_by=req.reviewer,
+        )
+        if req.action != "comment"
+        else current
+    )
+    return new, _decision_record(flag, current, new, req, note, at)
+
+
+def _checked_note(text: str | None) -> str | None:
+    """The request's note, stripped (None when blank); refused when longer than :data:`MAX_NOTE_CHARS`."""
+    note = (text or "").strip() or None
+    if note is not None and len(note) > MAX_NOTE_CHARS:
+        raise ReviewError(f"a note holds at most {MAX_NOTE_CHARS} characters")
+    return note
+
+
+def _next_state(
+    current: FlagReview, req: DecisionRequest, note: str | None, users: Sequence[str] | None
+) -> tuple[ReviewStatus, DismissReason | None, str | None]:
+    """Status, dismiss reason and assignee after the action, or the :class:`ReviewError` that refuses it."""
     status: ReviewStatus = current.status
     reason: DismissReason | None = current.reason
     assignee: str | None = current.assignee
@@ -373,22 +402,17 @@ def apply_decision(
         raise ReviewError(f"unknown action {req.action!r}")
     if req.action != "dismiss" and req.reason is not None:
         raise ReviewError("a reason goes with a dismissal only")
-    at = now or datetime.now(UTC)
-    changes_state = req.action != "comment"
-    new = (
-        FlagReview(
-            flag_id=flag.flag_id,
-            status=status,
-            assignee=assignee,
-            reason=reason,
-            version=current.version + 1,
-            updated_at=at,
-            updated_by=req.reviewer,
-        )
-        if changes_state
-        else current
-    )
-    decision = ReviewDecision(
+    return status, reason, assignee
+
+
+def _decision_record(
+    flag: Flag, current: FlagReview, new: FlagReview, req: DecisionRequest, note: str | None, at: datetime
+) -> ReviewDecision:
+    """The audit trail's record of one decision: the flag as judged, and its state before and after.
+
+    For a comment ``new`` is ``current``, so the record shows the state unchanged.
+    """
+    return ReviewDecision(
         review_id=uuid.uuid4().hex,
         flag_id=flag.flag_id,
         doc_id=flag.doc_id,
@@ -402,16 +426,15 @@ def apply_decision(
         confidence=flag.confidence,
         action=req.action,
         status_before=current.status,
-        status=status,
-        reason=reason if req.action == "dismiss" else None,
+        status=new.status,
+        reason=new.reason if req.action == "dismiss" else None,
         note=note,
         assignee_before=current.assignee,
-        assignee=assignee,
+        assignee=new.assignee,
         reviewer=req.reviewer,
         decided_at=at,
         version=new.version,
     )
-    return new, decision
 
 
 class ReviewStore(Protocol):

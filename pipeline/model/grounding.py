@@ -53,14 +53,14 @@ from dataclasses import dataclass
 from pipeline.checks.crossref import PRIMARY
 from pipeline.checks.rule import Rule
 from pipeline.checks.tolerance import KnownFact, compare_values, known_facts
-from pipeline.figures.numbers import find_numbers
+from pipeline.figures.numbers import ParsedNumber, find_numbers
 from pipeline.figures.periods import parse_period
 from pipeline.figures.rounding import Comparison, within_rounding
 from pipeline.figures.taxonomy import MetricDef, Taxonomy, normalise_label
 from pipeline.ids import stable_id
 from pipeline.model.proposals import FigureLink, LabelMapping, ProposedClaim
 from pipeline.statements.identities import IDENTITIES
-from schemas.models import DocumentResult, Evidence, Fact, Flag, ProposalOutcome
+from schemas.models import DocumentResult, Evidence, Fact, Flag, Period, ProposalOutcome
 
 RULE = Rule(
     "MOD001",
@@ -445,84 +445,94 @@ def _names_metric(quote: str, metric: MetricDef) -> bool:
     )
 
 
-def verify_claim(
-    claim: ProposedClaim, index: PageIndex, taxonomy: Taxonomy, flags: Sequence[Flag]
-) -> tuple[ProposalOutcome, Flag | None]:
-    """Check a narrative claim the model read.
+_CLAIM_TASK = "narrative_claims"
 
-    The quote must be on the page and the number in the quote (with the sign it is printed with, where
-    the metric's sign is fixed), and it must agree with the primary statement's figure for that metric
-    and period. A statement page the model names must print the value it gives, but the reference is the
-    primary statement whatever page the model named.
+
+@dataclass(frozen=True, slots=True)
+class _ReadClaim:
+    """What a narrative claim points at, once its quote, number, metric and period are found."""
+
+    bbox: tuple[float, float, float, float]  # the text block that holds the quote
+    number: ParsedNumber  # the quote's figure that the claim's value reads
+    metric: MetricDef
+    period: Period
+
+
+def _read_claim(claim: ProposedClaim, index: PageIndex, taxonomy: Taxonomy) -> _ReadClaim | ProposalOutcome:
+    """Step 1: the quote on its page, the claim's number in it, and the metric and period it names.
+
+    A statement page the model cites must print the value it gives; it is only checked here, since the
+    reference is the primary statement's figure whatever page the model named.
+
+    Returns:
+        What the claim points at, or the rejection that ends its check.
     """
-    task = "narrative_claims"
+    task = _CLAIM_TASK
     if not 1 <= claim.page <= index.n_pages:
-        return _reject(task, "page_out_of_range", claim), None
+        return _reject(task, "page_out_of_range", claim)
     quote = _norm(claim.quote)
     blocks = [(t, bb) for t, bb in index.text_by_page.get(claim.page, []) if quote and quote in _norm(t)]
     if not blocks:
-        return _reject(task, "quote_not_found", claim, [claim.page]), None
+        return _reject(task, "quote_not_found", claim, [claim.page])
     numbers = [
         tn.number
         for tn in find_numbers(claim.quote)
         if within_rounding(abs(claim.value), abs(tn.number.value), tn.number.decimals_printed)
     ]
     if not numbers:
-        return _reject(task, "number_not_in_quote", claim, [claim.page]), None
+        return _reject(task, "number_not_in_quote", claim, [claim.page])
     metric = taxonomy.get(claim.metric) or taxonomy.match(claim.metric)
     if metric is None:
-        return _reject(task, "unknown_metric", claim, [claim.page]), None
+        return _reject(task, "unknown_metric", claim, [claim.page])
     period = parse_period(claim.period)
     if period is None:
-        return _reject(task, "period_unreadable", claim, [claim.page]), None
+        return _reject(task, "period_unreadable", claim, [claim.page])
     n = numbers[0]
     if n.percent:
-        return _reject(task, "percent_not_a_level", claim, [claim.page]), None
+        return _reject(task, "percent_not_a_level", claim, [claim.page])
     if not sign_free(metric) and not within_rounding(claim.value, n.value, n.decimals_printed):
-        return _reject(task, "sign_misread", claim, [claim.page]), None
+        return _reject(task, "sign_misread", claim, [claim.page])
     if claim.statement_page is not None:
         cited = claim.statement_page
         if not 1 <= cited <= index.n_pages:
-            return _reject(task, "page_out_of_range", claim, [claim.page]), None
+            return _reject(task, "page_out_of_range", claim, [claim.page])
         if claim.statement_value is not None:
             side = _locate(index, cited, claim.statement_value, metric, period.key)
             if isinstance(side, str):
-                return _reject(task, side, claim, [claim.page, cited]), None
+                return _reject(task, side, claim, [claim.page, cited])
+    return _ReadClaim(blocks[0][1], n, metric, period)
+
+
+def _statement_fact(
+    claim: ProposedClaim, index: PageIndex, metric: MetricDef, period: str
+) -> KnownFact | ProposalOutcome:
+    """Step 2: the reference, the primary statement's figure for the metric and period (never a note's)."""
     table = [
         f
         for f in known_facts(index.doc.facts)
         if f.metric == metric.id and f.origin == "table_cell" and f.context is None and f.period is not None
-        and f.period.key == period.key
+        and f.period.key == period
     ]  # fmt: skip
     if not table:
-        return _reject(task, "no_table_fact", claim, [claim.page]), None
+        return _reject(_CLAIM_TASK, "no_table_fact", claim, [claim.page])
     statements = [f for f in table if f.statement in PRIMARY]
     if not statements:
-        return _reject(task, "no_statement_fact", claim, [claim.page, *(f.page for f in table)]), None
-    ref = statements[0]
-    scale = n.scale or ref.scale
-    stated = n.value * 10**scale
-    by_magnitude = _by_magnitude(metric, not n.negative)
-    cmp = _compare(stated, n.decimals_printed - scale, ref.value, ref.decimals, by_magnitude)
-    pages = sorted({claim.page, ref.page})
-    if cmp.ok:
-        return _accept(task, "verified_consistent", claim, pages), None
-    tied = any(
-        p.metric == metric.id and p.period in (None, period.key) and claim.quote.find(p.printed) >= 0
-        for p in index.printed(claim.page, n.value)
-    )
-    if not (tied or _names_metric(claim.quote, metric)):
-        return _reject(task, "unlabelled_evidence", claim, pages), None
-    if any(f.metric == metric.id and set(pages) <= set(f.pages) for f in flags):
-        return _accept(task, "already_flagged", claim, pages), None
-    bbox = blocks[0][1]
+        return _reject(_CLAIM_TASK, "no_statement_fact", claim, [claim.page, *(f.page for f in table)])
+    return statements[0]
+
+
+def _claim_flag(
+    claim: ProposedClaim, read: _ReadClaim, ref: KnownFact, stated: float, cmp: Comparison, index: PageIndex
+) -> Flag:
+    """Step 4: the flag of a verified disagreement between the narrative and the primary statement."""
+    metric, period, n = read.metric, read.period, read.number
     cited_note = (
         f" (the model cited page {claim.statement_page})"
         if claim.statement_page is not None and claim.statement_page != ref.page
         else ""
     )
     kind = (ref.statement or "statement").replace("_", " ")
-    flag = RULE.flag(
+    return RULE.flag(
         index.doc,
         message=(
             f"Narrative on page {claim.page} states {metric.id} {period.key} as {n.text.strip()} "
@@ -530,7 +540,7 @@ def verify_claim(
             f"Model: {claim.rationale}"
         ),
         evidence=[
-            Evidence(page=claim.page, bbox=bbox, text=claim.quote, role="narrative", value=stated),
+            Evidence(page=claim.page, bbox=read.bbox, text=claim.quote, role="narrative", value=stated),
             Evidence(
                 page=ref.page,
                 bbox=ref.bbox,
@@ -547,5 +557,42 @@ def verify_claim(
             f"the reference is the primary statement's figure ({kind}, page {ref.page})",
         ],
     )
+
+
+def verify_claim(
+    claim: ProposedClaim, index: PageIndex, taxonomy: Taxonomy, flags: Sequence[Flag]
+) -> tuple[ProposalOutcome, Flag | None]:
+    """Check a narrative claim the model read.
+
+    The quote must be on the page and the number in the quote (with the sign it is printed with, where
+    the metric's sign is fixed), and it must agree with the primary statement's figure for that metric
+    and period. A statement page the model names must print the value it gives, but the reference is the
+    primary statement whatever page the model named.
+    """
+    task = _CLAIM_TASK
+    read = _read_claim(claim, index, taxonomy)
+    if isinstance(read, ProposalOutcome):
+        return read, None
+    n, metric, period = read.number, read.metric, read.period
+    ref = _statement_fact(claim, index, metric, period.key)
+    if isinstance(ref, ProposalOutcome):
+        return ref, None
+    # Step 3: the comparison in base units; the two agree when their rounding intervals overlap.
+    scale = n.scale or ref.scale
+    stated = n.value * 10**scale
+    by_magnitude = _by_magnitude(metric, not n.negative)
+    cmp = _compare(stated, n.decimals_printed - scale, ref.value, ref.decimals, by_magnitude)
+    pages = sorted({claim.page, ref.page})
+    if cmp.ok:
+        return _accept(task, "verified_consistent", claim, pages), None
+    tied = any(
+        p.metric == metric.id and p.period in (None, period.key) and claim.quote.find(p.printed) >= 0
+        for p in index.printed(claim.page, n.value)
+    )
+    if not (tied or _names_metric(claim.quote, metric)):
+        return _reject(task, "unlabelled_evidence", claim, pages), None
+    if any(f.metric == metric.id and set(pages) <= set(f.pages) for f in flags):
+        return _accept(task, "already_flagged", claim, pages), None
+    flag = _claim_flag(claim, read, ref, stated, cmp, index)
     outcome = _accept(task, "verified_mismatch", claim, pages, flag)
     return outcome, flag

@@ -1,0 +1,95 @@
+"""The shapes table finding works with: rules on a page, the raw grid it produces, and its tolerances.
+
+Kept apart from the finder (:mod:`pipeline.parse.tables`) and the grid builder
+(:mod:`pipeline.parse.table_grid`) because both need them; :mod:`pipeline.parse.tables` re-exports every
+name, so callers import them from there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["DEFAULT_FINDER", "BBoxT", "RawCell", "RawTable", "Rules", "TableFinderSettings"]
+
+BBoxT = tuple[float, float, float, float]
+
+
+@dataclass(slots=True)
+class Rules:
+    """Horizontal and vertical rules drawn on a page (thin lines or thin filled rectangles)."""
+
+    horizontal: list[tuple[float, float, float]] = field(default_factory=list)  # (y, x0, x1)
+    vertical: list[tuple[float, float, float]] = field(default_factory=list)  # (x, y0, y1)
+
+
+@dataclass(slots=True)
+class RawCell:
+    """A cell of a raw table grid."""
+
+    row: int
+    col: int
+    text: str
+    bbox: BBoxT
+    col_span: int = 1
+    is_header: bool = False
+    currency: str | None = None
+
+
+@dataclass(slots=True)
+class RawTable:
+    """A table found on one page, before typing."""
+
+    page: int
+    bbox: BBoxT
+    n_cols: int
+    rows: list[list[RawCell]]
+    header_rows: int
+    col_bounds: list[tuple[float, float]]
+    caption: list[str]
+    title: str | None
+    method: str
+    row_tops: list[float] = field(default_factory=list)
+    caption_boxes: list[BBoxT] = field(default_factory=list)
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows, header included."""
+        return len(self.rows)
+
+
+class TableFinderSettings(BaseModel):
+    """The table finder's tolerances, named and documented; unknown keys raise.
+
+    pdfplumber's ``table_settings`` are the model. Distances are in points unless they say line heights
+    (the page's median line height).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    region_gap_heights: float = Field(2.4, description="A vertical gap wider than this ends a table region.")
+    region_other_lines: int = Field(
+        3, description="Lines that are neither rows nor labels a region may hold."
+    )
+    nil_items: int = Field(8, description="Line items printed without figures a region may hold in a row.")
+    year_head_search: int = Field(4, description="Lines at a region's top searched for a line of year heads.")
+    rule_x_margin: float = Field(30.0, description="Vertical rules this far beside the region are its rules.")
+    rule_y_margin: float = Field(2.0, description="Vertical rules reaching this close to the region count.")
+    rules_above: float = Field(120.0, description="Horizontal rules this far above the region are its rules.")
+    rules_below: float = Field(4.0, description="... and this far below it.")
+    frame_edge: float = Field(5.0, description="A rule within this of both region edges spans the table.")
+    header_lines: int = Field(8, description="Lines above the body searched for column heads and captions.")
+    header_gap_heights: float = Field(2.6, description="A gap wider than this ends the header search.")
+    caption_lines: int = Field(4, description="Caption lines kept above a table at most.")
+    value_edge: float = Field(2.0, description="A head ending this close before the values is over them.")
+    title_overhang: float = Field(
+        5.0, description="A phrase crossing the value edge by this much is a title."
+    )
+    frame_top_tolerance: float = Field(1.0, description="A line this close above the frame's top is inside.")
+    continuation_gap_heights: float = Field(
+        0.6, description="A lower-case label line this close under a row continues the row's label."
+    )
+
+
+DEFAULT_FINDER = TableFinderSettings()
