@@ -29,7 +29,7 @@ from consumers.services import (
 )
 from consumers.telemetry import ObservedModel, sample_lag
 from pipeline.config import EngineConfig
-from schemas.events import TOPICS
+from schemas.topology import TOPOLOGY
 
 # What only one stage uses is imported in that stage's branch of run_service, so a restarted worker does
 # not spend its start-up importing the others' libraries (the model client's openai, the sink's pyarrow).
@@ -79,7 +79,7 @@ async def run_service(
     tracing.setup(settings, stage)
     policy = retry or RetryPolicy()
     store = ObjectStore(settings)
-    topics = sorted({settings.topic(t) for t in TOPICS})
+    topics = sorted({settings.topic(t.name) for t in TOPOLOGY.topics})
     connection = client_options(settings)
     idle = asyncio.Event()
     member = f"{settings.topic_prefix}{stage}-{settings.worker}"
