@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar
 
 from pydantic import BaseModel
 
@@ -97,6 +98,9 @@ class StageSpec:
     dlq: Topic = Topic.DLQ
 
 
+_Entry = TypeVar("_Entry", TopicSpec, StageSpec)
+
+
 @dataclass(frozen=True, slots=True)
 class Topology:
     """Every topic and every stage, in the order they are listed to people (plans, docs, the chart)."""
@@ -119,10 +123,7 @@ class Topology:
         Raises:
             KeyError: No topic has that name.
         """
-        for t in self.topics:
-            if t.name == name:
-                return t
-        raise KeyError(f"no topic {name!r}: one of {', '.join(t.name for t in self.topics)}")
+        return _named(self.topics, name, "topic")
 
     def stage(self, name: str) -> StageSpec:
         """The stage called ``name``.
@@ -130,14 +131,19 @@ class Topology:
         Raises:
             KeyError: No stage has that name.
         """
-        for s in self.stages:
-            if s.name == name:
-                return s
-        raise KeyError(f"no stage {name!r}: one of {', '.join(s.name for s in self.stages)}")
+        return _named(self.stages, name, "stage")
 
     def consumer(self, topic: str) -> StageSpec | None:
         """The stage that consumes ``topic``, or None when none does (results read by others)."""
         return next((s for s in self.stages if s.input == topic), None)
+
+
+def _named(entries: tuple[_Entry, ...], name: str, kind: str) -> _Entry:
+    """The entry called ``name``; a KeyError listing the names there are when none is."""
+    for entry in entries:
+        if entry.name == name:
+            return entry
+    raise KeyError(f"no {kind} {name!r}: one of {', '.join(e.name for e in entries)}")
 
 
 TOPOLOGY = Topology(
