@@ -20,11 +20,36 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from adapters.settings import Settings
-from schemas.events import TOPICS
-from schemas.export import render, topic_payloads
+from schemas.export import render
+from schemas.topology import TOPOLOGY
 
 if TYPE_CHECKING:
     import httpx2
+
+__all__ = [
+    "CONTENT_TYPE",
+    "DEFAULT_COMPATIBILITY",
+    "HEADER_BYTES",
+    "MAGIC_BYTE",
+    "RACE_ATTEMPTS",
+    "RACE_PAUSE_S",
+    "Framed",
+    "FramingError",
+    "IncompatibleSchema",
+    "RegistryConflict",
+    "RegistryError",
+    "RegistryUnavailable",
+    "SchemaRegistry",
+    "TopicEncoder",
+    "TopicRegistration",
+    "frame",
+    "register_topics",
+    "subject",
+    "topic_encoder",
+    "topic_registration",
+    "topic_schemas",
+    "unframe",
+]
 
 MAGIC_BYTE = 0
 """The first byte of a framed record (Confluent wire format, version 0)."""
@@ -38,8 +63,6 @@ RACE_PAUSE_S = 0.5
 """How long a refused write waits before it looks whether a concurrent client's same write made it."""
 RACE_ATTEMPTS = 3
 """Writes a check-then-act step tries before a refusal is final (see :meth:`SchemaRegistry._settled`)."""
-UNFRAMED_TOPICS = frozenset({"landing"})
-"""Topics the services do not frame: the object store publishes ``landing`` (S3 event JSON) itself."""
 
 
 class FramingError(ValueError):
@@ -89,11 +112,12 @@ def subject(topic: str) -> str:
 def topic_schemas(topic: Callable[[str], str]) -> dict[str, str]:
     """Every framed topic's JSON Schema text, by full topic name (``topic`` maps a name to it).
 
-    The text is exactly that of ``schemas/json/topics/<name>.schema.json`` (:func:`schemas.export.render`),
-    so registering it twice gives the same schema id.
+    The topics tieout writes are framed (:attr:`schemas.topology.TopicSpec.framed`); the object store
+    publishes ``landing`` (S3 event JSON) itself. The text is exactly that of
+    ``schemas/json/topics/<name>.schema.json`` (:func:`schemas.export.render`), so registering it twice
+    gives the same schema id.
     """
-    models = topic_payloads()
-    return {topic(name): render(models[name]) for name in TOPICS if name not in UNFRAMED_TOPICS}
+    return {topic(t.name): render(t.record) for t in TOPOLOGY.topics if t.framed}
 
 
 class RegistryError(Exception):

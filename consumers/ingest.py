@@ -21,6 +21,9 @@ from adapters.storage import Store, readable_keys
 from consumers.kafka import publish
 from consumers.runner import Outgoing
 from schemas.events import ObjectRef
+from schemas.topology import Topic
+
+__all__ = ["Submitted", "publish_events", "s3_event", "upload"]
 
 
 def s3_event(bucket: str, key: str, size: int, etag: str, name: str = "ObjectCreated:Put") -> bytes:
@@ -37,7 +40,7 @@ def s3_event(bucket: str, key: str, size: int, etag: str, name: str = "ObjectCre
 async def publish_events(settings: Settings, events: Sequence[bytes], *, timeout_s: float = 30.0) -> None:
     """Publish S3 event records to the landing topic and wait until the broker has them."""
     await publish(
-        settings, [Outgoing(settings.topic("landing"), None, e) for e in events], timeout_s=timeout_s
+        settings, [Outgoing(settings.topic(Topic.LANDING), None, e) for e in events], timeout_s=timeout_s
     )
 
 

@@ -48,11 +48,28 @@ from adapters.storage import (
     refused_key,
     split_uri,
 )
+from consumers.artifacts import REJECTED
 from consumers.ingest import s3_event
 from consumers.kafka import client_options, incoming, publish
 from consumers.runner import CLAIM_HEADER, REPLAY_HEADER, Incoming, Outgoing
 from pipeline.config import PIPELINE_VERSION
 from schemas.events import ClaimCheck, DeadLetter, ObjectRef
+from schemas.topology import DLQ_REPLAY_GROUP, Topic
+
+__all__ = [
+    "DeadRecord",
+    "ReconcileReport",
+    "announcements",
+    "parse_dead",
+    "partitions",
+    "read_dlq",
+    "reconcile",
+    "refused_as",
+    "replay",
+    "replay_message",
+    "select",
+    "summary",
+]
 
 
 @dataclass
@@ -90,7 +107,7 @@ def reconcile(
             doc_id = store.download(bucket, [obj.key], Path(tmp) / "doc", max_bytes=max_bytes).doc_id
             if store.exists(settings.artifact_bucket, manifest_key(PIPELINE_VERSION, doc_id)):
                 report.done.append(obj.key)
-            elif store.exists(settings.artifact_bucket, marker_key("rejected", PIPELINE_VERSION, doc_id)):
+            elif store.exists(settings.artifact_bucket, marker_key(REJECTED, PIPELINE_VERSION, doc_id)):
                 report.rejected.append(obj.key)
             elif (why := refused_as(settings, store, bucket, obj)) is not None:
                 report.refused.append((obj.key, why))
@@ -113,7 +130,7 @@ def announcements(settings: Settings, report: ReconcileReport) -> list[Outgoing]
     """The re-announcements of missing documents, marked as replays."""
     return [
         Outgoing(
-            settings.topic("landing"),
+            settings.topic(Topic.LANDING),
             None,
             s3_event(b, k, n, e, name="ObjectCreated:Reconcile"),
             ((REPLAY_HEADER, b"reconcile"),),
@@ -183,7 +200,7 @@ async def read_dlq(
 
     Returns the records and the (started) consumer, so that the caller can commit what it re-drove.
     """
-    topic = settings.topic("dlq")
+    topic = settings.topic(Topic.DLQ)
     consumer = AIOKafkaConsumer(
         **_kafka_common(settings, timeout_s),
         group_id=group,
@@ -253,7 +270,7 @@ async def replay(
     The replay group's offsets move past every record read (chosen or not) once the chosen ones are on
     the broker, so running replay twice does not re-drive the same letter twice.
     """
-    group = f"{settings.topic_prefix}dlq-replay"
+    group = f"{settings.topic_prefix}{DLQ_REPLAY_GROUP}"
     records, consumer = await read_dlq(settings, group=group, timeout_s=timeout_s)
     try:
         dead, _bad = parse_dead(records)

@@ -28,10 +28,13 @@ from adapters.settings import Settings
 from consumers import kafka
 from consumers.runner import Outgoing, TransientError
 from schemas.reviews import ReviewDecision
+from schemas.topology import Topic
+
+__all__ = ["CURSOR", "DecisionLog", "Publish", "ReviewPublisher", "decision_message", "kafka_publish"]
 
 log = structlog.get_logger(__name__)
 
-CURSOR = "topic:reviews"
+CURSOR = f"topic:{Topic.REVIEWS}"
 """The publisher's cursor name in the review store."""
 
 

@@ -41,6 +41,28 @@ from consumers import metrics, tracing
 from schemas.events import ClaimCheck, DeadLetter
 from schemas.models import ErrorRecord
 
+__all__ = [
+    "CLAIM_HEADER",
+    "OUTAGE",
+    "REPLAY_HEADER",
+    "Checkpoint",
+    "Claims",
+    "Handler",
+    "Incoming",
+    "Outgoing",
+    "PermanentError",
+    "RecordRejected",
+    "RetryPolicy",
+    "Runner",
+    "RunnerStats",
+    "TransientError",
+    "Transport",
+    "dead_letter",
+    "until_up",
+    "utc_now",
+    "wait_out",
+]
+
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
@@ -119,7 +141,10 @@ class RecordRejected(PermanentError):
 class Handler(Protocol):
     """A service's logic for one message."""
 
-    stage: str
+    @property
+    def stage(self) -> str:
+        """The stage's name (:class:`schemas.topology.Stage`): its metrics' label, its dead letters' stage."""
+        ...
 
     async def handle(self, msg: Incoming) -> list[Outgoing]:
         """Process one message: write artifacts, return what to publish (or raise Transient/Permanent)."""
@@ -273,6 +298,13 @@ async def wait_out(
         )
 
     return await retrying(call, policy.backoff, on=retry_on, stop=stop, before_sleep=waiting)
+
+
+async def until_up(
+    what: str, call: Callable[[], Awaitable[T]], stop: asyncio.Event, policy: RetryPolicy
+) -> T:
+    """A start-up call, waited out like an outage; at start-up any failure to reach a dependency counts."""
+    return await wait_out(call, what=f"{what} not ready", stop=stop, policy=policy, retry_on=(Exception,))
 
 
 def dead_letter(

@@ -1,4 +1,4 @@
-"""The three services: thin handlers around the engine's stages.
+"""The three stages' handlers (:data:`schemas.topology.TOPOLOGY`): thin, around the engine's stages.
 
 * ``parse``: landing (S3 event) → stream the PDF to a temporary file → parse in a killable worker process
   → parsed document to object storage → ``parsed`` event (the pointer). A document that cannot be
@@ -9,13 +9,13 @@
   ``flags``, ``rewards`` and ``summaries`` records not yet published for the document.
 
 Every output is keyed by document id and pipeline version, so a redelivered message or a re-uploaded
-identical file yields no second set of results.
+identical file yields no second set of results. What the handlers keep in the object store is
+:mod:`consumers.artifacts`; the verify stage's model client and its resume loop are :mod:`consumers.model`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import tempfile
 import time
@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import structlog
 from opentelemetry.trace import get_current_span
@@ -34,11 +34,9 @@ from adapters.sinks.base import Sink, SinkBatch, SinkOutage, SinkRefused
 from adapters.storage import (
     Downloaded,
     RefusedObject,
-    StorageError,
     Store,
     UnsafeKey,
     artifact_key,
-    claim_key,
     intent_key,
     manifest_key,
     marker_key,
@@ -48,6 +46,7 @@ from adapters.storage import (
 )
 from adapters.workers.quotas import QUOTA_CATEGORIES
 from consumers import metrics, tracing
+from consumers.artifacts import REJECTED, artifact_uri, load_artifact, mark_committed, read_json, store_call
 from consumers.runner import (
     REPLAY_HEADER,
     Incoming,
@@ -69,22 +68,20 @@ from schemas.events import (
     parse_landing,
 )
 from schemas.models import DocumentResult, ErrorRecord
+from schemas.topology import Stage, Topic
 
 # A process runs one stage: what only another stage uses (the checks and model stage of verify, the
-# quality gate and rewards of the sink, the model client's openai) is imported where it is used, so that
-# a restarted worker is back on its partitions sooner.
+# quality gate and rewards of the sink) is imported where it is used, so that a restarted worker is back
+# on its partitions sooner.
 if TYPE_CHECKING:
-    from adapters.model_client import ModelClient
     from adapters.sinks.quality import GateResult
-    from adapters.tokenizer import ServerTokenizer
     from adapters.workers.isolation import IsolatedEngine
-    from pipeline.model.ports import Tier
     from pipeline.model.strategy import ModelStage
     from schemas.rewards import RewardRecord
 
+__all__ = ["ParseHandler", "SinkHandler", "VerifyHandler", "resume_pending"]
+
 log = structlog.get_logger(__name__)
-P = ParamSpec("P")
-T = TypeVar("T")
 E = TypeVar("E", bound=BaseModel)
 
 
@@ -101,16 +98,6 @@ def _headers(
     out = (*out, (REPLAY_HEADER, replay.encode())) if replay else out
     # The current span's context: the next stage continues this document's trace.
     return tracing.inject(out)
-
-
-async def _storage(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """Run a blocking storage call in a thread, mapping its errors to the runner's."""
-    try:
-        return await asyncio.to_thread(call, *args, **kwargs)
-    except StorageError as exc:
-        if exc.transient:
-            raise TransientError(str(exc)) from exc
-        raise PermanentError(str(exc), category="storage") from exc
 
 
 def _validated(model: type[E], raw: bytes, what: str, doc_id: str | None = None) -> E:
@@ -133,41 +120,10 @@ def _reward_id(r: RewardRecord) -> str:
     return f"reward:{r.record_id}:{r.reward:.6f}"
 
 
-def _artifact_uri(settings: Settings, stage: str, doc_id: str) -> str:
-    """Where a stage keeps a document's artifact for this pipeline version."""
-    return f"s3://{settings.artifact_bucket}/{artifact_key(stage, PIPELINE_VERSION, doc_id)}"
-
-
-async def _load_artifact(store: Store, settings: Settings, stage: str, doc_id: str) -> DocumentResult:
-    """A stage's stored artifact of a document (for replays and the pending model stage)."""
-    return DocumentResult.model_validate_json(
-        await _storage(store.read_uri, _artifact_uri(settings, stage, doc_id))
-    )
-
-
-class StoreClaims:
-    """Claim checks in the artifact bucket (:class:`consumers.runner.Claims`)."""
-
-    def __init__(self, store: Store, bucket: str, limit_bytes: int) -> None:
-        """Keep records over ``limit_bytes`` in ``bucket``."""
-        self.store = store
-        self.bucket = bucket
-        self.limit_bytes = limit_bytes
-
-    async def put(self, topic: str, value: bytes) -> str:
-        """Store a record; its key is its digest."""
-        key = claim_key(topic, hashlib.sha256(value).hexdigest())
-        return await _storage(self.store.put_bytes, self.bucket, key, value)
-
-    async def get(self, uri: str) -> bytes:
-        """The record a claim check points at."""
-        return await _storage(self.store.read_uri, uri)
-
-
 class ParseHandler:
     """landing → parsed."""
 
-    stage = "parse"
+    stage = Stage.PARSE
 
     def __init__(self, settings: Settings, store: Store, engine: IsolatedEngine) -> None:
         """Wire the store and the isolated engine."""
@@ -193,7 +149,7 @@ class ParseHandler:
             with tempfile.TemporaryDirectory(prefix="tieout-parse-") as tmp:
                 path = Path(tmp) / "document.pdf"
                 with step(self.stage, "download"):
-                    got = await _storage(
+                    got = await store_call(
                         self.store.download,
                         ref.bucket,
                         candidates,
@@ -209,20 +165,20 @@ class ParseHandler:
         key, doc_id, trace_id = got.key, got.doc_id, msg.trace_id
         _describe(doc_id, key)
         with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=key):
-            done = await _storage(
+            done = await store_call(
                 self.store.exists,
                 self.settings.artifact_bucket,
-                marker_key("parsed", PIPELINE_VERSION, doc_id),
+                marker_key(Topic.PARSED, PIPELINE_VERSION, doc_id),
             )
             if done and msg.header(REPLAY_HEADER) is None:
                 log.info("already parsed by this pipeline version: skipping")
                 return None
             if done:
                 # A reconcile asked again: the parse is done, so announce it again from its artifact.
-                result = await _load_artifact(self.store, self.settings, "parsed", doc_id)
+                result = await load_artifact(self.store, self.settings, Topic.PARSED, doc_id)
             elif why := not_a_pdf(got.head):
                 err = ErrorRecord(
-                    doc_id=doc_id, source=key, stage="parse", category="not_a_pdf", message=why, fatal=True
+                    doc_id=doc_id, source=key, stage=self.stage, category="not_a_pdf", message=why, fatal=True
                 )
                 result = DocumentResult(
                     doc_id=doc_id, source=key, pipeline_version=PIPELINE_VERSION, errors=[err]
@@ -242,18 +198,18 @@ class ParseHandler:
                     category=err.category,
                     message=err.message,
                     attempts=1,
-                    dlq_topic=self.settings.topic("dlq"),
+                    dlq_topic=self.settings.topic(Topic.DLQ),
                     doc_id=doc_id,
                     source=key,
                     error=err,
                 )
             if done:
-                uri = _artifact_uri(self.settings, "parsed", doc_id)  # stored already: not written again
+                uri = artifact_uri(self.settings, Topic.PARSED, doc_id)  # stored already: not written again
             else:
-                uri = await _storage(
+                uri = await store_call(
                     self.store.put_bytes,
                     self.settings.artifact_bucket,
-                    artifact_key("parsed", PIPELINE_VERSION, doc_id),
+                    artifact_key(Topic.PARSED, PIPELINE_VERSION, doc_id),
                     result.model_dump_json().encode(),
                 )
             event = ParsedEvent(
@@ -268,7 +224,7 @@ class ParseHandler:
                 errors=result.errors,
             )
             return Outgoing(
-                self.settings.topic("parsed"),
+                self.settings.topic(Topic.PARSED),
                 doc_id.encode(),
                 event.model_dump_json().encode(),
                 _headers(trace_id, doc_id, self.settings.worker, replay=msg.header(REPLAY_HEADER)),
@@ -279,10 +235,12 @@ class ParseHandler:
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         """Mark the documents whose parse is committed (or that were rejected), so re-uploads are skipped."""
-        await _mark(self.store, self.settings, "parsed", published, self.settings.topic("parsed"))
-        await _mark(self.store, self.settings, "rejected", published, self.settings.topic("dlq"))
+        await mark_committed(
+            self.store, self.settings, Topic.PARSED, published, self.settings.topic(Topic.PARSED)
+        )
+        await mark_committed(self.store, self.settings, REJECTED, published, self.settings.topic(Topic.DLQ))
         if any(
-            o.topic == self.settings.topic("dlq") and ("category", b"unsafe_key") in o.headers
+            o.topic == self.settings.topic(Topic.DLQ) and ("category", b"unsafe_key") in o.headers
             for o in published
         ):
             await self._mark_refused(msg)
@@ -304,32 +262,6 @@ class ParseHandler:
                     )
 
 
-def model_client(settings: Settings) -> ModelClient | None:
-    """A client for the configured model tiers, or None when no model is configured."""
-    eps = settings.model_endpoints()
-    if not eps:
-        return None
-    from adapters.model_client import Endpoint, ModelClient
-
-    endpoints: dict[Tier, Endpoint] = {}
-    tiers: tuple[Tier, ...] = ("standard", "deep")
-    for tier in tiers:
-        if tier in eps:
-            url, name = eps[tier]
-            endpoints[tier] = Endpoint(url, name, api_key=settings.model_api_key)
-    return ModelClient(endpoints)
-
-
-def model_tokenizer(settings: Settings) -> ServerTokenizer | None:
-    """The deep tier's own tokenizer (its server's ``/tokenize``), which sizes the model stage's windows."""
-    deep = settings.model_endpoints().get("deep")
-    if not deep:
-        return None
-    from adapters.tokenizer import ServerTokenizer
-
-    return ServerTokenizer(*deep)
-
-
 class VerifyHandler:
     """parsed → verified (deterministic checks, then the model stage when configured).
 
@@ -337,7 +269,7 @@ class VerifyHandler:
     ``verified`` event that points at the verified document in object storage.
     """
 
-    stage = "verify"
+    stage = Stage.VERIFY
 
     def __init__(self, settings: Settings, store: Store, model: ModelStage | None = None) -> None:
         """Wire the store and the model stage (None: skipped)."""
@@ -354,10 +286,10 @@ class VerifyHandler:
         doc_id, trace_id = event.doc_id, msg.trace_id
         _describe(doc_id, event.source)
         with structlog.contextvars.bound_contextvars(doc_id=doc_id[:12], source=event.source):
-            done = await _storage(
+            done = await store_call(
                 self.store.exists,
                 self.settings.artifact_bucket,
-                marker_key("verified", PIPELINE_VERSION, doc_id),
+                marker_key(Topic.VERIFIED, PIPELINE_VERSION, doc_id),
             )
             replay = msg.header(REPLAY_HEADER)
             if done and replay is None:
@@ -365,11 +297,11 @@ class VerifyHandler:
                 return []
             if done:
                 # A reconcile asked again: announce the verified artifact again (the sink deduplicates).
-                verified = await _load_artifact(self.store, self.settings, "verified", doc_id)
-                uri = _artifact_uri(self.settings, "verified", doc_id)
+                verified = await load_artifact(self.store, self.settings, Topic.VERIFIED, doc_id)
+                uri = artifact_uri(self.settings, Topic.VERIFIED, doc_id)
                 return [_verified_event(self.settings, verified, uri, trace_id, replay=replay)]
             with step(self.stage, "load"):
-                raw = await _storage(self.store.read_uri, event.artifact)
+                raw = await store_call(self.store.read_uri, event.artifact)
                 parsed = _validated(DocumentResult, raw, "parsed artifact", doc_id)
             with step(self.stage, "checks"):
                 from pipeline.checks.stage import verify
@@ -384,7 +316,7 @@ class VerifyHandler:
                 marker: dict[str, object] = {"doc_id": doc_id, "trace_id": trace_id, "source": event.source}
                 if stats.progress is not None:
                     marker["progress"] = stats.progress.model_dump(mode="json")
-                await _storage(
+                await store_call(
                     self.store.put_bytes,
                     self.settings.artifact_bucket,
                     pending_key(PIPELINE_VERSION, doc_id),
@@ -402,7 +334,9 @@ class VerifyHandler:
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
         """Mark the document verified."""
-        await _mark(self.store, self.settings, "verified", published, self.settings.topic("verified"))
+        await mark_committed(
+            self.store, self.settings, Topic.VERIFIED, published, self.settings.topic(Topic.VERIFIED)
+        )
 
 
 class SinkHandler:
@@ -421,7 +355,7 @@ class SinkHandler:
        the same transaction as the records), and a settled intent joins the manifest at once.
     """
 
-    stage = "sink"
+    stage = Stage.SINK
 
     def __init__(
         self,
@@ -461,7 +395,7 @@ class SinkHandler:
         done = await self._published(doc_id)
         intent = self._handling[_position(msg)] = _Intent(doc_id, frozenset(done))
         with step(self.stage, "load"):
-            raw = await _storage(self.store.read_uri, event.artifact)
+            raw = await store_call(self.store.read_uri, event.artifact)
             result = DocumentResult.model_validate_json(raw)
         with step(self.stage, "gate"):
             gate = await asyncio.to_thread(self._gate, result)
@@ -479,12 +413,12 @@ class SinkHandler:
         headers = _headers(trace_id, doc_id, self.settings.worker)
         key = doc_id.encode()
         out = [
-            Outgoing(self.settings.topic("facts"), key, f.model_dump_json().encode(), headers)
+            Outgoing(self.settings.topic(Topic.FACTS), key, f.model_dump_json().encode(), headers)
             for f in result.facts
             if f.fact_id not in done
         ]
         out += [
-            Outgoing(self.settings.topic("flags"), key, f.model_dump_json().encode(), headers)
+            Outgoing(self.settings.topic(Topic.FLAGS), key, f.model_dump_json().encode(), headers)
             for f in result.flags
             if f.flag_id not in done
         ]
@@ -508,14 +442,16 @@ class SinkHandler:
             result, created_at=datetime.fromisoformat(event.produced_at.replace("Z", "+00:00"))
         )
         out += [
-            Outgoing(self.settings.topic("rewards"), key, r.model_dump_json().encode(), headers)
+            Outgoing(self.settings.topic(Topic.REWARDS), key, r.model_dump_json().encode(), headers)
             for r in rewards
             if _reward_id(r) not in done
         ]
         summary_id = f"summary:{event.model_stage}:{len(result.facts)}:{len(result.flags)}"
         if summary_id not in done:
             out.append(
-                Outgoing(self.settings.topic("summaries"), key, summary.model_dump_json().encode(), headers)
+                Outgoing(
+                    self.settings.topic(Topic.SUMMARIES), key, summary.model_dump_json().encode(), headers
+                )
             )
         intent.ids = (
             {f.fact_id for f in result.facts}
@@ -552,8 +488,8 @@ class SinkHandler:
         Settling removes the intent, so none is left for the message in hand to contradict.
         """
         bucket, version = self.settings.artifact_bucket, PIPELINE_VERSION
-        done: set[str] = set(await _read_json(self.store, bucket, manifest_key(version, doc_id)) or [])
-        intent = await _read_json(self.store, bucket, intent_key(version, doc_id))
+        done: set[str] = set(await read_json(self.store, bucket, manifest_key(version, doc_id)) or [])
+        intent = await read_json(self.store, bucket, intent_key(version, doc_id))
         if intent is None:
             return done
         topic, partition, offset = intent["at"]
@@ -563,9 +499,9 @@ class SinkHandler:
         )
         if committed:
             done |= set(intent["ids"])
-            await _storage(self.store.put_bytes, bucket, manifest_key(version, doc_id), _ids(done))
+            await store_call(self.store.put_bytes, bucket, manifest_key(version, doc_id), _ids(done))
         log.info("intent settled", committed=committed, records=len(intent["ids"]))
-        await _storage(self.store.delete, bucket, intent_key(version, doc_id))
+        await store_call(self.store.delete, bucket, intent_key(version, doc_id))
         self._committed.discard((topic, partition, offset))
         return done
 
@@ -575,11 +511,11 @@ class SinkHandler:
         A dead letter in place of the results publishes none of them: no intent is needed.
         """
         intent = self._handling.get(_position(msg))
-        if intent is None or all(o.topic == self.settings.topic("dlq") for o in outgoing):
+        if intent is None or all(o.topic == self.settings.topic(Topic.DLQ) for o in outgoing):
             return
         body = {"at": list(_position(msg)), "ids": sorted(intent.ids)}
         key = intent_key(PIPELINE_VERSION, intent.doc_id)
-        await _storage(self.store.put_bytes, self.settings.artifact_bucket, key, json.dumps(body).encode())
+        await store_call(self.store.put_bytes, self.settings.artifact_bucket, key, json.dumps(body).encode())
         intent.written = True
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
@@ -594,8 +530,8 @@ class SinkHandler:
         self._committed.add(_position(msg))
         bucket, version = self.settings.artifact_bucket, PIPELINE_VERSION
         ids = intent.done | intent.ids
-        await _storage(self.store.put_bytes, bucket, manifest_key(version, intent.doc_id), _ids(ids))
-        await _storage(self.store.delete, bucket, intent_key(version, intent.doc_id))
+        await store_call(self.store.put_bytes, bucket, manifest_key(version, intent.doc_id), _ids(ids))
+        await store_call(self.store.delete, bucket, intent_key(version, intent.doc_id))
         self._committed.discard(_position(msg))
 
 
@@ -617,19 +553,12 @@ def _ids(ids: set[str] | frozenset[str]) -> bytes:
     return json.dumps(sorted(ids)).encode()
 
 
-async def _read_json(store: Store, bucket: str, key: str) -> Any:
-    """A JSON object from the store, or None when there is none."""
-    if not await _storage(store.exists, bucket, key):
-        return None
-    return json.loads(await _storage(store.read_uri, f"s3://{bucket}/{key}"))
-
-
 async def _verified(store: Store, settings: Settings, result: DocumentResult, trace_id: str) -> Outgoing:
     """Write a document's verified artifact and build the ``verified`` event that points at it."""
-    uri = await _storage(
+    uri = await store_call(
         store.put_bytes,
         settings.artifact_bucket,
-        artifact_key("verified", PIPELINE_VERSION, result.doc_id),
+        artifact_key(Topic.VERIFIED, PIPELINE_VERSION, result.doc_id),
         result.model_dump_json().encode(),
     )
     return _verified_event(settings, result, uri, trace_id)
@@ -652,22 +581,9 @@ def _verified_event(
         model_stage=result.model.status if result.model else "skipped",
     )
     headers = _headers(trace_id, doc_id, settings.worker, replay=replay)
-    return Outgoing(settings.topic("verified"), doc_id.encode(), event.model_dump_json().encode(), headers)
-
-
-async def _mark(
-    store: Store, settings: Settings, stage: str, published: Sequence[Outgoing], topic: str
-) -> None:
-    for o in published:
-        if o.topic == topic and o.key:
-            doc_id = o.key.decode()
-            await asyncio.to_thread(
-                store.put_bytes,
-                settings.artifact_bucket,
-                marker_key(stage, PIPELINE_VERSION, doc_id),
-                b"",
-                "text/plain",
-            )
+    return Outgoing(
+        settings.topic(Topic.VERIFIED), doc_id.encode(), event.model_dump_json().encode(), headers
+    )
 
 
 async def resume_pending(
@@ -697,18 +613,18 @@ async def resume_pending(
     ]
     done = 0
     for key in keys:
-        meta = json.loads(await _storage(store.read_uri, f"s3://{settings.artifact_bucket}/{key}"))
+        meta = json.loads(await store_call(store.read_uri, f"s3://{settings.artifact_bucket}/{key}"))
         doc_id, trace_id = str(meta["doc_id"]), str(meta["trace_id"])
         # The document's own trace goes on: its model stage finishing late is one more span of it.
         with tracing.span(
             "verify resume",
             context=tracing.context_of_trace(trace_id),
-            attributes={"tieout.service": "verify"},
+            attributes={"tieout.service": Stage.VERIFY},
         ):
             _describe(doc_id, str(meta.get("source", "")))
-            before = await _load_artifact(store, settings, "verified", doc_id)
+            before = await load_artifact(store, settings, Topic.VERIFIED, doc_id)
             progress = Progress.model_validate(meta["progress"]) if meta.get("progress") else None
-            with step("verify", "model"):
+            with step(Stage.VERIFY, "model"):
                 if progress is None:
                     after, stats = await model.run_with_stats(before.model_copy(update={"model": None}))
                 else:
@@ -725,10 +641,10 @@ async def resume_pending(
             await publish(out)
             if stats.progress is not None:
                 meta["progress"] = stats.progress.model_dump(mode="json")
-                await _storage(store.put_bytes, settings.artifact_bucket, key, json.dumps(meta).encode())
+                await store_call(store.put_bytes, settings.artifact_bucket, key, json.dumps(meta).encode())
                 log.warning("partial model stage advanced", doc_id=doc_id[:12], left=len(stats.left))
                 continue
-            await _storage(store.delete, settings.artifact_bucket, key)
+            await store_call(store.delete, settings.artifact_bucket, key)
             log.warning("pending model stage completed", doc_id=doc_id[:12], new_flags=len(new_flags))
             done += 1
     return done

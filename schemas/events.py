@@ -1,6 +1,9 @@
 """Contracts of the Kafka topics.
 
-Every topic's payload is a model here and has a checked-in JSON Schema under ``schemas/json/topics/``.
+Every topic's payload is a model (here, or a record of ``schemas.models``, ``schemas.rewards`` and
+``schemas.reviews``) with a checked-in JSON Schema under ``schemas/json/topics/``; which topic carries
+which is :data:`schemas.topology.TOPOLOGY`.
+
 Messages are keyed by ``doc_id`` (the sha256 of the document's bytes) so that one document stays on one
 partition, and carry ``trace_id`` in the payload and in the ``trace_id`` header. Large payloads — a parsed
 document — go to object storage; the event carries the pointer.
@@ -18,10 +21,24 @@ from urllib.parse import unquote_plus
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from schemas.models import DocumentStats, ErrorRecord, Fact, Flag, Record
+from schemas.models import DocumentStats, ErrorRecord, Record
 
-TOPICS = ("landing", "parsed", "verified", "facts", "flags", "summaries", "rewards", "reviews", "dlq")
-"""Topic names without the configurable prefix (default ``tieout.``)."""
+__all__ = [
+    "ClaimCheck",
+    "DeadLetter",
+    "DocumentSummary",
+    "EventBase",
+    "LandingError",
+    "ObjectRef",
+    "ParsedEvent",
+    "S3Bucket",
+    "S3Entity",
+    "S3EventNotification",
+    "S3EventRecord",
+    "S3Object",
+    "VerifiedEvent",
+    "parse_landing",
+]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -222,15 +239,3 @@ class ClaimCheck(Record):
     claim_check: str = Field(description="s3:// URI of the record's bytes.")
     bytes: int = Field(ge=0, description="Size of the stored record.")
     topic: str = Field(description="The topic whose schema the stored record follows.")
-
-
-TOPIC_PAYLOADS: dict[str, type[BaseModel]] = {
-    "landing": S3EventNotification,
-    "parsed": ParsedEvent,
-    "verified": VerifiedEvent,
-    "facts": Fact,
-    "flags": Flag,
-    "summaries": DocumentSummary,
-    "dlq": DeadLetter,
-}
-"""The payload model of each topic (without prefix)."""

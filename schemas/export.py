@@ -7,10 +7,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from schemas.events import TOPIC_PAYLOADS, ClaimCheck
+from schemas.events import ClaimCheck
 from schemas.models import OUTPUT_RECORDS, DocumentResult, Record
 from schemas.reviews import RegressionCase, ReviewDecision
-from schemas.rewards import RewardRecord
+from schemas.topology import TOPOLOGY
+
+__all__ = ["SCHEMA_DIR", "TOPIC_DIR", "all_records", "render", "write_json_schemas"]
 
 SCHEMA_DIR = Path(__file__).parent / "json"
 TOPIC_DIR = SCHEMA_DIR / "topics"
@@ -25,11 +27,6 @@ def all_records() -> dict[str, type[Record]]:
     return records
 
 
-def topic_payloads() -> dict[str, type[BaseModel]]:
-    """Every topic's payload model."""
-    return {**TOPIC_PAYLOADS, "rewards": RewardRecord, "reviews": ReviewDecision}
-
-
 def render(model: type[BaseModel]) -> str:
     """A model's JSON Schema as stable, pretty-printed text."""
     schema = model.model_json_schema(mode="serialization")
@@ -38,15 +35,16 @@ def render(model: type[BaseModel]) -> str:
 
 
 def write_json_schemas(out_dir: Path = SCHEMA_DIR) -> list[Path]:
-    """Write ``<name>.schema.json`` for every record, and ``topics/<topic>.schema.json`` for every topic."""
+    """Write ``<name>.schema.json`` for every record, and ``topics/<topic>.schema.json`` for every topic.
+
+    A topic's schema is its record's (:data:`schemas.topology.TOPOLOGY`).
+    """
     written = []
     targets: list[tuple[Path, type[BaseModel]]] = [
         (out_dir / f"{name}.schema.json", model) for name, model in all_records().items()
     ]
     targets.append((out_dir / "claim_check.schema.json", ClaimCheck))
-    targets += [
-        (out_dir / "topics" / f"{topic}.schema.json", model) for topic, model in topic_payloads().items()
-    ]
+    targets += [(out_dir / "topics" / f"{t.name}.schema.json", t.record) for t in TOPOLOGY.topics]
     for path, model in targets:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(model), encoding="utf-8")

@@ -29,7 +29,7 @@ from packaging.utils import canonicalize_name
 from typer.testing import CliRunner
 
 from adapters.settings import Settings
-from schemas.events import TOPICS
+from schemas.topology import TOPOLOGY, Topic
 from tieout.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -437,7 +437,7 @@ def test_kafka_init_creates_exactly_the_contract_topics(doc: dict[str, Any], tmp
             assert flag(argv, "--partitions") == "4"
             assert flag(argv, "--replication-factor") == "1"
             created.append(flag(argv, "--topic"))
-    assert sorted(created) == sorted({env["TOPIC_PREFIX"] + t for t in TOPICS})
+    assert sorted(created) == sorted({env["TOPIC_PREFIX"] + t.name for t in TOPOLOGY.topics})
     # Each topic is then checked for partitions without a leader before the job may complete.
     described = [flag(a, "--topic") for a in calls(log) if "--unavailable-partitions" in a]
     assert sorted(described) == sorted(created)
@@ -449,8 +449,7 @@ def test_versitygw_publishes_to_the_landing_topic(doc: dict[str, Any]) -> None:
     assert s3["image"] == "versity/versitygw:v1.8.0"
     args = [str(a) for a in _list(s3.get("command"), "s3.command")]
     env = tieout_env(doc)
-    assert "landing" in TOPICS
-    assert flag(args, "--event-kafka-topic") == env["TOPIC_PREFIX"] + "landing"
+    assert flag(args, "--event-kafka-topic") == env["TOPIC_PREFIX"] + Topic.LANDING
     assert flag(args, "--event-kafka-url") == env["KAFKA_BOOTSTRAP"]
     # The backend and its directory come last; the directory must be the named volume.
     assert args[-2] == "posix"

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from adapters.settings import Settings
-from consumers.wiring import INPUT_TOPIC, Stage
+from schemas.topology import TOPOLOGY
 from tests.integration.conftest import started
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,10 +32,9 @@ CHART = REPO / "infra" / "helm" / "tieout"
 SCHEMAS = REPO / "infra" / "helm" / "schemas"
 PRODUCTION = CHART / "values-production.yaml"
 HELM_ENV = Path(os.environ.get("TIEOUT_HELM_ENV", REPO / ".tieout" / "helm.env"))
-STAGES: tuple[Stage, ...] = ("parse", "verify", "sink")
-TOPICS = sorted(
-    p.name.removesuffix(".schema.json") for p in (REPO / "schemas/json/topics").glob("*.schema.json")
-)
+STAGES = [s.name.value for s in TOPOLOGY.stages]
+TOPICS = [t.name.value for t in TOPOLOGY.topics]
+INPUT_TOPIC = {s.name.value: s.input.value for s in TOPOLOGY.stages}
 # Measured peak RSS in MB (bench/README.md, the load run); the chart's requests must cover them.
 MEASURED_PEAK_MB = {"parse": 161 + 246, "verify": 144, "sink": 333}
 SENTINEL = "s3cr3t-sentinel"
@@ -80,14 +79,54 @@ def test_vllm_serve_config_is_the_repository_file(tier: str) -> None:
         assert isinstance(chart["hf-overrides"]["rope_parameters"]["factor"], float)
 
 
-def test_values_name_every_topic_and_stage() -> None:
-    values = _values()
-    assert sorted(values["topics"]) == TOPICS
-    assert set(values["stages"]) == set(INPUT_TOPIC) == set(STAGES)
+@pytest.mark.parametrize("values_file", [CHART / "values.yaml", PRODUCTION], ids=lambda p: p.name)
+def test_values_name_every_topic_and_stage_of_the_topology(values_file: Path) -> None:
+    values = yaml.safe_load(values_file.read_text(encoding="utf-8"))
+    assert list(values["topics"]) == TOPICS
+    assert list(values["stages"]) == STAGES
     for stage in STAGES:
         auto = values["stages"][stage]["autoscaling"]
         assert {"minReplicas", "maxReplicas", "lagThreshold"} <= set(auto)
         assert auto["maxReplicas"] <= values["topics"][INPUT_TOPIC[stage]]["partitions"]
+
+
+def _template(name: str) -> str:
+    return (CHART / "templates" / name).read_text(encoding="utf-8")
+
+
+def _listed(template: str, variable: str) -> list[str]:
+    """The strings a template ranges ``variable`` over: ``range $<variable> := list "a" "b"``."""
+    (items,) = re.findall(rf"range \${variable} := list ((?:\"[^\"]*\" ?)+)", template)
+    return re.findall(r'"([^"]*)"', items)
+
+
+def test_templates_range_over_the_topologys_topics_and_stages() -> None:
+    """The chart cannot import the table: its literal lists and map must equal it."""
+    assert _listed(_template("kafkatopics.yaml"), "topic") == TOPICS
+    assert _listed(_template("stages.yaml"), "stage") == STAGES
+    (pairs,) = re.findall(
+        r'define "tieout.inputTopic".*?get \(dict ([^)]*)\)', _template("_helpers.tpl"), re.S
+    )
+    words = re.findall(r'"([^"]*)"', pairs)
+    assert dict(zip(words[::2], words[1::2], strict=True)) == INPUT_TOPIC
+
+
+def test_scaled_objects_name_the_group_each_service_joins() -> None:
+    """The chart writes the group as ``<topicPrefix><stage>``: each stage's group is its name."""
+    stages = _template("stages.yaml")
+    assert 'consumerGroup: {{ printf "%s%s" $.Values.topicPrefix $stage | quote }}' in stages
+    assert 'topic: {{ printf "%s%s" $.Values.topicPrefix $input | quote }}' in stages
+    assert [s.group for s in TOPOLOGY.stages] == STAGES
+
+
+def test_chart_readme_names_the_topologys_topics_and_stages() -> None:
+    readme = " ".join((CHART / "README.md").read_text(encoding="utf-8").split())
+    (names,) = re.findall(r"`<name>` is one of ([a-z, ]+);", readme)
+    assert names.split(", ") == TOPICS
+    (stages,) = re.findall(r"`<stage>` one of ([a-z, ]+);", readme)
+    assert stages.split(", ") == STAGES
+    reads = re.findall(r"`(\w+)`(?: reads)? `<topicPrefix>(\w+)`", readme)
+    assert dict(reads) == INPUT_TOPIC
 
 
 def test_resources_cover_the_measured_peaks() -> None:
@@ -287,10 +326,11 @@ def test_scaled_objects_watch_the_group_and_topic_each_service_uses(render: Rend
         (trigger,) = so["spec"]["triggers"]
         assert trigger["type"] == "kafka"
         meta = trigger["metadata"]
-        # consumers/wiring.py: group_id=f"{settings.topic_prefix}{stage}",
-        # topics=[settings.topic(INPUT_TOPIC[stage])]
-        assert meta["consumerGroup"] == f"{settings.topic_prefix}{stage}"
-        assert meta["topic"] == settings.topic(INPUT_TOPIC[stage])
+        # consumers/wiring.py: group_id=f"{settings.topic_prefix}{spec.group}",
+        # topics=[settings.topic(spec.input)]
+        spec = TOPOLOGY.stage(stage)
+        assert meta["consumerGroup"] == f"{settings.topic_prefix}{spec.group}"
+        assert meta["topic"] == settings.topic(spec.input)
         assert meta["bootstrapServers"] == _env_config(docs)["KAFKA_BOOTSTRAP"]
         # KEDA scales a Deployment it owns: no fixed replica count to fight over.
         assert "replicas" not in dep["spec"]

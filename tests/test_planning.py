@@ -15,8 +15,6 @@ from typer.testing import CliRunner
 
 from adapters.deploy.capacity import RESULTS, load_costs
 from adapters.deploy.planning import (
-    STAGES,
-    TOPICS,
     Cost,
     Costs,
     Demand,
@@ -31,7 +29,11 @@ from adapters.deploy.planning import (
     prediction_error_pct,
     replicas_for,
 )
+from schemas.topology import TOPOLOGY
 from tieout.cli import app
+
+STAGES = [s.name.value for s in TOPOLOGY.stages]
+TOPICS = [t.name.value for t in TOPOLOGY.topics]
 
 SRC = Source("bench/results/made_up.json", "2026-01-02T03:04:05Z", "abc1234", "a 2-core test box")
 DEEP = Source("bench/results/llm.json", "2026-01-03", "def5678", "nowhere", "PROJECTION, not a measurement")
@@ -150,6 +152,17 @@ def test_unknown_tier_and_bad_inputs_are_refused_with_a_helpful_error() -> None:
         make_plan(Demand(10, 10, tier="deep"), only_checks)
     with pytest.raises(PlanError, match="target utilisation"):
         Policy(target_utilisation=1.5)
+
+
+def test_the_plan_follows_the_topology() -> None:
+    """Every stage on its input topic and every topic, in the table's order, named by plain strings (YAML)."""
+    plan = make_plan(Demand(1000, 20, burst_docs=500), costs())
+    assert [(s.stage, s.input_topic) for s in plan.stages] == [(s.name, s.input) for s in TOPOLOGY.stages]
+    assert [t.name for t in plan.topics] == TOPICS
+    names = [s.stage for s in plan.stages] + [s.input_topic for s in plan.stages] + TOPICS
+    assert {type(n) for n in names} == {str}
+    human = {t.name for t in TOPOLOGY.topics if t.human_paced}
+    assert {t.name for t in plan.topics if t.partitions == Policy().min_partitions} >= human
 
 
 def test_helm_values_have_exactly_the_charts_keys() -> None:

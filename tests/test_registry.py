@@ -24,7 +24,6 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from adapters.registry import (
     HEADER_BYTES,
     RACE_ATTEMPTS,
-    UNFRAMED_TOPICS,
     FramingError,
     IncompatibleSchema,
     RegistryConflict,
@@ -45,8 +44,8 @@ from consumers.health import Check, Health
 from consumers.kafka import KafkaTransport, incoming, wire_value
 from consumers.runner import CLAIM_HEADER, Outgoing
 from consumers.wiring import _checks
-from schemas.events import TOPICS
 from schemas.export import TOPIC_DIR
+from schemas.topology import TOPOLOGY, Topic
 
 FACT_LIKE = json.dumps(
     {"type": "object", "properties": {"metric": {"type": "string"}}, "required": ["metric"]}
@@ -149,11 +148,11 @@ def test_consumed_records_are_unframed_whichever_way_they_were_written(
 def test_every_topic_but_landing_is_registered_with_its_checked_in_schema() -> None:
     settings = Settings(topic_prefix="x.")
     schemas = topic_schemas(settings.topic)
-    assert set(schemas) == {f"x.{t}" for t in TOPICS if t not in UNFRAMED_TOPICS}
+    framed = [t.name for t in TOPOLOGY.topics if t.framed]
+    assert set(schemas) == {f"x.{t}" for t in framed}
+    assert [t.name for t in TOPOLOGY.topics if not t.framed] == [Topic.LANDING]
     assert "x.landing" not in schemas  # the object store writes it, plain
-    for name in TOPICS:
-        if name in UNFRAMED_TOPICS:
-            continue
+    for name in framed:
         # Byte for byte the file, so re-registering yields the same id.
         assert schemas[f"x.{name}"] == (TOPIC_DIR / f"{name}.schema.json").read_text(encoding="utf-8")
     assert subject("x.facts") == "x.facts-value"

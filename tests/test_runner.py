@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 
 from adapters.storage import MemoryStore
+from consumers.artifacts import StoreClaims
 from consumers.memory import MemoryBroker, MemoryTransport
 from consumers.runner import (
     CLAIM_HEADER,
@@ -17,7 +18,6 @@ from consumers.runner import (
     Runner,
     TransientError,
 )
-from consumers.services import StoreClaims
 from schemas.events import ClaimCheck
 
 FAST = RetryPolicy(in_place=3, base_s=0.001, max_s=0.004)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from schemas.events import TOPICS
-from schemas.export import SCHEMA_DIR, TOPIC_DIR, all_records, render, topic_payloads
+from schemas.export import SCHEMA_DIR, TOPIC_DIR, all_records, render
 from schemas.models import SCHEMA_VERSION, Block, ErrorRecord, Fact
+from schemas.topology import TOPOLOGY, TopicSpec
 
 
 @pytest.mark.parametrize("name", sorted(all_records()))
@@ -19,13 +19,16 @@ def test_checked_in_schema_matches_model(name: str) -> None:
     )
 
 
-@pytest.mark.parametrize("topic", sorted(TOPICS))
-def test_checked_in_topic_schema_matches_model(topic: str) -> None:
-    path = TOPIC_DIR / f"{topic}.schema.json"
+@pytest.mark.parametrize("topic", TOPOLOGY.topics, ids=lambda t: t.name)
+def test_checked_in_topic_schema_matches_model(topic: TopicSpec) -> None:
+    path = TOPIC_DIR / f"{topic.name}.schema.json"
     assert path.exists(), f"missing {path}; run `make schemas`"
-    assert path.read_text(encoding="utf-8") == render(topic_payloads()[topic]), (
-        f"{path} drifted; run `make schemas`"
-    )
+    assert path.read_text(encoding="utf-8") == render(topic.record), f"{path} drifted; run `make schemas`"
+
+
+def test_every_topic_schema_file_is_a_topic_of_the_topology() -> None:
+    files = sorted(p.name.removesuffix(".schema.json") for p in TOPIC_DIR.glob("*.schema.json"))
+    assert files == sorted(t.name for t in TOPOLOGY.topics)
 
 
 def test_records_are_frozen_and_reject_unknown_fields() -> None:

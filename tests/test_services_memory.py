@@ -20,10 +20,11 @@ from adapters.sinks.parquet import ParquetDatasets
 from adapters.sinks.postgres import PostgresTables
 from adapters.sinks.quality import GateResult
 from adapters.storage import MemoryStore, intent_key, manifest_key, pending_key
+from consumers.artifacts import StoreClaims
 from consumers.ingest import s3_event
 from consumers.memory import MemoryBroker, MemoryTransport
 from consumers.runner import CLAIM_HEADER, Handler, Incoming, Outgoing, RetryPolicy, Runner
-from consumers.services import ParseHandler, SinkHandler, StoreClaims, VerifyHandler, resume_pending
+from consumers.services import ParseHandler, SinkHandler, VerifyHandler, resume_pending
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.engine import process_path
 from pipeline.model.strategy import ModelStage, ModelStageConfig

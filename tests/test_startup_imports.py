@@ -17,7 +17,7 @@ import pytest
 SINK_ONLY = ["great_expectations", "pandas", "pyarrow", "numpy", "pipeline.rewards.records"]
 VERIFY_ONLY = ["pipeline.checks.stage", "pipeline.model.strategy"]
 WHEN_CONFIGURED = ["openai", "httpx2"]  # the model and schema registry clients
-STAGE_OWN = {  # what run_service imports in each stage's own branch
+STAGE_OWN = {  # what each stage's handler factory imports (consumers/wiring.py HANDLERS)
     "parse": ["adapters.workers.isolation"],
     "verify": ["pipeline.model.strategy"],
     "sink": ["adapters.sinks.parquet"],

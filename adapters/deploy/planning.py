@@ -29,17 +29,45 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-TOPICS = ("landing", "parsed", "verified", "facts", "flags", "summaries", "rewards", "reviews", "dlq")
-"""Every topic of the pipeline (``schemas/json/topics/``), the Helm chart's ``topics.<name>`` keys."""
-STAGES = ("parse", "verify", "sink")
-STAGE_INPUT: Mapping[str, str] = {"parse": "landing", "verify": "parsed", "sink": "verified"}
-SINK_OUTPUTS = ("facts", "flags", "summaries", "rewards")
-"""Published by the sink per document, keyed like ``verified``: sized as ``verified`` for its consumers."""
-LOW_VOLUME = ("reviews", "dlq")
-"""Human-paced (review decisions) or exceptional (dead letters): the minimum partitions."""
+from schemas.topology import TOPOLOGY, Stage, StageSpec
+
+__all__ = [
+    "TIERS",
+    "Cost",
+    "Costs",
+    "Demand",
+    "Plan",
+    "PlanError",
+    "Policy",
+    "Source",
+    "StagePlan",
+    "Tier",
+    "TopicPlan",
+    "format_plan",
+    "helm_values",
+    "lag_recovery_s",
+    "make_plan",
+    "partitions_for",
+    "plan_dict",
+    "predicted_pages_per_s",
+    "prediction_error_pct",
+    "replicas_for",
+    "replicas_to_recover",
+]
+
 TIERS = ("none", "standard", "deep")
 
 Tier = Literal["none", "standard", "deep"]
+
+_HUMAN_PACED = tuple(t.name.value for t in TOPOLOGY.topics if t.human_paced)
+"""Review decisions and dead letters (:attr:`~schemas.topology.TopicSpec.human_paced`): minimum partitions."""
+
+
+def _results(stage: StageSpec) -> tuple[str, ...]:
+    """A stage's results that no stage consumes (the sink's): keyed like its input, so sized like it."""
+    return tuple(
+        o.value for o in stage.outputs if TOPOLOGY.consumer(o) is None and not TOPOLOGY.topic(o).human_paced
+    )
 
 
 class PlanError(ValueError):
@@ -273,10 +301,10 @@ def prediction_error_pct(predicted: float, measured: float) -> float:
     return (predicted - measured) / measured * 100
 
 
-def _stage_cost(costs: Costs, stage: str, tier: str) -> Cost:
-    if stage == "parse":
+def _stage_cost(costs: Costs, stage: Stage, tier: str) -> Cost:
+    if stage == Stage.PARSE:
         return costs.parse
-    if stage == "sink":
+    if stage == Stage.SINK:
         return costs.sink
     if tier not in costs.verify:
         known = ", ".join(sorted(costs.verify)) or "none"
@@ -293,8 +321,8 @@ def make_plan(demand: Demand, costs: Costs, policy: Policy | None = None) -> Pla
     policy = policy or Policy()
     lam = demand.docs_per_hour / 3600
     stages: list[StagePlan] = []
-    for name in STAGES:
-        cost = _stage_cost(costs, name, demand.tier)
+    for spec in TOPOLOGY.stages:
+        cost = _stage_cost(costs, spec.name, demand.tier)
         s = cost.per_document(demand.pages_per_doc)
         load = lam * s
         lo = replicas_for(load, policy.target_utilisation)
@@ -305,8 +333,9 @@ def make_plan(demand: Demand, costs: Costs, policy: Policy | None = None) -> Pla
             )
         stages.append(
             StagePlan(
-                stage=name,
-                input_topic=STAGE_INPUT[name],
+                # Plain strings: a plan is data, dumped as YAML (the chart's values) and JSON.
+                stage=spec.name.value,
+                input_topic=spec.input.value,
                 seconds_per_doc=s,
                 load_replicas=load,
                 min_replicas=lo,
@@ -320,7 +349,7 @@ def make_plan(demand: Demand, costs: Costs, policy: Policy | None = None) -> Pla
     servers = None
     if demand.tier != "none":
         server = costs.model_server.get(demand.tier)
-        verify = next(s for s in stages if s.stage == "verify")
+        verify = next(s for s in stages if s.stage == Stage.VERIFY)
         servers = (
             replicas_for(lam * server.per_document(demand.pages_per_doc), policy.target_utilisation)
             if server is not None
@@ -344,9 +373,10 @@ def _slowest(values: list[float | None]) -> float | None:
 
 def _topics(stages: list[StagePlan], demand: Demand, policy: Policy) -> tuple[TopicPlan, ...]:
     partitions = {s.input_topic: partitions_for(s.max_replicas, policy) for s in stages}
-    for name in SINK_OUTPUTS:
-        partitions[name] = partitions["verified"]
-    for name in LOW_VOLUME:
+    for spec in TOPOLOGY.stages:
+        for name in _results(spec):
+            partitions[name] = partitions[spec.input]
+    for name in _HUMAN_PACED:
         partitions[name] = policy.min_partitions
     # What piles up during the outage must still be there when it has drained at maxReplicas.
     backlog = demand.docs_per_hour * policy.outage_hours
@@ -357,17 +387,25 @@ def _topics(stages: list[StagePlan], demand: Demand, policy: Policy) -> tuple[To
     stream_ms = math.ceil(hours) * 3_600_000
     human_ms = math.ceil(max(hours, policy.dlq_retention_hours)) * 3_600_000
     return tuple(
-        TopicPlan(name, partitions[name], human_ms if name in LOW_VOLUME else stream_ms) for name in TOPICS
+        TopicPlan(t.name.value, partitions[t.name], human_ms if t.human_paced else stream_ms)
+        for t in TOPOLOGY.topics
     )
 
 
 def _assumptions(costs: Costs, demand: Demand, policy: Policy) -> tuple[str, ...]:
     verify = costs.verify[demand.tier]
-    used = [("parse", costs.parse), (f"verify ({demand.tier})", verify), ("sink", costs.sink)]
+    used = [
+        (Stage.PARSE.value, costs.parse),
+        (f"{Stage.VERIFY} ({demand.tier})", verify),
+        (Stage.SINK.value, costs.sink),
+    ]
     out = [line for label, c in used for line in c.describe(label)]
     if demand.tier != "none" and demand.tier in costs.model_server:
         server = costs.model_server[demand.tier]
         out += server.describe(f"model servers ({demand.tier})", "of server time")
+    sized_as_input = "; ".join(
+        f"{', '.join(results)} as {s.input}" for s in TOPOLOGY.stages if (results := _results(s))
+    )
     out += [
         "a replica is one worker process handling one document at a time, with a core of its own "
         "(costs measured on a shared machine include its contention)",
@@ -376,13 +414,13 @@ def _assumptions(costs: Costs, demand: Demand, policy: Policy) -> tuple[str, ...
         f"maxReplicas = max(ceil(minReplicas × {policy.scale_out_factor:g}), the fewest replicas that drain "
         f"the burst within {policy.recovery_target_s / 60:g} min)",
         f"partitions = max({policy.min_partitions}, ceil(maxReplicas of the consuming stage × "
-        f"{policy.partition_headroom:g})); {', '.join(SINK_OUTPUTS)} as verified; "
-        f"{', '.join(LOW_VOLUME)} {policy.min_partitions}",
+        f"{policy.partition_headroom:g})); {sized_as_input}; "
+        f"{', '.join(_HUMAN_PACED)} {policy.min_partitions}",
         "lag recovery after a burst of B documents at n replicas: B / (n / s − docs/s), s = seconds per "
         "document of one replica; the pipeline's is its slowest stage's (the stages run side by side)",
         f"lagThreshold = the backlog one replica clears in {policy.lag_threshold_s:g} s",
         f"retention covers a {policy.outage_hours:g} h outage plus the time its backlog takes to drain at "
-        f"maxReplicas; reviews and dlq at least {policy.dlq_retention_hours / 24:g} days",
+        f"maxReplicas; {' and '.join(_HUMAN_PACED)} at least {policy.dlq_retention_hours / 24:g} days",
     ]
     if demand.tier != "none" and demand.tier not in costs.model_server:
         out.append(f"model servers ({demand.tier}): one per verify replica at maxReplicas")

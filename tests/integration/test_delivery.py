@@ -10,9 +10,9 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from adapters.storage import ObjectStore
+from consumers.artifacts import StoreClaims
 from consumers.kafka import KafkaTransport, client_options, ensure_topics
 from consumers.runner import CLAIM_HEADER, Incoming, Outgoing, RecordRejected, RetryPolicy, Runner
-from consumers.services import StoreClaims
 from schemas.events import ClaimCheck
 from tests.integration.conftest import Isolated
 
