@@ -220,6 +220,10 @@ class Settings(BaseSettings):
 
     def topic(self, name: str) -> str:
         """A topic's full name."""
-        if name == "landing" and self.landing_topic:
+        # Imported here, not at the top: the table loads every record model, and the CLI reads settings
+        # for commands that need none of them.
+        from schemas.topology import Topic
+
+        if name == Topic.LANDING and self.landing_topic:
             return self.landing_topic
         return f"{self.topic_prefix}{name}"

@@ -33,6 +33,7 @@ from adapters.settings import Settings  # noqa: E402
 from adapters.workers.isolation import Job, run_isolated  # noqa: E402
 from bench.stack import committed_reader, private_stack, start_services, stop_services  # noqa: E402
 from pipeline.config import EngineConfig  # noqa: E402
+from schemas.topology import Topic  # noqa: E402
 
 
 def _copies(src: list[Path], n: int, out: Path, tag: str) -> list[Path]:
@@ -50,7 +51,7 @@ class Verified:
     """A read_committed reader of the verified topic."""
 
     def __init__(self, settings: Settings) -> None:
-        self.c = committed_reader(settings, [settings.topic("verified")])
+        self.c = committed_reader(settings, [settings.topic(Topic.VERIFIED)])
         self.seen: dict[str, float] = {}
 
     def wait_for(self, sources: set[str], timeout_s: float) -> dict[str, float]:

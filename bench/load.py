@@ -48,8 +48,9 @@ from adapters.settings import Settings  # noqa: E402
 from bench.e2e_latency import _copies  # noqa: E402
 from bench.meta import RESULTS, run_meta  # noqa: E402
 from bench.stack import busy_seconds, committed_reader, private_stack, start_services, stop_services  # noqa: E402
+from schemas.topology import TOPOLOGY, Topic  # noqa: E402
 
-STAGES = {"parse": "landing", "verify": "parsed", "sink": "verified"}
+STAGES = {s.name.value: s.input.value for s in TOPOLOGY.stages}
 
 
 class Lag:
@@ -94,7 +95,7 @@ class Summaries:
     """A read_committed reader of the summaries and dead-letter topics: when each document ended."""
 
     def __init__(self, settings: Settings) -> None:
-        self.summaries, self.dlq = settings.topic("summaries"), settings.topic("dlq")
+        self.summaries, self.dlq = settings.topic(Topic.SUMMARIES), settings.topic(Topic.DLQ)
         self.c = committed_reader(settings, [self.summaries, self.dlq])
         self.arrived: dict[str, float] = {}
         self.dead: list[dict[str, Any]] = []

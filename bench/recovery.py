@@ -66,12 +66,17 @@ from adapters.settings import Settings, read_env_file  # noqa: E402
 from adapters.storage import ObjectStore  # noqa: E402
 from bench.meta import RESULTS, load_average, run_meta  # noqa: E402
 from bench.stack import private_stack  # noqa: E402
+from schemas.topology import TOPOLOGY, Stage, Topic  # noqa: E402
 
 T = TypeVar("T")
-STAGES = ("parse", "verify", "sink")
-OUTPUT = {"parse": "parsed", "verify": "verified", "sink": "summaries"}
+STAGES = tuple(s.name.value for s in TOPOLOGY.stages)
+OUTPUT: dict[str, Topic] = {
+    Stage.PARSE: Topic.PARSED,
+    Stage.VERIFY: Topic.VERIFIED,
+    Stage.SINK: Topic.SUMMARIES,
+}
 """The topic whose committed records show that a stage made progress."""
-UPSTREAM = {"verify": "parsed", "sink": "verified"}
+UPSTREAM: dict[str, Topic] = {s.name: s.input for s in TOPOLOGY.stages if s.input != Topic.LANDING}
 """A stage's input, by the output topic of the stage before it (parse's input is the uploads)."""
 OUTAGES = ("kafka", "s3", "postgres")
 WORKER = "rec0"
@@ -315,7 +320,9 @@ class Outputs:
     """A ``read_committed`` reader of the output topics, in a thread: when each record reached it."""
 
     def __init__(self, settings: Settings) -> None:
-        self.names = {settings.topic(t): t for t in ("parsed", "verified", "summaries", "dlq")}
+        self.names = {
+            settings.topic(t): t for t in (Topic.PARSED, Topic.VERIFIED, Topic.SUMMARIES, Topic.DLQ)
+        }
         self.consumer = Consumer(
             {
                 "bootstrap.servers": settings.kafka_bootstrap,
@@ -358,7 +365,7 @@ class Outputs:
             with self.lock:
                 self.records.append((topic, arrived, m.timestamp()[1] / 1000, source))
                 self.sources[topic][source] += 1
-                if topic == "dlq":
+                if topic == Topic.DLQ:
                     self.dead.append({k: record.get(k) for k in ("stage", "category", "source", "message")})
 
     def first_after(self, topic: str, t: float, *, created: bool = True) -> float | None:
@@ -395,7 +402,7 @@ class Feeder:
 
     def pending(self) -> set[str]:
         """Uploaded documents without a summary or a dead letter yet."""
-        return set(self.uploaded) - self.outputs.done("summaries") - self.outputs.done("dlq")
+        return set(self.uploaded) - self.outputs.done(Topic.SUMMARIES) - self.outputs.done(Topic.DLQ)
 
     def _run(self) -> None:
         i = 0
@@ -449,7 +456,7 @@ class Drill:
     def has_input(self, stage: str) -> bool:
         """Whether documents are waiting for ``stage`` (or in its hands): in its input, not in its output."""
         inputs = set(self.feeder.uploaded) if stage == "parse" else self.outputs.done(UPSTREAM[stage])
-        return bool(inputs - self.outputs.done(OUTPUT[stage]) - self.outputs.done("dlq"))
+        return bool(inputs - self.outputs.done(OUTPUT[stage]) - self.outputs.done(Topic.DLQ))
 
 
 def cold_start(fleet: Fleet, stage: str, bound_s: float) -> dict[str, Any]:
@@ -514,8 +521,12 @@ def outage(drill: Drill, kind: str, outage_s: float, env: dict[str, str]) -> dic
     t_back = time.time()
     drill.feeder.resume()
     # A result committed after the return, whenever its record was made (it may have waited out the outage).
-    result = wait_for(lambda: drill.outputs.first_after("summaries", t_back, created=False), drill.bound_s)
-    by_topic = {t: drill.outputs.first_after(t, t_back, created=False) for t in ("parsed", "verified")}
+    result = wait_for(
+        lambda: drill.outputs.first_after(Topic.SUMMARIES, t_back, created=False), drill.bound_s
+    )
+    by_topic = {
+        t: drill.outputs.first_after(t, t_back, created=False) for t in (Topic.PARSED, Topic.VERIFIED)
+    }
     # Which services met the outage: an error logged (and retried) between the stop and the return.
     felt = [
         stage
@@ -561,7 +572,7 @@ def settle(drill: Drill, env: dict[str, str], code: Path, drain_s: float) -> dic
         )
         reconciled = True
         wait_for(all_done, drain_s, 1.0)
-    per_source = drill.outputs.sources["summaries"]
+    per_source = drill.outputs.sources[Topic.SUMMARIES]
     return {
         "uploaded": len(uploaded),
         "with_summary": len(uploaded & set(per_source)),

@@ -55,6 +55,7 @@ from bench.e2e_latency import _copies  # noqa: E402
 from bench.meta import RESULTS, load_average, run_meta, usable_cores  # noqa: E402
 from bench.stack import committed_reader, private_stack, start_services, stop_services  # noqa: E402
 from consumers.ingest import s3_event  # noqa: E402
+from schemas.topology import Topic  # noqa: E402
 
 PARTITIONS = 12
 STACK_ENV = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
@@ -88,7 +89,7 @@ def _preload(settings: Settings, store: Any, docs: list[Path]) -> None:
     with ThreadPoolExecutor(8) as pool:
         uploaded = list(pool.map(upload, docs))
     producer = Producer({"bootstrap.servers": settings.kafka_bootstrap, "enable.idempotence": True})
-    topic = settings.topic("landing")
+    topic = settings.topic(Topic.LANDING)
     for i, (key, size, etag) in enumerate(uploaded):
         # An explicit partition: equal shares, so an uneven spread of keys does not bend the curve.
         producer.produce(
@@ -179,7 +180,7 @@ def run_once(workers: int, samples: list[Path], n_docs: int, max_seconds: float)
         f"  {workers} worker(s): {len(docs)} documents ({sum(pages_of.values())} pages) waiting", flush=True
     )
 
-    reader = committed_reader(settings, [settings.topic("parsed"), settings.topic("dlq")])
+    reader = committed_reader(settings, [settings.topic(Topic.PARSED), settings.topic(Topic.DLQ)])
     lag_reader = Consumer(
         {
             "bootstrap.servers": settings.kafka_bootstrap,
@@ -233,7 +234,7 @@ def run_once(workers: int, samples: list[Path], n_docs: int, max_seconds: float)
             m = reader.poll(0.2)
             if m is None or m.error() or not isinstance(m.value(), bytes):
                 continue
-            if m.topic() == settings.topic("dlq"):
+            if m.topic() == settings.topic(Topic.DLQ):
                 dead += 1
                 continue
             value = m.value()

@@ -36,14 +36,12 @@ from schemas.topology import TOPOLOGY, Stage, StageSpec
 if TYPE_CHECKING:
     from adapters.sinks.base import Sink
 
-__all__ = ["HANDLERS", "INPUT_TOPIC", "PROBE_TIMEOUT_S", "HandlerFactory", "run_service"]
+__all__ = ["HANDLERS", "PROBE_TIMEOUT_S", "HandlerFactory", "run_service"]
 
 log = structlog.get_logger(__name__)
 
 PROBE_TIMEOUT_S = 5.0
 """Bound on each readiness probe's network call (a probe round runs every few seconds)."""
-INPUT_TOPIC: Mapping[str, str] = {s.name: s.input for s in TOPOLOGY.stages}
-"""Each stage's input topic, by stage name: what ``tieout consume`` accepts as a stage (``tieout/cli.py``)."""
 
 
 @dataclass

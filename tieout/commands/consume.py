@@ -41,10 +41,11 @@ def consume(
 
     The quota options bound the parse service's worker process; the other stages ignore them.
     """
-    from consumers.wiring import INPUT_TOPIC, run_service
+    from consumers.wiring import run_service
+    from schemas.topology import TOPOLOGY
 
-    if stage not in INPUT_TOPIC:
-        raise typer.BadParameter("choose parse, verify or sink", param_hint="STAGE")
+    if stage not in {s.name for s in TOPOLOGY.stages}:
+        raise typer.BadParameter(f"choose {', '.join(s.name for s in TOPOLOGY.stages)}", param_hint="STAGE")
     settings = Settings.load(env_file)
     if worker_id:
         settings = settings.model_copy(update={"worker_id": worker_id})

@@ -111,10 +111,11 @@ async def _serve_and_publish(
 ) -> None:
     """Serve the console while a publisher copies its decisions to the reviews topic (outbox)."""
     from consumers.outbox import ReviewPublisher, kafka_publish
+    from schemas.topology import Topic
 
     stop = asyncio.Event()
     publisher = asyncio.create_task(
-        ReviewPublisher(store, kafka_publish(settings), settings.topic("reviews")).run(stop)
+        ReviewPublisher(store, kafka_publish(settings), settings.topic(Topic.REVIEWS)).run(stop)
     )
     try:
         await server.serve(sockets=[sock])

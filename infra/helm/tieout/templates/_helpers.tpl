@@ -44,12 +44,12 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
-{{/* The input topic of each stage (consumers/app.py INPUT_TOPIC). */}}
+{{/* The input topic of each stage (schemas/topology.py TOPOLOGY; tests/test_helm_chart.py holds it to the table). */}}
 {{- define "tieout.inputTopic" -}}
 {{- get (dict "parse" "landing" "verify" "parsed" "sink" "verified") . -}}
 {{- end -}}
 
-{{/* One message's processing budget in the consumers: --timeout + 60 s (consumers/app.py). */}}
+{{/* One message's processing budget in the consumers: --timeout + 60 s (consumers/wiring.py). */}}
 {{- define "tieout.processingBudget" -}}
 {{- add (int .Values.processing.documentTimeoutSeconds) 60 -}}
 {{- end -}}
