@@ -23,15 +23,11 @@ from pipeline.figures.facts import extract_facts
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.statements.trees import annotate_facts, build_statements
 from schemas.models import Block, Flag, Statement, Table
-from tests.support.tables import make_table
+from tests.support.tables import block, make_table
 
 TAX = load_taxonomy()
 
 # --- builders (same shapes the table extractor produces) -------------------------------------------
-
-
-def block(text: str, page: int = 2) -> Block:
-    return Block(page=page, bbox=(50, 100, 550, 140), text=text, font_size=10)
 
 
 def tree(table: Table) -> Statement:

@@ -9,14 +9,9 @@ from pipeline.figures.facts import (
     table_rows,
 )
 from pipeline.figures.taxonomy import load_taxonomy
-from schemas.models import Block
-from tests.support.tables import make_table
+from tests.support.tables import block, make_table
 
 TAX = load_taxonomy()
-
-
-def block(text: str, page: int = 2) -> Block:
-    return Block(page=page, bbox=(50, 100, 550, 140), text=text, font_size=10)
 
 
 INCOME = [

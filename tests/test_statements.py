@@ -133,6 +133,20 @@ INCOME = [
 ]
 
 
+# A statement of changes in equity: two years of movements in two columns and their total.
+EQUITY: list[tuple[str, list[str | None]]] = [
+    ("Balance at December 31, 2023", ["400", "90", "490"]),
+    ("Net income", ["140", None, "140"]),
+    ("Dividends", ["(40)", None, "(40)"]),
+    ("Other comprehensive income", [None, "10", "10"]),
+    ("Balance at December 31, 2024", ["500", "100", "600"]),
+    ("Net income", ["120", None, "120"]),
+    ("Dividends", ["(40)", None, "(40)"]),
+    ("Other comprehensive income", [None, "15", "15"]),
+    ("Balance at December 31, 2025", ["580", "115", "695"]),
+]
+
+
 def test_income_statement_tree_with_costs_printed_positive() -> None:
     tree_lines = lines(tree(make_table(INCOME)))
     gross, operating = tree_lines["Gross profit"], tree_lines["Operating income"]
@@ -145,17 +159,7 @@ def test_income_statement_tree_with_costs_printed_positive() -> None:
 
 
 def test_roll_forward_with_blank_movements() -> None:
-    rows: list[tuple[str, list[str | None]]] = [
-        ("Balance at January 1, 2024", ["400", "90", "490"]),
-        ("Net income", ["140", None, "140"]),
-        ("Dividends", ["(40)", None, "(40)"]),
-        ("Other comprehensive income", [None, "10", "10"]),
-        ("Balance at December 31, 2024", ["500", "100", "600"]),
-        ("Net income", ["120", None, "120"]),
-        ("Dividends", ["(40)", None, "(40)"]),
-        ("Other comprehensive income", [None, "15", "15"]),
-        ("Balance at December 31, 2025", ["580", "115", "695"]),
-    ]
+    rows = [("Balance at January 1, 2024", EQUITY[0][1]), *EQUITY[1:]]
     table = make_table(
         rows, periods=(None, None, None), headers=("Retained earnings", "Reserves", "Total equity")
     )
@@ -306,18 +310,6 @@ def test_sample_statements_are_valid_records_with_the_primary_statements(i: int)
 
 
 # --- a statement of changes in equity ---------------------------------------------------------------------
-
-EQUITY: list[tuple[str, list[str | None]]] = [
-    ("Balance at December 31, 2023", ["400", "90", "490"]),
-    ("Net income", ["140", None, "140"]),
-    ("Dividends", ["(40)", None, "(40)"]),
-    ("Other comprehensive income", [None, "10", "10"]),
-    ("Balance at December 31, 2024", ["500", "100", "600"]),
-    ("Net income", ["120", None, "120"]),
-    ("Dividends", ["(40)", None, "(40)"]),
-    ("Other comprehensive income", [None, "15", "15"]),
-    ("Balance at December 31, 2025", ["580", "115", "695"]),
-]
 
 
 def equity_table(rows: list[tuple[str, list[str | None]]] = EQUITY) -> Table:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from schemas.models import Cell, Period, Table, TypedNumber
+from schemas.models import Block, Cell, Period, Table, TypedNumber
+
+
+def block(text: str, page: int = 2) -> Block:
+    """A block of prose on ``page``, one line wide, as the text extractor yields it."""
+    return Block(page=page, bbox=(50, 100, 550, 140), text=text, font_size=10)
 
 
 def period(key: str) -> Period:
