@@ -23,7 +23,7 @@ from pipeline.figures.facts import extract_facts
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.statements.trees import annotate_facts, build_statements
 from schemas.models import Block, Flag, Statement, Table
-from tests.support.tables import block, make_table
+from tests.support.tables import INCOME_STATEMENT, block, make_table
 
 TAX = load_taxonomy()
 
@@ -146,14 +146,7 @@ def test_component_misprint_flags_the_subtotal_only() -> None:
 
 
 def test_costs_printed_positive_and_subtracted() -> None:
-    rows = [
-        ("Revenue", ["1,000.0", "900.0"]),
-        ("Cost of sales", ["600.0", "540.0"]),
-        ("Gross profit", ["400.0", "360.0"]),
-        ("Selling, general and administrative", ["100.0", "90.0"]),
-        ("Research and development", ["50.0", "45.0"]),
-        ("Operating income", ["260.0", "225.0"]),
-    ]
+    rows = with_value(INCOME_STATEMENT[:6], "Operating income", 0, "260.0")  # 250.0 misprinted
     flags = run([make_table(rows)])
     assert len(flags) == 1
     assert flags[0].metric == "operating_income" and flags[0].expected == pytest.approx(250e6)

@@ -20,7 +20,7 @@ from pipeline.statements.trees import (
     equity_statement_facts,
 )
 from schemas.models import DocumentResult, LineItem, Statement, StatementColumn, Table
-from tests.support.tables import make_table
+from tests.support.tables import INCOME_STATEMENT, make_table
 
 TAX = load_taxonomy()
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "sample_docs").glob("*.pdf"))
@@ -121,17 +121,6 @@ def test_columns_carry_period_and_basis() -> None:
 
 # --- trees ----------------------------------------------------------------------------------------------
 
-INCOME = [
-    ("Revenue", ["1,000.0", "900.0"]),
-    ("Cost of sales", ["600.0", "540.0"]),
-    ("Gross profit", ["400.0", "360.0"]),
-    ("Selling, general and administrative", ["100.0", "90.0"]),
-    ("Research and development", ["50.0", "45.0"]),
-    ("Operating income", ["250.0", "225.0"]),
-    ("Income tax expense", ["(50.0)", "(45.0)"]),
-    ("Net income", ["200.0", "180.0"]),
-]
-
 
 # A statement of changes in equity: two years of movements in two columns and their total.
 EQUITY: list[tuple[str, list[str | None]]] = [
@@ -148,7 +137,7 @@ EQUITY: list[tuple[str, list[str | None]]] = [
 
 
 def test_income_statement_tree_with_costs_printed_positive() -> None:
-    tree_lines = lines(tree(make_table(INCOME)))
+    tree_lines = lines(tree(make_table(INCOME_STATEMENT)))
     gross, operating = tree_lines["Gross profit"], tree_lines["Operating income"]
     net = tree_lines["Net income"]
     assert gross.proven and gross.role == "subtotal" and len(gross.children) == 2
@@ -273,7 +262,7 @@ def test_per_share_lines_never_add_into_amounts() -> None:
 
 
 def test_facts_get_statement_role_parent_and_basis() -> None:
-    table = make_table(INCOME, title="Consolidated income statement")
+    table = make_table(INCOME_STATEMENT, title="Consolidated income statement")
     statements = build_statements([table], {}, TAX)
     facts = annotate_facts(extract_facts([table], TAX), statements)
     gross = next(f for f in facts if f.metric == "gross_profit" and f.period and f.period.key == "FY2025")
@@ -335,7 +324,7 @@ def test_equity_statement_states_total_equity_and_net_income() -> None:
 def test_net_income_ties_between_the_income_statement_and_the_equity_statement() -> None:
     from pipeline.checks import check_document
 
-    income = make_table(INCOME, title="Consolidated income statement", table_id="is", page=5)
+    income = make_table(INCOME_STATEMENT, title="Consolidated income statement", table_id="is", page=5)
     equity_rows: list[tuple[str, list[str | None]]] = [
         ("Balance at December 31, 2023", ["400", "90", "490"]),
         ("Net income", ["180", None, "180"]),

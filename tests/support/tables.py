@@ -12,6 +12,20 @@ def block(text: str, page: int = 2) -> Block:
     return Block(page=page, bbox=(50, 100, 550, 140), text=text, font_size=10)
 
 
+# An income statement of two years that add up, its costs printed positive and its tax in parentheses: gross
+# profit, operating income and net income are totals of the lines above them.
+INCOME_STATEMENT: list[tuple[str, list[str]]] = [
+    ("Revenue", ["1,000.0", "900.0"]),
+    ("Cost of sales", ["600.0", "540.0"]),
+    ("Gross profit", ["400.0", "360.0"]),
+    ("Selling, general and administrative", ["100.0", "90.0"]),
+    ("Research and development", ["50.0", "45.0"]),
+    ("Operating income", ["250.0", "225.0"]),
+    ("Income tax expense", ["(50.0)", "(45.0)"]),
+    ("Net income", ["200.0", "180.0"]),
+]
+
+
 def period(key: str) -> Period:
     if key.startswith("FY"):
         return Period(kind="duration", key=key, label=key[2:], fiscal_year=int(key[2:]), months=12)
