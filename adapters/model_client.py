@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar, cast
 
 import httpx2
@@ -34,7 +34,7 @@ from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel, ValidationError
 
 from adapters.retry import Backoff, retrying
-from pipeline.model.ports import Answer, ModelUnavailable, Tier, other_tier
+from pipeline.model.ports import Answer, ModelPort, ModelRequest, ModelUnavailable, Tier, other_tier
 from schemas.models import ModelCall
 
 M = TypeVar("M", bound=BaseModel)
@@ -114,7 +114,7 @@ class _State:
     breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
 
 
-class ModelClient:
+class ModelClient(ModelPort):
     """Talks to the ``standard`` and ``deep`` endpoints (which may be the same server)."""
 
     def __init__(
@@ -168,18 +168,8 @@ class ModelClient:
         # Both tiers on one server (MODEL_TIERS=standard, a single GPU box): that server is down for both.
         return mine is None or mine.base_url.rstrip("/") != self.endpoints[other].base_url.rstrip("/")
 
-    async def structured(
-        self,
-        *,
-        tier: Tier,
-        task: str,
-        prompt_version: str,
-        messages: list[dict[str, str]],
-        schema: type[M],
-        max_tokens: int = 512,
-        mode: Literal["whole", "ledger"] = "whole",
-    ) -> Answer:
-        """Ask ``tier`` (or, when it is unreachable, the other tier) for an answer constrained to ``schema``.
+    async def ask(self, request: ModelRequest) -> Answer:
+        """Ask ``request.tier`` (or, when it is unreachable, the other tier) for an answer to ``request``.
 
         Returns:
             The validated answer, with ``tier`` the tier that answered and ``route`` None when that is the
@@ -189,33 +179,22 @@ class ModelClient:
             ModelUnavailable: When both tiers are down or keep failing (the caller marks the document
                 pending); a malformed answer is not an error here, it comes back with ``parsed=None``.
         """
-        kw: dict[str, Any] = {
-            "task": task, "prompt_version": prompt_version, "messages": messages, "schema": schema,
-            "max_tokens": max_tokens, "mode": mode,
-        }  # fmt: skip
+        tier = request.tier
         try:
-            return await self._ask(tier, route=None, **kw)
+            return await self._ask(request, route=None)
         except ModelUnavailable as exc:
             if not self._can_fall_back(tier):
                 raise
+            fallback = replace(request, tier=other_tier(tier))
             try:
-                return await self._ask(other_tier(tier), route=f"fallback from {tier}: {exc}", **kw)
+                return await self._ask(fallback, route=f"fallback from {tier}: {exc}")
             except ModelUnavailable as again:
                 raise ModelUnavailable(f"{exc}; and {again}") from again
 
-    async def _ask(
-        self,
-        tier: Tier,
-        *,
-        route: str | None,
-        task: str,
-        prompt_version: str,
-        messages: list[dict[str, str]],
-        schema: type[M],
-        max_tokens: int,
-        mode: Literal["whole", "ledger"],
-    ) -> Answer:
+    async def _ask(self, request: ModelRequest, *, route: str | None) -> Answer:
         """One tier's answer (retried within the tier); ``route`` says why this tier is asked."""
+        tier, task, prompt_version, mode = request.tier, request.task, request.prompt_version, request.mode
+        messages, schema = request.messages, request.schema
         ep = self.endpoints.get(tier)
         if ep is None:
             raise ModelUnavailable(f"no {tier} model configured")
@@ -237,7 +216,7 @@ class ModelClient:
                     model=ep.model,
                     messages=cast("list[ChatCompletionMessageParam]", messages),
                     temperature=0,
-                    max_tokens=max_tokens,
+                    max_tokens=request.max_tokens,
                     response_format=response_format,
                 )
             except openai.APIConnectionError as exc:  # refused, reset, timed out

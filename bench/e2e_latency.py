@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))  # `python bench/X.py` as well as `python -m bench
 
 from adapters.settings import Settings  # noqa: E402
 from adapters.workers.isolation import Job, run_isolated  # noqa: E402
-from bench.stack import committed_reader, private_stack, start_services, stop_services  # noqa: E402
+from bench.stack import SAMPLES, committed_reader, private_stack, start_services, stop_services  # noqa: E402
 from pipeline.config import EngineConfig  # noqa: E402
 from schemas.topology import Topic  # noqa: E402
 
@@ -80,25 +80,24 @@ def main() -> int:
     if stack is None:
         return 2
     env, settings, store = stack
-    samples = sorted((REPO / "sample_docs").glob("*.pdf"))
     work = Path(tempfile.mkdtemp(prefix="tieout-bench-"))
     procs, logs = start_services(("parse", "verify"), env, work)
     reader = Verified(settings)
     try:
         # warm-up: both services joined, engine worker started
-        warm = _copies(samples, 1, work, "warm")
+        warm = _copies(SAMPLES, 1, work, "warm")
         store.client.upload_file(str(warm[0]), settings.landing_bucket, warm[0].name)
         reader.wait_for({warm[0].name}, 120)
 
         latencies: list[float] = []
         for r in range(args.rounds):
-            for f in _copies(samples, len(samples), work, f"lat{r}"):
+            for f in _copies(SAMPLES, len(SAMPLES), work, f"lat{r}"):
                 t0 = time.monotonic()
                 store.client.upload_file(str(f), settings.landing_bucket, f.name)
                 done = reader.wait_for({f.name}, 120)[f.name]
                 latencies.append(done - t0)
 
-        batch = _copies(samples, args.copies, work, "tp")
+        batch = _copies(SAMPLES, args.copies, work, "tp")
         t0 = time.monotonic()
         for f in batch:
             store.client.upload_file(str(f), settings.landing_bucket, f.name)

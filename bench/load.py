@@ -47,7 +47,14 @@ from adapters.registry import unframe  # noqa: E402
 from adapters.settings import Settings  # noqa: E402
 from bench.e2e_latency import _copies  # noqa: E402
 from bench.meta import RESULTS, run_meta  # noqa: E402
-from bench.stack import busy_seconds, committed_reader, private_stack, start_services, stop_services  # noqa: E402
+from bench.stack import (  # noqa: E402
+    SAMPLES,
+    busy_seconds,
+    committed_reader,
+    private_stack,
+    start_services,
+    stop_services,
+)
 from schemas.topology import TOPOLOGY, Topic  # noqa: E402
 
 STAGES = {s.name.value: s.input.value for s in TOPOLOGY.stages}
@@ -192,10 +199,9 @@ def main() -> int:
     if stack is None:
         return 2
     env, settings, store = stack
-    samples = sorted((REPO / "sample_docs").glob("*.pdf"))
     work = Path(tempfile.mkdtemp(prefix="tieout-load-"))
     args.out.mkdir(parents=True, exist_ok=True)
-    docs = _copies(samples, args.docs, work, f"load{uuid.uuid4().hex[:8]}")
+    docs = _copies(SAMPLES, args.docs, work, f"load{uuid.uuid4().hex[:8]}")
     procs, logs = start_services(list(STAGES), env, work, args.workers)
     summaries, lag = Summaries(settings), Lag(settings)
     series: list[dict[str, Any]] = []

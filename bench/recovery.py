@@ -65,7 +65,7 @@ from adapters.registry import unframe  # noqa: E402
 from adapters.settings import Settings, read_env_file  # noqa: E402
 from adapters.storage import ObjectStore  # noqa: E402
 from bench.meta import RESULTS, load_average, run_meta  # noqa: E402
-from bench.stack import private_stack  # noqa: E402
+from bench.stack import SAMPLES, private_stack  # noqa: E402
 from schemas.topology import TOPOLOGY, Stage, Topic  # noqa: E402
 
 T = TypeVar("T")
@@ -650,7 +650,6 @@ def main() -> int:
         kinds = [k for k in kinds if k != "postgres"]
         print("no PostgreSQL (.tieout/pg.env): the sink writes Parquet only; no database outage", flush=True)
     work = Path(tempfile.mkdtemp(prefix="tieout-recovery-"))
-    samples = sorted((REPO / "sample_docs").glob("*.pdf"))
     fleet = Fleet(env, code, work)
     rng = random.Random(args.seed)
     result: dict[str, Any] = {"meta": meta, "code": {"dir": str(code), "commit": _commit(code)}}
@@ -670,7 +669,7 @@ def main() -> int:
             )
         result["startup"] = startup
         outputs = Outputs(settings)
-        feeder = Feeder(store, settings.landing_bucket, samples, settings.topic_prefix, outputs, args.window)
+        feeder = Feeder(store, settings.landing_bucket, SAMPLES, settings.topic_prefix, outputs, args.window)
         drill = Drill(fleet, outputs, feeder, args.bound_s, t_start)
         kills: dict[str, Any] = {}
         for stage in stages:

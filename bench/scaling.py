@@ -53,7 +53,7 @@ from adapters.deploy.planning import predicted_pages_per_s, prediction_error_pct
 from adapters.settings import Settings, read_env_file  # noqa: E402
 from bench.e2e_latency import _copies  # noqa: E402
 from bench.meta import RESULTS, load_average, run_meta, usable_cores  # noqa: E402
-from bench.stack import committed_reader, private_stack, start_services, stop_services  # noqa: E402
+from bench.stack import SAMPLES, committed_reader, private_stack, start_services, stop_services  # noqa: E402
 from consumers.ingest import s3_event  # noqa: E402
 from schemas.topology import Topic  # noqa: E402
 
@@ -325,7 +325,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     counts = [int(x) for x in args.workers.split(",") if x.strip()]
-    samples = sorted((REPO / "sample_docs").glob("*.pdf"))
     meta = run_meta()
     cores = usable_cores()
     print(
@@ -333,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {meta['load_average_start']}",
         flush=True,
     )
-    runs = [run_once(w, samples, args.docs, args.max_seconds) for w in counts]
+    runs = [run_once(w, SAMPLES, args.docs, args.max_seconds) for w in counts]
 
     calib = next((r for r in runs if r["workers"] == 1 and r["steady_pages_per_s"] > 0), None)
     calibration: dict[str, Any] = {}

@@ -23,6 +23,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+SAMPLES = sorted((REPO / "sample_docs").glob("*.pdf"))  # the benchmarks' documents
 
 from adapters.settings import Settings, read_env_file  # noqa: E402
 from adapters.storage import ObjectStore  # noqa: E402

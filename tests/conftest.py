@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.corpus import CORPUS, REPO
+
 SAMPLES = REPO / "sample_docs"
-CORPUS = Path(os.environ.get("TIEOUT_CORPUS", REPO.parent / "shared" / "corpus"))
 
 
 @pytest.fixture(scope="session")

@@ -71,10 +71,7 @@ def test_rates_change_in_points_and_are_left_alone() -> None:
 
 def test_a_column_that_fails_in_many_rows_follows_another_rule() -> None:
     rows = [
-        ("Revenue", ["1,200", "1,000", "20.0 %"]),
-        ("Cost of sales", ["(700)", "(650)", "7.7"]),
-        ("Gross profit", ["500", "350", "42.9"]),
-        ("Operating expenses", ["(220)", "(200)", "10.0"]),
+        *PCT_ROWS[:4],
         ("Other income", ["12", "40", "3.0"]),
         ("Interest", ["(30)", "(10)", "2.5"]),
         ("Tax", ["(60)", "(25)", "8.0"]),
@@ -83,11 +80,7 @@ def test_a_column_that_fails_in_many_rows_follows_another_rule() -> None:
 
 
 def test_changes_need_three_rows_of_proof() -> None:
-    rows = [
-        ("Revenue", ["1,200", "1,000", "20.0 %"]),
-        ("Cost of sales", ["(700)", "(650)", "7.7"]),
-        ("Gross profit", ["530", "350", "42.9"]),
-    ]
+    rows = [*PCT_ROWS[:2], ("Gross profit", ["530", "350", "42.9"])]
     assert flags(rows, HEADS_PCT) == []
 
 

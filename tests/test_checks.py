@@ -23,15 +23,11 @@ from pipeline.figures.facts import extract_facts
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.statements.build import annotate_facts, build_statements
 from schemas.models import Block, Flag, Statement, Table
-from tests.support.tables import make_table
+from tests.support.tables import INCOME_STATEMENT, block, make_table
 
 TAX = load_taxonomy()
 
 # --- builders (same shapes the table extractor produces) -------------------------------------------
-
-
-def block(text: str, page: int = 2) -> Block:
-    return Block(page=page, bbox=(50, 100, 550, 140), text=text, font_size=10)
 
 
 def tree(table: Table) -> Statement:
@@ -41,6 +37,14 @@ def tree(table: Table) -> Statement:
 def xref(tables: Sequence[Table]) -> list[Flag]:
     facts = annotate_facts(extract_facts(tables, TAX), trees := build_statements(tables, {}, TAX))
     return check_crossref(known_facts(facts), tables, trees, TAX, doc_id="doc", source="doc.pdf")
+
+
+def identities(table: Table) -> list[Flag]:
+    return check_identities(table, tree(table), TAX, set())
+
+
+def balance(table: Table) -> list[Flag]:
+    return check_balance(known_facts(extract_facts([table], TAX)), doc_id="doc", source="doc.pdf")
 
 
 def run(tables: Sequence[Table], blocks: Sequence[Block] = ()) -> list[Flag]:
@@ -150,14 +154,7 @@ def test_component_misprint_flags_the_subtotal_only() -> None:
 
 
 def test_costs_printed_positive_and_subtracted() -> None:
-    rows = [
-        ("Revenue", ["1,000.0", "900.0"]),
-        ("Cost of sales", ["600.0", "540.0"]),
-        ("Gross profit", ["400.0", "360.0"]),
-        ("Selling, general and administrative", ["100.0", "90.0"]),
-        ("Research and development", ["50.0", "45.0"]),
-        ("Operating income", ["260.0", "225.0"]),
-    ]
+    rows = with_value(INCOME_STATEMENT[:6], "Operating income", 0, "260.0")  # 250.0 misprinted
     flags = run([make_table(rows)])
     assert len(flags) == 1
     assert flags[0].metric == "operating_income" and flags[0].expected == pytest.approx(250e6)
@@ -274,14 +271,14 @@ def test_net_income_misprint_is_flagged_once() -> None:
     flags = [f for f in check_sums([table], [tree(table)], TAX) if f.metric == "net_income"]
     assert len(flags) == 1 and flags[0].rule == "TOT001" and flags[0].expected == pytest.approx(400e6)
     # A per-share line among the amounts breaks every run of lines, so the metric identity finds it.
-    assert len(check_identities(table, tree(table), TAX, set())) == 1
+    assert len(identities(table)) == 1
     tidy = [row for row in rows if "per share" not in row[0]]
     flags = [
         f for f in check_sums([make_table(tidy)], [tree(make_table(tidy))], TAX) if f.metric == "net_income"
     ]
     assert len(flags) == 1 and flags[0].expected == pytest.approx(400e6)
     # Without it, the tree settles the line, and the metric identity adds nothing.
-    assert check_identities(make_table(tidy), tree(make_table(tidy)), TAX, set()) == []
+    assert identities(make_table(tidy)) == []
 
 
 def test_gross_profit_with_cost_negative() -> None:
@@ -306,9 +303,9 @@ def test_identity_where_the_tree_finds_no_structure() -> None:
         ("Gross profit", ["400.0", "360.0"]),
     ]
     table = make_table(rows)
-    assert check_identities(table, tree(table), TAX, set()) == []
+    assert identities(table) == []
     bad = make_table(with_value(rows, "Gross profit", 1, "370.0"))
-    flags = check_identities(bad, tree(bad), TAX, set())
+    flags = identities(bad)
     assert len(flags) == 1 and flags[0].period is not None and flags[0].period.key == "FY2024"
 
 
@@ -322,9 +319,9 @@ def test_balance_identity() -> None:
         ("Total equity", ["1,550.5", "1,300.0"]),
     ]
     t = make_table(rows, periods=("2025-12-31", "2024-12-31"))
-    assert check_balance(known_facts(extract_facts([t], TAX)), doc_id="doc", source="doc.pdf") == []
+    assert balance(t) == []
     bad = make_table(with_value(rows, "Total assets", 0, "2,705.5"), periods=("2025-12-31", "2024-12-31"))
-    flags = check_balance(known_facts(extract_facts([bad], TAX)), doc_id="doc", source="doc.pdf")
+    flags = balance(bad)
     assert len(flags) == 1
     f = flags[0]
     assert f.rule == "BAL001" and f.kind == "balance_identity" and f.period is not None
@@ -337,7 +334,7 @@ def test_balance_grand_totals() -> None:
         ("Total assets", ["2,750.5", "2,480.0"]),
         ("Total liabilities and equity", ["2,750.5", "2,490.0"]),
     ]
-    flags = check_balance(known_facts(extract_facts([make_table(rows)], TAX)), doc_id="doc", source="doc.pdf")
+    flags = balance(make_table(rows))
     assert len(flags) == 1 and flags[0].period is not None and flags[0].period.key == "FY2024"
 
 
@@ -350,7 +347,7 @@ def test_balance_mezzanine_is_not_flagged() -> None:
         ("Redeemable noncontrolling interest", ["50.0", "50.0"]),
         ("Total equity", ["450.0", "400.0"]),
     ]
-    flags = check_balance(known_facts(extract_facts([make_table(rows)], TAX)), doc_id="doc", source="doc.pdf")
+    flags = balance(make_table(rows))
     assert flags == []
 
 

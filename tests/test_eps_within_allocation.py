@@ -62,7 +62,7 @@ def test_five_layouts_print_a_share_count_a_slip_moves_inside_the_room() -> None
 
 @pytest.mark.parametrize("name", CASES.names())
 def test_a_small_slip_in_a_share_count_is_flagged(name: str) -> None:
-    assert not CASES.clean(name).flags, [f.message for f in CASES.clean(name).flags]
+    CASES.quiet(name)
     target = _basic_shares(name)
     new = _small_rekey(target.text)
     if new is None:

@@ -10,14 +10,9 @@ from pipeline.figures.facts import (
 )
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.figures.text_facts import extract_text_facts
-from schemas.models import Block
-from tests.support.tables import make_table
+from tests.support.tables import block, make_table
 
 TAX = load_taxonomy()
-
-
-def block(text: str, page: int = 2) -> Block:
-    return Block(page=page, bbox=(50, 100, 550, 140), text=text, font_size=10)
 
 
 INCOME = [

@@ -73,6 +73,13 @@ def _flags(data: bytes, rule: str) -> list[Flag]:
     return [f for f in result.flags if f.rule == rule]
 
 
+def _miskeyed(row: int, col: int, wrong: str) -> list[Flag]:
+    """The LED001 flags of the ledger with one cell printed ``wrong``."""
+    rows = [list(r) for r in _LEDGER]
+    rows[row][col] = wrong
+    return _flags(_ledger([tuple(r) for r in rows]), "LED001")
+
+
 def test_a_clean_ledger_raises_nothing() -> None:
     assert _flags(_ledger(_LEDGER), "LED001") == []
 
@@ -81,27 +88,21 @@ def test_a_clean_ledger_raises_nothing() -> None:
     ("row", "col", "wrong"), [(2, 3, "86,795"), (3, 2, "200,000"), (1, 2, "(1,125,400)")]
 )
 def test_a_miskeyed_amount_breaks_its_entry(row: int, col: int, wrong: str) -> None:
-    rows = [list(r) for r in _LEDGER]
-    right = rows[row][col]
-    rows[row][col] = wrong
-    flags = _flags(_ledger([tuple(r) for r in rows]), "LED001")
+    right = _LEDGER[row][col]
+    flags = _miskeyed(row, col, wrong)
     assert len(flags) == 1
     assert any(wrong in e.text for e in flags[0].evidence), flags[0].message
     assert right not in flags[0].message
 
 
 def test_a_miskeyed_balance_gives_one_flag_for_its_two_entries() -> None:
-    rows = [list(r) for r in _LEDGER]
-    rows[3][4] = "1,121,575 Cr."
-    flags = _flags(_ledger([tuple(r) for r in rows]), "LED001")
+    flags = _miskeyed(3, 4, "1,121,575 Cr.")
     assert len(flags) == 1
     assert sum("1,121,575" in e.text for e in flags[0].evidence) >= 1
 
 
 def test_a_miskeyed_opening_balance_is_caught_by_its_own_amount() -> None:
-    rows = [list(r) for r in _LEDGER]
-    rows[0][3] = "4,205,000"
-    flags = _flags(_ledger([tuple(r) for r in rows]), "LED001")
+    flags = _miskeyed(0, 3, "4,205,000")
     assert len(flags) == 1 and "4,205,000" in flags[0].message + " ".join(e.text for e in flags[0].evidence)
 
 

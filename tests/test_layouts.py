@@ -22,6 +22,8 @@ import pytest
 from pipeline.engine import process_bytes
 from sample_docs.generate import VARIANT_TRAITS, DocConfig, layout_variants, render_variant
 from schemas.models import DocumentResult, Fact
+from tests.support.layouts import LayoutCases
+from tests.support.truth import candidates, flagged, found_on
 from tests.test_sample_docs import KINDS, METRICS, PERIOD_RE, identity_breaks, printed_forms, printed_on
 
 VARIANTS: dict[str, DocConfig] = {cfg.file: cfg for cfg in layout_variants()}
@@ -46,10 +48,6 @@ def page_texts(name: str) -> tuple[str, ...]:
     data, _ = rendered(name)
     with pymupdf.open(stream=data, filetype="pdf") as doc:
         return tuple(str(page.get_text()) for page in doc)
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= max(1e-6, 1e-9 * abs(b))
 
 
 def _describe(f: Fact) -> str:
@@ -86,6 +84,13 @@ def test_variant_set_covers_the_traits_and_the_injections() -> None:
 
     assert not {c.issuer for c in cfgs} & {d.issuer for d in DOCS}
     assert not {c.file for c in cfgs} & {d.file for d in DOCS}
+
+
+def test_layout_cases_hold_every_variant_whatever_their_traits() -> None:
+    # The regression tests on the variants with one trait switched on (tests.support.layouts) each draw
+    # every variant, so each covers as many layouts as there are variants (five or more, above).
+    cases = LayoutCases("any", net_debt=True)
+    assert cases.names() == sorted(f"any-{name}" for name in NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -174,21 +179,9 @@ def test_key_facts_found(name: str) -> None:
     _, truth = rendered(name)
     missing = []
     for f in truth["facts"]:
-        candidates = [
-            x
-            for x in r.facts
-            if x.metric == f["metric"]
-            and x.origin == "table_cell"
-            and x.period is not None
-            and x.period.key == f["period"]
-        ]
-        found = {
-            x.page
-            for x in candidates
-            if x.value is not None and _close(x.value, f["value"]) and x.currency == f["currency"]
-        }
+        found = found_on(r.facts, f)
         if not set(f["pages"]) <= found:
-            got = [_describe(x) for x in candidates]
+            got = [_describe(x) for x in candidates(r.facts, f)]
             missing.append(
                 f"{f['metric']} {f['period']} {f['value']} on p{f['pages']}: found p{sorted(found)}; {got}"
             )
@@ -224,23 +217,10 @@ def test_every_table_of_figures_has_a_known_scale(name: str) -> None:
 def test_injected_inconsistencies_flagged_and_nothing_else(name: str) -> None:
     r = result(name)
     _, truth = rendered(name)
-    unmatched_truth = []
-    matched_flags: set[str] = set()
-    for inc in truth["inconsistencies"]:
-        hits = [
-            f
-            for f in r.flags
-            if f.kind == inc["kind"]
-            and set(f.pages) <= set(inc["pages"])
-            and (f.period is None or inc["period"] is None or f.period.key == inc["period"])
-        ]
-        if not hits:
-            unmatched_truth.append(inc)
-        matched_flags.update(f.flag_id for f in hits)
+    unmatched_truth, unmatched_flags = flagged(r.flags, truth["inconsistencies"])
     spurious = [
         f"{f.rule} {f.kind} p{f.pages} {f.period.key if f.period else None}: {f.message}"
-        for f in r.flags
-        if f.flag_id not in matched_flags
+        for f in unmatched_flags
     ]
     assert not unmatched_truth, f"not flagged: {unmatched_truth}\nflags raised: {spurious}"
     assert not spurious, f"flags not in the truth: {spurious}"

@@ -12,32 +12,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.layouts import LayoutCases, evidence_of, figure, rekeyed
+from tests.support.layouts import LayoutCases
 
 CASES = LayoutCases("net", net_of_first=True)
 NET = "Deferred card and other fees, net"
 
 
-def test_the_cases_cover_five_layouts() -> None:
-    assert len(CASES.names()) >= 5
-
-
 @pytest.mark.parametrize("name", CASES.names())
 def test_the_net_line_is_proven_and_nothing_is_flagged(name: str) -> None:
-    result = CASES.clean(name)
-    assert not result.flags, [f.message for f in result.flags]
-    net = [
-        line
-        for s in result.statements
-        for line in s.lines
-        if line.label == "Deferred card and other fees, net"
-    ]
-    assert len(net) == 1 and net[0].proven and len(net[0].children) == 3, net
+    CASES.proven_total(name, NET, 3)
 
 
 @pytest.mark.parametrize("name", CASES.names())
 def test_a_keying_error_in_a_reserve_is_flagged(name: str) -> None:
-    target = figure(CASES.rendered(name), ["Reserves"])
-    new = rekeyed(target.text, "double")
-    hits, flags = CASES.planted_flags(name, target, new, "TOT001")
-    assert evidence_of(hits, new), [f.message for f in flags]
+    CASES.caught(name, ["Reserves"], "double", "TOT001")

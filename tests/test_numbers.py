@@ -3,7 +3,6 @@ documents."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +18,7 @@ from pipeline.figures.numbers import (
     to_typed,
 )
 from pipeline.figures.periods import parse_period
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+from tests.support.corpus import corpus_pdf
 
 
 def _check(parsed: ParsedNumber | None, expected: dict[str, Any]) -> None:
@@ -632,11 +630,7 @@ def test_to_typed_base_value_has_no_float_noise() -> None:
 # Real documents (skipped when the corpus is absent).
 # --------------------------------------------------------------------------------------------------
 def _pdf_words(name: str, pages: range) -> list[str]:
-    pymupdf = pytest.importorskip("pymupdf")
-    path = CORPUS / name
-    if not path.exists():
-        pytest.skip(f"corpus file missing: {path}")
-    with pymupdf.open(path) as doc:
+    with corpus_pdf(name) as doc:
         return [w[4] for i in pages if i < doc.page_count for w in doc[i].get_text("words")]
 
 
@@ -657,11 +651,7 @@ def test_corpus_10k_statement_tokens() -> None:
 @pytest.mark.corpus
 def test_corpus_japanese_statement() -> None:
     # Kyokuyo 決算短信: △ negatives, ― nil cells and a (単位：百万円) caption.
-    pymupdf = pytest.importorskip("pymupdf")
-    path = CORPUS / "table" / "tabula__twotables.pdf"
-    if not path.exists():
-        pytest.skip(f"corpus file missing: {path}")
-    with pymupdf.open(path) as doc:
+    with corpus_pdf("table/tabula__twotables.pdf") as doc:
         text = doc[0].get_text()
     assert detect_scale(text) == ScaleHint(6, "JPY", "単位：百万円")
     cells = [line.strip() for line in text.splitlines() if line.strip()]
@@ -672,11 +662,7 @@ def test_corpus_japanese_statement() -> None:
 
 @pytest.mark.corpus
 def test_corpus_indian_budget_caption() -> None:
-    pymupdf = pytest.importorskip("pymupdf")
-    path = CORPUS / "table" / "camelot__health.pdf"
-    if not path.exists():
-        pytest.skip(f"corpus file missing: {path}")
-    with pymupdf.open(path) as doc:
+    with corpus_pdf("table/camelot__health.pdf") as doc:
         text = doc[0].get_text()
     hint = detect_scale(text)
     assert hint is not None and (hint.scale, hint.currency) == (3, "INR")

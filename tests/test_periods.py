@@ -3,13 +3,10 @@ filings."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from pipeline.figures.periods import combine_periods, parse_period, period_key
-
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+from tests.support.corpus import corpus_pdf
 
 # (text, kind, key, fiscal_year, quarter, months, end_date)
 Expected = tuple[str, str, int | None, int | None, int | None, str | None]
@@ -279,11 +276,7 @@ def test_same_period_printed_differently_shares_a_key() -> None:
 def test_corpus_spanning_headers_combine_with_years() -> None:
     # JPMorgan's 10-Q prints "Three months ended March 31," once above year columns, sometimes with the
     # scale caption in between: each year column must combine into a first-quarter period.
-    pymupdf = pytest.importorskip("pymupdf")
-    path = CORPUS / "financial" / "financebench__JPMORGAN_2021Q1_10Q.pdf"
-    if not path.exists():
-        pytest.skip(f"corpus file missing: {path}")
-    with pymupdf.open(path) as doc:
+    with corpus_pdf("financial/financebench__JPMORGAN_2021Q1_10Q.pdf") as doc:
         pages = [
             [line.strip() for line in doc[i].get_text().splitlines()] for i in range(min(32, doc.page_count))
         ]

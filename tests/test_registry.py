@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 
 import httpx2
@@ -167,6 +167,16 @@ def _registry(handler: httpx2.MockTransport) -> SchemaRegistry:
     return SchemaRegistry(f"http://registry.test{API}/", transport=handler, race_pause_s=0)
 
 
+def _register(handler: Callable[[httpx2.Request], httpx2.Response]) -> int:
+    """The id a client of a registry that answers with ``handler`` gets for registering ``t.facts-value``."""
+
+    async def go() -> int:
+        async with _registry(httpx2.MockTransport(handler)) as reg:
+            return await reg.register("t.facts-value", "{}")
+
+    return asyncio.run(go())
+
+
 def test_register_sets_backward_only_on_subjects_without_a_level_and_returns_ids() -> None:
     calls: list[tuple[str, str, object]] = []
     levels = {"t.flags-value": "FULL"}  # set on purpose by someone: left alone
@@ -211,53 +221,46 @@ def test_register_sets_backward_only_on_subjects_without_a_level_and_returns_ids
 def test_refusals_map_to_errors_that_say_what_to_do(
     response: httpx2.Response, error: type[RegistryError]
 ) -> None:
-    async def go() -> int:
-        async with _registry(httpx2.MockTransport(lambda _req: response)) as reg:
-            return await reg.register("t.facts-value", "{}")
-
     with pytest.raises(error) as caught:
-        asyncio.run(go())
+        _register(lambda _req: response)
     assert caught.value.status == response.status_code
     if error is IncompatibleSchema:
         assert caught.value.error_code == 409 and "Incompatible" in str(caught.value)
+
+
+def _conflicting(
+    conflict: dict[str, object], lookup: httpx2.Response, posts: list[str]
+) -> Callable[[httpx2.Request], httpx2.Response]:
+    """A registry that answers every registration 409 with ``conflict`` (its path noted in ``posts``) and
+    every look-up with ``lookup``."""
+
+    def answer(req: httpx2.Request) -> httpx2.Response:
+        path = req.url.path.removeprefix("/apis/ccompat/v7")
+        if path.endswith("/versions"):
+            posts.append(path)
+            return httpx2.Response(409, json=conflict)
+        return lookup
+
+    return answer
 
 
 def test_a_409_from_a_concurrent_registration_of_the_same_schema_is_not_an_incompatibility() -> None:
     # Three services start at once and register the same schemas; Apicurio answers the loser of the race
     # with 409 ("artifact already exists"), which the next look-up shows was the same schema.
     posts: list[str] = []
-
-    def answer(req: httpx2.Request) -> httpx2.Response:
-        path = req.url.path.removeprefix("/apis/ccompat/v7")
-        if path.endswith("/versions"):
-            posts.append(path)
-            return httpx2.Response(409, json={"error_code": 0, "message": "artifact already exists"})
-        return httpx2.Response(200, json={"id": 4, "subject": "t.facts-value", "version": 1})  # look-up
-
-    async def go() -> int:
-        async with _registry(httpx2.MockTransport(answer)) as reg:
-            return await reg.register("t.facts-value", "{}")
-
-    assert asyncio.run(go()) == 4
+    found = httpx2.Response(200, json={"id": 4, "subject": "t.facts-value", "version": 1})
+    answer = _conflicting({"error_code": 0, "message": "artifact already exists"}, found, posts)
+    assert _register(answer) == 4
     assert posts == ["/subjects/t.facts-value/versions"]
 
 
 def test_a_409_that_persists_is_an_incompatible_schema() -> None:
     posts: list[str] = []
-
-    def answer(req: httpx2.Request) -> httpx2.Response:
-        path = req.url.path.removeprefix("/apis/ccompat/v7")
-        if path.endswith("/versions"):
-            posts.append(path)
-            return httpx2.Response(409, json={"error_code": 409, "message": "Incompatible"})
-        return httpx2.Response(404, json={"error_code": 40403, "message": "not registered"})  # look-up
-
-    async def go() -> int:
-        async with _registry(httpx2.MockTransport(answer)) as reg:
-            return await reg.register("t.facts-value", "{}")
+    missing = httpx2.Response(404, json={"error_code": 40403, "message": "not registered"})
+    answer = _conflicting({"error_code": 409, "message": "Incompatible"}, missing, posts)
 
     with pytest.raises(IncompatibleSchema):
-        asyncio.run(go())
+        _register(answer)
     assert len(posts) == RACE_ATTEMPTS  # asked again each time the look-up found nothing
 
 
@@ -265,12 +268,8 @@ def test_an_unreachable_registry_is_an_outage() -> None:
     def refuse(req: httpx2.Request) -> httpx2.Response:
         raise httpx2.ConnectError("connection refused", request=req)
 
-    async def go() -> int:
-        async with _registry(httpx2.MockTransport(refuse)) as reg:
-            return await reg.register("t.facts-value", "{}")
-
     with pytest.raises(RegistryUnavailable, match="unreachable"):
-        asyncio.run(go())
+        _register(refuse)
 
 
 def test_lookup_and_compatibility_read_404_as_absent() -> None:
@@ -435,11 +434,7 @@ def test_a_500_from_inserting_the_same_schema_at_once_is_success_once_it_is_regi
             return httpx2.Response(200, json={"id": 7, "subject": "t.facts-value", "version": 1})
         return httpx2.Response(404, json={"error_code": 40403, "message": "not registered"})
 
-    async def go() -> int:
-        async with _registry(httpx2.MockTransport(answer)) as reg:
-            return await reg.register("t.facts-value", "{}")
-
-    assert asyncio.run(go()) == 7
+    assert _register(answer) == 7
 
 
 def _registration(fake: FakeRegistry, logged: list[Mapping[str, int]]) -> TopicRegistration:

@@ -16,7 +16,7 @@ from pipeline.statements.equity import equity_statement_facts
 from pipeline.statements.kinds import classify, entity_of
 from pipeline.statements.labels import clean_label
 from schemas.models import DocumentResult, LineItem, Statement, StatementColumn, Table
-from tests.support.tables import make_table
+from tests.support.tables import INCOME_STATEMENT, make_table
 
 TAX = load_taxonomy()
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "sample_docs").glob("*.pdf"))
@@ -117,20 +117,23 @@ def test_columns_carry_period_and_basis() -> None:
 
 # --- trees ----------------------------------------------------------------------------------------------
 
-INCOME = [
-    ("Revenue", ["1,000.0", "900.0"]),
-    ("Cost of sales", ["600.0", "540.0"]),
-    ("Gross profit", ["400.0", "360.0"]),
-    ("Selling, general and administrative", ["100.0", "90.0"]),
-    ("Research and development", ["50.0", "45.0"]),
-    ("Operating income", ["250.0", "225.0"]),
-    ("Income tax expense", ["(50.0)", "(45.0)"]),
-    ("Net income", ["200.0", "180.0"]),
+
+# A statement of changes in equity: two years of movements in two columns and their total.
+EQUITY: list[tuple[str, list[str | None]]] = [
+    ("Balance at December 31, 2023", ["400", "90", "490"]),
+    ("Net income", ["140", None, "140"]),
+    ("Dividends", ["(40)", None, "(40)"]),
+    ("Other comprehensive income", [None, "10", "10"]),
+    ("Balance at December 31, 2024", ["500", "100", "600"]),
+    ("Net income", ["120", None, "120"]),
+    ("Dividends", ["(40)", None, "(40)"]),
+    ("Other comprehensive income", [None, "15", "15"]),
+    ("Balance at December 31, 2025", ["580", "115", "695"]),
 ]
 
 
 def test_income_statement_tree_with_costs_printed_positive() -> None:
-    tree_lines = lines(tree(make_table(INCOME)))
+    tree_lines = lines(tree(make_table(INCOME_STATEMENT)))
     gross, operating = tree_lines["Gross profit"], tree_lines["Operating income"]
     net = tree_lines["Net income"]
     assert gross.proven and gross.role == "subtotal" and len(gross.children) == 2
@@ -141,17 +144,7 @@ def test_income_statement_tree_with_costs_printed_positive() -> None:
 
 
 def test_roll_forward_with_blank_movements() -> None:
-    rows: list[tuple[str, list[str | None]]] = [
-        ("Balance at January 1, 2024", ["400", "90", "490"]),
-        ("Net income", ["140", None, "140"]),
-        ("Dividends", ["(40)", None, "(40)"]),
-        ("Other comprehensive income", [None, "10", "10"]),
-        ("Balance at December 31, 2024", ["500", "100", "600"]),
-        ("Net income", ["120", None, "120"]),
-        ("Dividends", ["(40)", None, "(40)"]),
-        ("Other comprehensive income", [None, "15", "15"]),
-        ("Balance at December 31, 2025", ["580", "115", "695"]),
-    ]
+    rows = [("Balance at January 1, 2024", EQUITY[0][1]), *EQUITY[1:]]
     table = make_table(
         rows, periods=(None, None, None), headers=("Retained earnings", "Reserves", "Total equity")
     )
@@ -265,7 +258,7 @@ def test_per_share_lines_never_add_into_amounts() -> None:
 
 
 def test_facts_get_statement_role_parent_and_basis() -> None:
-    table = make_table(INCOME, title="Consolidated income statement")
+    table = make_table(INCOME_STATEMENT, title="Consolidated income statement")
     statements = build_statements([table], {}, TAX)
     facts = annotate_facts(extract_facts([table], TAX), statements)
     gross = next(f for f in facts if f.metric == "gross_profit" and f.period and f.period.key == "FY2025")
@@ -303,18 +296,6 @@ def test_sample_statements_are_valid_records_with_the_primary_statements(i: int)
 
 # --- a statement of changes in equity ---------------------------------------------------------------------
 
-EQUITY: list[tuple[str, list[str | None]]] = [
-    ("Balance at December 31, 2023", ["400", "90", "490"]),
-    ("Net income", ["140", None, "140"]),
-    ("Dividends", ["(40)", None, "(40)"]),
-    ("Other comprehensive income", [None, "10", "10"]),
-    ("Balance at December 31, 2024", ["500", "100", "600"]),
-    ("Net income", ["120", None, "120"]),
-    ("Dividends", ["(40)", None, "(40)"]),
-    ("Other comprehensive income", [None, "15", "15"]),
-    ("Balance at December 31, 2025", ["580", "115", "695"]),
-]
-
 
 def equity_table(rows: list[tuple[str, list[str | None]]] = EQUITY) -> Table:
     return make_table(
@@ -339,7 +320,7 @@ def test_equity_statement_states_total_equity_and_net_income() -> None:
 def test_net_income_ties_between_the_income_statement_and_the_equity_statement() -> None:
     from pipeline.checks import check_document
 
-    income = make_table(INCOME, title="Consolidated income statement", table_id="is", page=5)
+    income = make_table(INCOME_STATEMENT, title="Consolidated income statement", table_id="is", page=5)
     equity_rows: list[tuple[str, list[str | None]]] = [
         ("Balance at December 31, 2023", ["400", "90", "490"]),
         ("Net income", ["180", None, "180"]),

@@ -12,6 +12,7 @@ import pytest
 
 from pipeline.engine import process_path
 from schemas.models import DocumentResult
+from tests.support.truth import flagged, found_on
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 TRUTH: dict[str, Any] = json.loads((SAMPLES / "truth.json").read_text(encoding="utf-8"))
@@ -23,26 +24,12 @@ def result(name: str) -> DocumentResult:
     return process_path(SAMPLES / name)
 
 
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= max(1e-6, 1e-9 * abs(b))
-
-
 @pytest.mark.parametrize("name", sorted(DOCS))
 def test_key_facts_found(name: str) -> None:
     r = result(name)
     missing = []
     for f in DOCS[name]["facts"]:
-        found = {
-            x.page
-            for x in r.facts
-            if x.metric == f["metric"]
-            and x.origin == "table_cell"
-            and x.period is not None
-            and x.period.key == f["period"]
-            and x.value is not None
-            and _close(x.value, f["value"])
-            and x.currency == f["currency"]
-        }
+        found = found_on(r.facts, f)
         if not set(f["pages"]) <= found:
             missing.append((f["metric"], f["period"], f["value"], f["pages"], sorted(found)))
     assert not missing, f"{len(missing)} of {len(DOCS[name]['facts'])} key facts not found: {missing}"
@@ -51,23 +38,8 @@ def test_key_facts_found(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(DOCS))
 def test_injected_inconsistencies_flagged_and_nothing_else(name: str) -> None:
     r = result(name)
-    expected = DOCS[name]["inconsistencies"]
-    unmatched_truth = []
-    matched_flags: set[str] = set()
-    for inc in expected:
-        hits = [
-            f
-            for f in r.flags
-            if f.kind == inc["kind"]
-            and set(f.pages) <= set(inc["pages"])
-            and (f.period is None or inc["period"] is None or f.period.key == inc["period"])
-        ]
-        if not hits:
-            unmatched_truth.append(inc)
-        matched_flags.update(f.flag_id for f in hits)
-    spurious = [
-        f"{f.rule} {f.kind} p{f.pages}: {f.message}" for f in r.flags if f.flag_id not in matched_flags
-    ]
+    unmatched_truth, unmatched_flags = flagged(r.flags, DOCS[name]["inconsistencies"])
+    spurious = [f"{f.rule} {f.kind} p{f.pages}: {f.message}" for f in unmatched_flags]
     assert not unmatched_truth, f"not flagged: {unmatched_truth}"
     assert not spurious, f"flags not in the truth file: {spurious}"
 

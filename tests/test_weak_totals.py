@@ -17,16 +17,9 @@ from tests.support.layouts import LayoutCases, figure, rekeyed
 CASES = LayoutCases("nd", net_debt=True)
 
 
-def test_the_cases_cover_five_layouts() -> None:
-    assert len(CASES.names()) >= 5
-
-
 @pytest.mark.parametrize("name", CASES.names())
 def test_net_debt_is_proven_and_nothing_is_flagged(name: str) -> None:
-    result = CASES.clean(name)
-    assert not result.flags, [f.message for f in result.flags]
-    lines = [line for s in result.statements for line in s.lines if line.label == "Net debt"]
-    assert len(lines) == 1 and lines[0].proven and len(lines[0].children) == 3, lines
+    CASES.proven_total(name, "Net debt", 3)
 
 
 @pytest.mark.parametrize("name", CASES.names())

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -204,7 +204,7 @@ class SqliteReviewStore(SqlReviewStore):
         return counts
 
     def import_flags(
-        self, flags: Iterator[Flag] | Iterator[tuple[Flag, str]], *, stamp: tuple[str, str] | None = None
+        self, flags: Iterable[Flag | tuple[Flag, str]], *, stamp: tuple[str, str] | None = None
     ) -> int:
         """Upsert flags by ``flag_id``, keeping their review state; drop unjudged flags not given.
 
@@ -215,67 +215,24 @@ class SqliteReviewStore(SqlReviewStore):
         Returns:
             The number of flags read.
         """
-        n = 0
         with self._write() as db:
             db.execute("UPDATE flags SET in_run = 0")
-            batch: list[tuple[object, ...]] = []
-            for item in flags:
-                flag, raw = item if isinstance(item, tuple) else (item, item.model_dump_json())
-                n += 1
-                batch.append(
-                    (
-                        flag.flag_id,
-                        flag.doc_id,
-                        flag.source,
-                        flag.rule,
-                        flag.kind,
-                        flag.severity,
-                        SEVERITY_RANK[flag.severity],
-                        flag.confidence,
-                        min(flag.pages) if flag.pages else 0,
-                        raw,
-                    )
-                )
-                if len(batch) >= 5000:
-                    _upsert_flags(db, batch)
-                    batch.clear()
-            _upsert_flags(db, batch)
+            n = _in_batches(map(_flag_row, flags), lambda batch: _upsert_flags(db, batch))
             # judged flags stay (an analyst's work is not thrown away by a re-run); the rest go
             db.execute("DELETE FROM flags WHERE in_run = 0 AND version = 0")
             self._remember_choices(db)
-            if stamp:
-                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"import:{stamp[0]}", stamp[1]))
+            _stamp(db, stamp)
         return n
 
     def import_facts(
-        self, facts: Iterator[Fact] | Iterator[tuple[Fact, str]], *, stamp: tuple[str, str] | None = None
+        self, facts: Iterable[Fact | tuple[Fact, str]], *, stamp: tuple[str, str] | None = None
     ) -> int:
         """Replace the facts (they carry no state of their own). Returns how many were read."""
-        n = 0
         with self._write() as db:
             db.execute("DELETE FROM facts")
-            batch: list[tuple[object, ...]] = []
-            for item in facts:
-                fact, raw = item if isinstance(item, tuple) else (item, item.model_dump_json())
-                n += 1
-                batch.append(
-                    (
-                        fact.fact_id,
-                        fact.doc_id,
-                        fact.metric,
-                        fact.period.key if fact.period else None,
-                        fact.table_id,
-                        fact.page,
-                        n,
-                        raw,
-                    )
-                )
-                if len(batch) >= 5000:
-                    db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", batch)
-                    batch.clear()
-            db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", batch)
-            if stamp:
-                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"import:{stamp[0]}", stamp[1]))
+            rows = (_fact_row(item, i) for i, item in enumerate(facts, 1))
+            n = _in_batches(rows, lambda batch: _insert_facts(db, batch))
+            _stamp(db, stamp)
         return n
 
     # ------------------------------------------------------------------ the dialect's steps
@@ -384,6 +341,42 @@ class SqliteReviewStore(SqlReviewStore):
             self._db.close()
 
 
+def _in_batches(rows: Iterable[tuple[object, ...]], write: Callable[[list[tuple[object, ...]]], None]) -> int:
+    """Hand ``rows`` to ``write`` 5,000 at a time (the last batch, maybe empty, too); how many there were."""
+    n = 0
+    batch: list[tuple[object, ...]] = []
+    for row in rows:
+        n += 1
+        batch.append(row)
+        if len(batch) >= 5000:
+            write(batch)
+            batch.clear()
+    write(batch)
+    return n
+
+
+def _flag_row(item: Flag | tuple[Flag, str]) -> tuple[object, ...]:
+    """The ``flags`` row of a flag (and its JSON line, when read from one)."""
+    flag, raw = item if isinstance(item, tuple) else (item, item.model_dump_json())
+    rank = SEVERITY_RANK[flag.severity]
+    first_page = min(flag.pages) if flag.pages else 0
+    return (flag.flag_id, flag.doc_id, flag.source, flag.rule, flag.kind, flag.severity, rank,
+            flag.confidence, first_page, raw)  # fmt: skip
+
+
+def _fact_row(item: Fact | tuple[Fact, str], n: int) -> tuple[object, ...]:
+    """The ``facts`` row of the ``n``-th fact (and its JSON line, when read from one)."""
+    fact, raw = item if isinstance(item, tuple) else (item, item.model_dump_json())
+    period = fact.period.key if fact.period else None
+    return (fact.fact_id, fact.doc_id, fact.metric, period, fact.table_id, fact.page, n, raw)
+
+
+def _stamp(db: sqlite3.Connection, stamp: tuple[str, str] | None) -> None:
+    """Remember the file just imported (``(name, size:mtime)``), so the same file is not imported again."""
+    if stamp:
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"import:{stamp[0]}", stamp[1]))
+
+
 def _upsert_flags(db: sqlite3.Connection, batch: list[tuple[object, ...]]) -> None:
     db.executemany(
         "INSERT INTO flags (flag_id, doc_id, source, rule, kind, severity, sev_rank, confidence, first_page, "
@@ -393,6 +386,10 @@ def _upsert_flags(db: sqlite3.Connection, batch: list[tuple[object, ...]]) -> No
         "first_page = excluded.first_page, record = excluded.record, in_run = 1",
         batch,
     )
+
+
+def _insert_facts(db: sqlite3.Connection, batch: list[tuple[object, ...]]) -> None:
+    db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?)", batch)
 
 
 def _read(path: Path, model: type[_T]) -> Iterator[tuple[_T, str]]:

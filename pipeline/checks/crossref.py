@@ -36,7 +36,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.checks.localize import Equation, RelationLog, Term
+from pipeline.checks.localize import Equation, RelationLog, Term, connected
 from pipeline.checks.rule import DocRef, Rule
 from pipeline.checks.tolerance import (
     Comparison,
@@ -594,28 +594,24 @@ def _two_sides(clusters: Sequence[Sequence[Copy]]) -> bool:
     return len(clusters) == 2 and not {c.table_id for c in clusters[0]} & {c.table_id for c in clusters[1]}
 
 
+def _twins(a: Copy, b: Copy, ledger: _Ledger) -> bool:
+    """Whether two copies in different tables are twin lines: they agree in another period, differ in none."""
+    return a.table_id != b.table_id and ledger.anchored_rows(a, b) and not ledger.contradicted_rows(a, b)
+
+
 def _twin_lines(copies: Sequence[Copy], ledger: _Ledger) -> list[list[Copy]]:
     """The copies joined by twin lines: two tables' lines that agree in another period and differ in none.
 
     Returns:
         The connected sets of two copies or more (union-find over the twin pairs).
     """
-    parent = list(range(len(copies)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, a in enumerate(copies):
-        for j in range(i + 1, len(copies)):
-            b = copies[j]
-            if a.table_id != b.table_id and ledger.anchored_rows(a, b) and not ledger.contradicted_rows(a, b):
-                parent[root(i)] = root(j)
-    sets: dict[int, list[Copy]] = {}
-    for i, c in enumerate(copies):
-        sets.setdefault(root(i), []).append(c)
+    twins = (
+        (i, j)
+        for i, a in enumerate(copies)
+        for j in range(i + 1, len(copies))
+        if _twins(a, copies[j], ledger)
+    )
+    sets = [[copies[i] for i in group] for group in connected(len(copies), twins)]
     # A table with two copies in one set prints the line in two columns of one period (segments, plans):
     # which of them is the twin is not known.
-    return [v for v in sets.values() if len(v) >= 2 and len({c.table_id for c in v}) == len(v)]
+    return [v for v in sets if len(v) >= 2 and len({c.table_id for c in v}) == len(v)]

@@ -36,7 +36,7 @@ import itertools
 import math
 import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pipeline.checks.tolerance import keying_relation, printed_at
@@ -359,25 +359,33 @@ def _pair_weight(pair: tuple[_Change, _Change]) -> int:
     return max(x.weight, y.weight) if same else x.weight + y.weight
 
 
-def _components(failing: Sequence[Equation]) -> list[list[Equation]]:
-    """Failing relations grouped when they share a figure (union-find over figure keys)."""
-    parent = list(range(len(failing)))
+def connected(n: int, links: Iterable[tuple[int, int]]) -> list[list[int]]:
+    """The indices ``0 … n-1`` grouped by the links between them (union-find).
 
-    def find(i: int) -> int:
+    Returns:
+        The groups, each in index order, in the order of their first index.
+    """
+    parent = list(range(n))
+
+    def root(i: int) -> int:
         while parent[i] != i:
             parent[i] = parent[parent[i]]
             i = parent[i]
         return i
 
-    owner: dict[FigureKey, int] = {}
-    for i, eq in enumerate(failing):
-        for t in eq.terms:
-            j = owner.setdefault(t.key, i)
-            parent[find(i)] = find(j)
-    groups: dict[int, list[Equation]] = defaultdict(list)
-    for i, eq in enumerate(failing):
-        groups[find(i)].append(eq)
+    for i, j in links:
+        parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i in range(n):
+        groups[root(i)].append(i)
     return list(groups.values())
+
+
+def _components(failing: Sequence[Equation]) -> list[list[Equation]]:
+    """Failing relations grouped when they share a figure."""
+    owner: dict[FigureKey, int] = {}
+    shared = ((i, owner.setdefault(t.key, i)) for i, eq in enumerate(failing) for t in eq.terms)
+    return [[failing[i] for i in group] for group in connected(len(failing), shared)]
 
 
 # --- what the analyst reads ------------------------------------------------------------------------

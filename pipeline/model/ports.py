@@ -1,7 +1,9 @@
 """What the model stage needs of a model server, as a protocol; the HTTP client is an adapter.
 
 :class:`adapters.model_client.ModelClient` implements :class:`ModelPort` over an OpenAI-compatible API;
-tests may pass anything with the same two methods.
+a port subclasses :class:`ModelPort` and answers a :class:`ModelRequest` (:meth:`ModelPort.ask`), so that the
+stage's keyword call (:meth:`ModelPort.structured`) is written once, here, for the client, the wrapper
+that observes it and the test doubles alike.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Literal, Protocol
 from pydantic import BaseModel
 
 from schemas.models import ModelCall
+
+__all__ = ["Answer", "ModelPort", "ModelRequest", "ModelUnavailable", "Tier", "TokenCounter", "other_tier"]
 
 Tier = Literal["standard", "deep"]
 
@@ -45,8 +49,35 @@ class Answer:
     route: str | None = None
 
 
+@dataclass(frozen=True)
+class ModelRequest:
+    """One structured call: what to ask of which tier, and the schema its answer must follow.
+
+    Attributes:
+        tier: The tier asked (a client may fall back to the other one; the :class:`Answer` says).
+        task: The task's name (also the name of the JSON Schema sent).
+        prompt_version: The version of the task's prompt, for the call's accounting.
+        messages: The chat messages.
+        schema: The pydantic model whose JSON Schema constrains the answer.
+        max_tokens: The most tokens the answer may take.
+        mode: ``"whole"`` (the document in one window) or ``"ledger"`` (window by window).
+    """
+
+    tier: Tier
+    task: str
+    prompt_version: str
+    messages: list[dict[str, str]]
+    schema: type[BaseModel]
+    max_tokens: int = 512
+    mode: Literal["whole", "ledger"] = "whole"
+
+
 class ModelPort(Protocol):
-    """A model server with structured output."""
+    """A model server with structured output.
+
+    A port subclasses this protocol and implements :meth:`ask` and :meth:`healthy`; :meth:`structured`,
+    the call the model stage makes, packs its keywords into a :class:`ModelRequest` for :meth:`ask`.
+    """
 
     async def structured(
         self,
@@ -60,6 +91,18 @@ class ModelPort(Protocol):
         mode: Literal["whole", "ledger"] = "whole",
     ) -> Answer:
         """An answer constrained to ``schema``'s JSON Schema, validated (``parsed`` None when it broke it).
+
+        Raises:
+            ModelUnavailable: The server cannot be reached.
+        """
+        request = ModelRequest(
+            tier=tier, task=task, prompt_version=prompt_version, messages=messages, schema=schema,
+            max_tokens=max_tokens, mode=mode,
+        )  # fmt: skip
+        return await self.ask(request)
+
+    async def ask(self, request: ModelRequest) -> Answer:
+        """The answer to ``request``, validated against its schema (``parsed`` None when it broke it).
 
         Raises:
             ModelUnavailable: The server cannot be reached.

@@ -106,26 +106,20 @@ def _year_heads(row: Sequence[RawCell]) -> dict[int, str] | None:
 _REF_HEAD = re.compile(r"^(?:notes?|note ref\.?|ref\.?|schedule|page)$", re.IGNORECASE)
 
 
+def _columns_headed(group: TableGroup, says: Callable[[str], bool]) -> set[int]:
+    """Columns with a head of their own (one column wide) in the first table's header rows that ``says``."""
+    first = group.first
+    return {c.col for row in first.rows[: first.header_rows] for c in row if c.col_span == 1 and says(c.text)}
+
+
 def reference_columns(group: TableGroup) -> set[int]:
     """Columns of note or page references ("Note", "Notes"): their small integers are not amounts."""
-    first = group.first
-    return {
-        c.col
-        for row in first.rows[: first.header_rows]
-        for c in row
-        if c.col_span == 1 and _REF_HEAD.match(c.text.strip())
-    }
+    return _columns_headed(group, lambda head: _REF_HEAD.match(head.strip()) is not None)
 
 
 def percent_columns(group: TableGroup) -> set[int]:
     """Columns whose head says they hold percentages ("Change %", "% of total", "Margin (%)")."""
-    first = group.first
-    return {
-        c.col
-        for row in first.rows[: first.header_rows]
-        for c in row
-        if c.col_span == 1 and ("%" in c.text or "percent" in c.text.casefold())
-    }
+    return _columns_headed(group, lambda head: "%" in head or "percent" in head.casefold())
 
 
 def _table_scale_and_currency(

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,6 +89,19 @@ def stack_env() -> dict[str, str]:
     return started(ENV_FILE, "KAFKA_BOOTSTRAP", "local stack", "bash infra/stack.sh up")
 
 
+def stop_processes(procs: Iterable[subprocess.Popen[bytes]], *, timeout_s: float) -> None:
+    """SIGTERM to every process at once, then each has ``timeout_s`` to exit before SIGKILL."""
+    procs = list(procs)
+    for p in procs:
+        p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(timeout=10)
+
+
 @dataclass
 class Services:
     """tieout consume … processes with their logs; stopped with SIGTERM at the end of the test."""
@@ -116,14 +129,7 @@ class Services:
         p.wait(timeout=10)
 
     def stop_all(self) -> None:
-        for p in self.procs.values():
-            p.send_signal(signal.SIGTERM)
-        for p in self.procs.values():
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(timeout=10)
+        stop_processes(self.procs.values(), timeout_s=30)
         self.procs.clear()
 
     def assignment(self, stage: str, worker: str) -> set[str]:

@@ -34,7 +34,7 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
 
 from adapters.storage import ObjectStore
-from tests.integration.conftest import LIVENESS_S, REPO, TIEOUT, Isolated
+from tests.integration.conftest import LIVENESS_S, REPO, TIEOUT, Isolated, stop_processes
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
 
@@ -126,13 +126,7 @@ class Fleet:
         self.resume_s.append((name, self.wait_assigned(name)))
 
     def stop_all(self) -> None:
-        for p in self.procs.values():
-            p.send_signal(signal.SIGTERM)
-        for p in self.procs.values():
-            try:
-                p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_processes(self.procs.values(), timeout_s=60)
 
     def logs(self) -> str:
         return "\n".join(f.read_text(errors="replace") for f in sorted(self.log_dir.glob("*.log")))

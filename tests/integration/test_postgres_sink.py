@@ -52,6 +52,14 @@ def results() -> list[DocumentResult]:
     return out
 
 
+@pytest.fixture
+def written(sink: PostgresSink, results: list[DocumentResult]) -> None:
+    """The sink's tables migrated, and every result written (ingested on ``DAY``)."""
+    sink.migrate()
+    for r in results:
+        sink.write(r, ingest_date=DAY)
+
+
 def _rows(dsn: str, query: bytes, *params: object) -> list[tuple[object, ...]]:
     with psycopg.connect(dsn, connect_timeout=10) as conn:
         return conn.execute(query, params or None).fetchall()
@@ -91,12 +99,10 @@ def test_concurrent_migrations_apply_once(db_dsn: str) -> None:
     assert sorted(applied, key=len) == [[], [], [m.version for m in load_migrations()]]
 
 
+@pytest.mark.usefixtures("written")
 def test_write_counts_and_replay_adds_nothing(
     sink: PostgresSink, db_dsn: str, results: list[DocumentResult]
 ) -> None:
-    sink.migrate()
-    for r in results:
-        sink.write(r, ingest_date=DAY)
     expected = {
         "documents": len(results),
         "facts": sum(len(r.facts) for r in results),
@@ -120,12 +126,10 @@ def test_write_counts_and_replay_adds_nothing(
     )  # fmt: skip
 
 
+@pytest.mark.usefixtures("written")
 def test_a_changed_result_leaves_exactly_the_new_set(
     sink: PostgresSink, db_dsn: str, results: list[DocumentResult]
 ) -> None:
-    sink.migrate()
-    for r in results:
-        sink.write(r, ingest_date=DAY)
     before = sink.counts()
     old = results[0]
     gone_fact, gone_flag = old.facts[0], old.flags[0]
@@ -175,12 +179,10 @@ def test_a_failed_write_keeps_nothing_of_it(
     assert sink.counts()["facts"] == len(good.facts)
 
 
+@pytest.mark.usefixtures("written")
 def test_values_pages_and_evidence_round_trip(
     sink: PostgresSink, db_dsn: str, results: list[DocumentResult]
 ) -> None:
-    sink.migrate()
-    for r in results:
-        sink.write(r, ingest_date=DAY)
     facts = {f.fact_id: f for r in results for f in r.facts}
     rows = _rows(
         db_dsn,

@@ -6,7 +6,6 @@ Uploads go through the gateway's own bucket notifications; results are read back
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import time
@@ -18,11 +17,11 @@ import pytest
 from adapters.storage import ObjectStore
 from pipeline.engine import process_path
 from tests.integration.conftest import REPO, Isolated, eventually
+from tests.support.corpus import CORPUS
 
 pytestmark = pytest.mark.integration
 
 SAMPLES = sorted((REPO / "sample_docs").glob("*.pdf"))
-CORPUS = Path(os.environ.get("TIEOUT_CORPUS", REPO.parent / "shared" / "corpus"))
 
 
 def _strip(rec: dict[str, object]) -> dict[str, object]:

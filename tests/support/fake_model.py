@@ -11,11 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterator
-from typing import Literal
 
-from pydantic import BaseModel
-
-from pipeline.model.ports import Answer, Tier
+from pipeline.model.ports import Answer, ModelPort, ModelRequest, Tier
 from pipeline.model.proposals import LedgerUpdate, PageSummary
 from schemas.models import ModelCall
 
@@ -37,7 +34,7 @@ class FakeTokenizer:
         return [tokens(t) for t in texts]
 
 
-class SlowPort:
+class SlowPort(ModelPort):
     """Answers every task with an empty (valid) answer after ``delay_s``; counts calls in flight."""
 
     def __init__(self, delay_s: float = 0.02) -> None:
@@ -50,17 +47,8 @@ class SlowPort:
         """The time the answer to the call just asked takes."""
         await asyncio.sleep(self.delay_s)
 
-    async def structured(
-        self,
-        *,
-        tier: Tier,
-        task: str,
-        prompt_version: str,
-        messages: list[dict[str, str]],
-        schema: type[BaseModel],
-        max_tokens: int = 512,
-        mode: Literal["whole", "ledger"] = "whole",
-    ) -> Answer:
+    async def ask(self, request: ModelRequest) -> Answer:
+        task, messages, schema = request.task, request.messages, request.schema
         self.asked.append((task, messages))
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
@@ -78,8 +66,9 @@ class SlowPort:
             text = "{" + ", ".join(f'"{k}": []' for k in schema.model_fields) + "}"
         prompt = sum(tokens(m["content"]) for m in messages)
         call = ModelCall(
-            task=task, prompt_version=prompt_version, model="fake", tier=tier, mode=mode, tokens_in=prompt
-        )
+            task=task, prompt_version=request.prompt_version, model="fake", tier=request.tier,
+            mode=request.mode, tokens_in=prompt,
+        )  # fmt: skip
         return Answer(schema.model_validate_json(text), text, call)
 
     async def healthy(self, tier: Tier, timeout_s: float = 5.0) -> bool:

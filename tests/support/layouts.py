@@ -10,16 +10,24 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import pymupdf
 
 from bench.planted_errors import Candidate, mutations, plant
 from pipeline.engine import process_bytes
 from sample_docs.generate import DocConfig, layout_variants, render_variant
-from schemas.models import DocumentResult, Flag
+from schemas.models import DocumentResult, Flag, LineItem
 
 Word = tuple[float, float, float, float, str]
+
+
+class Caught(NamedTuple):
+    """A planted keying error and the flags that caught it (:meth:`LayoutCases.caught`)."""
+
+    target: Candidate
+    new: str
+    hits: list[Flag]
 
 
 class LayoutCases:
@@ -52,6 +60,22 @@ class LayoutCases:
             self._clean[name] = process_bytes(self.rendered(name), source=name)
         return self._clean[name]
 
+    def quiet(self, name: str) -> DocumentResult:
+        """The clean document's result, which must raise no flag."""
+        result = self.clean(name)
+        assert not result.flags, [f.message for f in result.flags]
+        return result
+
+    def lines(self, name: str, label: str) -> list[LineItem]:
+        """The statement lines labelled ``label`` in the clean document, which must raise no flag."""
+        return [line for s in self.quiet(name).statements for line in s.lines if line.label == label]
+
+    def proven_total(self, name: str, label: str, children: int, *, count: int = 1) -> None:
+        """The clean document raises no flag and prints ``count`` statement lines labelled ``label``, the last
+        of them a proven total of ``children`` lines."""
+        lines = self.lines(name, label)
+        assert len(lines) == count and lines[-1].proven and len(lines[-1].children) == children, lines
+
     def planted_flags(
         self, name: str, target: Candidate, new: str, rule: str
     ) -> tuple[list[Flag], list[Flag]]:
@@ -60,6 +84,17 @@ class LayoutCases:
         assert planted is not None, (target, new)
         flags = process_bytes(planted, source=name).flags
         return [f for f in flags if target.page in f.pages and f.rule == rule], flags
+
+    def caught(
+        self, name: str, first: Sequence[str], kind: str, rule: str, *, column: int = 0, occurrence: int = 0
+    ) -> Caught:
+        """Plant the ``kind`` re-keying of a figure (found as :func:`figure` finds it): some flag of ``rule``
+        on its page must print the re-keyed figure in its evidence."""
+        target = figure(self.rendered(name), first, column, occurrence)
+        new = rekeyed(target.text, kind)
+        hits, flags = self.planted_flags(name, target, new, rule)
+        assert evidence_of(hits, new), [f.message for f in flags]
+        return Caught(target, new, hits)
 
 
 def lines_starting(data: bytes, first: Sequence[str]) -> list[tuple[int, list[Word]]]:
