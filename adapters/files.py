@@ -10,6 +10,8 @@ from typing import IO
 from pipeline.config import PIPELINE_VERSION
 from schemas.models import OUTPUT_RECORDS, DocumentResult, ErrorRecord, Fact, Flag, Record, Table
 
+__all__ = ["JsonlOutputs", "load_document"]
+
 
 class JsonlOutputs:
     """Writes one ``<name>.jsonl`` per output record (:data:`schemas.models.OUTPUT_RECORDS`).

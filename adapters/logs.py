@@ -8,6 +8,8 @@ import sys
 
 import structlog
 
+__all__ = ["configure_logging"]
+
 _ENV = "TIEOUT_LOG_LEVEL"
 
 

@@ -37,6 +37,8 @@ from adapters.retry import Backoff, retrying
 from pipeline.model.ports import Answer, ModelPort, ModelRequest, ModelUnavailable, Tier, other_tier
 from schemas.models import ModelCall
 
+__all__ = ["BACKOFF", "NO_API_KEY", "CircuitBreaker", "Endpoint", "M", "ModelClient"]
+
 M = TypeVar("M", bound=BaseModel)
 
 BACKOFF = Backoff(base_s=0.5, max_s=8.0)

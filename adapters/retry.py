@@ -28,6 +28,8 @@ from typing import TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
+__all__ = ["Backoff", "T", "retrying"]
+
 T = TypeVar("T")
 
 

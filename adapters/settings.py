@@ -22,6 +22,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 if TYPE_CHECKING:
     from pipeline.model.strategy import ModelStageConfig
 
+__all__ = ["DEFAULT_ENV_FILE", "Settings", "read_env_file"]
+
 DEFAULT_ENV_FILE = Path(".tieout") / "stack.env"
 
 

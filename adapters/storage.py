@@ -27,6 +27,31 @@ from schemas.events import ObjectRef
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
+__all__ = [
+    "MAX_KEY_BYTES",
+    "Downloaded",
+    "ListedObject",
+    "MemoryStore",
+    "ObjectStore",
+    "RefusedObject",
+    "StorageError",
+    "Store",
+    "UnsafeKey",
+    "artifact_key",
+    "claim_key",
+    "dataset_key",
+    "intent_key",
+    "manifest_key",
+    "marker_key",
+    "pending_key",
+    "pending_prefix",
+    "readable_keys",
+    "refused_key",
+    "safe_key",
+    "split_uri",
+    "stored_key",
+]
+
 
 class StorageError(Exception):
     """A storage call failed; ``transient`` says whether retrying may help."""

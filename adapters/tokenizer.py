@@ -20,6 +20,8 @@ import httpx2
 from pipeline.model.ports import ModelUnavailable
 from pipeline.parse.chunks import count_tokens
 
+__all__ = ["ServerTokenizer"]
+
 
 class ServerTokenizer:
     """:class:`~pipeline.model.ports.TokenCounter` over a vLLM server's ``/tokenize``."""

@@ -21,6 +21,24 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+__all__ = [
+    "DEFAULT_SECRET_FILE",
+    "DEFAULT_USERS_FILE",
+    "MIN_PASSWORD_CHARS",
+    "SCRYPT_LEN",
+    "SCRYPT_N",
+    "SCRYPT_P",
+    "SCRYPT_R",
+    "LoginThrottle",
+    "User",
+    "Users",
+    "UsersFileError",
+    "add_user",
+    "hash_password",
+    "session_secret",
+    "verify_password",
+]
+
 DEFAULT_USERS_FILE = Path(".tieout") / "review-users.json"
 DEFAULT_SECRET_FILE = Path(".tieout") / "review-session.secret"
 

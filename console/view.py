@@ -16,6 +16,23 @@ from adapters.review.store import SORT_KEYS, FlagQuery, SortKey
 from schemas.models import BBox, Evidence, Fact, Flag
 from schemas.reviews import REVIEW_STATUSES, ReviewStatus
 
+__all__ = [
+    "QUEUE_PARAMS",
+    "ROLE_CLASSES",
+    "Box",
+    "ContextLine",
+    "PageView",
+    "box_for",
+    "default_zoom",
+    "evidence_facts",
+    "flag_pages",
+    "fmt_value",
+    "query_from_params",
+    "queue_state",
+    "role_class",
+    "statement_context",
+]
+
 ROLE_CLASSES = ("total", "component", "other-page")
 
 

@@ -34,6 +34,8 @@ from prometheus_client import CollectorRegistry, make_wsgi_app
 
 from consumers import metrics
 
+__all__ = ["Check", "Endpoint", "Health", "Probe", "app"]
+
 log = structlog.get_logger(__name__)
 
 Probe = Callable[[], Awaitable[bool]]

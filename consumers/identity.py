@@ -19,6 +19,8 @@ import re
 import socket
 from pathlib import Path
 
+__all__ = ["MAX_SLOTS", "WorkerSlot", "claim_slot", "default_lock_dir"]
+
 MAX_SLOTS = 256
 
 

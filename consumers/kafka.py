@@ -40,6 +40,16 @@ from adapters.registry import FramingError, TopicEncoder, topic_encoder, unframe
 from adapters.settings import Settings
 from consumers.runner import CLAIM_HEADER, Incoming, Outgoing, RecordRejected, TransientError
 
+__all__ = [
+    "KafkaTransport",
+    "TransactionalProducer",
+    "client_options",
+    "ensure_topics",
+    "incoming",
+    "publish",
+    "wire_value",
+]
+
 log = structlog.get_logger(__name__)
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from consumers.runner import Incoming, Outgoing, RecordRejected, TransientError
 
+__all__ = ["MemoryBroker", "MemoryTransport"]
+
 
 @dataclass
 class MemoryBroker:

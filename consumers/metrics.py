@@ -17,6 +17,33 @@ from __future__ import annotations
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Metric, ProcessCollector
 
+__all__ = [
+    "COMMIT_SECONDS",
+    "CONSUMER_LAG",
+    "DEPENDENCY_UP",
+    "DLQ_RECORDS",
+    "DOCUMENTS",
+    "ERRORS",
+    "IN_FLIGHT",
+    "MESSAGE_SECONDS",
+    "MODEL_CACHED_TOKENS",
+    "MODEL_CALLS",
+    "MODEL_CALL_SECONDS",
+    "MODEL_TOKENS",
+    "PAGES",
+    "PAUSED_PARTITIONS",
+    "READY",
+    "REGISTRY",
+    "RETRIES",
+    "SECONDS",
+    "SINK_WRITES",
+    "SINK_WRITE_SECONDS",
+    "STAGE_SECONDS",
+    "TRANSACTIONS",
+    "exposed_names",
+    "series_names",
+]
+
 # The ``*_created`` series of every counter and histogram double the series count and no panel uses them.
 prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
 

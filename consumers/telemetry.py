@@ -20,6 +20,8 @@ from consumers import metrics, tracing
 from pipeline.model.ports import Answer, ModelPort, ModelRequest, ModelUnavailable, Tier
 from schemas.models import DocumentStats
 
+__all__ = ["LagSource", "ObservedModel", "engine_stages", "sample_lag", "step"]
+
 log = structlog.get_logger(__name__)
 
 

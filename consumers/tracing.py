@@ -43,6 +43,33 @@ from structlog.typing import EventDict, WrappedLogger
 
 from adapters.settings import Settings
 
+__all__ = [
+    "DOC_ID",
+    "OTLP_TIMEOUT_S",
+    "OUTCOME",
+    "TRACEPARENT",
+    "TRACESTATE",
+    "TRACE_ID_HEADER",
+    "JsonLinesExporter",
+    "SkipIdle",
+    "add_trace_ids",
+    "context_of_trace",
+    "current_ids",
+    "derived_trace_id",
+    "extract",
+    "inject",
+    "install_log_ids",
+    "new_provider",
+    "provider",
+    "record_span",
+    "setup",
+    "shutdown",
+    "span",
+    "span_record",
+    "tracer",
+    "use_provider",
+]
+
 TRACEPARENT = "traceparent"
 TRACESTATE = "tracestate"
 TRACE_ID_HEADER = "trace_id"

@@ -6,6 +6,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.parse.tables import TableFinderSettings
 
+__all__ = ["PIPELINE_VERSION", "EngineConfig"]
+
 PIPELINE_VERSION = "0.1.0"
 """Bumped whenever outputs for the same bytes may change; part of the idempotency key downstream."""
 

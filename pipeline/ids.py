@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
+__all__ = ["ID_LENGTH", "document_hasher", "document_id", "stable_id"]
+
 ID_LENGTH = 16
 """Hex characters kept from the sha256 digest (64 bits): short, and collisions stay negligible per run."""
 

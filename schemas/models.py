@@ -12,6 +12,44 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+__all__ = [
+    "OUTPUT_RECORDS",
+    "SCHEMA_VERSION",
+    "BBox",
+    "Basis",
+    "Block",
+    "Cell",
+    "Chunk",
+    "ColumnSum",
+    "DocumentResult",
+    "DocumentStats",
+    "ErrorCategory",
+    "ErrorRecord",
+    "Evidence",
+    "Fact",
+    "FactProvenance",
+    "Flag",
+    "FlagKind",
+    "LineItem",
+    "LineRole",
+    "Localization",
+    "ModelCall",
+    "ModelReport",
+    "PageBox",
+    "PageInfo",
+    "PageNo",
+    "Period",
+    "ProposalOutcome",
+    "Record",
+    "ScaleSource",
+    "Statement",
+    "StatementColumn",
+    "StatementKind",
+    "Table",
+    "TypedNumber",
+    "Unit",
+]
+
 SCHEMA_VERSION = "2.1"
 """2.1: flags carry ``localization``, ``proof`` and ``features``; documents carry ``structure_questions``."""
 

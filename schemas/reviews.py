@@ -16,6 +16,17 @@ from pydantic import Field
 
 from schemas.models import Evidence, FlagKind, PageNo, Record
 
+__all__ = [
+    "DISMISS_REASONS",
+    "REVIEW_STATUSES",
+    "DismissReason",
+    "FlagReview",
+    "RegressionCase",
+    "ReviewAction",
+    "ReviewDecision",
+    "ReviewStatus",
+]
+
 ReviewStatus = Literal["open", "confirmed", "dismissed"]
 """Where a flag stands: not judged yet, a real inconsistency, or a false alarm."""
 

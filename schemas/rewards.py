@@ -12,6 +12,8 @@ from pydantic import Field
 
 from schemas.models import PageNo, Record
 
+__all__ = ["RewardRecord"]
+
 
 class RewardRecord(Record):
     """One extraction with its reward, ready for a training set."""

@@ -124,3 +124,21 @@ def test_the_file_write_check_can_fail() -> None:
         ".write_text() at line 3",
         "open(..., mode) at line 4",
     ]
+
+
+_MODULES = sorted(
+    p.relative_to(REPO).as_posix()
+    for root in ROOTS
+    for p in (REPO / root).rglob("*.py")
+    if p.name != "__init__.py" and not p.name.startswith("_")
+)
+
+
+@pytest.mark.parametrize("source", _MODULES)
+def test_public_modules_declare_their_api(source: str) -> None:
+    module = importlib.import_module(source.removesuffix(".py").replace("/", "."))
+    exported = getattr(module, "__all__", None)
+    assert exported is not None, f"{source} declares no __all__"
+    assert len(set(exported)) == len(exported), f"{source}: a name is listed twice in __all__"
+    missing = [name for name in exported if not hasattr(module, name)]
+    assert not missing, f"{source}.__all__ names what the module does not define: {missing}"

@@ -22,6 +22,8 @@ from typing import Any
 
 from adapters.deploy.planning import Cost, Costs, PlanError, Source
 
+__all__ = ["LLM_VERIFY", "LOAD", "RESULTS", "SCALING", "WHOLE", "load_costs"]
+
 RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results"
 """Where the benchmarks write their committed results (``bench/results/``)."""
 

@@ -30,6 +30,8 @@ from adapters.workers.isolation import IsolatedEngine
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from schemas.models import DocumentResult, ErrorRecord
 
+__all__ = ["GRACE_S", "WORKER_TARGET", "AnnotatedCopies", "Annotations", "annotate_path", "annotated_path"]
+
 WORKER_TARGET = "adapters.review.annotated:annotate_path"
 """What the worker process runs (``module:function``, as :mod:`adapters.workers.isolation` resolves it)."""
 

@@ -21,6 +21,19 @@ from typing import Protocol
 from adapters.review.render import RenderError, page_sizes, render_page
 from adapters.storage import Store, UnsafeKey, safe_key
 
+__all__ = [
+    "MAX_PDF_BYTES",
+    "ZOOMS",
+    "DocumentNotFound",
+    "DocumentSource",
+    "LocalDocuments",
+    "PageImages",
+    "PageSize",
+    "StoreDocuments",
+    "check_doc_id",
+    "default_cache_dir",
+]
+
 ZOOMS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 """The zoom levels the console serves (a fixed set keeps the cache bounded)."""
 

@@ -18,6 +18,8 @@ from adapters.sinks.postgres import BoundedConnection, PostgresSink
 from schemas.models import Fact, Flag
 from schemas.reviews import FlagReview, ReviewDecision
 
+__all__ = ["COLUMNS", "DECISION_LOCK_KEY", "PostgresReviewStore"]
+
 DECISION_LOCK_KEY = 0x7469656F7572  # serialises decisions, so review_decisions.seq is commit order
 
 COLUMNS = Columns(

@@ -13,6 +13,18 @@ from dataclasses import dataclass
 
 import pymupdf
 
+__all__ = [
+    "MAX_ZOOM",
+    "MIN_ZOOM",
+    "SCREEN_DPI",
+    "PageImage",
+    "RenderError",
+    "check_zoom",
+    "page_sizes",
+    "render_page",
+    "render_scale",
+]
+
 SCREEN_DPI = 96.0
 """CSS pixels per inch: what a browser shows one image pixel as at 100 %."""
 

@@ -30,6 +30,8 @@ from adapters.review.store import (
 from schemas.models import Fact, Flag
 from schemas.reviews import FlagReview, ReviewDecision
 
+__all__ = ["COLUMNS", "DB_NAME", "SqliteReviewStore"]
+
 DB_NAME = "reviews.sqlite"
 
 _T = TypeVar("_T", Flag, Fact)

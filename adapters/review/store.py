@@ -35,6 +35,38 @@ from schemas.reviews import (
     ReviewStatus,
 )
 
+__all__ = [
+    "MAX_CURSOR_NAME",
+    "MAX_NOTE_CHARS",
+    "MAX_PAGE_SIZE",
+    "SEVERITY_RANK",
+    "SORT_KEYS",
+    "Columns",
+    "DecisionRequest",
+    "DocumentRow",
+    "FlagQuery",
+    "QueuePage",
+    "QueueRow",
+    "ReviewError",
+    "ReviewStore",
+    "SortKey",
+    "SqlReviewStore",
+    "StaleDecision",
+    "apply_decision",
+    "check_limit",
+    "decode",
+    "decode_cursor",
+    "empty_counts",
+    "encode_cursor",
+    "page_of",
+    "queue_row",
+    "queue_sql",
+    "sort_columns",
+    "sort_values",
+    "ts_key",
+    "where_sql",
+]
+
 SortKey = Literal["severity", "confidence", "rule", "document", "updated"]
 SORT_KEYS: tuple[SortKey, ...] = get_args(SortKey)
 

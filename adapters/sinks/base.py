@@ -12,6 +12,8 @@ from typing import Protocol
 
 from schemas.models import DocumentResult
 
+__all__ = ["Sink", "SinkBatch", "SinkOutage", "SinkRefused"]
+
 
 @dataclass(frozen=True, slots=True)
 class SinkBatch:

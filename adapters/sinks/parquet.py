@@ -19,6 +19,8 @@ from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
 from adapters.sinks.rows import DECIMAL_PLACES, DOCUMENTS, FACTS, FLAGS, ColumnType, RowLayout
 from adapters.storage import StorageError, Store, dataset_key
 
+__all__ = ["PARQUET_SCHEMA_VERSION", "ParquetDatasets", "arrow_schema", "tables_of", "write_parquet"]
+
 PARQUET_SCHEMA_VERSION = "v4"
 """v4: facts carry ``provenance`` (taxonomy, or mapped by the model and corroborated or not).
 v3: the columns derived from the records (:mod:`adapters.sinks.rows`): exact decimal amounts, period

@@ -29,6 +29,22 @@ from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
 from adapters.sinks.rows import DOCUMENTS, FACTS, FLAGS, ColumnType, R, RowLayout
 from schemas.models import DocumentResult, Fact, Flag
 
+__all__ = [
+    "MIGRATIONS_DIR",
+    "MIGRATIONS_PACKAGE",
+    "MIGRATION_LOCK_KEY",
+    "RECORD_COLUMN",
+    "BoundedConnection",
+    "Migration",
+    "PostgresSink",
+    "PostgresTables",
+    "database_transient",
+    "load_migrations",
+    "order_migrations",
+    "ping",
+    "table_columns",
+]
+
 MIGRATIONS_PACKAGE = "adapters.sinks"
 MIGRATIONS_DIR = "migrations"
 

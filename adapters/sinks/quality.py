@@ -21,6 +21,15 @@ from adapters.sinks.rows import FACTS, plain
 from pipeline.figures.taxonomy import load_taxonomy
 from schemas.models import DocumentResult
 
+__all__ = [
+    "GateResult",
+    "QualityGate",
+    "default_gate",
+    "facts_frame_rows",
+    "load_suite_spec",
+    "tables_frame_rows",
+]
+
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
 

@@ -32,6 +32,21 @@ from pydantic import BaseModel
 from adapters.sinks.base import SinkBatch
 from schemas.models import BBox, Fact, Flag, Period
 
+__all__ = [
+    "DECIMAL_PLACES",
+    "DOCUMENTS",
+    "FACTS",
+    "FLAGS",
+    "Column",
+    "ColumnType",
+    "M",
+    "R",
+    "RowLayout",
+    "exact",
+    "layout_of",
+    "plain",
+]
+
 ColumnType = Literal[
     "text", "integer", "decimal", "real", "date", "bbox", "text_list", "integer_list", "json"
 ]

@@ -59,6 +59,8 @@ from pipeline.failures import out_of_files, out_of_memory
 from pipeline.ids import document_hasher, document_id
 from schemas.models import DocumentResult, DocumentStats, ErrorCategory, ErrorRecord
 
+__all__ = ["DEFAULT_TARGET", "Clock", "IsolatedEngine", "Job", "failure_result", "recv_frame", "run_isolated"]
+
 _GRACE_S = 15.0
 _STARTUP_S = 300.0
 """How long a worker may take to begin a document it was handed, at least (its start-up: imports, ~12 s on a

@@ -28,6 +28,8 @@ from typing import Final
 from pipeline.config import EngineConfig
 from schemas.models import ErrorCategory
 
+__all__ = ["QUOTA_CATEGORIES", "AppliedLimits", "apply_limits", "cpu_used_s", "start_cpu_allowance"]
+
 QUOTA_CATEGORIES: Final[frozenset[ErrorCategory]] = frozenset(
     {"memory_limit", "cpu_limit", "file_limit", "output_too_large", "timeout"}
 )

@@ -25,6 +25,8 @@ from pipeline.checks.tolerance import (
 )
 from schemas.models import Evidence, Flag
 
+__all__ = ["RULE", "check_balance"]
+
 RULE = Rule(
     "BAL001",
     "balance_identity",

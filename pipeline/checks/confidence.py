@@ -23,6 +23,8 @@ from importlib import resources
 
 from schemas.models import Flag
 
+__all__ = ["MODEL_FILE", "ConfidenceModel", "calibrate", "features", "queue_threshold", "shipped_model"]
+
 _KEYING = frozenset({"swap", "digit", "digit_count", "sign", "scale"})
 MODEL_FILE = "confidence.json"
 

@@ -56,6 +56,20 @@ from pipeline.statements.columns import statement_rows
 from pipeline.statements.labels import clean_label
 from schemas.models import BBox, Evidence, Flag, Period, Statement, StatementKind, Table
 
+__all__ = [
+    "PRIMARY",
+    "RULE",
+    "STATEMENT_RULE",
+    "Copy",
+    "GroupKey",
+    "check_crossref",
+    "cluster",
+    "collect_copies",
+    "group_copies",
+    "line_key",
+    "split_currencies",
+]
+
 RULE = Rule(
     "XREF001",
     "cross_reference_mismatch",

@@ -42,6 +42,18 @@ from dataclasses import dataclass, field
 from pipeline.checks.tolerance import keying_relation, printed_at
 from schemas.models import BBox, Cell, Evidence, Flag, Localization
 
+__all__ = [
+    "Equation",
+    "FigureKey",
+    "Localized",
+    "RelationLog",
+    "Term",
+    "cell_term",
+    "connected",
+    "figure_key",
+    "localize_errors",
+]
+
 FigureKey = tuple[int, tuple[float, ...], str]
 """Where a figure is printed: page and box (0.1 pt); the text only when no box is known (a fact and the
 cell it came from print the same figure, in one box, with texts that may differ by a currency sign)."""

@@ -31,6 +31,16 @@ from pipeline.figures.facts import latest_fiscal_year
 from pipeline.figures.taxonomy import Taxonomy
 from schemas.models import Block, Evidence, Flag, Period
 
+__all__ = [
+    "RULE",
+    "SENTENCE_RULE",
+    "TableFigure",
+    "check_claim",
+    "check_narrative",
+    "check_sentence",
+    "resolve",
+]
+
 RULE = Rule(
     "NAR001",
     "narrative_mismatch",

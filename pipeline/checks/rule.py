@@ -20,6 +20,8 @@ from pipeline.figures.taxonomy import Taxonomy
 from pipeline.ids import stable_id
 from schemas.models import Block, Evidence, Flag, FlagKind, Period, Statement, Table
 
+__all__ = ["Check", "CheckedDocument", "DocRef", "Located", "Rule"]
+
 
 class Located(Protocol):
     """Anything that names its document: a table, a :class:`DocRef`, the document under check."""

@@ -45,6 +45,16 @@ from pipeline.statements.structures import (
 )
 from schemas.models import Evidence, Flag, LineItem, Period, Statement, Table
 
+__all__ = [
+    "ACROSS_RULE",
+    "IDENTITY_RULE",
+    "RULE",
+    "check_identities",
+    "check_sums",
+    "check_tree",
+    "proven_structures",
+]
+
 RULE = Rule(
     "TOT001",
     "sum_mismatch",

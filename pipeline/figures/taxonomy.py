@@ -19,6 +19,18 @@ from typing import Any, Literal
 
 import yaml
 
+__all__ = [
+    "Balance",
+    "MetricDef",
+    "MetricUnit",
+    "PeriodType",
+    "Taxonomy",
+    "TaxonomyError",
+    "load_taxonomy",
+    "normalise_label",
+    "parse_taxonomy",
+]
+
 MetricUnit = Literal["currency", "per_share", "shares", "percent"]
 Balance = Literal["debit", "credit"]
 PeriodType = Literal["duration", "instant"]

@@ -62,6 +62,18 @@ from pipeline.model.proposals import FigureLink, LabelMapping, ProposedClaim
 from pipeline.statements.identities import IDENTITIES
 from schemas.models import DocumentResult, Evidence, Fact, Flag, Period, ProposalOutcome
 
+__all__ = [
+    "ACCEPTANCE_REASONS",
+    "REJECTION_REASONS",
+    "RULE",
+    "PageIndex",
+    "Printed",
+    "sign_free",
+    "verify_claim",
+    "verify_link",
+    "verify_mapping",
+]
+
 RULE = Rule(
     "MOD001",
     "model_finding",

@@ -12,6 +12,21 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+__all__ = [
+    "TASK_SCHEMAS",
+    "CrossPageLinks",
+    "FigureLink",
+    "LabelMapping",
+    "LabelMappings",
+    "LedgerUpdate",
+    "PageRef",
+    "PageSummary",
+    "ProposedClaim",
+    "ProposedClaims",
+    "Rationale",
+    "Short",
+]
+
 Short = Annotated[str, Field(max_length=80)]
 Rationale = Annotated[str, Field(max_length=100)]
 PageRef = Annotated[int, Field(ge=1, le=100_000)]

@@ -62,6 +62,30 @@ from pipeline.model.proposals import (
 from pipeline.parse.chunks import count_tokens
 from schemas.models import DocumentResult, Fact, Flag, ModelCall, ModelReport, ProposalOutcome, Table
 
+__all__ = [
+    "CHAT_OVERHEAD_TOKENS",
+    "DOCUMENT_REF",
+    "MARKER_TOKENS",
+    "ROUTES",
+    "SHARED_SYSTEM",
+    "Mode",
+    "ModelStage",
+    "ModelStageConfig",
+    "Progress",
+    "Prompt",
+    "RunStats",
+    "Unit",
+    "compress_summary",
+    "fit_ledger",
+    "key_figures",
+    "layout",
+    "load_prompt",
+    "render_pages",
+    "route",
+    "unknown_labels",
+    "with_markers",
+]
+
 Mode = Literal["whole", "ledger"]
 
 SHARED_SYSTEM = (

@@ -15,6 +15,17 @@ from dataclasses import dataclass, field
 from pipeline.ids import stable_id
 from schemas.models import Block, Chunk, PageBox, Table
 
+__all__ = [
+    "body_font_size",
+    "build_chunks",
+    "classify_blocks",
+    "count_tokens",
+    "is_heading",
+    "merge_paragraphs",
+    "table_lines",
+    "table_parts",
+]
+
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 
 

@@ -13,6 +13,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+__all__ = [
+    "CURRENCY_TOKENS",
+    "DASH_TOKENS",
+    "NUMERIC_RE",
+    "Line",
+    "Segment",
+    "Word",
+    "build_lines",
+    "is_figure",
+    "split_segments",
+    "transform_words",
+]
+
 # A word that is, or starts a figure: 1,234 (1,234) -12.5 12% $1,234 £12m — –  .5
 NUMERIC_RE = re.compile(
     r"""^[\(\[]?[-−–—+△▲]?(?:US\$|HK\$|A\$|C\$|R\$|[$€£¥₹])?[\(]?[-−]?

@@ -18,6 +18,8 @@ import structlog
 from pipeline.failures import raise_if_out_of_memory
 from schemas.models import Table
 
+__all__ = ["cell_agreement", "second_opinion"]
+
 log = structlog.get_logger(__name__)
 
 _WS = re.compile(r"\s+")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["HEAD_BYTES", "PDF_MAGIC", "not_a_pdf"]
+
 PDF_MAGIC = b"%PDF-"
 HEAD_BYTES = 1024  # ISO 32000 lets a PDF's header start anywhere in the first 1,024 bytes
 

@@ -15,6 +15,16 @@ from pipeline.parse.layout import Line
 from pipeline.parse.tables import RawCell, RawTable, pick_title
 from schemas.models import Block
 
+__all__ = [
+    "TableGroup",
+    "continues",
+    "furniture_key",
+    "join_split_tables",
+    "page_furniture",
+    "section_headings",
+    "stitch_pages",
+]
+
 _CONTINUED = re.compile(r"\b(continued|cont['’]?d|cont\.)\b|\(cont", re.IGNORECASE)
 
 

@@ -20,6 +20,15 @@ from pipeline.parse.stitch import TableGroup, section_headings
 from pipeline.parse.tables import RawCell, RawTable
 from schemas.models import Cell, Period, Table, TypedNumber
 
+__all__ = [
+    "column_periods",
+    "infer_missing_scales",
+    "percent_columns",
+    "raw_currency",
+    "reference_columns",
+    "type_group",
+]
+
 _PERIOD_HINTS = (
     "ended",
     "as at",

@@ -26,6 +26,8 @@ from schemas.models import Flag
 from schemas.reviews import ReviewDecision
 from schemas.rewards import RewardRecord
 
+__all__ = ["CHECK_TASK", "check_records", "reviewed_flags"]
+
 CHECK_TASK = "check_flag"
 """The reward records' task for a judged flag."""
 

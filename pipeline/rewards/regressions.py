@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from schemas.models import Flag
 from schemas.reviews import RegressionCase, ReviewDecision
 
+__all__ = ["regression_cases", "standing"]
+
 
 def standing(decisions: Iterable[ReviewDecision]) -> dict[str, ReviewDecision]:
     """Flag id → the decision that decides its status now (reopened and merely commented flags: none).
