@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from pipeline.knobs import Knobs
 from pipeline.parse.tables import TableFinderSettings
 
 __all__ = ["PIPELINE_VERSION", "EngineConfig"]
@@ -12,10 +13,8 @@ PIPELINE_VERSION = "0.1.0"
 """Bumped whenever outputs for the same bytes may change; part of the idempotency key downstream."""
 
 
-class EngineConfig(BaseModel):
+class EngineConfig(Knobs):
     """Settings of one engine run. Defaults suit annual reports of a few hundred pages."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_bytes: int = Field(default=256 * 1024 * 1024, description="Larger files are rejected as too_large.")
     max_pages: int = Field(

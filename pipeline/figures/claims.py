@@ -15,10 +15,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pipeline.figures.numbers import find_numbers
 from pipeline.figures.taxonomy import MetricDef, Taxonomy
+from pipeline.knobs import Knobs
 from schemas.models import Block
 
 __all__ = [
@@ -32,15 +33,13 @@ __all__ = [
 ]
 
 
-class ClaimSettings(BaseModel):
+class ClaimSettings(Knobs):
     """The claim parser's tuning knobs, named and documented; unknown keys raise.
 
     As for the table finder's (:class:`pipeline.parse.tables.TableFinderSettings`, after pdfplumber's
     ``table_settings``). The regexes below are not knobs but the wording of financial narrative, grouped by
     what they recognise.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     change_window: int = Field(
         40,

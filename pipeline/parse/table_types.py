@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from pipeline.knobs import Knobs
 
 __all__ = ["DEFAULT_FINDER", "BBoxT", "RawCell", "RawTable", "Rules", "TableFinderSettings"]
 
@@ -59,14 +61,12 @@ class RawTable:
         return len(self.rows)
 
 
-class TableFinderSettings(BaseModel):
+class TableFinderSettings(Knobs):
     """The table finder's tolerances, named and documented; unknown keys raise.
 
     pdfplumber's ``table_settings`` are the model. Distances are in points unless they say line heights
     (the page's median line height).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     region_gap_heights: float = Field(2.4, description="A vertical gap wider than this ends a table region.")
     region_other_lines: int = Field(

@@ -8,19 +8,19 @@ lists stay beside the code that reads them: they are the vocabulary of financial
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from pipeline.knobs import Knobs
 
 __all__ = ["TREE_SETTINGS", "TreeSettings"]
 
 
-class TreeSettings(BaseModel):
+class TreeSettings(Knobs):
     """Thresholds of the calculation trees: how many lines, columns and rows prove a structure.
 
-    Frozen, so that one default instance can be shared by every document; ``extra="forbid"``, so that a
-    misspelt knob raises instead of being ignored.
+    Frozen and strict as every :class:`~pipeline.knobs.Knobs`: one default instance is shared by every
+    document, and a misspelt knob raises.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     # --- which lines a total may add up (pipeline.statements.resolve, .totals, .schedules, .breakdowns)
     max_components: int = Field(
