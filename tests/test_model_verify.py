@@ -18,8 +18,9 @@ import pipeline.model.grounding as verify
 from pipeline.engine import process_path
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.model.grounding import PageIndex, verify_claim, verify_link, verify_mapping
-from pipeline.model.proposals import TASK_SCHEMAS, CrossPageLinks, LabelMappings, ProposedClaims
+from pipeline.model.proposals import TASK_SCHEMAS, CrossPageLinks, LabelMapping, LabelMappings, ProposedClaims
 from schemas.models import DocumentResult, Flag, ProposalOutcome
+from tests.support.tables import make_table
 
 ROOT = Path(__file__).resolve().parent
 DOC = ROOT.parent / "sample_docs" / "halvorsen_2025_form_10k.pdf"
@@ -158,3 +159,21 @@ def test_every_reason_is_listed_in_the_docstring() -> None:
     for reason in (*verify.REJECTION_REASONS, *verify.ACCEPTANCE_REASONS):
         assert f"``{reason}``" in verify.__doc__
     assert not set(verify.REJECTION_REASONS) & set(verify.ACCEPTANCE_REASONS)
+
+
+def test_a_mapped_per_share_row_is_not_scaled_by_the_tables_millions() -> None:
+    """A row the model maps to EPS in a table "in millions, except per share" keeps its printed $2.15.
+
+    The taxonomy's own per-share facts were never scaled (:func:`pipeline.figures.facts.cell_fact`); a
+    model-mapped row built its fact from the cell's scaled value instead: 2,150,000 published as EPS.
+    """
+    label = "Income per common share, fully diluted basis"
+    table = make_table([("Net income", ["1,200", "1,100"]), (label, ["2.15", "1.95"])], currency=None)
+    d = doc().model_copy(update={"tables": [table], "facts": []})
+    mapping = LabelMapping(label=label, metric="eps_diluted", rationale="the diluted EPS line")
+    outcome, facts = verify_mapping(mapping, PageIndex.of(d, TAXONOMY), TAXONOMY)
+    assert outcome.reason == "unrefuted"
+    assert sorted((f.value, f.scale, f.decimals, f.unit) for f in facts) == [
+        (1.95, 0, 2, "per_share"),
+        (2.15, 0, 2, "per_share"),
+    ]

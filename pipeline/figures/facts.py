@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.taxonomy import MetricDef, Taxonomy, normalise_label
 from pipeline.ids import stable_id
-from schemas.models import Cell, Fact, Period, Table, TypedNumber
+from schemas.models import Cell, Fact, Period, ScaleSource, Table, TypedNumber
 
 __all__ = [
     "RowView",
     "cell_fact",
     "column_headers",
     "extract_facts",
+    "fact_number",
     "is_change_column",
     "latest_fiscal_year",
     "table_rows",
@@ -175,15 +176,19 @@ _UNIT_COMPATIBLE: dict[str, frozenset[str]] = {
 }
 
 
-def _fact_number(metric: MetricDef, number: TypedNumber) -> tuple[float | None, int | None, int | None]:
-    """Value, decimals and scale of a cell's figure for this metric (all None when the scale is unknown).
+def fact_number(
+    metric: MetricDef, number: TypedNumber
+) -> tuple[float | None, int | None, int | None, ScaleSource | None]:
+    """Value, decimals, scale and scale source of a cell's figure as a fact of ``metric``.
 
     Per-share amounts are never scaled: a table "in millions, except per share data" whose scale was
-    applied to the EPS rows would otherwise turn $2.15 into 2,150,000.
+    applied to the EPS rows would otherwise turn $2.15 into 2,150,000. Every builder of a fact from a
+    table cell (the taxonomy's rows here, the model's mapped rows in :mod:`pipeline.model.grounding`)
+    takes its number from this function. Value, decimals and scale are None when the scale is unknown.
     """
     if metric.unit == "per_share":
-        return number.value, number.places, 0
-    return number.base_value, number.decimals, number.scale
+        return number.value, number.places, 0, "cell"
+    return number.base_value, number.decimals, number.scale, number.scale_source
 
 
 def instant_period(period: Period) -> Period:
@@ -278,8 +283,7 @@ def cell_fact(
     period: Period,
 ) -> Fact:
     """The fact a table cell states for a metric and period (per-share amounts are never scaled)."""
-    value, decimals, scale = _fact_number(metric, number)
-    scale_source = "cell" if metric.unit == "per_share" else number.scale_source
+    value, decimals, scale, scale_source = fact_number(metric, number)
     key = period.key if period else None
     return Fact(
         fact_id=stable_id(table.doc_id, metric.id, key, row.page, table.table_id, row.index, cell.col),
