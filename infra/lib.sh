@@ -61,6 +61,26 @@ cmd_env() {
   cat "$ENV_FILE"
 }
 
+# write_env_file [--private] FILE LINE...: FILE holds the LINEs (NAME=VALUE, or a # comment), one a line,
+# written beside it and moved into place so that a reader never sees half a file. --private: readable by its
+# owner only (the file holds a password or a secret key).
+write_env_file() {
+  local mask
+  mask=$(umask)
+  if [[ "$1" == --private ]]; then mask=077; shift; fi
+  local file=$1; shift
+  (umask "$mask" && printf '%s\n' "$@" >"$file.tmp")
+  mv -f "$file.tmp" "$file"
+}
+
+# env_header: the first line of the environment file `up` writes: who wrote it, when, and what it is for.
+env_header() {
+  echo "# written by infra/$TOOL.sh up at $(date -u +%Y-%m-%dT%H:%M:%SZ); source it or pass to --env-file"
+}
+
+# new_secret FILE: 32 random bytes, in hex, into FILE, readable by its owner only.
+new_secret() { (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$1"); }
+
 # go_build NAME MODULE/CMD VERSION: `go install` into $CACHE/bin unless the version stamp beside the binary
 # matches. A binary installed this way carries no release version of its own (`helm version` says "v3.22",
 # kubeconform "development"), hence the stamp file.

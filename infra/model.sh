@@ -300,37 +300,23 @@ omp_bind() {
 tier_on() { [[ " $MODEL_TIERS " == *" $1 "* ]]; }
 
 write_env() {
-  local tmp="$ENV_FILE.tmp" s_port s_pid d_url d_name d_len
+  local s_port s_pid s_log d_url d_name d_len
+  local -a deep=("# the deep tier: the standard server (MODEL_TIERS=standard)")
   use_tier standard
-  s_port=$(<"$PORT_FILE"); s_pid=$(<"$PID_FILE")
+  s_port=$(<"$PORT_FILE"); s_pid=$(<"$PID_FILE"); s_log=$LOG
   d_url=http://127.0.0.1:$s_port/v1; d_name=$MODEL_NAME; d_len=$MODEL_MAX_LEN
-  {
-    echo "# written by infra/model.sh up at $(date -u +%Y-%m-%dT%H:%M:%SZ); source it or pass to --env-file"
-    echo "# the standard tier (MODEL_BASE_URL/MODEL_NAME/MODEL_PORT/... are its, as before two tiers)"
-    echo "MODEL_BASE_URL=http://127.0.0.1:$s_port/v1"
-    echo "MODEL_NAME=$MODEL_NAME"
-    echo "MODEL_PID=$s_pid"
-    echo "MODEL_PORT=$s_port"
-    echo "MODEL_STANDARD_URL=http://127.0.0.1:$s_port/v1"
-    echo "MODEL_STANDARD_NAME=$MODEL_NAME"
-    echo "MODEL_MAX_LEN=$MODEL_MAX_LEN"
-    echo "MODEL_LOG=$LOG"
-    if tier_on deep; then
-      use_tier deep
-      d_url=http://127.0.0.1:$(<"$PORT_FILE")/v1; d_name=$MODEL_DEEP_NAME; d_len=$MODEL_DEEP_MAX_LEN
-      echo "# the deep tier: its own server"
-      echo "MODEL_DEEP_PID=$(<"$PID_FILE")"
-      echo "MODEL_DEEP_PORT=$(<"$PORT_FILE")"
-      echo "MODEL_DEEP_LOG=$LOG"
-    else
-      echo "# the deep tier: the standard server (MODEL_TIERS=standard)"
-    fi
-    echo "MODEL_DEEP_URL=$d_url"
-    echo "MODEL_DEEP_NAME=$d_name"
-    echo "MODEL_DEEP_MAX_LEN=$d_len"
-    echo "MODEL_DIR=$MODEL_DIR"
-  } >"$tmp"
-  mv -f "$tmp" "$ENV_FILE"
+  if tier_on deep; then
+    use_tier deep
+    d_url=http://127.0.0.1:$(<"$PORT_FILE")/v1; d_name=$MODEL_DEEP_NAME; d_len=$MODEL_DEEP_MAX_LEN
+    deep=("# the deep tier: its own server" "MODEL_DEEP_PID=$(<"$PID_FILE")" "MODEL_DEEP_PORT=$(<"$PORT_FILE")"
+      "MODEL_DEEP_LOG=$LOG")
+  fi
+  write_env_file "$ENV_FILE" "$(env_header)" \
+    "# the standard tier (MODEL_BASE_URL/MODEL_NAME/MODEL_PORT/... are its, as before two tiers)" \
+    "MODEL_BASE_URL=http://127.0.0.1:$s_port/v1" "MODEL_NAME=$MODEL_NAME" "MODEL_PID=$s_pid" \
+    "MODEL_PORT=$s_port" "MODEL_STANDARD_URL=http://127.0.0.1:$s_port/v1" "MODEL_STANDARD_NAME=$MODEL_NAME" \
+    "MODEL_MAX_LEN=$MODEL_MAX_LEN" "MODEL_LOG=$s_log" "${deep[@]}" \
+    "MODEL_DEEP_URL=$d_url" "MODEL_DEEP_NAME=$d_name" "MODEL_DEEP_MAX_LEN=$d_len" "MODEL_DIR=$MODEL_DIR"
 }
 
 # launch: start the current tier's server in the background (its own process group); no wait

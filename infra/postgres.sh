@@ -223,7 +223,7 @@ EOF
 
 ensure_secret() {
   if [[ ! -s "$SECRET_FILE" ]]; then
-    (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$SECRET_FILE")
+    new_secret "$SECRET_FILE"
     log "generated a password into $SECRET_FILE"
   fi
   chmod 600 "$SECRET_FILE"
@@ -263,23 +263,11 @@ ensure_role_and_db() {
   fi
 }
 
-write_env() {
-  local tmp="$ENV_FILE.tmp"
-  (umask 077 && : >"$tmp")
-  cat >"$tmp" <<EOF
-# written by infra/postgres.sh up at $(date -u +%Y-%m-%dT%H:%M:%SZ); source it or pass to --env-file
-PG_DSN=postgresql://$PG_ROLE:$PG_PASSWORD@127.0.0.1:$PORT/$PG_DATABASE
-PG_HOST=127.0.0.1
-PG_PORT=$PORT
-PG_USER=$PG_ROLE
-PG_DATABASE=$PG_DATABASE
-PG_DATA=$DATA_DIR
-PG_SOCKET_DIR=$SOCK_DIR
-PG_BIN=$BIN
-PG_PID=$(pid_of)
-PG_LOG=$SERVER_LOG
-EOF
-  mv -f "$tmp" "$ENV_FILE"
+write_env() {  # private: it holds the password
+  write_env_file --private "$ENV_FILE" "$(env_header)" \
+    "PG_DSN=postgresql://$PG_ROLE:$PG_PASSWORD@127.0.0.1:$PORT/$PG_DATABASE" "PG_HOST=127.0.0.1" \
+    "PG_PORT=$PORT" "PG_USER=$PG_ROLE" "PG_DATABASE=$PG_DATABASE" "PG_DATA=$DATA_DIR" \
+    "PG_SOCKET_DIR=$SOCK_DIR" "PG_BIN=$BIN" "PG_PID=$(pid_of)" "PG_LOG=$SERVER_LOG"
 }
 
 # `up` stops the server if it started it and a later step failed (TIEOUT_KEEP_ON_FAILURE=1 keeps it).

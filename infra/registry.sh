@@ -111,17 +111,9 @@ resolve_port() {
 }
 
 write_env() {
-  local tmp="$ENV_FILE.tmp"
-  cat >"$tmp" <<EOF
-# written by infra/registry.sh up at $(date -u +%Y-%m-%dT%H:%M:%SZ); source it or pass to --env-file
-SCHEMA_REGISTRY_URL=$(url_of "$PORT")
-REGISTRY_PORT=$PORT
-REGISTRY_PID=$(<"$PID_FILE")
-REGISTRY_KIND=apicurio-$APICURIO_VERSION
-REGISTRY_STORAGE=h2-file:$DATA
-REGISTRY_LOG=$LOG_FILE
-EOF
-  mv -f "$tmp" "$ENV_FILE"
+  write_env_file "$ENV_FILE" "$(env_header)" "SCHEMA_REGISTRY_URL=$(url_of "$PORT")" "REGISTRY_PORT=$PORT" \
+    "REGISTRY_PID=$(<"$PID_FILE")" "REGISTRY_KIND=apicurio-$APICURIO_VERSION" "REGISTRY_STORAGE=h2-file:$DATA" \
+    "REGISTRY_LOG=$LOG_FILE"
 }
 
 cmd_up() {

@@ -309,7 +309,7 @@ s3_secret() { # no published default: the environment's, else one generated for 
   [[ -n "$S3_SECRET_KEY" ]] && return 0
   if [[ ! -s "$S3_SECRET_FILE" ]]; then
     mkdir -p "$STATE"
-    (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$S3_SECRET_FILE")
+    new_secret "$S3_SECRET_FILE"
     log "generated the S3 secret key into $S3_SECRET_FILE"
   fi
   S3_SECRET_KEY=$(<"$S3_SECRET_FILE")
@@ -318,7 +318,7 @@ s3_secret() { # no published default: the environment's, else one generated for 
 kafka_secret() {
   if [[ ! -s "$KAFKA_SECRET_FILE" ]]; then
     mkdir -p "$STATE"
-    (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$KAFKA_SECRET_FILE")
+    new_secret "$KAFKA_SECRET_FILE"
   fi
   KAFKA_PASSWORD=$(<"$KAFKA_SECRET_FILE")
 }
@@ -331,33 +331,16 @@ create_scram_user() { # the SASL listener's user; idempotent (the credential is 
   log "kafka: SASL/SCRAM-SHA-512 listener on 127.0.0.1:$KAFKA_SASL_PORT (user $KAFKA_USERNAME)"
 }
 
-write_env() {
-  local tmp="$ENV_FILE.tmp"
-  (umask 077 && : >"$tmp")  # it holds the S3 secret
-  cat >"$tmp" <<EOF
-# written by infra/stack.sh up at $(date -u +%Y-%m-%dT%H:%M:%SZ); source it or pass to --env-file
-KAFKA_BOOTSTRAP=127.0.0.1:$KAFKA_PORT
-KAFKA_PORT=$KAFKA_PORT
-KAFKA_CONTROLLER_PORT=$KAFKA_CONTROLLER_PORT
-KAFKA_SASL_BOOTSTRAP=127.0.0.1:$KAFKA_SASL_PORT
-KAFKA_USERNAME=$KAFKA_USERNAME
-KAFKA_PASSWORD=$KAFKA_PASSWORD
-KAFKA_VERSION=$KAFKA_VERSION
-KAFKA_LIBS=$KAFKA_LIBS
-TOPIC_PREFIX=$TOPIC_PREFIX
-LANDING_TOPIC=$LANDING_TOPIC
-S3_ENDPOINT=http://127.0.0.1:$S3_PORT
-S3_PORT=$S3_PORT
-S3_ACCESS_KEY=$S3_ACCESS_KEY
-S3_SECRET_KEY=$S3_SECRET_KEY
-S3_REGION=$S3_REGION
-LANDING_BUCKET=$LANDING_BUCKET
-KAFKA_PID=$(<"$RUN/kafka.pid")
-VERSITYGW_PID=$(<"$RUN/versitygw.pid")
-TIEOUT_STATE=$STATE
-TIEOUT_LOGS=$LOGS
-EOF
-  mv -f "$tmp" "$ENV_FILE"
+write_env() {  # private: it holds the S3 secret and the Kafka password
+  write_env_file --private "$ENV_FILE" "$(env_header)" \
+    "KAFKA_BOOTSTRAP=127.0.0.1:$KAFKA_PORT" "KAFKA_PORT=$KAFKA_PORT" \
+    "KAFKA_CONTROLLER_PORT=$KAFKA_CONTROLLER_PORT" "KAFKA_SASL_BOOTSTRAP=127.0.0.1:$KAFKA_SASL_PORT" \
+    "KAFKA_USERNAME=$KAFKA_USERNAME" "KAFKA_PASSWORD=$KAFKA_PASSWORD" "KAFKA_VERSION=$KAFKA_VERSION" \
+    "KAFKA_LIBS=$KAFKA_LIBS" "TOPIC_PREFIX=$TOPIC_PREFIX" "LANDING_TOPIC=$LANDING_TOPIC" \
+    "S3_ENDPOINT=http://127.0.0.1:$S3_PORT" "S3_PORT=$S3_PORT" "S3_ACCESS_KEY=$S3_ACCESS_KEY" \
+    "S3_SECRET_KEY=$S3_SECRET_KEY" "S3_REGION=$S3_REGION" "LANDING_BUCKET=$LANDING_BUCKET" \
+    "KAFKA_PID=$(<"$RUN/kafka.pid")" "VERSITYGW_PID=$(<"$RUN/versitygw.pid")" \
+    "TIEOUT_STATE=$STATE" "TIEOUT_LOGS=$LOGS"
 }
 
 # ------------------------------------------------------------------------------ commands

@@ -648,6 +648,44 @@ class Builder:
                 return
         raise KeyError(key)
 
+    def table(
+        self,
+        title: str,
+        subtitle: str | None,
+        caption: str | None,
+        *,
+        instant: bool,
+        notes: str | None = None,
+        title_size: float = 11.0,
+    ) -> TableSpec:
+        """The rows added so far as a table under the column heads of its years (an empty subtitle or
+        caption is none)."""
+        years = [c.year for c in self.cols]
+        return TableSpec(
+            self.tid,
+            title,
+            subtitle or None,
+            caption or None,
+            tuple(tuple(r) for r in header_rows(self.cfg, years, instant=instant)),
+            tuple(self.rows),
+            len(self.cols),
+            notes,
+            title_size=title_size,
+        )
+
+    def statement(self, title: str, *, instant: bool, notes: str | None) -> TableSpec:
+        """A primary statement's table: its title, subtitle and caption are the labels named after its tid
+        (``is_title``, ...), ``title`` and the document's unit caption where there is none."""
+        lb = functools.partial(_label, self.cfg)
+        tid = self.tid
+        return self.table(
+            lb(f"{tid}_title", title),
+            lb(f"{tid}_subtitle", ""),
+            lb(f"{tid}_caption", self.cfg.unit_caption),
+            instant=instant,
+            notes=notes,
+        )
+
     def spacer(self) -> None:
         """Add an empty row."""
         self.rows.append(TRow("", (), "spacer"))
@@ -723,17 +761,7 @@ def build_income_statement(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -
             diluted,
             add_back=True,
         )
-    years = [c.year for c in cols]
-    return TableSpec(
-        "is",
-        lb("is_title", "Consolidated income statement"),
-        lb("is_subtitle", "") or None,
-        lb("is_caption", cfg.unit_caption) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
-        tuple(b.rows),
-        len(cols),
-        cfg.notes_col,
-    )
+    return b.statement("Consolidated income statement", instant=False, notes=cfg.notes_col)
 
 
 def single_step_lines(cfg: DocConfig, b: Builder) -> None:
@@ -774,18 +802,7 @@ def note_table(cfg: DocConfig, b: Builder, title: str, *, instant: bool) -> Tabl
     caption = lb("is_caption", cfg.unit_caption)
     if instant:
         caption = lb("bs_caption", caption)
-    years = [c.year for c in b.cols]
-    return TableSpec(
-        b.tid,
-        title,
-        None,
-        caption or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=instant)),
-        tuple(b.rows),
-        len(b.cols),
-        None,
-        title_size=10.0,
-    )
+    return b.table(title, None, caption, instant=instant, title_size=10.0)
 
 
 def diluted_shares(cfg: DocConfig) -> int:
@@ -943,17 +960,7 @@ def build_balance_sheet(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> T
         b.add(lb("tle", "Total equity and liabilities"), "tle", kind="total")
     if cfg.bs_break_before:
         b.break_before(cfg.bs_break_before)
-    years = [c.year for c in cols]
-    return TableSpec(
-        "bs",
-        lb("bs_title", "Consolidated balance sheet"),
-        lb("bs_subtitle", "") or None,
-        lb("bs_caption", cfg.unit_caption) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=True)),
-        tuple(b.rows),
-        len(cols),
-        cfg.notes_col,
-    )
+    return b.statement("Consolidated balance sheet", instant=True, notes=cfg.notes_col)
 
 
 def build_cash_flow(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
@@ -1018,17 +1025,7 @@ def build_cash_flow(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> Table
         metric="cash_and_cash_equivalents",
         periods=closing,
     )
-    years = [c.year for c in cols]
-    return TableSpec(
-        "cf",
-        lb("cf_title", "Consolidated statement of cash flows"),
-        lb("cf_subtitle", "") or None,
-        lb("cf_caption", cfg.unit_caption) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
-        tuple(b.rows),
-        len(cols),
-        None,
-    )
+    return b.statement("Consolidated statement of cash flows", instant=False, notes=None)
 
 
 def build_segment_table(
@@ -1049,18 +1046,8 @@ def build_segment_table(
             b.add(name, f"segop{i}", values=segs, indent=1)
         b.add(lb("central", "Central costs"), "central", values=segs, indent=1)
         b.add(lb("seg_op_total", "Total operating profit"), "opinc", kind="total", metric="operating_income")
-    years = [c.year for c in cols]
-    return TableSpec(
-        "seg",
-        lb("seg_title", "Segment information"),
-        None,
-        lb("seg_caption", cfg.unit_caption) or None,
-        tuple(tuple(r) for r in header_rows(cfg, years, instant=False)),
-        tuple(b.rows),
-        len(cols),
-        None,
-        title_size=10.0,
-    )
+    title = lb("seg_title", "Segment information")
+    return b.table(title, None, lb("seg_caption", cfg.unit_caption), instant=False, title_size=10.0)
 
 
 def build_sbc_table(cfg: DocConfig, figs: Figures, cols: Sequence[Col], title: str) -> TableSpec:
@@ -3224,30 +3211,27 @@ def render_variant(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     return render_document(cfg)
 
 
-def generate_variants(out: Path) -> dict[str, Any]:
-    """Write every layout variant and their ``truth.json`` into ``out`` for inspection."""
+def write_documents(out: Path, configs: Sequence[DocConfig]) -> dict[str, Any]:
+    """Write each document's PDF and their ``truth.json`` into ``out``; return the truth document."""
     out.mkdir(parents=True, exist_ok=True)
     documents = []
-    for cfg in layout_variants():
-        data, truth = render_variant(cfg)
-        (out / cfg.file).write_bytes(data)
-        documents.append(truth)
-    truth_doc: dict[str, Any] = {"schema": 1, "documents": documents}
-    (out / "truth.json").write_text(truth_json(truth_doc), encoding="utf-8")
-    return truth_doc
-
-
-def generate(out: Path) -> dict[str, Any]:
-    """Write every sample PDF and ``truth.json`` into ``out``; return the truth document."""
-    out.mkdir(parents=True, exist_ok=True)
-    documents = []
-    for cfg in DOCS:
+    for cfg in configs:
         data, truth = render_document(cfg)
         (out / cfg.file).write_bytes(data)
         documents.append(truth)
     truth_doc: dict[str, Any] = {"schema": 1, "documents": documents}
     (out / "truth.json").write_text(truth_json(truth_doc), encoding="utf-8")
     return truth_doc
+
+
+def generate_variants(out: Path) -> dict[str, Any]:
+    """Write every layout variant and their ``truth.json`` into ``out`` for inspection."""
+    return write_documents(out, layout_variants())
+
+
+def generate(out: Path) -> dict[str, Any]:
+    """Write every sample PDF and ``truth.json`` into ``out``; return the truth document."""
+    return write_documents(out, DOCS)
 
 
 def truth_json(truth: dict[str, Any]) -> str:

@@ -450,15 +450,7 @@ def test_check_document_is_idempotent_and_sorted() -> None:
 
 
 def test_crossref_other_entity_statements_are_not_compared() -> None:
-    group = make_table(
-        [
-            ("Revenue", ["1,338.2", "1,234.5"]),
-            ("Operating income", ["245.6", "219.3"]),
-            ("Net income", ["150.0", "140.0"]),
-        ],
-        table_id="group",
-        page=5,
-    )
+    group = make_table([*INCOME, ("Net income", ["150.0", "140.0"])], table_id="group", page=5)
     # A guarantor group's statements: every figure differs a little.
     obligors = make_table(
         [

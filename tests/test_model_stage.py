@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -40,11 +40,9 @@ def answer(content: object, prompt_tokens: int = 900, cached: int | None = 0) ->
     }
 
 
-EMPTY: dict[str, object] = {
-    "cross_page_links": {"links": []},
-    "label_mapping": {"mappings": []},
-    "narrative_claims": {"claims": []},
-}
+# Each task's answer: an object with one list, of the proposals under this key.
+PROPOSALS = {"cross_page_links": "links", "label_mapping": "mappings", "narrative_claims": "claims"}
+EMPTY: dict[str, object] = {task: {key: []} for task, key in PROPOSALS.items()}
 
 
 def recorded(by_task: dict[str, object]) -> Callable[[httpx2.Request], httpx2.Response]:
@@ -60,12 +58,16 @@ def recorded(by_task: dict[str, object]) -> Callable[[httpx2.Request], httpx2.Re
     return handler
 
 
-def run_stage(handler: Callable[[httpx2.Request], httpx2.Response]) -> DocumentResult:
+def run_stage(
+    handler: Callable[[httpx2.Request], httpx2.Response], document: DocumentResult | None = None
+) -> DocumentResult:
+    """The model stage on ``document`` (the sample's result by default), the server answering ``handler``."""
+
     async def main() -> DocumentResult:
         ep = Endpoint("http://model.test/v1", "smollm2")
         client = ModelClient({"standard": ep, "deep": ep}, transport=httpx2.MockTransport(handler), retries=1)
         try:
-            return await ModelStage(client).run(doc())
+            return await ModelStage(client).run(doc() if document is None else document)
         finally:
             await client.aclose()
 
@@ -81,31 +83,42 @@ def link(**kw: object) -> dict[str, object]:
     return base
 
 
+def mapping(label: str, metric: str, rationale: str) -> dict[str, object]:
+    return {"label": label, "metric": metric, "rationale": rationale}
+
+
+def claim(quote: str, value: float, rationale: str) -> dict[str, object]:
+    """A claim of FY2025 revenue quoted from page 3."""
+    fields = {"page": 3, "quote": quote, "metric": "revenue", "period": "FY2025"}
+    return {**fields, "value": value, "rationale": rationale}
+
+
 def reasons(r: DocumentResult, task: str) -> list[str]:
     assert r.model is not None
     return [o.reason for o in r.model.outcomes if o.task == task]
 
 
+def verdicts(task: str, cases: Sequence[tuple[object, str]]) -> DocumentResult:
+    """The stage run on a recorded answer to ``task`` that proposes each case's item: each must get the
+    case's reason, in order."""
+    r = run_stage(recorded({task: {PROPOSALS[task]: [item for item, _ in cases]}}))
+    assert reasons(r, task) == [reason for _, reason in cases]
+    return r
+
+
 def test_links_are_verified_against_printed_numbers() -> None:
-    links = [
-        link(),  # true and consistent: 1,321.2 $m on p2, 1,321,213 $k on p4
-        link(
-            metric="operating_cash_flow", page_a=2, value_a=129.2, page_b=7, value_b=192186
-        ),  # XREF001 has it
-        link(page_a=99),  # invented page
-        link(value_a=777.7),  # a number that is not on the page
-        link(value_b=1238412),  # the FY2024 figure linked as FY2025: different periods
-        link(metric="ebitda_after_magic"),  # not a metric the taxonomy knows
-    ]
-    r = run_stage(recorded({"cross_page_links": {"links": links}}))
-    assert reasons(r, "cross_page_links") == [
-        "verified_consistent",
-        "already_flagged",
-        "page_out_of_range",
-        "number_not_on_page",
-        "period_mismatch",
-        "unknown_metric",
-    ]
+    ocf = link(metric="operating_cash_flow", page_a=2, value_a=129.2, page_b=7, value_b=192186)
+    r = verdicts(
+        "cross_page_links",
+        [
+            (link(), "verified_consistent"),  # true and consistent: 1,321.2 $m on p2, 1,321,213 $k on p4
+            (ocf, "already_flagged"),  # XREF001 has it
+            (link(page_a=99), "page_out_of_range"),  # invented page
+            (link(value_a=777.7), "number_not_on_page"),  # a number that is not on the page
+            (link(value_b=1238412), "period_mismatch"),  # the FY2024 figure linked as FY2025
+            (link(metric="ebitda_after_magic"), "unknown_metric"),  # not a metric the taxonomy knows
+        ],
+    )
     assert [f.rule for f in r.flags] == [f.rule for f in doc().flags]  # nothing unverified became a flag
     assert r.model is not None and r.model.status == "done"
 
@@ -113,22 +126,9 @@ def test_links_are_verified_against_printed_numbers() -> None:
 def test_a_verified_disagreement_the_rules_missed_becomes_a_flag() -> None:
     # Revenue FY2025 on p2 (1,321.2 $m) against operating cash flow's cell on p7 read as "revenue" is refused
     # (metric mismatch); but two real figures of one metric that disagree are flagged with both pages.
-    base = doc()
-    clean = base.model_copy(update={"flags": []})  # pretend XREF001 had not fired
-    ep = Endpoint("http://model.test/v1", "smollm2")
+    clean = doc().model_copy(update={"flags": []})  # pretend XREF001 had not fired
     ocf = link(metric="operating_cash_flow", page_a=2, value_a=129.2, page_b=7, value_b=192186)
-
-    async def main() -> DocumentResult:
-        client = ModelClient(
-            {"standard": ep, "deep": ep},
-            transport=httpx2.MockTransport(recorded({"cross_page_links": {"links": [ocf]}})),
-        )
-        try:
-            return await ModelStage(client).run(clean)
-        finally:
-            await client.aclose()
-
-    r = asyncio.run(main())
+    r = run_stage(recorded({"cross_page_links": {"links": [ocf]}}), clean)
     assert reasons(r, "cross_page_links") == ["verified_mismatch"]
     (flag,) = r.flags
     assert flag.kind == "model_finding" and flag.rule == "MOD001" and flag.pages == [2, 7]
@@ -148,45 +148,33 @@ def test_malformed_answers_are_recorded_not_trusted() -> None:
 
 
 def test_label_mappings_need_a_real_label_a_real_metric_and_no_contradiction() -> None:
-    mappings = [
-        {"label": "Goodwill and intangible assets, net", "metric": "goodwill", "rationale": "same line"},
-        {
-            "label": "Accounts payable and accrued expenses",
-            "metric": "total_current_liabilities",
-            "rationale": "x",
-        },
-        {"label": "Widgets sold in Atlantis", "metric": "revenue", "rationale": "invented label"},
-        {
-            "label": "Goodwill and intangible assets, net",
-            "metric": "made_up_metric",
-            "rationale": "invented id",
-        },
-        {"label": "Net sales", "metric": "revenue", "rationale": "already known"},
-    ]
-    r = run_stage(recorded({"label_mapping": {"mappings": mappings}}))
-    assert reasons(r, "label_mapping") == [
-        "unrefuted",
-        "contradicts_facts",
-        "label_not_found",
-        "unknown_metric",
-        "already_known",
-    ]
+    goodwill = "Goodwill and intangible assets, net"
+    payables = "Accounts payable and accrued expenses"
+    r = verdicts(
+        "label_mapping",
+        [
+            (mapping(goodwill, "goodwill", "same line"), "unrefuted"),
+            (mapping(payables, "total_current_liabilities", "x"), "contradicts_facts"),
+            (mapping("Widgets sold in Atlantis", "revenue", "invented label"), "label_not_found"),
+            (mapping(goodwill, "made_up_metric", "invented id"), "unknown_metric"),
+            (mapping("Net sales", "revenue", "already known"), "already_known"),
+        ],
+    )
     new = [f for f in r.facts if f.metric == "goodwill"]
     assert {f.period.key for f in new if f.period} == {"2025-12-31", "2024-12-31"}
     assert all(f.label == "Goodwill and intangible assets, net" and f.page == 5 for f in new)
 
 
 def test_narrative_claims_must_quote_the_page() -> None:
-    claims = [
-        {"page": 3, "quote": "Net sales increased by 6.7% to $1.32 billion", "metric": "revenue",
-         "period": "FY2025", "value": 1.32, "rationale": "headline"},
-        {"page": 3, "quote": "Net sales soared to $9.99 billion", "metric": "revenue",
-         "period": "FY2025", "value": 9.99, "rationale": "hallucinated"},
-        {"page": 3, "quote": "Net sales increased by 6.7% to $1.32 billion", "metric": "revenue",
-         "period": "FY2025", "value": 4.5, "rationale": "number not in the quote"},
-    ]  # fmt: skip
-    r = run_stage(recorded({"narrative_claims": {"claims": claims}}))
-    assert reasons(r, "narrative_claims") == ["verified_consistent", "quote_not_found", "number_not_in_quote"]
+    printed = "Net sales increased by 6.7% to $1.32 billion"
+    verdicts(
+        "narrative_claims",
+        [
+            (claim(printed, 1.32, "headline"), "verified_consistent"),
+            (claim("Net sales soared to $9.99 billion", 9.99, "hallucinated"), "quote_not_found"),
+            (claim(printed, 4.5, "number not in the quote"), "number_not_in_quote"),
+        ],
+    )
 
 
 def test_accounting_and_routing() -> None:

@@ -55,15 +55,27 @@ def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
     cfg.store.close()
 
 
+def new_client(config: ConsoleConfig, base_url: str = "http://127.0.0.1") -> TestClient:
+    """A client of a new app over ``config``: an app takes its settings from the config it is made with."""
+    return TestClient(create_app(config), base_url=base_url)
+
+
 @pytest.fixture
 def client(config: ConsoleConfig) -> TestClient:
-    return TestClient(create_app(config), base_url="http://127.0.0.1")
+    return new_client(config)
 
 
 def first_flag(config: ConsoleConfig, **filters: str) -> Flag:
     rows = config.store.queue(FlagQuery(**filters), limit=1).rows  # type: ignore[arg-type]
     assert rows
     return rows[0].flag
+
+
+@pytest.fixture
+def xref_flag(client: TestClient, config: ConsoleConfig) -> Flag:
+    """The run's first XREF001 flag (halvorsen, pages 2 and 7), ``client`` logged in to review it."""
+    login(client)
+    return first_flag(config, rule="XREF001")
 
 
 # ---------------------------------------------------------------------------------------------- access
@@ -143,12 +155,12 @@ def test_session_cookie_is_signed_httponly_samesite(client: TestClient, config: 
     cookie = r.headers["set-cookie"].lower()
     assert "httponly" in cookie and "samesite=strict" in cookie and "secure" not in cookie
     # a forged cookie (right shape, wrong signature) is no login
-    forged = TestClient(create_app(config), base_url="http://127.0.0.1")
+    forged = new_client(config)
     value = r.headers["set-cookie"].split(";")[0].split("=", 1)[1]
     forged.cookies.set("tieout_review", value[:-4] + "AAAA")
     assert forged.get("/", follow_redirects=False).status_code == 303
     config.secure_cookie = True
-    secure = TestClient(create_app(config), base_url="https://127.0.0.1")
+    secure = new_client(config, "https://127.0.0.1")
     token = csrf_of(secure.get("/login").text)
     r = secure.post(
         "/login",
@@ -160,7 +172,7 @@ def test_session_cookie_is_signed_httponly_samesite(client: TestClient, config: 
 
 def test_wrong_passwords_are_throttled(config: ConsoleConfig) -> None:
     config.throttle = LoginThrottle(attempts=3, window_s=60)
-    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+    client = new_client(config)
     for _ in range(3):
         token = csrf_of(client.get("/login").text)
         r = client.post("/login", data={"username": "alice", "password": "wrong-one", "csrf": token})
@@ -169,7 +181,7 @@ def test_wrong_passwords_are_throttled(config: ConsoleConfig) -> None:
     r = client.post("/login", data={"username": "alice", "password": "alice-password", "csrf": token})
     assert r.status_code == 429 and "Too many failed logins" in r.text
     # unknown names count against the address too
-    other = TestClient(create_app(config), base_url="http://127.0.0.1")
+    other = new_client(config)
     token = csrf_of(other.get("/login").text)
     r = other.post("/login", data={"username": "bob", "password": "bob-password", "csrf": token})
     assert r.status_code == 429
@@ -252,7 +264,7 @@ def test_the_default_queue_holds_the_flags_at_or_above_the_calibrated_threshold(
     assert len(confidences) >= 2
     threshold = confidences[-1]  # only the most confident flags pass
     config.queue_threshold = threshold
-    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+    client = new_client(config)
     login(client)
     html = client.get("/").text
     above = [r for r in everything if r.flag.confidence >= threshold]
@@ -266,13 +278,11 @@ def test_the_default_queue_holds_the_flags_at_or_above_the_calibrated_threshold(
 
 
 def test_flag_page_shows_both_pages_with_boxes_at_bbox_times_scale(
-    client: TestClient, config: ConsoleConfig
+    client: TestClient, xref_flag: Flag
 ) -> None:
-    login(client)
-    flag = first_flag(config, rule="XREF001")
-    html = client.get(f"/flags/{flag.flag_id}?zoom=1.0").text
+    html = client.get(f"/flags/{xref_flag.flag_id}?zoom=1.0").text
     scale = render_scale(1.0)
-    for n, ev in enumerate(flag.evidence, 1):
+    for n, ev in enumerate(xref_flag.evidence, 1):
         assert ev.bbox is not None
         m = re.search(
             rf'data-evidence="{n}" data-role="([\w-]+)" style="left: ([\d.]+)px; top: ([\d.]+)px; '
@@ -291,17 +301,17 @@ def test_flag_page_shows_both_pages_with_boxes_at_bbox_times_scale(
     assert "Net cash provided by operating activities" in html and 'class="flagged"' in html
     assert "elsewhere in the document" in html
     # which figure to change (the localization), and the proof the rule had
-    loc = flag.localization
+    loc = xref_flag.localization
     assert loc is not None and "Which figure to change" in html
-    assert flag.proof and "Proof of the relation" in html
+    assert xref_flag.proof and "Proof of the relation" in html
     assert f'<td class="num">{loc.corrected[0]}</td>' in html
     # images: PNG at the announced size
-    r = client.get(f"/documents/{flag.doc_id}/pages/7.png?zoom=1.0")
+    r = client.get(f"/documents/{xref_flag.doc_id}/pages/7.png?zoom=1.0")
     assert r.status_code == 200 and r.content[:8] == b"\x89PNG\r\n\x1a\n"
     w, h = page_sizes(HALVORSEN.read_bytes())[6]
     assert f'width="{round(w * scale)}" height="{round(h * scale)}"' in html
-    assert client.get(f"/documents/{flag.doc_id}/pages/99.png?zoom=1.0").status_code == 400
-    assert client.get(f"/documents/{flag.doc_id}/pages/2.png?zoom=3.3").status_code == 400
+    assert client.get(f"/documents/{xref_flag.doc_id}/pages/99.png?zoom=1.0").status_code == 400
+    assert client.get(f"/documents/{xref_flag.doc_id}/pages/2.png?zoom=3.3").status_code == 400
     assert client.get(f"/documents/{'0' * 64}/pages/2.png").status_code == 404
     assert client.get("/documents/..%2F..%2Fetc/pages/1.png").status_code == 404
     assert client.get("/static/../auth.py").status_code == 404
@@ -320,7 +330,7 @@ def test_decide_through_the_handlers(client: TestClient, config: ConsoleConfig) 
     html = client.get(r.headers["location"]).text
     assert 'data-status="confirmed"' in html and "Confirmed as a real inconsistency." in html
     # bob, who opened the flag before alice confirmed it, submits a dismissal: refused, nothing overwritten
-    bob = TestClient(create_app(config), base_url="http://127.0.0.1")
+    bob = new_client(config)
     bob_token = login(bob, "bob")
     r = bob.post(url, data={"csrf": bob_token, "action": "dismiss", "reason": "wrong_scale", "version": "0"})
     assert r.status_code == 409
@@ -370,7 +380,7 @@ def test_a_decision_hook_sees_every_decision_and_cannot_undo_it(config: ConsoleC
         raise RuntimeError("broker down")
 
     config.on_decision.append(hook)
-    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+    client = new_client(config)
     token = login(client)
     flag = first_flag(config)
     client.post(f"/flags/{flag.flag_id}/decide", data={"csrf": token, "action": "confirm", "version": "0"})
@@ -378,12 +388,10 @@ def test_a_decision_hook_sees_every_decision_and_cannot_undo_it(config: ConsoleC
 
 
 def test_document_page_has_a_thumbnail_per_page_and_a_marker_per_evidence(
-    client: TestClient, config: ConsoleConfig
+    client: TestClient, config: ConsoleConfig, xref_flag: Flag
 ) -> None:
-    login(client)
-    flag = first_flag(config, rule="XREF001")
-    html = client.get(f"/documents/{flag.doc_id}").text
-    rows = config.store.queue(FlagQuery(doc_id=flag.doc_id), limit=100).rows
+    html = client.get(f"/documents/{xref_flag.doc_id}").text
+    rows = config.store.queue(FlagQuery(doc_id=xref_flag.doc_id), limit=100).rows
     assert html.count('class="thumb"') == len(page_sizes(HALVORSEN.read_bytes()))
     assert html.count('class="marker') == sum(len(r.flag.evidence) for r in rows)
     assert client.get(f"/documents/{'f' * 64}").status_code == 404
@@ -400,10 +408,9 @@ def annotations_in(pdf: bytes) -> Counter[str]:
 
 
 def test_the_document_page_downloads_the_tick_and_tie_pdf(
-    client: TestClient, config: ConsoleConfig, tmp_path: Path
+    client: TestClient, config: ConsoleConfig, xref_flag: Flag, tmp_path: Path
 ) -> None:
-    login(client)
-    doc_id = first_flag(config, rule="XREF001").doc_id
+    doc_id = xref_flag.doc_id
     html = client.get(f"/documents/{doc_id}").text
     assert f'href="/documents/{doc_id}/annotated.pdf"' in html
     r = client.get(f"/documents/{doc_id}/annotated.pdf")
@@ -420,7 +427,7 @@ def test_the_document_page_downloads_the_tick_and_tie_pdf(
     config.annotations = AnnotatedCopies(
         LocalDocuments([SAMPLES]), tmp_path / "cache", target="tests.support.workers:boom"
     )
-    other = TestClient(create_app(config), base_url="http://127.0.0.1")
+    other = new_client(config)
     login(other)
     again = other.get(f"/documents/{doc_id}/annotated.pdf")
     assert again.status_code == 200 and again.content == r.content
@@ -463,7 +470,7 @@ def test_a_download_that_fails_says_why_on_an_error_page(
     config: ConsoleConfig, fake: FakeAnnotations, status: int, message: str
 ) -> None:
     config.annotations = fake
-    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+    client = new_client(config)
     login(client)
     doc_id = first_flag(config, rule="XREF001").doc_id
     try:
@@ -484,7 +491,7 @@ def test_a_download_whose_pdf_is_missing_is_a_clear_error(run_dir: Path, tmp_pat
     for documents in (LocalDocuments([tmp_path / "empty"]), StoreDocuments(MemoryStore(), "landing")):
         config = make_config(run_dir, tmp_path)
         config.images = PageImages(documents, tmp_path / "cache")
-        client = TestClient(create_app(config), base_url="http://127.0.0.1")
+        client = new_client(config)
         login(client)
         doc_id = first_flag(config, rule="XREF001").doc_id
         assert 'id="annotated"' not in client.get(f"/documents/{doc_id}").text  # no button to a failure

@@ -19,7 +19,8 @@ from adapters.sinks.parquet import arrow_schema, tables_of
 from adapters.sinks.rows import DOCUMENTS, FACTS, FLAGS, RowLayout, exact, layout_of
 from pipeline.checks.stage import verify
 from pipeline.engine import process_path
-from schemas.models import DocumentResult, Evidence, Fact, Flag, Period
+from schemas.models import DocumentResult, Evidence, Fact, Flag
+from tests.support.records import fact
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_docs" / "kaizen_fy2025_annual_report.pdf"
 
@@ -31,27 +32,6 @@ def result() -> DocumentResult:
     return r
 
 
-def _fact(**changes: object) -> Fact:
-    base = Fact(
-        fact_id="f1",
-        doc_id="d" * 64,
-        source="x.pdf",
-        metric="revenue",
-        label="Revenue",
-        period=Period(kind="instant", key="2025-12-31", label="31 December 2025", end_date="2025-12-31"),
-        value=2031700000.0000002,  # a product of floats: 2,031.7 × 10^6
-        printed="2,031.7",
-        printed_value=2031.7,
-        decimals=-5,
-        scale=6,
-        scale_source="caption",
-        page=3,
-        bbox=(1.0, 2.0, 3.0, 4.0),
-        origin="table_cell",
-    )
-    return base.model_copy(update=changes)
-
-
 @pytest.mark.parametrize(("model", "layout"), [(Fact, FACTS), (Flag, FLAGS)])
 def test_every_field_of_the_record_is_a_column(model: type[BaseModel], layout: RowLayout[Any]) -> None:
     names = set(layout.names)
@@ -61,12 +41,12 @@ def test_every_field_of_the_record_is_a_column(model: type[BaseModel], layout: R
 
 
 def test_amounts_are_the_exact_decimals_printed() -> None:
-    row = FACTS.row(_fact())
+    row = FACTS.row(fact())
     assert row["value"] == Decimal("2031700000") and isinstance(row["value"], Decimal)
     assert row["printed_value"] == Decimal("2031.7")
     assert row["period_end"] == date(2025, 12, 31)
     assert row["bbox"] == (1.0, 2.0, 3.0, 4.0)
-    unknown = FACTS.row(_fact(value=None, decimals=None, scale=None, scale_source=None))
+    unknown = FACTS.row(fact(value=None, decimals=None, scale=None, scale_source=None))
     assert unknown["value"] is None and unknown["printed_value"] == Decimal("2031.7")
 
 

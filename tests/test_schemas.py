@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from schemas.export import SCHEMA_DIR, TOPIC_DIR, all_records, render
 from schemas.models import SCHEMA_VERSION, Block, ErrorRecord, Fact
 from schemas.topology import TOPOLOGY, TopicSpec
+from tests.support.records import fact
 
 
 @pytest.mark.parametrize("name", sorted(all_records()))
@@ -41,21 +42,9 @@ def test_records_are_frozen_and_reject_unknown_fields() -> None:
 
 
 def test_pages_are_one_based() -> None:
-    with pytest.raises(ValidationError):
-        Fact(
-            fact_id="f",
-            doc_id="d",
-            source="s",
-            metric="revenue",
-            label="Revenue",
-            period=None,
-            value=1.0,
-            printed="1",
-            printed_value=1.0,
-            decimals=0,
-            page=0,
-            origin="table_cell",
-        )
+    Fact.model_validate(fact().model_dump())
+    with pytest.raises(ValidationError, match="page"):
+        Fact.model_validate({**fact().model_dump(), "page": 0})
 
 
 def test_blocks_stored_before_bold_was_dropped_still_load() -> None:

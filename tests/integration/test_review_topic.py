@@ -20,11 +20,14 @@ from tests.support.review import PASSWORDS, REPO, make_run
 pytestmark = pytest.mark.integration
 
 
-def _cli(*args: str, env: dict[str, str], timeout_s: float = 300) -> subprocess.CompletedProcess[str]:
+def _cli(
+    *args: str, env: dict[str, str], timeout_s: float = 300, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tieout.cli", *args],
         cwd=REPO,
         env=env,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout_s,
@@ -48,11 +51,9 @@ def test_decisions_reach_the_reviews_topic_rewards_and_regression_cases(
     )
     env = {**isolated.env, "PYTHONPATH": str(REPO)}
     users = tmp_path / "users.json"
-    added = subprocess.run(
-        [sys.executable, "-m", "tieout.cli", "review", "adduser", "alice", "--users", str(users),
-         "--password-stdin"],
-        input=PASSWORDS["alice"] + "\n", cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
-        check=False,
+    added = _cli(
+        "review", "adduser", "alice", "--users", str(users), "--password-stdin",
+        env=env, timeout_s=60, stdin=PASSWORDS["alice"] + "\n",
     )  # fmt: skip
     assert added.returncode == 0, added.stderr
     console = subprocess.Popen(
