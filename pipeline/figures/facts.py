@@ -20,9 +20,9 @@ __all__ = [
     "cell_fact",
     "column_headers",
     "extract_facts",
-    "fact_number",
     "is_change_column",
     "latest_fiscal_year",
+    "table_fact",
     "table_rows",
 ]
 
@@ -176,15 +176,14 @@ _UNIT_COMPATIBLE: dict[str, frozenset[str]] = {
 }
 
 
-def fact_number(
+def _fact_number(
     metric: MetricDef, number: TypedNumber
 ) -> tuple[float | None, int | None, int | None, ScaleSource | None]:
     """Value, decimals, scale and scale source of a cell's figure as a fact of ``metric``.
 
     Per-share amounts are never scaled: a table "in millions, except per share data" whose scale was
-    applied to the EPS rows would otherwise turn $2.15 into 2,150,000. Every builder of a fact from a
-    table cell (the taxonomy's rows here, the model's mapped rows in :mod:`pipeline.model.grounding`)
-    takes its number from this function. Value, decimals and scale are None when the scale is unknown.
+    applied to the EPS rows would otherwise turn $2.15 into 2,150,000. Value, decimals and scale are None
+    when the scale is unknown.
     """
     if metric.unit == "per_share":
         return number.value, number.places, 0, "cell"
@@ -273,6 +272,54 @@ def align_instants(facts: Sequence[Fact], taxonomy: Taxonomy) -> list[Fact]:
     return out
 
 
+def table_fact(
+    table: Table,
+    cell: Cell,
+    number: TypedNumber,
+    metric: MetricDef,
+    period: Period,
+    *,
+    fact_id: str,
+    label: str,
+    page: int,
+    row: int,
+    printed: str,
+    context: str | None = None,
+) -> Fact:
+    """The fact a table cell states for a metric and period, whoever mapped its row to the metric.
+
+    The one builder of facts from table cells: the taxonomy's rows (:func:`cell_fact`) and the rows the
+    model maps (:func:`pipeline.model.grounding.verify_mapping`) differ only in the id, label, page and
+    printed text they give; the number (per-share amounts never scaled), unit and currency are read here.
+    """
+    value, decimals, scale, scale_source = _fact_number(metric, number)
+    return Fact(
+        fact_id=fact_id,
+        doc_id=table.doc_id,
+        source=table.source,
+        metric=metric.id,
+        concept_us_gaap=metric.us_gaap,
+        concept_ifrs=metric.ifrs,
+        label=label,
+        period=period,
+        value=value,
+        printed=printed,
+        printed_value=number.value,
+        decimals=decimals,
+        scale=scale,
+        scale_source=scale_source,
+        currency=number.currency or table.currency,
+        unit=metric.fact_unit,
+        page=page,
+        bbox=cell.bbox,
+        origin="table_cell",
+        table_id=table.table_id,
+        row=row,
+        col=cell.col,
+        context=context,
+    )
+
+
 def cell_fact(
     table: Table,
     row: RowView,
@@ -283,31 +330,18 @@ def cell_fact(
     period: Period,
 ) -> Fact:
     """The fact a table cell states for a metric and period (per-share amounts are never scaled)."""
-    value, decimals, scale, scale_source = fact_number(metric, number)
     key = period.key if period else None
-    return Fact(
+    return table_fact(
+        table,
+        cell,
+        number,
+        metric,
+        period,
         fact_id=stable_id(table.doc_id, metric.id, key, row.page, table.table_id, row.index, cell.col),
-        doc_id=table.doc_id,
-        source=table.source,
-        metric=metric.id,
-        concept_us_gaap=metric.us_gaap,
-        concept_ifrs=metric.ifrs,
         label=row.label,
-        period=period,
-        value=value,
-        printed=number.text or cell.text,
-        printed_value=number.value,
-        decimals=decimals,
-        scale=scale,
-        scale_source=scale_source,
-        currency=number.currency or table.currency,
-        unit=metric.fact_unit,
         page=row.page,
-        bbox=cell.bbox,
-        origin="table_cell",
-        table_id=table.table_id,
         row=row.index,
-        col=cell.col,
+        printed=number.text or cell.text,
         context=context,
     )
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from pipeline.checks.crossref import PRIMARY
 from pipeline.checks.rule import Rule
 from pipeline.checks.tolerance import KnownFact, compare_values, known_facts
-from pipeline.figures.facts import fact_number
+from pipeline.figures.facts import table_fact
 from pipeline.figures.numbers import ParsedNumber, find_numbers
 from pipeline.figures.periods import parse_period
 from pipeline.figures.rounding import Comparison, within_rounding
@@ -406,33 +406,19 @@ def verify_mapping(
             if n.base_value is None or n.decimals is None or n.scale is None:
                 continue  # a figure of unknown scale is never a fact in units
             period = n.period
-            # The taxonomy's facts' own arithmetic: a per-share row is never scaled by the table's millions.
-            value, decimals, scale, scale_source = fact_number(metric, n)
-            fact = Fact(
+            fact = table_fact(
+                t,
+                c,
+                n,
+                metric,
+                period,
                 fact_id=stable_id(
                     index.doc.doc_id, "model-fact", metric.id, period.key, t.table_id, c.row, c.col
                 ),
-                doc_id=index.doc.doc_id,
-                source=index.doc.source,
-                metric=metric.id,
-                concept_us_gaap=metric.us_gaap,
-                concept_ifrs=metric.ifrs,
                 label=m.label,
-                period=period,
-                value=value,
-                printed=c.text,
-                printed_value=n.value,
-                decimals=decimals,
-                scale=scale,
-                scale_source=scale_source,
-                currency=n.currency or t.currency,
-                unit=metric.fact_unit,
                 page=c.page,
-                bbox=c.bbox,
-                origin="table_cell",
-                table_id=t.table_id,
                 row=c.row,
-                col=c.col,
+                printed=c.text,
             )
             priors = existing.get(period.key, [])
             wrong = [p for p in priors if not _agrees(fact, p, by_magnitude)]
