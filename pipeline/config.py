@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from pipeline.knobs import Knobs
-from pipeline.parse.tables import TableFinderSettings
+from pipeline.parse.table_types import TableFinderSettings
 
 __all__ = ["PIPELINE_VERSION", "EngineConfig"]
 

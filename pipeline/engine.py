@@ -46,7 +46,8 @@ from pipeline.parse.scales import (
 from pipeline.parse.sniff import HEAD_BYTES, not_a_pdf
 from pipeline.parse.stitch import join_split_tables, page_furniture, stitch_pages
 from pipeline.parse.structure import infer_missing_scales, type_group
-from pipeline.parse.tables import RawTable, Rules, find_tables, rules_from_drawings
+from pipeline.parse.table_types import RawTable, Rules
+from pipeline.parse.tables import find_tables, rules_from_drawings
 from pipeline.statements.build import annotate_facts, build_statements
 from pipeline.statements.equity import equity_statement_facts
 from schemas.models import (

@@ -1,7 +1,8 @@
 """The base of the engine's tuning knobs: every threshold a stage decides with, as a named field.
 
 pdfplumber's ``table_settings`` are the model: the engine's limits (:class:`pipeline.config.EngineConfig`),
-the table finder's tolerances (:class:`pipeline.parse.tables.TableFinderSettings`), the calculation trees'
+the table finder's tolerances (:class:`pipeline.parse.table_types.TableFinderSettings`), the calculation
+trees'
 thresholds (:class:`pipeline.statements.settings.TreeSettings`) and the claim parser's windows
 (:class:`pipeline.figures.claims.ClaimSettings`) are each a :class:`Knobs`.
 """

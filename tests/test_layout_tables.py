@@ -8,7 +8,8 @@ import pydantic
 import pytest
 
 from pipeline.parse.layout import Word, build_lines, is_figure, transform_words
-from pipeline.parse.tables import RawTable, Rules, TableFinderSettings, find_tables
+from pipeline.parse.table_types import RawTable, Rules, TableFinderSettings
+from pipeline.parse.tables import find_tables
 
 H = 9.0  # line height of the synthetic pages
 

@@ -8,16 +8,10 @@ from typing import Any
 import pytest
 
 from pipeline.figures import numbers
-from pipeline.figures.numbers import (
-    ParsedNumber,
-    ScaleHint,
-    detect_scale,
-    find_numbers,
-    is_numeric_token,
-    parse_number,
-    to_typed,
-)
+from pipeline.figures.numbers import ParsedNumber, find_numbers, is_numeric_token, parse_number
 from pipeline.figures.periods import parse_period
+from pipeline.figures.scale_captions import ScaleHint, detect_scale
+from pipeline.figures.typed_numbers import to_typed
 from tests.support.corpus import corpus_pdf
 
 

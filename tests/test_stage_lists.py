@@ -22,7 +22,7 @@ from pipeline.checks import CHECKS, RULES
 from pipeline.checks.stage import verify
 from pipeline.engine import STAGES, PageTable, parse_path, process_path
 from pipeline.parse.scales import ScaleResolution, resolve_group_scales
-from pipeline.parse.tables import RawCell, RawTable
+from pipeline.parse.table_types import RawCell, RawTable
 from schemas.models import DocumentResult
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_docs" / "northwind_2025_annual_report.pdf"

@@ -36,7 +36,7 @@ __all__ = [
 class ClaimSettings(Knobs):
     """The claim parser's tuning knobs, named and documented; unknown keys raise.
 
-    As for the table finder's (:class:`pipeline.parse.tables.TableFinderSettings`, after pdfplumber's
+    As for the table finder's (:class:`pipeline.parse.table_types.TableFinderSettings`, after pdfplumber's
     ``table_settings``). The regexes below are not knobs but the wording of financial narrative, grouped by
     what they recognise.
     """

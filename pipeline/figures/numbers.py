@@ -1,15 +1,16 @@
 """Financial figures as printed: parse one cell, tell a figure from a word, find the figures in text.
 
 These functions run for every word on every page, so the inner loop works on precompiled regular
-expressions and small frozen dataclasses; the pydantic ``TypedNumber`` is built only by :func:`to_typed`,
-once a figure has been kept. The work is split in three modules, and this one exports all of it:
+expressions and small frozen dataclasses; the pydantic ``TypedNumber`` is built only by
+:func:`~pipeline.figures.typed_numbers.to_typed`,
+once a figure has been kept. The work is split in three modules:
 
 * :mod:`pipeline.figures.number_grammar` recognises: the vocabulary and the compiled patterns;
 * this module parses: a match becomes a :class:`ParsedNumber`;
 * :mod:`pipeline.figures.typed_numbers` types: :func:`to_typed` applies the table's unit and period.
 
 A table's unit itself is read from its caption by :mod:`pipeline.figures.scale_captions`
-(:func:`detect_scale`).
+(:func:`~pipeline.figures.scale_captions.detect_scale`).
 
 Conventions:
 
@@ -19,7 +20,8 @@ Conventions:
 * Grouping is read in the US/UK style (``1,234.5``) and in the Indian style (``1,23,456``). European style
   (``1.234,5``) is read only when it cannot be anything else, unless the caller knows the document's
   convention and passes ``decimal_comma``.
-* A bare ``$`` is read as US dollars and a bare ``¥`` as yen; :func:`to_typed` lets the table's currency
+* A bare ``$`` is read as US dollars and a bare ``¥`` as yen;
+  :func:`~pipeline.figures.typed_numbers.to_typed` lets the table's currency
   override those two symbols because a Canadian or Chinese filing prints them too.
 """
 
@@ -30,18 +32,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from pipeline.figures import number_grammar as _grammar
-from pipeline.figures.scale_captions import ScaleHint, detect_scale
-from pipeline.figures.typed_numbers import to_typed
 
 __all__ = [
     "ParsedNumber",
-    "ScaleHint",
     "TextNumber",
-    "detect_scale",
     "find_numbers",
     "is_numeric_token",
     "parse_number",
-    "to_typed",
 ]
 
 # The grammar is bound by assignment, not ``from ... import``: CPython compiles ``NAME.method(...)`` on an

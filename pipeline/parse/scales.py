@@ -27,9 +27,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.figures.numbers import detect_scale, parse_number
+from pipeline.figures.numbers import parse_number
+from pipeline.figures.scale_captions import detect_scale
 from pipeline.parse.layout import Line
-from pipeline.parse.tables import RawCell, RawTable
+from pipeline.parse.table_types import RawCell, RawTable
 from schemas.models import ErrorRecord, Fact, ScaleSource, Table
 
 __all__ = [

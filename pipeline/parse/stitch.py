@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from pipeline.parse.layout import Line
-from pipeline.parse.tables import RawCell, RawTable, pick_title
+from pipeline.parse.table_grid import pick_title
+from pipeline.parse.table_types import RawCell, RawTable
 from schemas.models import Block
 
 __all__ = [

@@ -12,12 +12,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from pipeline.figures.numbers import parse_number, to_typed
+from pipeline.figures.numbers import parse_number
 from pipeline.figures.periods import combine_periods, parse_period
 from pipeline.figures.rounding import within_rounding
+from pipeline.figures.typed_numbers import to_typed
 from pipeline.parse.scales import ScaleResolution, column_scales, label_scale
 from pipeline.parse.stitch import TableGroup, section_headings
-from pipeline.parse.tables import RawCell, RawTable
+from pipeline.parse.table_types import RawCell, RawTable
 from schemas.models import Cell, Period, Table, TypedNumber
 
 __all__ = [

@@ -23,19 +23,13 @@ import statistics
 from collections.abc import Callable, Sequence
 
 from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment
-from pipeline.parse.table_grid import build_table, is_prose, is_year_line, pick_title
-from pipeline.parse.table_types import DEFAULT_FINDER, RawCell, RawTable, Rules, TableFinderSettings
+from pipeline.parse.table_grid import build_table, is_prose, is_year_line
+from pipeline.parse.table_types import DEFAULT_FINDER, RawTable, Rules, TableFinderSettings
 
 __all__ = [
-    "DEFAULT_FINDER",
-    "RawCell",
-    "RawTable",
-    "Rules",
-    "TableFinderSettings",
     "attach_currency",
     "data_strength",
     "find_tables",
-    "pick_title",
     "rules_from_drawings",
 ]
 

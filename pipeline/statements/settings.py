@@ -1,7 +1,8 @@
 """The calculation trees' tuning knobs, named and documented in one place; unknown keys raise.
 
 pdfplumber's ``table_settings`` are the model, as for the table finder's
-(:class:`pipeline.parse.tables.TableFinderSettings`): every threshold the statements stage decides with is a
+(:class:`pipeline.parse.table_types.TableFinderSettings`): every threshold the statements stage decides with
+is a
 field here, and the modules of :mod:`pipeline.statements` read :data:`TREE_SETTINGS`. The regexes and word
 lists stay beside the code that reads them: they are the vocabulary of financial statements, not knobs.
 """
