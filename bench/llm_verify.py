@@ -22,6 +22,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx2
 
@@ -141,6 +142,24 @@ def pass_row(result: DocumentResult, stats: RunStats) -> dict[str, object]:
     }
 
 
+# The filing run's options and the budget each replaces (each defaults to None: the services' setting).
+FILING_OPTIONS = {
+    "context_tokens_filing": "context_tokens",
+    "max_tokens": "max_output_tokens",
+    "ledger_tokens": "ledger_tokens",
+    "concurrency": "concurrency",
+    "ledger_lag": "ledger_lag",
+    "deadline": "deadline_s",
+}
+
+
+def filing_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The budgets given on the command line, by :class:`ModelStageConfig` field."""
+    return {
+        field: getattr(args, opt) for opt, field in FILING_OPTIONS.items() if getattr(args, opt) is not None
+    }
+
+
 async def run_filing(args: argparse.Namespace, env_path: Path) -> int:
     path = corpus_dir() / "filings" / args.filing
     meta = run_meta()  # when, at which commit, on which machine and under what load
@@ -149,22 +168,14 @@ async def run_filing(args: argparse.Namespace, env_path: Path) -> int:
     parse_s = time.monotonic() - t0
     # The services' own budgets and tiers (Settings from model.env): windows sized for the deep tier, the
     # standard tier's window beside it; tokens counted by the deep server, which sizes the windows.
+    # An option given on the command line replaces that one budget; the others stay the services' own.
     settings = Settings(_env_file=env_path)
-    base_config = settings.model_stage_config()
-    window = args.context_tokens_filing or base_config.context_tokens
-    config = dataclasses.replace(
-        base_config,
-        context_tokens=window,
-        max_output_tokens=args.max_tokens,
-        ledger_tokens=args.ledger_tokens,
-        concurrency=args.concurrency,
-        ledger_lag=args.ledger_lag,
-        deadline_s=args.deadline,
-    )
+    config = dataclasses.replace(settings.model_stage_config(), **filing_overrides(args))
+    window = config.context_tokens
     eps = settings.model_endpoints()
     tiers: tuple[Tier, ...] = ("standard", "deep")
     client = ModelClient(
-        {t: Endpoint(*eps[t], timeout_s=600, max_concurrency=args.concurrency) for t in tiers if t in eps}
+        {t: Endpoint(*eps[t], timeout_s=600, max_concurrency=config.concurrency) for t in tiers if t in eps}
     )
     tokenizer = ServerTokenizer(*eps["deep"])
     servers = sorted({url for url, _ in eps.values()})
@@ -177,7 +188,7 @@ async def run_filing(args: argparse.Namespace, env_path: Path) -> int:
         passes.append(pass_row(result, stats))
         # What the resume loop does with a partial document: finish the tasks left, pass after pass.
         while args.resume and stats.progress is not None and len(passes) <= args.resume:
-            result, stats = await stage.run_with_stats(result, stats.progress, deadline_s=args.deadline)
+            result, stats = await stage.run_with_stats(result, stats.progress, deadline_s=config.deadline_s)
             assert result.model is not None
             passes.append(pass_row(result, stats))
         after = [prefix_counters(u) for u in servers]
@@ -198,11 +209,11 @@ async def run_filing(args: argparse.Namespace, env_path: Path) -> int:
         "parse_s": round(parse_s, 1),
         "window_tokens": window,
         "standard_window_tokens": config.standard_context_tokens,
-        "max_output_tokens": args.max_tokens,
-        "ledger_tokens": args.ledger_tokens,
-        "concurrency_bound": args.concurrency,
-        "ledger_lag": args.ledger_lag,
-        "deadline_s": args.deadline,
+        "max_output_tokens": config.max_output_tokens,
+        "ledger_tokens": config.ledger_tokens,
+        "concurrency_bound": config.concurrency,
+        "ledger_lag": config.ledger_lag,
+        "deadline_s": config.deadline_s,
         "mode": first.mode,
         "token_source": first.token_source,
         "document_tokens": first.document_tokens,
@@ -252,15 +263,16 @@ async def main_async(args: argparse.Namespace) -> int:
     client = ModelClient({"standard": ep, "deep": ep})
     docs = sorted((REPO / "sample_docs").glob("*.pdf"))[: args.docs]
     window = int(env.get("MODEL_MAX_LEN", "8192"))
+    answer = args.max_tokens or ModelStageConfig().max_output_tokens
     modes = {
         "whole": ModelStageConfig(
-            context_tokens=args.context_tokens or window, max_output_tokens=args.max_tokens, deadline_s=None
+            context_tokens=args.context_tokens or window, max_output_tokens=answer, deadline_s=None
         ),
         # at most --window pages per window: the sample documents fit whole otherwise
         "ledger": ModelStageConfig(
             context_tokens=window,
             window_pages=args.window,
-            max_output_tokens=args.max_tokens,
+            max_output_tokens=answer,
             deadline_s=None,
         ),
     }
@@ -305,21 +317,20 @@ def main() -> int:
         "--context-tokens", type=int, default=0, help="whole-document window (default MODEL_MAX_LEN)"
     )
     ap.add_argument("--window", type=int, default=3, help="pages per ledger step")
-    ap.add_argument("--max-tokens", type=int, default=800, help="completion budget per request")
+    ap.add_argument("--max-tokens", type=int, help="completion budget per request (default: the services')")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--filing", help="a PDF of <corpus>/filings to run instead of the sample documents")
     ap.add_argument(
-        "--context-tokens-filing", type=int, default=0, help="the filing's window (default MODEL_MAX_LEN)"
+        "--context-tokens-filing", type=int, help="the filing's window (default: the deep tier's, settings)"
     )
-    ap.add_argument("--ledger-tokens", type=int, default=1000, help="the ledger's budget (filing run)")
-    ap.add_argument("--concurrency", type=int, default=4, help="calls in flight (filing run)")
-    ap.add_argument("--ledger-lag", type=int, default=1, help="ledger steps at once (filing run)")
+    # Filing-run budgets: unset, each is the services' own (Settings from model.env).
+    ap.add_argument("--ledger-tokens", type=int, help="the ledger's budget (filing run)")
+    ap.add_argument("--concurrency", type=int, help="calls in flight (filing run)")
+    ap.add_argument("--ledger-lag", type=int, help="ledger steps at once (filing run)")
     ap.add_argument(
         "--resume", type=int, default=0, help="resume passes after a partial first pass (filing run)"
     )
-    ap.add_argument(
-        "--deadline", type=float, default=ModelStageConfig().deadline_s, help="seconds (filing run)"
-    )
+    ap.add_argument("--deadline", type=float, help="seconds (filing run)")
     return asyncio.run(main_async(ap.parse_args()))
 
 
