@@ -25,33 +25,15 @@ from consumers.outbox import ReviewPublisher, kafka_publish
 from pipeline.rewards.decisions import check_records
 from schemas.models import Flag
 from tests.integration.conftest import LIVENESS_S, Isolated
+from tests.support.browser import FLAGS, chromium_or_skip
 from tests.support.review import ARTIFACTS, PASSWORDS, hostile_flag, make_config, make_run, serve
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-# This closed network: without these Chromium waits on refused connections before it paints.
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
-
 
 @pytest.fixture(scope="module")
 def chromium() -> Path:
-    if not CHROMIUM.is_file():
-        msg = f"{CHROMIUM} missing: run `bash infra/browser.sh`"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return CHROMIUM
+    return chromium_or_skip()
 
 
 @pytest.fixture
