@@ -16,9 +16,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from adapters.review.documents import ZOOMS, DocumentNotFound
+from adapters.review.documents import DocumentNotFound
 from console.state import ConsoleState, state_of
-from console.view import ROLE_CLASSES, fmt_value
+from console.view import ROLE_CLASSES, ZOOM_CHOICES, fmt_value
 from schemas.reviews import DISMISS_REASONS, REVIEW_STATUSES
 
 __all__ = ["call", "csrf_token", "error", "page", "page_sizes", "query_link", "templates", "user_of"]
@@ -41,7 +41,7 @@ def templates() -> jinja2.Environment:
     env.globals.update(
         DISMISS_REASONS=DISMISS_REASONS,
         REVIEW_STATUSES=REVIEW_STATUSES,
-        ZOOMS=ZOOMS,
+        ZOOM_CHOICES=ZOOM_CHOICES,
         ROLE_CLASSES=ROLE_CLASSES,
     )
     return env

@@ -2,35 +2,45 @@
 
 Coordinates: every bbox in the records is in PDF points, top-left origin, in PyMuPDF's page space; a page
 image at zoom ``z`` has ``z * 96 / 72`` pixels per point (:func:`adapters.review.render.render_scale`), so a
-box
-is placed at ``bbox * scale`` pixels from the image's top-left corner.
+box is placed at ``bbox * scale`` pixels from the image's top-left corner.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlencode
 
-from adapters.review.render import render_scale
+from adapters.review.documents import ZOOMS
+from adapters.review.render import PrintedBoxes, render_scale
 from adapters.review.store import SORT_KEYS, FlagQuery, SortKey
+from console.labels import Rect, place_label
 from schemas.models import BBox, Evidence, Fact, Flag
 from schemas.reviews import REVIEW_STATUSES, ReviewStatus
 
 __all__ = [
+    "PAGE_GAP_PX",
     "QUEUE_PARAMS",
     "ROLE_CLASSES",
+    "SCROLLBAR_PX",
+    "ZOOM_CHOICES",
     "Box",
     "ContextLine",
     "PageView",
     "box_for",
     "default_zoom",
     "evidence_facts",
+    "fitting_zoom",
     "flag_pages",
     "fmt_value",
     "query_from_params",
     "queue_state",
     "role_class",
+    "shown_pages",
+    "shown_zoom",
     "statement_context",
+    "with_labels",
+    "zoom_bucket",
 ]
 
 ROLE_CLASSES = ("total", "component", "other-page")
@@ -51,7 +61,11 @@ def role_class(ev: Evidence, first_page: int) -> str:
 
 @dataclass(frozen=True)
 class Box:
-    """A highlight on a page image, in CSS pixels from the image's top-left corner."""
+    """A highlight on a page image, in CSS pixels from the image's top-left corner.
+
+    Its label (``label`` text, ``label_rect`` relative to the box's top-left corner) is placed outside it
+    by :func:`console.labels.place_label`.
+    """
 
     n: int
     role: str
@@ -62,6 +76,13 @@ class Box:
     height: float
     text: str
     value: float | None
+    label: str = ""
+    label_rect: Rect = (0.0, 0.0, 0.0, 0.0)
+
+    @property
+    def rect(self) -> Rect:
+        """The box on the page image."""
+        return (self.left, self.top, round(self.left + self.width, 2), round(self.top + self.height, 2))
 
 
 @dataclass
@@ -76,7 +97,7 @@ class PageView:
 
 
 def box_for(n: int, ev: Evidence, bbox: BBox, css: str, scale: float) -> Box:
-    """The highlight of evidence ``n`` at ``scale`` pixels per point."""
+    """The highlight of evidence ``n`` at ``scale`` pixels per point (its label not placed yet)."""
     x0, y0, x1, y1 = bbox
     return Box(
         n=n,
@@ -91,33 +112,126 @@ def box_for(n: int, ev: Evidence, bbox: BBox, css: str, scale: float) -> Box:
     )
 
 
-def flag_pages(flag: Flag, sizes: list[tuple[float, float]], zoom: float) -> list[PageView]:
-    """Every page the flag involves, in page order, with its evidence boxes.
+def shown_pages(flag: Flag, page_count: int) -> list[int]:
+    """The pages a flag's page shows side by side: every page it names or cites, in page order."""
+    return [p for p in sorted({*flag.pages, *(e.page for e in flag.evidence)}) if 1 <= p <= page_count]
+
+
+def _scaled(boxes: list[BBox], scale: float) -> list[Rect]:
+    return [(x0 * scale, y0 * scale, x1 * scale, y1 * scale) for x0, y0, x1, y1 in boxes]
+
+
+def _inside(word: Rect, box: Rect) -> bool:
+    """A word (mostly) inside a highlight: the highlighted figure itself, never in its label's way."""
+    w = max(0.0, min(word[2], box[2]) - max(word[0], box[0]))
+    h = max(0.0, min(word[3], box[3]) - max(word[1], box[1]))
+    return w * h >= 0.5 * (word[2] - word[0]) * (word[3] - word[1])
+
+
+def with_labels(view: PageView, printed: PrintedBoxes) -> PageView:
+    """``view`` with each box's label placed clear of the figures printed, the other boxes and labels."""
+    page = (0.0, 0.0, float(view.width_px), float(view.height_px))
+    figures = _scaled(printed.figures, view.scale)
+    words = _scaled(printed.words, view.scale)
+    # a box's outline is drawn outside it: the other labels keep clear of that too
+    outlined = [(b.left - 3, b.top - 3, b.rect[2] + 3, b.rect[3] + 3) for b in view.boxes]
+    placed: list[Rect] = []
+    boxes = []
+    for i, b in enumerate(view.boxes):
+        own = b.rect
+        taken = [f for f in figures if not _inside(f, own)]
+        taken += [r for j, r in enumerate(outlined) if j != i] + placed
+        free = [w for w in words if not _inside(w, own)]
+        text, (x0, y0, x1, y1) = place_label(
+            own, (f"{b.n} · {b.css.replace('-', ' ')}", str(b.n)), taken, free, page
+        )
+        placed.append((x0, y0, x1, y1))
+        rel = (round(x0 - b.left, 2), round(y0 - b.top, 2), round(x1 - x0, 2), round(y1 - y0, 2))
+        boxes.append(replace(b, label=text, label_rect=rel))
+    return replace(view, boxes=boxes)
+
+
+def flag_pages(
+    flag: Flag,
+    sizes: list[tuple[float, float]],
+    zoom: float,
+    printed: Mapping[int, PrintedBoxes] | None = None,
+) -> list[PageView]:
+    """Every page the flag involves, in page order, with its evidence boxes and their labels.
 
     Args:
         flag: The flag.
         sizes: Width and height in points of every page of the document.
         zoom: The zoom the images are served at.
+        printed: What is printed on each page shown (its labels keep clear of it); none: only the boxes.
     """
     scale = render_scale(zoom)
     first = flag.evidence[0].page if flag.evidence else (min(flag.pages) if flag.pages else 1)
-    numbers = sorted({*flag.pages, *(e.page for e in flag.evidence)})
     views = {}
-    for p in numbers:
-        if 1 <= p <= len(sizes):
-            w, h = sizes[p - 1]
-            views[p] = PageView(p, round(w * scale), round(h * scale), scale)
+    for p in shown_pages(flag, len(sizes)):
+        w, h = sizes[p - 1]
+        views[p] = PageView(p, round(w * scale), round(h * scale), scale)
     for n, ev in enumerate(flag.evidence, 1):
         view = views.get(ev.page)
         if view is not None and ev.bbox is not None:
             view.boxes.append(box_for(n, ev, ev.bbox, role_class(ev, first), scale))
-    return list(views.values())
+    printed = printed or {}
+    return [with_labels(v, printed.get(p) or PrintedBoxes()) for p, v in views.items()]
+
+
+ZOOM_CHOICES = tuple(z for z in ZOOMS if z >= 0.5)
+"""The zooms the flag page offers (smaller ones are the document page's thumbnails)."""
+PAGE_GAP_PX = 14.0
+"""Between two pages side by side (``.pages`` gap: 1 em)."""
+SCROLLBAR_PX = 20.0
+"""Kept free of pages for a vertical scrollbar the room was measured without."""
 
 
 def default_zoom(flag: Flag) -> float:
     """Side by side, two pages fit a laptop screen at 0.75; a single page shows at printed size."""
     pages = {*flag.pages, *(e.page for e in flag.evidence)}
     return 0.75 if len(pages) > 1 else 1.0
+
+
+def zoom_bucket(widths: Sequence[float]) -> str:
+    """Which remembered zoom a flag's page uses: its pages' width side by side, to 100 points.
+
+    A zoom picked on one page is remembered for pages as wide (a single portrait page, two side by side, a
+    landscape page), never applied to pages twice as wide.
+    """
+    return str(round(sum(widths) / 100))
+
+
+def fitting_zoom(widths: Sequence[float], room_px: float) -> float:
+    """The largest zoom at which pages ``widths`` (points) fit side by side in ``room_px`` CSS pixels."""
+    for z in sorted(ZOOM_CHOICES, reverse=True):
+        need = sum(round(w * render_scale(z)) for w in widths) + PAGE_GAP_PX * (len(widths) - 1)
+        if need <= room_px - SCROLLBAR_PX:
+            return z
+    return ZOOM_CHOICES[0]
+
+
+def shown_zoom(
+    flag: Flag, widths: Sequence[float], remembered: Mapping[str, float], room_px: float | None
+) -> float:
+    """The zoom a flag's page opens at when the analyst asks for none.
+
+    The zoom remembered for pages as wide (:func:`zoom_bucket`), else :func:`default_zoom`; the pages of a
+    cross-page flag at most at the zoom that shows them all side by side in the browser's room (measured by
+    ``console.js``), so that no page of it is off screen.
+
+    Args:
+        flag: The flag.
+        widths: The widths in points of the pages shown (:func:`shown_pages`).
+        remembered: The zooms picked so far, by bucket.
+        room_px: The width the pages have in the browser (CSS pixels), when known.
+    """
+    zoom = remembered.get(zoom_bucket(widths)) or default_zoom(flag)
+    if zoom not in ZOOMS:
+        zoom = default_zoom(flag)
+    if len(widths) > 1 and room_px:
+        zoom = min(zoom, fitting_zoom(widths, room_px))
+    return zoom
 
 
 def _overlap(a: BBox, b: BBox) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from adapters.review.render import RenderError, page_sizes, render_page
+from adapters.review.render import PrintedBoxes, RenderError, page_sizes, printed_boxes, render_page
 from adapters.storage import Store, UnsafeKey, safe_key
 
 __all__ = [
@@ -212,6 +212,16 @@ class PageImages:
         image = render_page(self.documents.pdf(doc_id, source), page, zoom)
         _atomic_write(path, image.png)
         return image.png
+
+    def printed(self, doc_id: str, source: str, page: int) -> PrintedBoxes:
+        """The word boxes printed on 1-based ``page`` (where a highlight's label must not go)."""
+        path = self.cache_dir / check_doc_id(doc_id) / f"p{int(page)}-words.json"
+        if path.is_file():
+            cached = json.loads(path.read_text())
+            return PrintedBoxes([tuple(b) for b in cached["figures"]], [tuple(b) for b in cached["words"]])
+        boxes = printed_boxes(self.documents.pdf(doc_id, source), page)
+        _atomic_write(path, json.dumps({"figures": boxes.figures, "words": boxes.words}).encode())
+        return boxes
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -9,7 +9,7 @@ bbox in the records) lands at ``bbox * scale`` pixels on the image.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pymupdf
 
@@ -18,9 +18,11 @@ __all__ = [
     "MIN_ZOOM",
     "SCREEN_DPI",
     "PageImage",
+    "PrintedBoxes",
     "RenderError",
     "check_zoom",
     "page_sizes",
+    "printed_boxes",
     "render_page",
     "render_scale",
 ]
@@ -58,6 +60,19 @@ class PageImage:
     width_pt: float
     height_pt: float
     scale: float
+
+
+@dataclass(frozen=True)
+class PrintedBoxes:
+    """What is printed on a page, as word boxes in PDF points (the records' visible page space).
+
+    Attributes:
+        figures: The words holding a digit: amounts, years, note and page numbers.
+        words: Every other word.
+    """
+
+    figures: list[tuple[float, float, float, float]] = field(default_factory=list)
+    words: list[tuple[float, float, float, float]] = field(default_factory=list)
 
 
 def render_scale(zoom: float) -> float:
@@ -127,3 +142,27 @@ def render_page(pdf: bytes, page: int, zoom: float = 1.0) -> PageImage:
             )
         finally:
             doc.close()
+
+
+def printed_boxes(pdf: bytes, page: int) -> PrintedBoxes:
+    """The boxes of the words printed on 1-based ``page``, figures apart (see :class:`PrintedBoxes`).
+
+    Raises:
+        RenderError: if the bytes are no readable PDF or the page does not exist.
+    """
+    out = PrintedBoxes()
+    with _LOCK:
+        doc = _open(pdf)
+        try:
+            if not 1 <= page <= doc.page_count:
+                raise RenderError(f"page {page} does not exist (the document has {doc.page_count})")
+            p = doc[page - 1]
+            for *box, text, _block, _line, _word in p.get_text("words"):
+                r = pymupdf.Rect(box)
+                if p.rotation:  # words come in the unrotated space; the records' boxes in the visible one
+                    r = r * p.rotation_matrix
+                kind = out.figures if any(c.isdigit() for c in text) else out.words
+                kind.append((float(r.x0), float(r.y0), float(r.x1), float(r.y1)))
+        finally:
+            doc.close()
+    return out

@@ -9,21 +9,24 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from adapters.review.documents import ZOOMS
+from adapters.review.documents import ZOOMS, DocumentNotFound
+from adapters.review.render import PrintedBoxes, RenderError
 from adapters.review.store import FlagQuery, QueueRow, ReviewStore
 from console.pages import call, error, page, page_sizes, query_link, user_of
-from console.state import state_of
+from console.state import ConsoleState, state_of
 from console.view import (
-    default_zoom,
     evidence_facts,
     flag_pages,
     query_from_params,
     queue_state,
+    shown_pages,
+    shown_zoom,
     statement_context,
+    zoom_bucket,
 )
 from schemas.models import Fact, Flag
 
-__all__ = ["ROUTES", "flag_context", "flag_page", "render_flag"]
+__all__ = ["ROOM_COOKIE", "ROUTES", "flag_context", "flag_page", "render_flag"]
 
 
 async def flag_page(request: Request) -> Response:
@@ -50,8 +53,10 @@ async def render_flag(
     except ValueError:
         q = FlagQuery()
     flag = row.flag
-    zoom = _zoom(request, params, flag)
     sizes, missing = await page_sizes(state, flag.doc_id, flag.source)
+    shown = shown_pages(flag, len(sizes))
+    zoom = _zoom(request, params, flag, [sizes[p - 1][0] for p in shown])
+    printed = await _printed(state, flag, shown)
     prev_id, next_id = await call(store.neighbours, q, flag_id)
     context = await call(flag_context, store, row)
     return page(
@@ -61,7 +66,7 @@ async def render_flag(
         row=row,
         flag=flag,
         review=row.review,
-        pages=flag_pages(flag, sizes, zoom),
+        pages=flag_pages(flag, sizes, zoom, printed),
         zoom=zoom,
         missing=missing,
         problem=problem,
@@ -75,20 +80,43 @@ async def render_flag(
     )
 
 
-def _zoom(request: Request, params: dict[str, str], flag: Flag) -> float:
-    """The zoom to show ``flag`` at.
+ROOM_COOKIE = "tieout_room"
+"""The width in CSS pixels the pages have in the analyst's browser, as ``console.js`` measured it last."""
 
-    An explicit zoom is remembered for the next flags; without one, the remembered or default zoom.
+
+def _room(request: Request) -> float | None:
+    try:
+        room = float(request.cookies.get(ROOM_COOKIE, ""))
+    except ValueError:
+        return None
+    return room if 200 <= room <= 20_000 else None
+
+
+def _zoom(request: Request, params: dict[str, str], flag: Flag, widths: list[float]) -> float:
+    """The zoom to show ``flag`` at, its pages being ``widths`` points wide.
+
+    An explicit zoom is shown and remembered for the pages as wide (:func:`console.view.zoom_bucket`);
+    without one, the remembered or default zoom, cross-page flags fitted to the browser's room
+    (:func:`console.view.shown_zoom`).
     """
+    remembered = dict(request.session.get("zooms") or {})
     try:
         zoom = float(params.get("zoom", ""))
     except ValueError:
         zoom = 0.0
     if zoom in ZOOMS:
-        request.session["zoom"] = zoom
+        remembered[zoom_bucket(widths)] = zoom
+        request.session["zooms"] = remembered
         return zoom
-    zoom = float(request.session.get("zoom") or default_zoom(flag))
-    return zoom if zoom in ZOOMS else default_zoom(flag)
+    return shown_zoom(flag, widths, remembered, _room(request))
+
+
+async def _printed(state: ConsoleState, flag: Flag, pages: list[int]) -> dict[int, PrintedBoxes]:
+    """What is printed on each page shown, for its labels to keep clear of (nothing if it cannot be read)."""
+    try:
+        return {p: await call(state.config.images.printed, flag.doc_id, flag.source, p) for p in pages}
+    except (DocumentNotFound, RenderError):
+        return {}
 
 
 def flag_context(store: ReviewStore, row: QueueRow) -> dict[str, Any]:

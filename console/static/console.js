@@ -6,6 +6,19 @@
   var help = document.getElementById("help");
   var dismissArmed = false;
 
+  // The width the flag page's pages have in this browser: the server fits the pages of a cross-page flag
+  // into it (console/routes/flags.py ROOM_COOKIE), so that a zoom remembered on one page never pushes the
+  // second page off screen.
+  function measureRoom() {
+    var main = document.querySelector("main");
+    if (!main) { return; }
+    var css = window.getComputedStyle(main);
+    var room = main.clientWidth - parseFloat(css.paddingLeft) - parseFloat(css.paddingRight);
+    document.cookie = "tieout_room=" + Math.floor(room) + "; path=/; SameSite=Strict";
+  }
+  measureRoom();
+  window.addEventListener("resize", measureRoom);
+
   function typing(e) {
     var t = e.target;
     return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
@@ -14,6 +27,10 @@
     var a = document.getElementById(id);
     if (a && a.href) { window.location.href = a.href; return true; }
     return false;
+  }
+  function focus(id) {
+    var el = document.getElementById(id);
+    if (el) { el.focus(); }
   }
   function submit(formId, then) {
     var f = document.getElementById(formId);
@@ -75,41 +92,86 @@
     if (next) { window.location.href = next.href; }
   }
 
+  // Every shortcut, once: the key handler looks keys up here and the help (#help) is made from here, so
+  // the help lists every key bound. page: where it works ("" everywhere); when: only while that holds;
+  // typing: also while typing in a field; keepDefault: the browser's own use of the key goes on too.
+  var KEYS = [
+    { page: "", keys: ["?"], help: "show or hide this help", run: function () { toggleHelp(); } },
+    {
+      page: "", keys: ["Escape"], help: "cancel, close this help, leave a field", typing: true, keepDefault: true,
+      run: function (e) { armDismiss(false); toggleHelp(false); if (typing(e)) { e.target.blur(); } }
+    },
+    { page: "queue", keys: ["j"], help: "select the next flag", run: function () { select(selected + 1); } },
+    { page: "queue", keys: ["k"], help: "select the previous flag", run: function () { select(selected - 1); } },
+    {
+      page: "queue", keys: ["Enter", "o"], help: "open the selected flag",
+      when: function () { return selected >= 0; },
+      run: function () { window.location.href = rows[selected].dataset.href; }
+    },
+    { page: "queue", keys: ["n"], help: "next page of the queue", run: function () { go("next-page"); } },
+    { page: "queue", keys: ["p"], help: "previous page of the queue", run: function () { go("prev-page"); } },
+    {
+      page: "flag", keys: ["1", "2", "3", "4", "5"], when: function () { return dismissArmed; },
+      help: "after d or D: the reason, as numbered in the Dismiss row (5 other: type a note, then Enter)",
+      run: function (e) { pickReason(e.key); }
+    },
+    { page: "flag", keys: ["j"], help: "next flag of the queue", run: function () { go("next"); } },
+    { page: "flag", keys: ["k"], help: "previous flag of the queue", run: function () { go("prev"); } },
+    { page: "flag", keys: ["u"], help: "back to the queue", run: function () { go("to-queue"); } },
+    { page: "flag", keys: ["c"], help: "confirm: a real inconsistency", run: function () { submit("confirm-form"); } },
+    {
+      page: "flag", keys: ["C"], help: "confirm, then open the next flag of the queue",
+      run: function () { submit("confirm-form", "next"); }
+    },
+    { page: "flag", keys: ["d"], help: "dismiss, then pick a reason with 1–5", run: function () { armDismiss(true); } },
+    {
+      page: "flag", keys: ["D"], help: "dismiss, then open the next flag of the queue",
+      run: function () { armDismiss(true, "next"); }
+    },
+    { page: "flag", keys: ["r"], help: "reopen", run: function () { submit("reopen-form"); } },
+    { page: "flag", keys: ["a"], help: "reassign (pick a user)", run: function () { focus("assignee-select"); } },
+    { page: "flag", keys: ["m"], help: "write a comment", run: function () { focus("comment"); } },
+    { page: "flag", keys: ["+", "="], help: "zoom the pages in", run: function () { zoomStep(1); } },
+    { page: "flag", keys: ["-"], help: "zoom the pages out", run: function () { zoomStep(-1); } }
+  ];
+  var SHOWN = { Escape: "Esc", Enter: "Enter", "-": "−" };
+  var PLACES = [["", "Everywhere"], ["queue", "Queue"], ["flag", "Flag"]];
+
+  function makeHelp() {
+    var holder = document.getElementById("help-keys");
+    if (!holder) { return; }
+    PLACES.forEach(function (place) {
+      var title = document.createElement("h3");
+      title.textContent = place[1];
+      var list = document.createElement("dl");
+      KEYS.filter(function (b) { return b.page === place[0]; }).forEach(function (b) {
+        var dt = document.createElement("dt");
+        b.keys.forEach(function (key, i) {
+          if (i) { dt.appendChild(document.createTextNode(" ")); }
+          var kbd = document.createElement("kbd");
+          kbd.dataset.key = key;
+          kbd.textContent = SHOWN[key] || key;
+          dt.appendChild(kbd);
+        });
+        var dd = document.createElement("dd");
+        dd.textContent = b.help;
+        list.appendChild(dt);
+        list.appendChild(dd);
+      });
+      holder.appendChild(title);
+      holder.appendChild(list);
+    });
+  }
+  makeHelp();
+
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) { return; }
-    if (e.key === "Escape") {
-      armDismiss(false); toggleHelp(false);
-      if (typing(e)) { e.target.blur(); }
-      return;
-    }
-    if (typing(e)) { return; }
-    var k = e.key;
-    if (k === "?") { toggleHelp(); e.preventDefault(); return; }
-    if (page === "queue") {
-      if (k === "j") { select(selected + 1); }
-      else if (k === "k") { select(selected - 1); }
-      else if ((k === "Enter" || k === "o") && selected >= 0) { window.location.href = rows[selected].dataset.href; }
-      else if (k === "n") { go("next-page"); }
-      else if (k === "p") { go("prev-page"); }
-      else { return; }
-      e.preventDefault();
-      return;
-    }
-    if (page !== "flag") { return; }
-    if (dismissArmed && /^[1-5]$/.test(k)) { pickReason(k); }
-    else if (k === "j") { go("next"); }
-    else if (k === "k") { go("prev"); }
-    else if (k === "u") { go("to-queue"); }
-    else if (k === "c") { submit("confirm-form"); }
-    else if (k === "C") { submit("confirm-form", "next"); }
-    else if (k === "d") { armDismiss(true); }
-    else if (k === "D") { armDismiss(true, "next"); }
-    else if (k === "r") { submit("reopen-form"); }
-    else if (k === "a") { document.getElementById("assignee-select").focus(); }
-    else if (k === "m") { document.getElementById("comment").focus(); }
-    else if (k === "+" || k === "=") { zoomStep(1); }
-    else if (k === "-") { zoomStep(-1); }
-    else { return; }
-    e.preventDefault();
+    var bound = KEYS.find(function (b) {
+      return (b.page === "" || b.page === page) && b.keys.indexOf(e.key) >= 0 &&
+        (b.typing || !typing(e)) && (!b.when || b.when());
+    });
+    if (!bound) { return; }
+    bound.run(e);
+    if (!bound.keepDefault) { e.preventDefault(); }
   });
 })();
