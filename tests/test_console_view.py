@@ -163,11 +163,7 @@ def test_a_zoom_is_remembered_per_page_width_and_a_cross_page_flag_fits_the_room
 
 @pytest.fixture
 def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
-    run = tmp_path / "run"
-    run.mkdir()
-    for f in run_dir.glob("*.jsonl"):
-        (run / f.name).write_bytes(f.read_bytes())
-    cfg = make_config(run, tmp_path)
+    cfg = make_config(run_dir, tmp_path)  # no decision is made: the module's run is shared as it is
     yield cfg
     cfg.store.close()
 

@@ -9,7 +9,10 @@ bbox in the records) lands at ``bbox * scale`` pixels on the image.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import pymupdf
 
@@ -98,6 +101,19 @@ def _open(pdf: bytes) -> pymupdf.Document:
     return doc
 
 
+@contextmanager
+def _page(pdf: bytes, page: int) -> Iterator[Any]:
+    """1-based ``page`` of ``pdf``, open (under the MuPDF lock) for the ``with`` block."""
+    with _LOCK:
+        doc = _open(pdf)
+        try:
+            if not 1 <= page <= doc.page_count:
+                raise RenderError(f"page {page} does not exist (the document has {doc.page_count})")
+            yield doc[page - 1]
+        finally:
+            doc.close()
+
+
 def page_sizes(pdf: bytes) -> list[tuple[float, float]]:
     """Width and height in points of every page (rotation applied), in page order."""
     with _LOCK:
@@ -125,23 +141,16 @@ def render_page(pdf: bytes, page: int, zoom: float = 1.0) -> PageImage:
         RenderError: if the bytes are no readable PDF, the page does not exist or the zoom is out of range.
     """
     scale = render_scale(check_zoom(zoom))
-    with _LOCK:
-        doc = _open(pdf)
-        try:
-            if not 1 <= page <= doc.page_count:
-                raise RenderError(f"page {page} does not exist (the document has {doc.page_count})")
-            p = doc[page - 1]
-            pix = p.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
-            return PageImage(
-                png=bytes(pix.tobytes("png")),
-                width_px=int(pix.width),
-                height_px=int(pix.height),
-                width_pt=float(p.rect.width),
-                height_pt=float(p.rect.height),
-                scale=scale,
-            )
-        finally:
-            doc.close()
+    with _page(pdf, page) as p:
+        pix = p.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
+        return PageImage(
+            png=bytes(pix.tobytes("png")),
+            width_px=int(pix.width),
+            height_px=int(pix.height),
+            width_pt=float(p.rect.width),
+            height_pt=float(p.rect.height),
+            scale=scale,
+        )
 
 
 def printed_boxes(pdf: bytes, page: int) -> PrintedBoxes:
@@ -151,18 +160,11 @@ def printed_boxes(pdf: bytes, page: int) -> PrintedBoxes:
         RenderError: if the bytes are no readable PDF or the page does not exist.
     """
     out = PrintedBoxes()
-    with _LOCK:
-        doc = _open(pdf)
-        try:
-            if not 1 <= page <= doc.page_count:
-                raise RenderError(f"page {page} does not exist (the document has {doc.page_count})")
-            p = doc[page - 1]
-            for *box, text, _block, _line, _word in p.get_text("words"):
-                r = pymupdf.Rect(box)
-                if p.rotation:  # words come in the unrotated space; the records' boxes in the visible one
-                    r = r * p.rotation_matrix
-                kind = out.figures if any(c.isdigit() for c in text) else out.words
-                kind.append((float(r.x0), float(r.y0), float(r.x1), float(r.y1)))
-        finally:
-            doc.close()
+    with _page(pdf, page) as p:
+        for *box, text, _block, _line, _word in p.get_text("words"):
+            r = pymupdf.Rect(box)
+            if p.rotation:  # words come in the unrotated space; the records' boxes in the visible one
+                r = r * p.rotation_matrix
+            kind = out.figures if any(c.isdigit() for c in text) else out.words
+            kind.append((float(r.x0), float(r.y0), float(r.x1), float(r.y1)))
     return out
