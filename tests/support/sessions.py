@@ -1,4 +1,7 @@
-"""Shared by the console's session tests: the store checks both dialects run, and logging in by hand."""
+"""Shared by the console's session tests: the store checks both dialects run, and logging in by hand.
+
+(The session modules are imported inside the checks, so the console tests that use only the helpers
+import on code without them: how a regression test is seen to fail on the code before the change.)"""
 
 from __future__ import annotations
 
@@ -9,9 +12,7 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
-from adapters.review.logins import LoginAttempt
 from adapters.review.store import ReviewStore
-from console.auth import LoginThrottle, user_key
 from tests.support.review import csrf_of
 
 T0 = 1_800_000_000.0  # a fixed "now" for the tests' clocks (2027-01-15)
@@ -43,6 +44,9 @@ def check_sessions(store: ReviewStore, other: ReviewStore) -> None:
 
 def check_logins(store: ReviewStore, other: ReviewStore) -> None:
     """Failed logins counted through either store add up; the audit trail holds every attempt."""
+    from adapters.review.logins import LoginAttempt
+    from console.auth import LoginThrottle, user_key
+
     throttle = LoginThrottle(free_failures=2, backoff_s=10, max_backoff_s=40, forget_s=3600)
 
     def attempt(s: ReviewStore, at: float, user: str, address: str, outcome: str) -> None:
