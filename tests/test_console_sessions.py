@@ -20,7 +20,7 @@ from adapters.review.sqlite import SqliteReviewStore
 from adapters.review.store import FlagQuery
 from console.app import ConsoleConfig, create_app
 from console.auth import LoginThrottle, Users, add_user
-from tests.support.review import PASSWORDS, login, make_config, make_run
+from tests.support.review import PASSWORDS, copied_config, login, make_run
 from tests.support.sessions import T0, remove_from_file, try_login
 from tieout.cli import app as cli
 
@@ -32,13 +32,8 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
-    run = tmp_path / "run"
-    run.mkdir()
-    for f in run_dir.glob("*.jsonl"):
-        (run / f.name).write_bytes(f.read_bytes())
-    cfg = make_config(run, tmp_path)
-    yield cfg
-    cfg.store.close()
+    with copied_config(run_dir, tmp_path) as cfg:
+        yield cfg
 
 
 def client_at(config: ConsoleConfig, address: str = "10.0.0.1") -> TestClient:

@@ -26,7 +26,7 @@ from console.app import ConsoleConfig, create_app
 from console.auth import Users, add_user, hash_password, session_secret, verify_password
 from pipeline.config import PIPELINE_VERSION
 from schemas.models import Flag
-from tests.support.review import SAMPLES, csrf_of, hostile_flag, login, make_config, make_run
+from tests.support.review import SAMPLES, copied_config, csrf_of, hostile_flag, login, make_config, make_run
 from tieout.cli import app as cli
 
 HALVORSEN = SAMPLES / "halvorsen_2025_form_10k.pdf"
@@ -45,14 +45,8 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
-    # each test its own copy of the run, so decisions do not leak between tests
-    run = tmp_path / "run"
-    run.mkdir()
-    for f in run_dir.glob("*.jsonl"):
-        (run / f.name).write_bytes(f.read_bytes())
-    cfg = make_config(run, tmp_path)
-    yield cfg
-    cfg.store.close()
+    with copied_config(run_dir, tmp_path) as cfg:
+        yield cfg
 
 
 def new_client(config: ConsoleConfig, base_url: str = "http://127.0.0.1") -> TestClient:

@@ -18,7 +18,7 @@ from console.app import ConsoleConfig, create_app
 from console.auth import add_user
 from tests.integration.conftest import LIVENESS_S
 from tests.support.browser import browser, chromium_or_skip
-from tests.support.review import PASSWORDS, make_config, make_run, serve
+from tests.support.review import PASSWORDS, copied_config, make_run, serve
 from tests.support.sessions import T0
 
 if TYPE_CHECKING:  # Playwright is imported inside the tests, like the other browser tests
@@ -39,13 +39,8 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
-    run = tmp_path / "run"
-    run.mkdir()
-    for f in run_dir.glob("*.jsonl"):
-        (run / f.name).write_bytes(f.read_bytes())
-    cfg = make_config(run, tmp_path)
-    yield cfg
-    cfg.store.close()
+    with copied_config(run_dir, tmp_path) as cfg:
+        yield cfg
 
 
 def log_in(page: Page, url: str, user: str, password: str) -> None:

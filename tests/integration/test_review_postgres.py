@@ -97,6 +97,16 @@ def test_queue_matches_the_embedded_store(
     embedded.close()
 
 
+def refused_all(db_dsn: str, update: bytes, table: bytes) -> None:
+    """``update``, a DELETE and a TRUNCATE of an append-only ``table`` are all refused."""
+    for sql in (update, b"DELETE FROM " + table, b"TRUNCATE " + table):
+        with (
+            psycopg.connect(db_dsn, autocommit=True) as conn,
+            pytest.raises(psycopg.Error, match="append-only"),
+        ):
+            conn.execute(sql)
+
+
 def test_decisions_versions_and_the_append_only_trail(
     store: PostgresReviewStore, db_dsn: str, results: list[DocumentResult]
 ) -> None:
@@ -118,16 +128,7 @@ def test_decisions_versions_and_the_append_only_trail(
     assert store.latest_decisions() == [d2] and store.latest_decisions("confirmed") == []
     assert store.queue(FlagQuery(status="dismissed")).total == 1
     assert store.queue(FlagQuery(status="open")).total == sum(len(r.flags) for r in results) - 1
-    for sql in (
-        b"UPDATE review_decisions SET reviewer = 'mallory'",
-        b"DELETE FROM review_decisions",
-        b"TRUNCATE review_decisions",
-    ):
-        with (
-            psycopg.connect(db_dsn, autocommit=True) as conn,
-            pytest.raises(psycopg.Error, match="append-only"),
-        ):
-            conn.execute(sql)
+    refused_all(db_dsn, b"UPDATE review_decisions SET reviewer = 'mallory'", b"review_decisions")
     # the sink replaces the document without that flag: the queue loses it, the judgement stays
     with PostgresSink(db_dsn) as sink:
         r0 = results[0]
@@ -208,16 +209,7 @@ def test_sessions_and_login_attempts_are_shared_by_processes(store: PostgresRevi
         check_logins(store, other)
     finally:
         other.close()
-    for sql in (
-        b"UPDATE review_logins SET outcome = 'ok'",
-        b"DELETE FROM review_logins",
-        b"TRUNCATE review_logins",
-    ):
-        with (
-            psycopg.connect(db_dsn, autocommit=True) as conn,
-            pytest.raises(psycopg.Error, match="append-only"),
-        ):
-            conn.execute(sql)
+    refused_all(db_dsn, b"UPDATE review_logins SET outcome = 'ok'", b"review_logins")
 
 
 def test_two_console_processes_share_sessions_and_the_throttle(

@@ -155,6 +155,20 @@ def make_config(run: Path, tmp: Path, *, throttle: LoginThrottle | None = None) 
     )
 
 
+@contextlib.contextmanager
+def copied_config(run: Path, tmp: Path) -> Iterator[ConsoleConfig]:
+    """A console over a copy of the run folder ``run`` (so decisions do not leak between tests)."""
+    copy = tmp / "run"
+    copy.mkdir()
+    for f in run.glob("*.jsonl"):
+        (copy / f.name).write_bytes(f.read_bytes())
+    cfg = make_config(copy, tmp)
+    try:
+        yield cfg
+    finally:
+        cfg.store.close()
+
+
 def csrf_of(html: str) -> str:
     m = re.search(r'name="csrf" value="([^"]+)"', html)
     assert m, "no CSRF token in the page"
