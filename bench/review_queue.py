@@ -2,9 +2,11 @@
 
 Writes a run folder whose ``flags.jsonl`` holds N generated flags over 200 documents, imports it into the
 embedded review store (as ``tieout review --out`` does at start-up), then renders queue pages through the
-console's real handlers (Starlette's TestClient: routing, session, guard, SQL, template; no network):
-first pages under each sort and filter, deep pages reached by following the keyset cursor, counts per
-status. Reports p50/p95/max per scenario and overall.
+console's real handlers (Starlette's TestClient: routing, the server-side session read from the store,
+guard, SQL, template; no network): first pages under each sort and filter, deep pages reached by following
+the keyset cursor, counts per status. Reports p50/p95/max per scenario and overall, and apart from them
+the cost of the session alone (the login form, rendered for a logged-in user: the session's look-up, the
+guard and a small template, no queue SQL).
 
 Usage::
 
@@ -141,9 +143,13 @@ def main() -> None:
         client = TestClient(create_app(config), base_url="http://127.0.0.1")
         token = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text)
         assert token
-        client.post(
-            "/login", data={"username": "alice", "password": "benchmark-password", "csrf": token.group(1)}
+        r = client.post(
+            "/login",
+            data={"username": "alice", "password": "benchmark-password", "csrf": token.group(1)},
+            follow_redirects=False,
         )
+        if r.status_code != 303:  # every page below would be the login form, measured for nothing
+            raise RuntimeError(f"the benchmark's login failed: {r.status_code}")
 
         doc = f"{7:064x}"
         scenarios = {
@@ -178,6 +184,8 @@ def main() -> None:
         ]
 
         everything = [v for vs in results.values() for v in vs]
+        timed(client, "/login")
+        session_only = [timed(client, "/login")[0] for _ in range(max(200, args.samples))]
         report = {
             "flags": args.flags,
             "generate_s": round(gen_s, 2),
@@ -197,6 +205,10 @@ def main() -> None:
                 "p50_ms": round(statistics.median(everything), 1),
                 "p95_ms": round(pct(everything, 0.95), 1),
             },
+            "session_only": {
+                "p50_ms": round(statistics.median(session_only), 1),
+                "p95_ms": round(pct(session_only, 0.95), 1),
+            },
         }
         store.close()
     print(f"{args.flags:,} flags: import {report['import_s']} s, restart {report['restart_s']} s", end="")
@@ -205,6 +217,8 @@ def main() -> None:
     for k, v in report["scenarios"].items():
         print(f"{k:34s} {v['p50_ms']:8.1f} {v['p95_ms']:8.1f} {v['max_ms']:8.1f}")
     print(f"{'all queue and flag renders':34s} {report['all']['p50_ms']:8.1f} {report['all']['p95_ms']:8.1f}")
+    only = report["session_only"]
+    print(f"{'session alone (login form)':34s} {only['p50_ms']:8.1f} {only['p95_ms']:8.1f}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2))

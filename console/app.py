@@ -2,9 +2,9 @@
 
 Server-rendered (Jinja2, autoescaped, :mod:`console.pages`) with a small script for keyboard shortcuts.
 :func:`create_app` composes the pages' routers (:mod:`console.routes`, one module a family) behind the
-session and :class:`~console.guard.Guard`, the one place security is: every request passes it. The
-handlers share one typed :class:`~console.state.ConsoleState`, held as ``app.state.console``. Static
-assets are served by Starlette's ``StaticFiles`` inside the package.
+server-side sessions (:mod:`console.sessions`) and :class:`~console.guard.Guard`, the one place security
+is: every request passes it. The handlers share one typed :class:`~console.state.ConsoleState`, held as
+``app.state.console``. Static assets are served by Starlette's ``StaticFiles`` inside the package.
 """
 
 from __future__ import annotations
@@ -13,19 +13,16 @@ from importlib import resources
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.sessions import SessionMiddleware
 from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 
 from console.guard import Guard
 from console.pages import templates
 from console.routes import auth, decisions, documents, flags, queue
+from console.sessions import Sessions
 from console.state import ConsoleConfig, ConsoleState, DecisionHook
 
-__all__ = ["SESSION_COOKIE", "SESSION_HOURS", "ConsoleConfig", "DecisionHook", "create_app"]
-
-SESSION_COOKIE = "tieout_review"
-SESSION_HOURS = 12
+__all__ = ["ConsoleConfig", "DecisionHook", "create_app"]
 
 
 def create_app(config: ConsoleConfig) -> Starlette:
@@ -46,17 +43,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
         *documents.ROUTES,
         Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
     ]
-    middleware = [
-        Middleware(
-            SessionMiddleware,
-            secret_key=config.secret,
-            session_cookie=SESSION_COOKIE,
-            max_age=SESSION_HOURS * 3600,
-            same_site="strict",
-            https_only=config.secure_cookie,
-        ),
-        Middleware(Guard, users=config.users),
-    ]
+    middleware = [Middleware(Sessions, config=config), Middleware(Guard, users=config.users)]
     app = Starlette(routes=routes, middleware=middleware)
     app.state.console = ConsoleState.of(config, templates())
     return app

@@ -1,9 +1,10 @@
 """Users, passwords and login throttling for the review console.
 
 Users live in a JSON file (default ``.tieout/review-users.json``, mode 0600) written by
-``tieout review adduser``. Passwords are hashed with scrypt (RFC 7914, ``hashlib.scrypt``) and a random
-salt per user; the file never holds a password. The session cookie is signed with a secret kept beside it
-(``.tieout/review-session.secret``, 0600), generated on first use.
+``tieout review adduser`` (``passwd``, ``deluser``) and re-read when it changes. Passwords are hashed with
+scrypt (RFC 7914, ``hashlib.scrypt``) and a random salt per user; the file never holds a password. A secret
+kept beside it (``.tieout/review-session.secret``, 0600, generated on first use) derives the login form's
+CSRF token before a session exists (:mod:`console.sessions`).
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
 import os
 import re
 import secrets
 import threading
-import time
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+
+from adapters.review.logins import MAX_LOGIN_NAME, LoginAttempt, SessionStore
 
 __all__ = [
     "DEFAULT_SECRET_FILE",
@@ -35,9 +37,15 @@ __all__ = [
     "UsersFileError",
     "add_user",
     "hash_password",
+    "password_fingerprint",
+    "remove_user",
     "session_secret",
+    "set_password",
+    "user_key",
     "verify_password",
 ]
+
+_log = logging.getLogger(__name__)
 
 DEFAULT_USERS_FILE = Path(".tieout") / "review-users.json"
 DEFAULT_SECRET_FILE = Path(".tieout") / "review-session.secret"
@@ -101,46 +109,88 @@ class User:
 
 
 class Users:
-    """The users file, read at start-up."""
+    """The users file, read at start-up and again whenever it changes on disk.
 
-    def __init__(self, users: dict[str, User]) -> None:
-        """Users by name."""
+    A stat per look-up (cheap) notices a file rewritten by ``tieout review adduser``, ``passwd`` or
+    ``deluser`` while the console runs: a new password holds, and a removed user is gone, from the next
+    request on. A file that goes missing or unreadable leaves nobody able to log in until it is fixed.
+    """
+
+    def __init__(self, users: dict[str, User], path: Path | None = None) -> None:
+        """Users by name; re-read from ``path`` when it changes (never, without one)."""
         self._users = users
+        self._path = path
+        self._stamp = _stamp(path) if path is not None else None
+        self._lock = threading.Lock()
 
     @classmethod
     def load(cls, path: Path) -> Users:
-        """Read ``path``; :class:`UsersFileError` (saying how to create it) if missing or malformed."""
-        if not path.is_file():
-            raise UsersFileError(
-                f"no users file at {path}: create a user first with `tieout review adduser NAME` "
-                f"(or pass --users PATH)"
-            )
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            users = {
-                name: User(name, str(u["password"]), str(u.get("display") or name))
-                for name, u in data["users"].items()
-            }
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise UsersFileError(f"{path} is not a tieout users file: {exc}") from exc
+        """Read ``path``; :class:`UsersFileError` (saying how to create it) if missing, malformed or empty."""
+        users = _read_users(path)
         if not users:
             raise UsersFileError(f"{path} has no users: add one with `tieout review adduser NAME`")
-        return cls(users)
+        return cls(users, path)
+
+    def _current(self) -> dict[str, User]:
+        """The users as the file holds them now."""
+        if self._path is None:
+            return self._users
+        stamp = _stamp(self._path)
+        if stamp != self._stamp:
+            with self._lock:
+                try:
+                    users = _read_users(self._path)
+                except UsersFileError as exc:
+                    _log.warning("nobody can log in: %s", exc)
+                    users = {}
+                self._users, self._stamp = users, stamp
+        return self._users
 
     @property
     def names(self) -> list[str]:
         """Every user name, sorted."""
-        return sorted(self._users)
+        return sorted(self._current())
 
     def get(self, name: str) -> User | None:
         """A user by name."""
-        return self._users.get(name)
+        return self._current().get(name)
 
     def authenticate(self, name: str, password: str) -> User | None:
         """The user if the password is right; None otherwise (in about the same time either way)."""
-        user = self._users.get(name)
+        user = self.get(name)
         ok = verify_password(password, user.password_hash if user else _DUMMY_HASH)
         return user if ok and user is not None else None
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What changes when the file is rewritten (the writers replace it: a new inode), or None if missing."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def _read_users(path: Path) -> dict[str, User]:
+    """The users in ``path`` (maybe none); :class:`UsersFileError` if it is missing or malformed."""
+    if not path.is_file():
+        raise UsersFileError(
+            f"no users file at {path}: create a user first with `tieout review adduser NAME` "
+            f"(or pass --users PATH)"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {
+            name: User(name, str(u["password"]), str(u.get("display") or name))
+            for name, u in data["users"].items()
+        }
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UsersFileError(f"{path} is not a tieout users file: {exc}") from exc
+
+
+def password_fingerprint(user: User) -> str:
+    """A digest of the user's password hash: a session remembers it, so a new password ends the session."""
+    return hashlib.sha256(user.password_hash.encode()).hexdigest()[:32]
 
 
 def add_user(path: Path, name: str, password: str, *, display: str | None = None) -> bool:
@@ -154,15 +204,50 @@ def add_user(path: Path, name: str, password: str, *, display: str | None = None
     """
     if not _USER_NAME.match(name):
         raise ValueError("a user name is 1-64 letters, digits and . _ @ - (starting with a letter or digit)")
+    data = _users_data(path)
+    new = name not in data["users"]
+    data["users"][name] = {"password": _checked_hash(password), "display": display or name}
+    _write_users(path, data)
+    return new
+
+
+def set_password(path: Path, name: str, password: str) -> None:
+    """Give the existing user ``name`` a new password.
+
+    Raises:
+        ValueError: if there is no such user or the password is not acceptable.
+    """
+    data = _users_data(path)
+    if name not in data["users"]:
+        raise ValueError(f"there is no user {name!r} in {path}: add one with `tieout review adduser`")
+    data["users"][name]["password"] = _checked_hash(password)
+    _write_users(path, data)
+
+
+def remove_user(path: Path, name: str) -> bool:
+    """Remove ``name`` from the users file; whether it was there."""
+    data = _users_data(path)
+    if data["users"].pop(name, None) is None:
+        return False
+    _write_users(path, data)
+    return True
+
+
+def _checked_hash(password: str) -> str:
     if len(password) < MIN_PASSWORD_CHARS:
         raise ValueError(f"a password has at least {MIN_PASSWORD_CHARS} characters")
-    data: dict[str, dict[str, dict[str, str]]] = {"users": {}}
-    if path.is_file():
-        data = json.loads(path.read_text(encoding="utf-8"))
-    new = name not in data["users"]
-    data["users"][name] = {"password": hash_password(password), "display": display or name}
+    return hash_password(password)
+
+
+def _users_data(path: Path) -> dict[str, dict[str, dict[str, str]]]:
+    if not path.is_file():
+        return {"users": {}}
+    data: dict[str, dict[str, dict[str, str]]] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _write_users(path: Path, data: dict[str, dict[str, dict[str, str]]]) -> None:
     _write_private(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
-    return new
 
 
 def session_secret(path: Path) -> str:
@@ -185,54 +270,51 @@ def _write_private(path: Path, data: bytes) -> None:
     tmp.replace(path)
 
 
+@dataclass(frozen=True)
 class LoginThrottle:
-    """At most ``attempts`` failed logins per ``window_s`` per client address and per user name.
+    """How failed logins slow the next attempts: a back-off per (user, address) and a global limit.
 
-    In memory: a restart forgets, which is acceptable for a console bound to loopback by default.
+    Never a lockout: failures from one address slow that address's attempts at that user name only, so
+    neither the user elsewhere nor the address's other users (an office behind one proxy) are refused.
+    The counts live in the review store (:mod:`adapters.review.logins`), so they survive a restart and
+    hold across console processes on one PostgreSQL database.
+
+    Attributes:
+        free_failures: Failures of a (user, address) allowed before the back-off starts.
+        backoff_s: The first wait; it doubles with each further failure.
+        max_backoff_s: The longest wait.
+        forget_s: A pair's failures are forgotten after this long without one.
+        global_per_minute: Failed logins per minute, all users and addresses together, after which every
+            attempt waits (against many addresses guessing many names).
     """
 
-    def __init__(self, attempts: int = 5, window_s: float = 300.0) -> None:
-        """Allow ``attempts`` failures in any ``window_s`` seconds."""
-        self.attempts = attempts
-        self.window_s = window_s
-        self._failures: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
+    free_failures: int = 3
+    backoff_s: float = 1.0
+    max_backoff_s: float = 300.0
+    forget_s: float = 3600.0
+    global_per_minute: int = 100
 
-    def _recent(self, key: str, now: float) -> deque[float]:
-        q = self._failures.setdefault(key, deque())
-        while q and q[0] <= now - self.window_s:
-            q.popleft()
-        return q
+    def backoff(self, failures: int) -> float:
+        """The wait after ``failures`` failures of one (user, address): 0, then 1 s, 2 s, 4 s ... capped."""
+        if failures < self.free_failures:
+            return 0.0
+        doublings = min(failures - self.free_failures, 60)  # 2.0**n overflows for n > 1023
+        return min(self.backoff_s * 2.0**doublings, self.max_backoff_s)
 
-    def retry_after(self, client: str, name: str, now: float | None = None) -> float:
-        """Seconds until another attempt is allowed (0: allowed now)."""
-        now = time.monotonic() if now is None else now
-        wait = 0.0
-        with self._lock:
-            for key in _keys(client, name):
-                q = self._recent(key, now)
-                if len(q) >= self.attempts:
-                    wait = max(wait, q[0] + self.window_s - now)
-        return wait
+    def retry_after(self, store: SessionStore, name: str, address: str, now: float) -> float:
+        """Seconds until ``address`` may try ``name`` again (0: now)."""
+        failures, last = store.login_failures(user_key(name), address)
+        wait = last + self.backoff(failures) - now if failures and last >= now - self.forget_s else 0.0
+        recent = store.failed_login_times(now - 60.0, self.global_per_minute)
+        if len(recent) >= self.global_per_minute:
+            wait = max(wait, recent[-1] + 60.0 - now)
+        return max(wait, 0.0)
 
-    def failed(self, client: str, name: str, now: float | None = None) -> None:
-        """Count a failed attempt."""
-        now = time.monotonic() if now is None else now
-        with self._lock:
-            for key in _keys(client, name):
-                self._recent(key, now).append(now)
-
-    def succeeded(self, name: str) -> None:
-        """Forget the user's failures (the address's stay: one address guessing many names is throttled)."""
-        with self._lock:
-            self._failures.pop(_user_key(name), None)
+    def record(self, store: SessionStore, attempt: LoginAttempt) -> None:
+        """Audit ``attempt`` and count it for its (user, address)."""
+        store.record_login(attempt, user_key(attempt.user), forget_before=attempt.at - self.forget_s)
 
 
-def _keys(client: str, name: str) -> tuple[str, str]:
-    """What failures are counted under: the client's address and the user name."""
-    return f"ip:{client}", _user_key(name)
-
-
-def _user_key(name: str) -> str:
-    """A user name's failures, whatever its case."""
-    return f"user:{name.lower()}"
+def user_key(name: str) -> str:
+    """What a user name's failures are counted under, whatever its case."""
+    return name.lower()[:MAX_LOGIN_NAME]

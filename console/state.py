@@ -7,6 +7,7 @@ closures over the factory's locals.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ from adapters.review.annotated import AnnotatedCopies, Annotations
 from adapters.review.documents import PageImages
 from adapters.review.store import ReviewStore
 from console.auth import LoginThrottle, Users
+from console.sessions import SESSION_HOURS, SESSION_IDLE_MINUTES
 from pipeline.checks.confidence import queue_threshold
 from schemas.reviews import ReviewDecision
 
@@ -31,12 +33,12 @@ class ConsoleConfig:
     """What the console serves and how.
 
     Attributes:
-        store: Flags, review state and decisions.
+        store: Flags, review state and decisions; the sessions and login attempts too.
         images: Page images of the documents.
-        users: Who may log in.
-        secret: Signs the session cookie.
+        users: Who may log in (re-read when the file changes).
+        secret: Derives the login form's CSRF token before a session exists (:mod:`console.sessions`).
         secure_cookie: Mark the cookie ``Secure`` (when served over HTTPS, e.g. behind a proxy).
-        throttle: Login attempts allowed per address and user name.
+        throttle: How failed logins slow further attempts (per user and address, and overall).
         on_decision: Hooks called with every committed decision.
         title: Shown in the header.
         annotations: The tick-and-tie copies the document page offers for download (default: made in a
@@ -44,6 +46,9 @@ class ConsoleConfig:
         queue_threshold: The default queue shows flags at or above this confidence (the calibrated
             threshold that keeps estimated precision at its target, :mod:`pipeline.checks.confidence`);
             the rest are one click away.
+        session_idle_s: A session unused for this long ends.
+        session_max_s: A session ends this long after its login, used or not.
+        clock: The time, in seconds since the epoch (a seam for tests).
     """
 
     store: ReviewStore
@@ -56,6 +61,9 @@ class ConsoleConfig:
     title: str = "tieout review"
     annotations: Annotations | None = None
     queue_threshold: float = field(default_factory=queue_threshold)
+    session_idle_s: float = SESSION_IDLE_MINUTES * 60.0
+    session_max_s: float = SESSION_HOURS * 3600.0
+    clock: Callable[[], float] = time.time
 
 
 @dataclass(frozen=True)

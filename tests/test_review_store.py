@@ -26,6 +26,7 @@ from adapters.review.store import (
 from schemas.models import Evidence, Flag, FlagKind, Period
 from schemas.reviews import FlagReview, ReviewDecision
 from tests.support.review import check_cursors, race
+from tests.support.sessions import T0, check_logins, check_sessions
 
 RULES = ("TOT001", "XREF001", "BAL001", "NAR002")
 SEVERITIES: tuple[Literal["error", "warning", "info"], ...] = ("error", "warning", "info")
@@ -321,3 +322,24 @@ def test_apply_decision_is_pure() -> None:
         "FY2025",
         at,
     )
+
+
+def test_sessions_and_login_attempts_are_shared_by_connections(store: SqliteReviewStore) -> None:
+    other = SqliteReviewStore(store.path)  # a second process's connection to the same file
+    try:
+        check_sessions(store, other)
+        check_logins(store, other)
+    finally:
+        other.close()
+    # the failures and the audit trail outlive the store (a restarted console still slows a guesser)
+    store.close()
+    again = SqliteReviewStore(store.path)
+    assert again.login_failures("alice", "10.0.0.3") == (1, T0 + 4000)
+    assert len(again.logins()) == 8
+    # the login audit trail is append-only
+    db = sqlite3.connect(store.path)
+    for sql in ("UPDATE review_logins SET outcome = 'ok'", "DELETE FROM review_logins"):
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            db.execute(sql)
+    db.close()
+    again.close()

@@ -101,6 +101,38 @@ CREATE TABLE IF NOT EXISTS review_cursors (
     seq        INTEGER NOT NULL CHECK (seq >= 0),
     updated_at TEXT NOT NULL
 );
+-- The console's sessions, failed logins and login audit trail (adapters/review/logins.py; PostgreSQL:
+-- migration 0008_review_sessions).
+CREATE TABLE IF NOT EXISTS review_sessions (
+    id_hash     TEXT PRIMARY KEY,
+    user_name   TEXT NOT NULL,
+    csrf        TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    created_at  REAL NOT NULL,
+    last_seen   REAL NOT NULL,
+    data        TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS review_sessions_user ON review_sessions (user_name);
+CREATE TABLE IF NOT EXISTS review_login_failures (
+    user_key TEXT NOT NULL,
+    address  TEXT NOT NULL,
+    failures INTEGER NOT NULL CHECK (failures > 0),
+    last_at  REAL NOT NULL,
+    PRIMARY KEY (user_key, address)
+);
+CREATE INDEX IF NOT EXISTS review_login_failures_last ON review_login_failures (last_at);
+CREATE TABLE IF NOT EXISTS review_logins (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    at        REAL NOT NULL,
+    user_name TEXT NOT NULL,
+    address   TEXT NOT NULL,
+    outcome   TEXT NOT NULL CHECK (outcome IN ('ok', 'wrong', 'throttled'))
+);
+CREATE INDEX IF NOT EXISTS review_logins_at ON review_logins (outcome, at);
+CREATE TRIGGER IF NOT EXISTS review_logins_no_update BEFORE UPDATE ON review_logins
+BEGIN SELECT RAISE(ABORT, 'the login audit trail is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS review_logins_no_delete BEFORE DELETE ON review_logins
+BEGIN SELECT RAISE(ABORT, 'the login audit trail is append-only'); END;
 """
 
 COLUMNS = Columns(

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal, Protocol, TypeVar, get_args
 
+from adapters.review.logins import SessionStore, SqlSessionStore
 from schemas.models import Fact, Flag
 from schemas.reviews import (
     REVIEW_STATUSES,
@@ -469,8 +470,8 @@ def _decision_record(
     )
 
 
-class ReviewStore(Protocol):
-    """Flags, their review state and the decisions about them.
+class ReviewStore(SessionStore, Protocol):
+    """Flags, their review state and the decisions about them (and the console's sessions and logins).
 
     Implementations are safe to call from several threads of one process, and from several processes on
     one database: :meth:`decide` compares and sets the version in one transaction.
@@ -595,7 +596,7 @@ def queue_row(row: Sequence[Any]) -> QueueRow:
     return QueueRow(flag, review)
 
 
-class SqlReviewStore:
+class SqlReviewStore(SqlSessionStore):
     """What the SQL stores do alike, written once: the queue, a flag, decisions and the audit trail.
 
     A store names its dialect in the class attributes (its SQL for the queue's fields, the flags with
@@ -617,14 +618,11 @@ class SqlReviewStore:
     """Appended to the SELECT of the flag a decision is about, to lock its row (where the dialect can)."""
 
     # ------------------------------------------------------------------ the dialect's steps
+    # (and running a query, :meth:`SqlSessionStore._query` and ``_execute``)
 
-    def _query(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
-        """Rows of one statement (inside the current transaction, when one is open)."""
-        raise NotImplementedError
-
-    def _execute(self, sql: str, params: Sequence[object] = ()) -> int:
-        """Run one statement that returns no rows; the number of rows it changed."""
-        raise NotImplementedError
+    @property
+    def _placeholder(self) -> str:
+        return self.COLUMNS.placeholder
 
     def _decision(self) -> AbstractContextManager[object]:
         """A transaction in which decisions are serialised: reading a flag's version, writing the next."""

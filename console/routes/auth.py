@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import secrets
+import math
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from adapters.review.logins import LoginAttempt
 from console.pages import call, page
+from console.sessions import log_in, log_out
 from console.state import state_of
 
 __all__ = ["ROUTES", "login", "login_form", "logout", "safe_next"]
@@ -20,36 +22,39 @@ async def login_form(request: Request) -> Response:
 
 
 async def login(request: Request) -> Response:
-    """``POST /login``: a new session for the right password, within the throttle's attempts."""
+    """``POST /login``: a new session for the right password, unless the throttle says wait.
+
+    Every attempt goes in the store's login audit trail (``review_logins``), refused ones too.
+    """
     config = state_of(request).config
     form = await request.form()
     name = str(form.get("username", "")).strip()
     password = str(form.get("password", ""))
     nxt = safe_next(str(form.get("next", "")))
     client = request.client.host if request.client else "unknown"
-    wait = config.throttle.retry_after(client, name)
+    now = config.clock()
+    wait = await call(config.throttle.retry_after, config.store, name, client, now)
     if wait > 0:
+        await call(config.throttle.record, config.store, LoginAttempt(now, name, client, "throttled"))
         return page(
             request,
             "login.html",
             status=429,
             next=nxt,
-            message=f"Too many failed logins: try again in {int(wait) + 1} s.",
+            message=f"Too many failed logins: try again in {math.ceil(wait)} s.",
         )
     user = await call(config.users.authenticate, name, password)
+    attempt = LoginAttempt(now, name, client, "wrong" if user is None else "ok")
+    await call(config.throttle.record, config.store, attempt)
     if user is None:
-        config.throttle.failed(client, name)
         return page(request, "login.html", status=401, next=nxt, message="Wrong user name or password.")
-    config.throttle.succeeded(name)
-    request.session.clear()
-    request.session["user"] = user.name
-    request.session["csrf"] = secrets.token_urlsafe(32)
+    log_in(request, user, now)
     return RedirectResponse(nxt, status_code=303)
 
 
 async def logout(request: Request) -> Response:
-    """``POST /logout``: end the session."""
-    request.session.clear()
+    """``POST /logout``: end the session, in the store (its cookie is worth nothing after)."""
+    log_out(request)
     return RedirectResponse("/login", status_code=303)
 
 

@@ -23,7 +23,8 @@ from adapters.storage import MemoryStore
 from console.app import ConsoleConfig, create_app
 from pipeline.engine import process_path
 from schemas.models import DocumentResult
-from tests.support.review import RUN_PDFS, SAMPLES, check_cursors, login, make_users, race
+from tests.support.review import PASSWORDS, RUN_PDFS, SAMPLES, check_cursors, login, make_users, race
+from tests.support.sessions import check_logins, check_sessions, try_login
 
 pytestmark = pytest.mark.integration
 
@@ -50,7 +51,7 @@ def store(db_dsn: str, results: list[DocumentResult]) -> Iterator[PostgresReview
 
 def test_0004_is_applied_by_the_sinks_migrator(db_dsn: str) -> None:
     versions = [m.version for m in load_migrations()]
-    assert {"0004_reviews", "0005_review_cursors"} <= set(versions)
+    assert {"0004_reviews", "0005_review_cursors", "0008_review_sessions"} <= set(versions)
     s = PostgresReviewStore(db_dsn)
     s.close()
     with psycopg.connect(db_dsn) as conn:
@@ -96,6 +97,16 @@ def test_queue_matches_the_embedded_store(
     embedded.close()
 
 
+def refused_all(db_dsn: str, update: bytes, table: bytes) -> None:
+    """``update``, a DELETE and a TRUNCATE of an append-only ``table`` are all refused."""
+    for sql in (update, b"DELETE FROM " + table, b"TRUNCATE " + table):
+        with (
+            psycopg.connect(db_dsn, autocommit=True) as conn,
+            pytest.raises(psycopg.Error, match="append-only"),
+        ):
+            conn.execute(sql)
+
+
 def test_decisions_versions_and_the_append_only_trail(
     store: PostgresReviewStore, db_dsn: str, results: list[DocumentResult]
 ) -> None:
@@ -117,16 +128,7 @@ def test_decisions_versions_and_the_append_only_trail(
     assert store.latest_decisions() == [d2] and store.latest_decisions("confirmed") == []
     assert store.queue(FlagQuery(status="dismissed")).total == 1
     assert store.queue(FlagQuery(status="open")).total == sum(len(r.flags) for r in results) - 1
-    for sql in (
-        b"UPDATE review_decisions SET reviewer = 'mallory'",
-        b"DELETE FROM review_decisions",
-        b"TRUNCATE review_decisions",
-    ):
-        with (
-            psycopg.connect(db_dsn, autocommit=True) as conn,
-            pytest.raises(psycopg.Error, match="append-only"),
-        ):
-            conn.execute(sql)
+    refused_all(db_dsn, b"UPDATE review_decisions SET reviewer = 'mallory'", b"review_decisions")
     # the sink replaces the document without that flag: the queue loses it, the judgement stays
     with PostgresSink(db_dsn) as sink:
         r0 = results[0]
@@ -198,3 +200,42 @@ def test_console_in_services_mode(
     assert "Confirmed 1" in " ".join(client.get("/").text.split()).replace("</span>", "").replace(
         '<span class="count">', ""
     )
+
+
+def test_sessions_and_login_attempts_are_shared_by_processes(store: PostgresReviewStore, db_dsn: str) -> None:
+    other = PostgresReviewStore(db_dsn, migrate=False)  # another console process's connection
+    try:
+        check_sessions(store, other)
+        check_logins(store, other)
+    finally:
+        other.close()
+    refused_all(db_dsn, b"UPDATE review_logins SET outcome = 'ok'", b"review_logins")
+
+
+def test_two_console_processes_share_sessions_and_the_throttle(
+    store: PostgresReviewStore, db_dsn: str, tmp_path: Path
+) -> None:
+    users = make_users(tmp_path / "users.json")
+    images = PageImages(StoreDocuments(MemoryStore(), "landing"), tmp_path / "cache")
+    other = PostgresReviewStore(db_dsn, migrate=False)
+
+    def console(s: PostgresReviewStore, address: str = "10.0.0.1") -> TestClient:
+        config = ConsoleConfig(store=s, images=images, users=users, secret="p" * 48)
+        return TestClient(create_app(config), base_url="http://127.0.0.1", client=(address, 50000))
+
+    try:
+        a, b = console(store), console(other)
+        token = login(a)
+        b.cookies.set("tieout_review", str(a.cookies["tieout_review"]))
+        assert b.get("/", follow_redirects=False).status_code == 200  # one session, either process
+        assert a.post("/logout", data={"csrf": token}, follow_redirects=False).status_code == 303
+        assert b.get("/", follow_redirects=False).status_code == 303  # ended for both at once
+        # failures through one process slow the pair in the other; another address is not slowed
+        assert [try_login(console(store), "alice", "wrong-password").status_code for _ in range(3)] == [
+            401
+        ] * 3
+        assert try_login(console(other), "alice", PASSWORDS["alice"]).status_code == 429
+        assert try_login(console(other, "10.0.0.2"), "alice", PASSWORDS["alice"]).status_code == 303
+        assert [x.outcome for x in store.logins()] == ["ok", "wrong", "wrong", "wrong", "throttled", "ok"]
+    finally:
+        other.close()

@@ -155,6 +155,20 @@ def make_config(run: Path, tmp: Path, *, throttle: LoginThrottle | None = None) 
     )
 
 
+@contextlib.contextmanager
+def copied_config(run: Path, tmp: Path) -> Iterator[ConsoleConfig]:
+    """A console over a copy of the run folder ``run`` (so decisions do not leak between tests)."""
+    copy = tmp / "run"
+    copy.mkdir()
+    for f in run.glob("*.jsonl"):
+        (copy / f.name).write_bytes(f.read_bytes())
+    cfg = make_config(copy, tmp)
+    try:
+        yield cfg
+    finally:
+        cfg.store.close()
+
+
 def csrf_of(html: str) -> str:
     m = re.search(r'name="csrf" value="([^"]+)"', html)
     assert m, "no CSRF token in the page"
@@ -174,11 +188,12 @@ def login(client: TestClient, user: str = "alice") -> str:
 
 
 @contextlib.contextmanager
-def serve(app: Starlette) -> Iterator[str]:
-    """Serve ``app`` with uvicorn on a free loopback port in a thread; yields the base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def serve(app: Starlette, host: str = "127.0.0.1") -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free port of ``host`` (loopback) in a thread; yields the base URL."""
+    ipv6 = ":" in host
+    sock = socket.socket(socket.AF_INET6 if ipv6 else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind((host, 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -189,7 +204,7 @@ def serve(app: Starlette) -> Iterator[str]:
             raise RuntimeError("the console did not start")
         time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://{f'[{host}]' if ipv6 else host}:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -1,4 +1,4 @@
-"""``tieout review``: serve the analyst review console, or ``adduser`` to create a login.
+"""``tieout review``: serve the analyst review console; ``adduser``, ``passwd``, ``deluser`` manage logins.
 
 The web app, its server, the review stores and the users' module (which hashes a dummy password when
 imported) are imported inside the commands: every command module is imported for every command, and the
@@ -25,10 +25,10 @@ if TYPE_CHECKING:
     from adapters.review.store import ReviewStore
     from console.app import ConsoleConfig
 
-__all__ = ["app", "review", "review_adduser", "review_store"]
+__all__ = ["app", "review", "review_adduser", "review_deluser", "review_passwd", "review_store"]
 
 app = typer.Typer(
-    help="The analyst review console: judge flags on the evidence (serve, or `adduser` to create a login).",
+    help="The analyst review console: judge flags on the evidence (serve; adduser, passwd, deluser).",
 )
 
 
@@ -175,26 +175,94 @@ def _review_config(
     return ConsoleConfig(store=store, images=images, users=user_list, secret=secret, secure_cookie=secure)
 
 
+UsersOption = Annotated[Path, typer.Option("--users", help="Users file.")]
+PasswordStdin = Annotated[bool, typer.Option(help="Read the password from standard input (for scripts).")]
+StoreOut = Annotated[
+    Path | None,
+    typer.Option("--out", "-o", help="Also end the user's sessions in this run folder's review store."),
+]
+StoreServices = Annotated[
+    bool, typer.Option(help="Also end the user's sessions in the services' review store (PostgreSQL).")
+]
+DEFAULT_USERS = Path(".tieout/review-users.json")
+
+
 @app.command("adduser")
 def review_adduser(
     name: Annotated[str, typer.Argument(help="User name (letters, digits, . _ @ -).")],
-    users: Annotated[Path, typer.Option(help="Users file to create or update.")] = Path(
-        ".tieout/review-users.json"
-    ),
+    users: UsersOption = DEFAULT_USERS,
     display: Annotated[str | None, typer.Option(help="Name shown in the console.")] = None,
-    password_stdin: Annotated[
-        bool, typer.Option(help="Read the password from standard input (for scripts).")
-    ] = False,
+    password_stdin: PasswordStdin = False,
 ) -> None:
     """Create a console user (or set a new password); the file keeps only a scrypt hash (mode 0600)."""
     from console.auth import add_user
 
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
-    else:
-        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
     try:
-        new = add_user(users, name, password, display=display)
+        new = add_user(users, name, _password(password_stdin), display=display)
     except ValueError as exc:
         raise fail(str(exc), 2) from exc
     console.print(f"{'added' if new else 'updated'} {name} in {users}")
+
+
+@app.command("passwd")
+def review_passwd(
+    name: Annotated[str, typer.Argument(help="An existing user.")],
+    users: UsersOption = DEFAULT_USERS,
+    password_stdin: PasswordStdin = False,
+    out: StoreOut = None,
+    services: StoreServices = False,
+    env_file: common.EnvFile = None,
+) -> None:
+    """Give a user a new password; the old one and every session made with it stop working at once.
+
+    A running console re-reads the users file and refuses sessions made with the old password on their
+    next request; with --out or --services their rows in the review store are deleted too.
+    """
+    from console.auth import set_password
+
+    try:
+        set_password(users, name, _password(password_stdin))
+    except ValueError as exc:
+        raise fail(str(exc), 2) from exc
+    console.print(f"new password for {name} in {users}{_end_sessions(name, out, services, env_file)}")
+
+
+@app.command("deluser")
+def review_deluser(
+    name: Annotated[str, typer.Argument(help="The user to remove.")],
+    users: UsersOption = DEFAULT_USERS,
+    out: StoreOut = None,
+    services: StoreServices = False,
+    env_file: common.EnvFile = None,
+) -> None:
+    """Remove a user: their sessions end at once (their decisions stay in the audit trail)."""
+    from console.auth import remove_user
+
+    if not remove_user(users, name):
+        raise fail(f"there is no user {name!r} in {users}", 2)
+    console.print(f"removed {name} from {users}{_end_sessions(name, out, services, env_file)}")
+
+
+def _password(stdin: bool) -> str:
+    if stdin:
+        return sys.stdin.readline().rstrip("\n")
+    return str(typer.prompt("Password", hide_input=True, confirmation_prompt=True))
+
+
+def _end_sessions(name: str, out: Path | None, services: bool, env_file: Path | None) -> str:
+    """Delete ``name``'s sessions from the review store named (if any); what to add to the message."""
+    from adapters.review.sqlite import DB_NAME, SqliteReviewStore
+
+    if out is None and not services:
+        return ""
+    if out is not None and not (out / DB_NAME).is_file():
+        return f" (no review store in {out}: no sessions to end)"
+    try:
+        store = SqliteReviewStore(out / DB_NAME) if out is not None else review_store(None, True, env_file)
+    except Exception as exc:  # a folder without a store, a database down: say so, the file is changed
+        raise fail(f"the users file is changed, but the review store is out of reach: {exc}", 1) from exc
+    try:
+        ended = store.delete_sessions(name)
+    finally:
+        store.close()
+    return f"; ended {ended} session{'s' if ended != 1 else ''} in the review store"
