@@ -12,7 +12,6 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 import re
 import secrets
 import threading
@@ -20,6 +19,8 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+
+from adapters.files import write_private
 
 __all__ = [
     "DEFAULT_SECRET_FILE",
@@ -176,13 +177,8 @@ def session_secret(path: Path) -> str:
     return secret
 
 
-def _write_private(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    tmp.replace(path)
+# the users file and the secret: 0600 in a 0700 folder, written whole (one helper for every private file)
+_write_private = write_private
 
 
 class LoginThrottle:

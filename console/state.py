@@ -17,6 +17,7 @@ from adapters.review.annotated import AnnotatedCopies, Annotations
 from adapters.review.documents import PageImages
 from adapters.review.store import ReviewStore
 from console.auth import LoginThrottle, Users
+from console.guard import require_origin
 from pipeline.checks.confidence import queue_threshold
 from schemas.reviews import ReviewDecision
 
@@ -44,6 +45,13 @@ class ConsoleConfig:
         queue_threshold: The default queue shows flags at or above this confidence (the calibrated
             threshold that keeps estimated precision at its target, :mod:`pipeline.checks.confidence`);
             the rest are one click away.
+        origin: Where analysts open the console, ``scheme://host[:port]`` (kept canonical,
+            :func:`console.guard.canonical_origin`): a state-changing request from any other origin is
+            refused. None: each request's own ``Host`` (over HTTPS with ``secure_cookie``), for a console
+            whose public address is not known.
+
+    Raises:
+        ValueError: ``origin`` is not an http(s) origin.
     """
 
     store: ReviewStore
@@ -56,6 +64,11 @@ class ConsoleConfig:
     title: str = "tieout review"
     annotations: Annotations | None = None
     queue_threshold: float = field(default_factory=queue_threshold)
+    origin: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.origin is not None:
+            self.origin = require_origin(self.origin)
 
 
 @dataclass(frozen=True)

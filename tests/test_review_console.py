@@ -230,8 +230,11 @@ def test_hostile_text_renders_inert(client: TestClient, config: ConsoleConfig) -
     flag_html = pages[1]
     assert flag_html.count("&lt;script&gt;") >= 3  # message, reasons, evidence text
     assert "&lt;img src=x onerror=" in flag_html
-    # right-to-left text is isolated (bdi), so it cannot reorder the page around it
-    assert re.search(r"<bdi>[^<]*الإيرادات الإجمالية", flag_html)
+    # right-to-left text is isolated (bdi, its own direction), so it cannot reorder the page around it, and
+    # the override before it is shown as a marker, never obeyed (console/bidi.py)
+    rlo = '<span class="bidi-control" title="U+202E right-to-left override">[RLO]</span>'
+    assert re.search(rf'<bdi dir="auto">[^<]*{re.escape(rlo)}الإيرادات الإجمالية', flag_html)
+    assert not [html for html in pages if "\u202e" in html or "\u202c" in html]
     assert "x" * 3000 in flag_html  # the very long label is all there (CSS wraps it)
     # the role (free text from the record) lands in an attribute, escaped
     assert 'title="component &lt;img src=x onerror=&#34;window.__pwned=2&#34;&gt;' in flag_html

@@ -10,8 +10,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from adapters.review.documents import ZOOMS
-from adapters.review.store import FlagQuery, QueueRow, ReviewStore
+from adapters.review.store import QueueRow, ReviewStore
 from console.pages import call, error, page, page_sizes, query_link, user_of
+from console.params import number
 from console.state import state_of
 from console.view import (
     default_zoom,
@@ -45,10 +46,8 @@ async def render_flag(
     if row is None:
         return error(request, 404, "There is no such flag (a later run may no longer raise it).")
     params = dict(request.query_params)
-    try:
-        q = query_from_params(params, user_of(request), state.config.queue_threshold)
-    except ValueError:
-        q = FlagQuery()
+    # a bad parameter is a BadParameter: the app's 400 page names it (console.params)
+    q = query_from_params(params, user_of(request), state.config.queue_threshold)
     flag = row.flag
     zoom = _zoom(request, params, flag)
     sizes, missing = await page_sizes(state, flag.doc_id, flag.source)
@@ -78,13 +77,11 @@ async def render_flag(
 def _zoom(request: Request, params: dict[str, str], flag: Flag) -> float:
     """The zoom to show ``flag`` at.
 
-    An explicit zoom is remembered for the next flags; without one, the remembered or default zoom.
+    An explicit zoom (one of :data:`ZOOMS`) is remembered for the next flags; without one, the remembered
+    or default zoom.
     """
-    try:
-        zoom = float(params.get("zoom", ""))
-    except ValueError:
-        zoom = 0.0
-    if zoom in ZOOMS:
+    zoom = number(params, "zoom", low=min(ZOOMS), high=max(ZOOMS), allowed=ZOOMS)
+    if zoom is not None:
         request.session["zoom"] = zoom
         return zoom
     zoom = float(request.session.get("zoom") or default_zoom(flag))
