@@ -26,7 +26,15 @@ from console.app import ConsoleConfig, create_app
 from console.auth import LoginThrottle, Users, add_user, hash_password, session_secret, verify_password
 from pipeline.config import PIPELINE_VERSION
 from schemas.models import Flag
-from tests.support.review import SAMPLES, csrf_of, hostile_flag, login, make_config, make_run
+from tests.support.review import (
+    SAMPLES,
+    add_hostile_flag,
+    copy_run,
+    csrf_of,
+    login,
+    make_config,
+    make_run,
+)
 from tieout.cli import app as cli
 
 HALVORSEN = SAMPLES / "halvorsen_2025_form_10k.pdf"
@@ -34,23 +42,14 @@ HALVORSEN = SAMPLES / "halvorsen_2025_form_10k.pdf"
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("run")
-    make_run(out)
     # a hostile flag on a real page of halvorsen: markup, script, RTL and a very long label
-    template = next(Flag.model_validate_json(line) for line in (out / "flags.jsonl").open())
-    with (out / "flags.jsonl").open("a", encoding="utf-8") as fh:
-        fh.write(hostile_flag(template).model_dump_json() + "\n")
-    return out
+    return add_hostile_flag(make_run(tmp_path_factory.mktemp("run")))
 
 
 @pytest.fixture
 def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
     # each test its own copy of the run, so decisions do not leak between tests
-    run = tmp_path / "run"
-    run.mkdir()
-    for f in run_dir.glob("*.jsonl"):
-        (run / f.name).write_bytes(f.read_bytes())
-    cfg = make_config(run, tmp_path)
+    cfg = make_config(copy_run(run_dir, tmp_path / "run"), tmp_path)
     yield cfg
     cfg.store.close()
 

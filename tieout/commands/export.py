@@ -101,7 +101,7 @@ def export_reviews_cmd(
 
     try:
         store = review_store(out, services, env_file)
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, ConnectionError) as exc:
         raise fail(str(exc), 2) from exc
     decisions = store.latest_decisions("dismissed")
     flags = {d.flag_id: row.flag for d in decisions if (row := store.get(d.flag_id)) is not None}
