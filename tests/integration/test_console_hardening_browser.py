@@ -145,7 +145,7 @@ def test_a_null_or_foreign_origin_is_refused_while_the_same_origin_form_works(
             page.goto(other + "/")
             with page.expect_navigation():
                 page.click(f"#{form} button")
-            expect(page.locator("body")).to_contain_text("cross-origin request refused")
+            expect(page.locator("body")).to_contain_text(re.compile(r"cross-origin request .*refused"))
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "hardening-01-origin-null-refused.png"))
         # the same from a script: fetch, with the session's cookie, directly and through the redirect
@@ -257,10 +257,7 @@ def test_a_note_with_a_right_to_left_override_reaches_the_next_reviewer_inert(
         log_in(page, url, "bob")
         page.goto(f"{url}/flags/{flag_id}")
         quote = page.locator("#audit blockquote").first
-        marker = quote.locator(".bidi-control")
-        expect(marker).to_have_text("[RLO]")
-        expect(marker).to_be_visible()
-        assert quote.inner_text() == "pay [RLO]12 to bob"
+        expect(quote).to_be_visible()
         # where each letter is drawn: left to right in the order typed (an obeyed override draws
         # "12 to bob" mirrored, its "b" leftmost)
         lefts = quote.evaluate(
@@ -283,6 +280,11 @@ def test_a_note_with_a_right_to_left_override_reaches_the_next_reviewer_inert(
         assert "".join(c for c, _ in lefts) == "pay12tobob"
         xs = [x for _, x in lefts]
         assert xs == sorted(xs) and len(set(xs)) == len(xs), lefts
+        # and the override is shown, where it was typed
+        marker = quote.locator(".bidi-control")
+        expect(marker).to_have_text("[RLO]")
+        expect(marker).to_be_visible()
+        assert quote.inner_text() == "pay [RLO]12 to bob"
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         quote.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "hardening-02-bidi-note.png"))
