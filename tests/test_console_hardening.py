@@ -16,6 +16,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -28,7 +29,8 @@ from adapters.review.store import DecisionRequest, FlagQuery
 from adapters.rewards_dataset import export_dataset, export_rewards
 from console.app import ConsoleConfig, create_app
 from console.auth import add_user, session_secret
-from tests.support.review import SAMPLES, add_hostile_flag, copy_run, login, make_config, make_run
+from schemas.reviews import ReviewAction
+from tests.support.review import SAMPLES, copy_run, login
 from tieout.cli import app as cli
 
 HALVORSEN = SAMPLES / "halvorsen_2025_form_10k.pdf"
@@ -42,18 +44,6 @@ BIDI_CHARS = [
     "\u061c",
 ]
 PYTHON_WORDS = ("invalid literal", "could not convert", "Traceback", "ValueError", "int()", "float()")
-
-
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return add_hostile_flag(make_run(tmp_path_factory.mktemp("run")))
-
-
-@pytest.fixture
-def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
-    cfg = make_config(copy_run(run_dir, tmp_path / "run"), tmp_path)
-    yield cfg
-    cfg.store.close()
 
 
 @pytest.fixture
@@ -83,16 +73,22 @@ def assert_private_tree(root: Path) -> None:
     assert not loose, f"readable by others under {root}: {loose}"
 
 
+def judged_copy(run: Path, dest: Path, action: ReviewAction, **decision: Any) -> SqliteReviewStore:
+    """The store of a copy of ``run`` in ``dest``, open, with alice's ``action`` on its first flag."""
+    store = SqliteReviewStore.for_run(copy_run(run, dest))
+    flag = store.queue(FlagQuery(), limit=1).rows[0].flag
+    store.decide(DecisionRequest(flag.flag_id, action, "alice", 0, **decision))
+    return store
+
+
 # ---------------------------------------------------------------------------------------------- files
 
 
 def test_the_store_its_wal_and_its_new_folders_are_private(
-    run_dir: Path, tmp_path: Path, usual_umask: None
+    hostile_run: Path, tmp_path: Path, usual_umask: None
 ) -> None:
-    run = copy_run(run_dir, tmp_path / "run")
-    store = SqliteReviewStore.for_run(run)
-    flag = store.queue(FlagQuery(), limit=1).rows[0].flag
-    store.decide(DecisionRequest(flag.flag_id, "comment", "alice", 0, note="only for the reviewers"))
+    run = tmp_path / "run"
+    store = judged_copy(hostile_run, run, "comment", note="only for the reviewers")
     db = run / DB_NAME
     # the audit trail, in the database and in its write-ahead log while the store is open
     for path in (db, db.with_name(DB_NAME + "-wal"), db.with_name(DB_NAME + "-shm")):
@@ -134,13 +130,10 @@ def test_the_page_and_tick_and_tie_caches_are_private(tmp_path: Path, usual_umas
 
 
 def test_exports_users_and_the_session_secret_are_private(
-    run_dir: Path, tmp_path: Path, usual_umask: None
+    hostile_run: Path, tmp_path: Path, usual_umask: None
 ) -> None:
-    run = copy_run(run_dir, tmp_path / "run")
-    store = SqliteReviewStore.for_run(run)
-    flag = store.queue(FlagQuery(), limit=1).rows[0].flag
-    store.decide(DecisionRequest(flag.flag_id, "dismiss", "alice", 0, reason="other", note="a private word"))
-    store.close()
+    run = tmp_path / "run"
+    judged_copy(hostile_run, run, "dismiss", reason="other", note="a private word").close()
     dest = tmp_path / "exports" / "reviews"
     r = CliRunner().invoke(cli, ["export", "reviews", "--out", str(run), "--dest", str(dest)])
     assert r.exit_code == 0, r.output
@@ -168,10 +161,10 @@ def post_comment(client: TestClient, token: str, flag_id: str, headers: dict[str
     return r.status_code
 
 
-def test_a_state_change_must_come_from_the_configured_origin(config: ConsoleConfig) -> None:
-    client = TestClient(create_app(replace(config, origin=ORIGIN)), base_url=ORIGIN)
+def test_a_state_change_must_come_from_the_configured_origin(console_config: ConsoleConfig) -> None:
+    client = TestClient(create_app(replace(console_config, origin=ORIGIN)), base_url=ORIGIN)
     token = login(client)  # no Origin, no Referer: the CSRF token decides (as for a script)
-    flag_id = config.store.queue(FlagQuery(), limit=1).rows[0].flag.flag_id
+    flag_id = console_config.store.queue(FlagQuery(), limit=1).rows[0].flag.flag_id
     cases = [
         ({"origin": ORIGIN}, 303),
         ({"origin": "HTTP://127.0.0.1:8700"}, 303),  # one origin, however spelled
@@ -190,38 +183,42 @@ def test_a_state_change_must_come_from_the_configured_origin(config: ConsoleConf
     ]
     for headers, status in cases:
         assert post_comment(client, token, flag_id, headers) == status, headers
-    assert len(config.store.history(flag_id)) == sum(s == 303 for _, s in cases)
+    assert len(console_config.store.history(flag_id)) == sum(s == 303 for _, s in cases)
     r = client.post(f"/flags/{flag_id}/decide", data={"csrf": token}, headers={"origin": "null"})
     assert r.status_code == 403 and "cross-origin request refused" in r.text and ORIGIN in r.text
     # the login form too: Origin null is refused before a password is even tried
-    other = TestClient(create_app(replace(config, origin=ORIGIN)), base_url=ORIGIN)
+    other = TestClient(create_app(replace(console_config, origin=ORIGIN)), base_url=ORIGIN)
     token = re.findall(r'name="csrf" value="([^"]+)"', other.get("/login").text)[0]
     form = {"username": "alice", "password": "alice-password", "csrf": token, "next": "/"}
     assert other.post("/login", data=form, headers={"origin": "null"}).status_code == 403
 
 
-def test_without_a_configured_origin_the_requests_own_host_and_scheme_decide(config: ConsoleConfig) -> None:
-    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+def test_without_a_configured_origin_the_requests_host_and_scheme_decide(
+    console_config: ConsoleConfig,
+) -> None:
+    client = TestClient(create_app(console_config), base_url="http://127.0.0.1")
     token = login(client)
-    flag_id = config.store.queue(FlagQuery(), limit=1).rows[0].flag.flag_id
+    flag_id = console_config.store.queue(FlagQuery(), limit=1).rows[0].flag.flag_id
     assert post_comment(client, token, flag_id, {"origin": "http://127.0.0.1"}) == 303
     assert post_comment(client, token, flag_id, {"origin": "null"}) == 403
     assert post_comment(client, token, flag_id, {"origin": "https://127.0.0.1"}) == 403
     # behind a proxy that terminates TLS (--secure-cookie): the origin is https
-    secure = TestClient(create_app(replace(config, secure_cookie=True)), base_url="https://review.example")
+    secure = TestClient(
+        create_app(replace(console_config, secure_cookie=True)), base_url="https://review.example"
+    )
     token = login(secure)
     assert post_comment(secure, token, flag_id, {"origin": "https://review.example"}) == 303
     assert post_comment(secure, token, flag_id, {"origin": "http://review.example"}) == 403
 
 
-def test_the_configured_origin_is_an_origin(config: ConsoleConfig, tmp_path: Path) -> None:
+def test_the_configured_origin_is_an_origin(console_config: ConsoleConfig, tmp_path: Path) -> None:
     from console.guard import canonical_origin
 
-    assert replace(config, origin="HTTPS://Review.Example/").origin == "https://review.example:443"
-    assert replace(config, origin="http://[::1]:8700").origin == "http://[::1]:8700"
+    assert replace(console_config, origin="HTTPS://Review.Example/").origin == "https://review.example:443"
+    assert replace(console_config, origin="http://[::1]:8700").origin == "http://[::1]:8700"
     for bad in ("review.example", "null", "ftp://review.example", "https://review.example/review", ""):
         with pytest.raises(ValueError, match="not an origin"):
-            replace(config, origin=bad)
+            replace(console_config, origin=bad)
     assert canonical_origin("http://example.org") == canonical_origin("http://EXAMPLE.org:80")
     assert canonical_origin("null") is None and canonical_origin("http://x:port") is None
     r = CliRunner().invoke(
@@ -233,10 +230,10 @@ def test_the_configured_origin_is_an_origin(config: ConsoleConfig, tmp_path: Pat
 # ---------------------------------------------------------------------------------------------- 400s
 
 
-def test_a_bad_parameter_is_a_400_page_naming_it_without_pythons_words(config: ConsoleConfig) -> None:
-    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+def test_a_bad_parameter_is_a_400_page_naming_it_without_pythons_words(console_config: ConsoleConfig) -> None:
+    client = TestClient(create_app(console_config), base_url="http://127.0.0.1")
     token = login(client)
-    flag = config.store.queue(FlagQuery(rule="XREF001"), limit=1).rows[0].flag
+    flag = console_config.store.queue(FlagQuery(rule="XREF001"), limit=1).rows[0].flag
     gets = {
         "/?n=abc": "n",
         "/?n=0": "n",
@@ -276,7 +273,7 @@ def test_a_bad_parameter_is_a_400_page_naming_it_without_pythons_words(config: C
         assert 'class="problem"' in r.text and "Back to the queue" in r.text, what  # the console's page
         assert f"The parameter “{name}” must be" in r.text, (what, r.text[-600:])
         assert not [w for w in PYTHON_WORDS if w in r.text], (what, r.text)
-    assert config.store.history(flag.flag_id) == []  # no bad form committed anything
+    assert console_config.store.history(flag.flag_id) == []  # no bad form committed anything
     assert (
         "must be one of 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2." in client.get(f"/flags/{flag.flag_id}?zoom=9").text
     )
@@ -305,14 +302,14 @@ def test_every_bidi_control_becomes_a_visible_marker() -> None:
     assert str(user_text(None)) == '<bdi dir="auto"></bdi>'
 
 
-def test_a_note_with_an_override_reaches_the_next_reviewer_inert(config: ConsoleConfig) -> None:
-    client = TestClient(create_app(config), base_url="http://127.0.0.1")
+def test_a_note_with_an_override_reaches_the_next_reviewer_inert(console_config: ConsoleConfig) -> None:
+    client = TestClient(create_app(console_config), base_url="http://127.0.0.1")
     token = login(client)
-    flag = config.store.queue(FlagQuery(rule="XREF001"), limit=1).rows[0].flag
+    flag = console_config.store.queue(FlagQuery(rule="XREF001"), limit=1).rows[0].flag
     note = "pay \u202e12 to bob\u202c, \u2067x\u2069 \u200f"
     data = {"csrf": token, "action": "comment", "note": note, "version": "0"}
     assert client.post(f"/flags/{flag.flag_id}/decide", data=data).status_code == 200
-    bob = TestClient(create_app(config), base_url="http://127.0.0.1")
+    bob = TestClient(create_app(console_config), base_url="http://127.0.0.1")
     login(bob, "bob")
     html = bob.get(f"/flags/{flag.flag_id}").text
     quote = re.search(r"<blockquote>(.*?)</blockquote>", html)

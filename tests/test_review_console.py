@@ -7,7 +7,6 @@ import re
 import stat
 import threading
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pymupdf
@@ -26,32 +25,22 @@ from console.app import ConsoleConfig, create_app
 from console.auth import LoginThrottle, Users, add_user, hash_password, session_secret, verify_password
 from pipeline.config import PIPELINE_VERSION
 from schemas.models import Flag
-from tests.support.review import (
-    SAMPLES,
-    add_hostile_flag,
-    copy_run,
-    csrf_of,
-    login,
-    make_config,
-    make_run,
-)
+from tests.support.review import SAMPLES, csrf_of, login, make_config
 from tieout.cli import app as cli
 
 HALVORSEN = SAMPLES / "halvorsen_2025_form_10k.pdf"
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # a hostile flag on a real page of halvorsen: markup, script, RTL and a very long label
-    return add_hostile_flag(make_run(tmp_path_factory.mktemp("run")))
+@pytest.fixture
+def run_dir(hostile_run: Path) -> Path:
+    # a hostile flag on a real page of halvorsen: markup, script, RTL and a very long label (conftest)
+    return hostile_run
 
 
 @pytest.fixture
-def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
-    # each test its own copy of the run, so decisions do not leak between tests
-    cfg = make_config(copy_run(run_dir, tmp_path / "run"), tmp_path)
-    yield cfg
-    cfg.store.close()
+def config(console_config: ConsoleConfig) -> ConsoleConfig:
+    # each test its own copy of the run, so decisions do not leak between tests (conftest)
+    return console_config
 
 
 def new_client(config: ConsoleConfig, base_url: str = "http://127.0.0.1") -> TestClient:

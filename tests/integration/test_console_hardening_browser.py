@@ -19,6 +19,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -101,26 +102,34 @@ def comment_in_the_form(page: Any, url: str, flag_id: str, note: str) -> None:
     expect(page.locator("#audit li[data-action='comment']")).to_have_count(before + 1)
 
 
+@dataclass
+class Console:
+    """A served console: its URL, store, the POSTs it answered (:class:`Recorder`) and a flag to judge."""
+
+    url: str
+    store: ReviewStore
+    seen: list[tuple[str, str | None, int]]
+    flag_id: str
+
+
 @pytest.fixture
-def console(tmp_path: Path) -> Iterator[tuple[str, ReviewStore, list[tuple[str, str | None, int]]]]:
+def console(tmp_path: Path) -> Iterator[Console]:
     config = make_config(make_run(tmp_path / "run"), tmp_path)
     seen: list[tuple[str, str | None, int]] = []
     app = create_app(config)
     app.add_middleware(Recorder, seen=seen)
+    flag_id = config.store.queue(FlagQuery(rule="XREF001"), limit=1).rows[0].flag.flag_id
     with serve(app) as url:
-        yield url, config.store, seen
+        yield Console(url, config.store, seen, flag_id)
     config.store.close()
 
 
 def test_a_null_or_foreign_origin_is_refused_while_the_same_origin_form_works(
-    chromium: Path,
-    console: tuple[str, ReviewStore, list[tuple[str, str | None, int]]],
-    tmp_path: Path,
+    chromium: Path, console: Console, tmp_path: Path
 ) -> None:
     from playwright.sync_api import expect
 
-    url, store, seen = console
-    flag_id = store.queue(FlagQuery(rule="XREF001"), limit=1).rows[0].flag.flag_id
+    url, store, seen, flag_id = console.url, console.store, console.seen, console.flag_id
     decide = f"{url}/flags/{flag_id}/decide"
     page_html: dict[str, str] = {}
     bounce_to = {"url": decide}
@@ -237,14 +246,11 @@ def test_the_console_the_cli_starts_keeps_its_store_and_caches_private(
 
 
 def test_a_note_with_a_right_to_left_override_reaches_the_next_reviewer_inert(
-    chromium: Path,
-    console: tuple[str, ReviewStore, list[tuple[str, str | None, int]]],
-    tmp_path: Path,
+    chromium: Path, console: Console, tmp_path: Path
 ) -> None:
     from playwright.sync_api import expect
 
-    url, store, _ = console
-    flag_id = store.queue(FlagQuery(rule="XREF001"), limit=1).rows[0].flag.flag_id
+    url, store, flag_id = console.url, console.store, console.flag_id
     with browser(chromium, tmp_path / "alice") as ctx:
         page = ctx.new_page()
         page.set_default_timeout(LIVENESS_S * 1000)
