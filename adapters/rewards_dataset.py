@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from adapters.files import private_file, write_private
 from pipeline.checks.tolerance import KnownFact, known_facts
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.model.grounding import PageIndex
@@ -347,7 +348,12 @@ def build_dataset(
 
 
 def _write_jsonl(path: Path, lines: Sequence[str]) -> None:
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    write_private(path, "".join(line + "\n" for line in lines).encode("utf-8"))
+
+
+def _write_parquet(path: Path, table: pa.Table) -> None:
+    with private_file(path) as fh:
+        pq.write_table(table, fh)
 
 
 def export_rewards(
@@ -364,14 +370,13 @@ def export_rewards(
 
     Args:
         records: Reward records.
-        out_dir: Directory to write to (created when missing).
+        out_dir: Directory to write to (created 0700 when missing; the files are private, 0600).
         count: Token counter (the word-piece estimate by default).
 
     Returns:
         The two paths, JSONL first.
     """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     jsonl, parquet = out / "rewards.jsonl", out / "rewards.parquet"
     _write_jsonl(jsonl, [r.model_dump_json() for r in records])
     columns: dict[str, list[Any]] = {name: [] for name in REWARDS_SCHEMA.names}
@@ -384,7 +389,7 @@ def export_rewards(
         row["answer_tokens"] = count(r.completion)
         for name in columns:
             columns[name].append(row[name])
-    pq.write_table(pa.Table.from_pydict(columns, schema=REWARDS_SCHEMA), parquet)
+    _write_parquet(parquet, pa.Table.from_pydict(columns, schema=REWARDS_SCHEMA))
     return [jsonl, parquet]
 
 
@@ -396,21 +401,20 @@ def export_dataset(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[
 
     Args:
         rows: Rows from :func:`build_dataset`.
-        out_dir: Directory to write to (created when missing).
+        out_dir: Directory to write to (created 0700 when missing; the files are private, 0600).
 
     Returns:
         The paths written: JSONL, the whole Parquet file, then the splits'.
     """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     jsonl, parquet = out / "dataset.jsonl", out / "dataset.parquet"
     _write_jsonl(jsonl, [json.dumps(row, ensure_ascii=False) for row in rows])
-    pq.write_table(pa.Table.from_pylist(list(rows), schema=DATASET_SCHEMA), parquet)
+    _write_parquet(parquet, pa.Table.from_pylist(list(rows), schema=DATASET_SCHEMA))
     written = [jsonl, parquet]
     for name, _ in SPLITS:
         part = [row for row in rows if row["split"] == name]
         if part:
             path = out / f"{name}.parquet"
-            pq.write_table(pa.Table.from_pylist(part, schema=DATASET_SCHEMA), path)
+            _write_parquet(path, pa.Table.from_pylist(part, schema=DATASET_SCHEMA))
             written.append(path)
     return written

@@ -14,13 +14,13 @@ import hashlib
 import hmac
 import json
 import logging
-import os
 import re
 import secrets
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from adapters.files import write_private
 from adapters.review.logins import MAX_LOGIN_NAME, LoginAttempt, SessionStore
 
 __all__ = [
@@ -247,7 +247,7 @@ def _users_data(path: Path) -> dict[str, dict[str, dict[str, str]]]:
 
 
 def _write_users(path: Path, data: dict[str, dict[str, dict[str, str]]]) -> None:
-    _write_private(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
+    write_private(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
 
 
 def session_secret(path: Path) -> str:
@@ -257,17 +257,8 @@ def session_secret(path: Path) -> str:
         if len(secret) >= 32:
             return secret
     secret = secrets.token_urlsafe(48)
-    _write_private(path, secret.encode())
+    write_private(path, secret.encode())
     return secret
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    tmp.replace(path)
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,15 @@
 """The console's security, in one place every request passes: login, CSRF and Origin, security headers.
 
 :class:`Guard` requires a logged-in user on every path except the login page and static assets, checks
-the CSRF token (and the Origin, when sent) of every state-changing request, and adds the security
-headers to every response.
+the CSRF token and the origin of every state-changing request (:func:`origin_problem`), and adds the
+security headers to every response.
 """
 
 from __future__ import annotations
 
 import hmac
 from typing import Any
-from urllib.parse import parse_qsl, quote
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
@@ -17,7 +17,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from console.auth import Users
 
-__all__ = ["MAX_FORM_BYTES", "PUBLIC_PATHS", "PUBLIC_PREFIXES", "SAFE_METHODS", "Guard"]
+__all__ = [
+    "MAX_FORM_BYTES",
+    "PUBLIC_PATHS",
+    "PUBLIC_PREFIXES",
+    "SAFE_METHODS",
+    "Guard",
+    "canonical_origin",
+    "origin_problem",
+    "require_origin",
+]
 
 MAX_FORM_BYTES = 64 * 1024
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -41,10 +50,24 @@ _SECURITY_HEADERS = [
 class Guard:
     """Authentication, CSRF and security headers for every request (see the module docstring)."""
 
-    def __init__(self, app: ASGIApp, users: Users) -> None:
-        """Wrap ``app``; ``users`` decides whether a session's user still exists."""
+    def __init__(self, app: ASGIApp, users: Users, origin: str | None = None, https: bool = False) -> None:
+        """Wrap ``app``; ``users`` decides whether a session's user still exists.
+
+        Args:
+            app: The console's routes.
+            users: Who may log in.
+            origin: The origin the console is served at (``scheme://host[:port]``): a state-changing
+                request must come from it. None: the origin each request was addressed to (its ``Host``,
+                over HTTPS when ``https``, else the connection's scheme).
+            https: The console is reached over HTTPS (a proxy in front of it terminates TLS).
+
+        Raises:
+            ValueError: ``origin`` is no http(s) origin.
+        """
         self.app = app
         self.users = users
+        self.origin = require_origin(origin) if origin is not None else None
+        self.https = https
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse, or pass on with the security headers added to the response."""
@@ -105,10 +128,12 @@ class Guard:
     ) -> tuple[str, bytes]:
         """Why a state-changing request is refused ('' if it is not), and its body, read once."""
         headers = Headers(scope=scope)
-        origin = headers.get("origin")
-        host = headers.get("host", "")
-        if origin and origin != "null" and origin.split("://", 1)[-1] != host:
-            return f"cross-origin request from {origin} refused", b""
+        expected = self.origin or canonical_origin(
+            f"{'https' if self.https else scope.get('scheme', 'http')}://{headers.get('host', '')}"
+        )
+        problem = origin_problem(headers, expected)
+        if problem:
+            return problem, b""
         body = b""
         more = True
         while more:
@@ -124,3 +149,64 @@ class Guard:
         if not expected or not token or not hmac.compare_digest(token.encode(), expected.encode()):
             return "the form's security token is missing or out of date: reload the page and try again", body
         return "", body
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def canonical_origin(url: str) -> str | None:
+    """``scheme://host:port`` of an http(s) URL or origin, lower-cased, the port always written.
+
+    Two spellings of one origin (``HTTP://Example.org`` and ``http://example.org:80``) compare equal; what
+    is no http(s) URL with a host (``null``, ``file:``, garbage) is None.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:  # a port that is no number, or out of range
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    host = parts.hostname.lower()
+    host = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{host}:{port or _DEFAULT_PORTS[scheme]}"
+
+
+def require_origin(url: str) -> str:
+    """:func:`canonical_origin` of ``url``, which must be an http(s) origin with nothing after it.
+
+    Raises:
+        ValueError: ``url`` is no http(s) URL with a host, or it has a path, a query or a fragment.
+    """
+    origin = canonical_origin(url)
+    parts = urlsplit(url.strip())
+    if origin is None or parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        raise ValueError(
+            f"{url!r} is not an origin: give scheme://host[:port], e.g. https://review.example.com"
+        )
+    return origin
+
+
+def origin_problem(headers: Headers, expected: str | None) -> str:
+    """Why a state-changing request's origin is refused ('' if it is not).
+
+    The ``Origin`` header must be the console's own origin (scheme, host and port): ``null`` (a sandboxed
+    frame, a ``data:`` page, a cross-origin redirect) is refused like any other site. Without ``Origin``
+    the ``Referer``'s origin is checked instead. A request with neither is let through to the CSRF check:
+    browsers send ``Origin`` on every cross-origin POST (form or fetch), so only a non-browser client or an
+    old browser omits both, and a non-browser client could forge either header anyway; the session's CSRF
+    token, which only a page of the console can read, is what stops it.
+    """
+    origin = headers.get("origin")
+    claimed = origin if origin is not None else headers.get("referer")
+    if claimed is None:
+        return ""
+    if expected is None:
+        return "the request names no host, so its origin cannot be checked"
+    got = canonical_origin(claimed)
+    if got == expected:
+        return ""
+    what = "Origin" if origin is not None else "Referer"
+    shown = claimed[:200] if origin is not None else (got or "an unreadable address")
+    return f"cross-origin request refused: its {what} is {shown}, not the console's {expected}"

@@ -12,11 +12,13 @@ from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlencode
 
 import jinja2
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from adapters.review.documents import DocumentNotFound
+from console.bidi import user_text, visible_controls
 from console.state import ConsoleState, state_of
 from console.view import ROLE_CLASSES, ZOOM_CHOICES, fmt_value
 from schemas.reviews import DISMISS_REASONS, REVIEW_STATUSES
@@ -28,16 +30,23 @@ _P = ParamSpec("_P")
 
 
 def templates() -> jinja2.Environment:
-    """The console's page templates, with the ``value`` filter and the globals every page uses."""
+    """The console's page templates, with the ``value`` and ``user`` filters and the globals every page uses.
+
+    ``user`` prints text from users or documents (:func:`console.bidi.user_text`); every other string a
+    template prints has its bidirectional controls made visible too (``finalize``).
+    """
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("console", "templates"),
         # every template is HTML: escape everything, whatever the file is called
         autoescape=True,
+        # and no bidirectional control acts anywhere, an attribute or a <title> included (console.bidi)
+        finalize=_inert,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
     env.filters["value"] = fmt_value
+    env.filters["user"] = user_text
     env.globals.update(
         DISMISS_REASONS=DISMISS_REASONS,
         REVIEW_STATUSES=REVIEW_STATUSES,
@@ -45,6 +54,13 @@ def templates() -> jinja2.Environment:
         ROLE_CLASSES=ROLE_CLASSES,
     )
     return env
+
+
+def _inert(value: Any) -> Any:
+    """What a template prints: a string with its bidi controls as ``[RLO]``-style markers (Markup as is)."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return visible_controls(value)
+    return value
 
 
 async def call(fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:

@@ -18,6 +18,7 @@ from adapters.review.annotated import AnnotatedCopies, Annotations
 from adapters.review.documents import PageImages
 from adapters.review.store import ReviewStore
 from console.auth import LoginThrottle, Users
+from console.guard import require_origin
 from console.sessions import SESSION_HOURS, SESSION_IDLE_MINUTES
 from pipeline.checks.confidence import queue_threshold
 from schemas.reviews import ReviewDecision
@@ -49,6 +50,13 @@ class ConsoleConfig:
         session_idle_s: A session unused for this long ends.
         session_max_s: A session ends this long after its login, used or not.
         clock: The time, in seconds since the epoch (a seam for tests).
+        origin: Where analysts open the console, ``scheme://host[:port]`` (kept canonical,
+            :func:`console.guard.canonical_origin`): a state-changing request from any other origin is
+            refused. None: each request's own ``Host`` (over HTTPS with ``secure_cookie``), for a console
+            whose public address is not known.
+
+    Raises:
+        ValueError: ``origin`` is not an http(s) origin.
     """
 
     store: ReviewStore
@@ -64,6 +72,11 @@ class ConsoleConfig:
     session_idle_s: float = SESSION_IDLE_MINUTES * 60.0
     session_max_s: float = SESSION_HOURS * 3600.0
     clock: Callable[[], float] = time.time
+    origin: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.origin is not None:
+            self.origin = require_origin(self.origin)
 
 
 @dataclass(frozen=True)

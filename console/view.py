@@ -13,10 +13,11 @@ from urllib.parse import urlencode
 
 from adapters.review.documents import ZOOMS
 from adapters.review.render import PrintedBoxes, render_scale
-from adapters.review.store import SORT_KEYS, FlagQuery, SortKey
+from adapters.review.store import SORT_KEYS, FlagQuery
 from console.labels import Rect, place_label
+from console.params import choice, number
 from schemas.models import BBox, Evidence, Fact, Flag
-from schemas.reviews import REVIEW_STATUSES, ReviewStatus
+from schemas.reviews import REVIEW_STATUSES
 
 __all__ = [
     "PAGE_GAP_PX",
@@ -280,53 +281,41 @@ def statement_context(table_facts: list[Fact], flagged: list[Fact]) -> list[Cont
 
 
 def query_from_params(params: dict[str, str], me: str, default_min: float = 0.0) -> FlagQuery:
-    """The queue's filters from URL parameters; unknown or empty values mean no filter.
+    """The queue's filters from URL parameters; empty values mean no filter.
 
     ``assignee``: a user name, ``-`` for unassigned, ``me`` for the logged-in user. Without a ``cmin``
     parameter the minimum confidence is ``default_min`` (the calibrated queue threshold); ``cmin=0`` shows
     every flag.
 
     Raises:
-        ValueError: for a value that cannot be a filter (a non-numeric confidence, an unknown status).
+        BadParameter: for a value that cannot be a filter (a non-numeric confidence, an unknown status).
     """
 
     def text(name: str) -> str | None:
         v = params.get(name, "").strip()
         return v or None
 
-    def number(name: str) -> float | None:
-        v = text(name)
-        if v is None:
-            return None
-        x = float(v)
-        if not 0.0 <= x <= 1.0:
-            raise ValueError(f"{name} must be between 0 and 1")
-        return x
-
-    status = text("status")
-    if status is not None and status not in REVIEW_STATUSES:
-        raise ValueError(f"status must be one of {', '.join(REVIEW_STATUSES)}")
-    sort = text("sort") or "severity"
-    if sort not in SORT_KEYS:
-        raise ValueError(f"sort must be one of {', '.join(SORT_KEYS)}")
+    status = choice(params, "status", REVIEW_STATUSES)
+    sort = choice(params, "sort", SORT_KEYS) or "severity"
+    descending = choice(params, "dir", ("asc", "desc")) == "desc"
+    cmin = number(params, "cmin", low=0.0, high=1.0)
+    cmax = number(params, "cmax", low=0.0, high=1.0)
     assignee = text("assignee")
     if assignee == "-":
         assignee = ""
     elif assignee == "me":
         assignee = me
-    st: ReviewStatus | None = status
-    key: SortKey = sort
     return FlagQuery(
         doc_id=text("doc"),
         rule=text("rule"),
         kind=text("kind"),
         severity=text("severity"),
-        status=st,
-        min_confidence=number("cmin") if "cmin" in params else (default_min or None),
-        max_confidence=number("cmax"),
+        status=status,
+        min_confidence=cmin if "cmin" in params else (default_min or None),
+        max_confidence=cmax,
         assignee=assignee,
-        sort=key,
-        descending=params.get("dir") == "desc",
+        sort=sort,
+        descending=descending,
     )
 
 

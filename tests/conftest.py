@@ -1,13 +1,18 @@
-"""Shared fixtures: where the shared corpus and the sample documents are."""
+"""Shared fixtures: where the shared corpus and the sample documents are; a review console's config."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.support.corpus import CORPUS, REPO
+
+if TYPE_CHECKING:
+    from console.app import ConsoleConfig
 
 SAMPLES = REPO / "sample_docs"
 
@@ -51,3 +56,21 @@ def _no_exported_settings(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
     for name in list(os.environ):
         if name.lower() in names:
             monkeypatch.delenv(name)
+
+
+@pytest.fixture(scope="session")
+def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run of the console tests' sample PDFs plus a hostile flag: markup, script, RTL, a very long label."""
+    from tests.support.review import add_hostile_flag, make_run
+
+    return add_hostile_flag(make_run(tmp_path_factory.mktemp("hostile-run")))
+
+
+@pytest.fixture
+def console_config(hostile_run: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
+    """A console over the test's own copy of :func:`hostile_run`, so decisions do not leak between tests."""
+    from tests.support.review import copy_run, make_config
+
+    cfg = make_config(copy_run(hostile_run, tmp_path / "run"), tmp_path)
+    yield cfg
+    cfg.store.close()

@@ -7,7 +7,6 @@ import re
 import stat
 import threading
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pymupdf
@@ -26,27 +25,22 @@ from console.app import ConsoleConfig, create_app
 from console.auth import Users, add_user, hash_password, session_secret, verify_password
 from pipeline.config import PIPELINE_VERSION
 from schemas.models import Flag
-from tests.support.review import SAMPLES, copied_config, csrf_of, hostile_flag, login, make_config, make_run
+from tests.support.review import SAMPLES, csrf_of, login, make_config
 from tieout.cli import app as cli
 
 HALVORSEN = SAMPLES / "halvorsen_2025_form_10k.pdf"
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("run")
-    make_run(out)
-    # a hostile flag on a real page of halvorsen: markup, script, RTL and a very long label
-    template = next(Flag.model_validate_json(line) for line in (out / "flags.jsonl").open())
-    with (out / "flags.jsonl").open("a", encoding="utf-8") as fh:
-        fh.write(hostile_flag(template).model_dump_json() + "\n")
-    return out
+@pytest.fixture
+def run_dir(hostile_run: Path) -> Path:
+    # a hostile flag on a real page of halvorsen: markup, script, RTL and a very long label (conftest)
+    return hostile_run
 
 
 @pytest.fixture
-def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
-    with copied_config(run_dir, tmp_path) as cfg:
-        yield cfg
+def config(console_config: ConsoleConfig) -> ConsoleConfig:
+    # each test its own copy of the run, so decisions do not leak between tests (conftest)
+    return console_config
 
 
 def new_client(config: ConsoleConfig, base_url: str = "http://127.0.0.1") -> TestClient:
@@ -234,8 +228,11 @@ def test_hostile_text_renders_inert(client: TestClient, config: ConsoleConfig) -
     flag_html = pages[1]
     assert flag_html.count("&lt;script&gt;") >= 3  # message, reasons, evidence text
     assert "&lt;img src=x onerror=" in flag_html
-    # right-to-left text is isolated (bdi), so it cannot reorder the page around it
-    assert re.search(r"<bdi>[^<]*الإيرادات الإجمالية", flag_html)
+    # right-to-left text is isolated (bdi, its own direction), so it cannot reorder the page around it, and
+    # the override before it is shown as a marker, never obeyed (console/bidi.py)
+    rlo = '<span class="bidi-control" title="U+202E right-to-left override">[RLO]</span>'
+    assert re.search(rf'<bdi dir="auto">[^<]*{re.escape(rlo)}الإيرادات الإجمالية', flag_html)
+    assert not [html for html in pages if "\u202e" in html or "\u202c" in html]
     assert "x" * 3000 in flag_html  # the very long label is all there (CSS wraps it)
     # the role (free text from the record) lands in an attribute, escaped
     assert 'title="component &lt;img src=x onerror=&#34;window.__pwned=2&#34;&gt;' in flag_html

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Protocol
 
+from adapters.files import private_dir, write_private
 from adapters.review.documents import DocumentSource, check_doc_id, default_cache_dir
 from adapters.review.tickmarks import AnnotateError
 from adapters.workers.isolation import IsolatedEngine
@@ -100,10 +101,8 @@ def annotate_path(path: Path, config: EngineConfig, *, source: str) -> DocumentR
                 )
             )
         else:
-            out = annotated_path(path)
-            part = out.with_name(out.name + ".part")
-            part.write_bytes(marked.pdf)
-            part.replace(out)  # whole or absent, if the worker is killed while writing
+            # private (0600), and whole or absent if the worker is killed while writing
+            write_private(annotated_path(path), marked.pdf)
     return DocumentResult(
         doc_id=result.doc_id,
         source=result.source,
@@ -186,7 +185,7 @@ class AnnotatedCopies:
             stripe.release()
 
     def _make(self, doc_id: str, source: str, data: bytes, target: Path) -> None:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(target.parent)  # 0700, the cache folder too: the copies show the documents' content
         # the work folder sits in the cache, on the cache's file system: the copy is renamed into place
         # (atomic), and a large document does not fill a small /tmp
         with tempfile.TemporaryDirectory(prefix=".work-", dir=self.cache_dir) as work:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from adapters.files import write_private
 from adapters.review.render import PrintedBoxes, RenderError, page_sizes, printed_boxes, render_page
 from adapters.storage import Store, UnsafeKey, safe_key
 
@@ -179,7 +180,9 @@ class PageImages:
     """Page images and sizes, rendered from a :class:`DocumentSource` and cached under ``cache_dir``.
 
     A document id is the hash of its bytes, so a cached image never goes stale; the cache path is built
-    from the checked id, a page number and a zoom from :data:`ZOOMS` only.
+    from the checked id, a page number and a zoom from :data:`ZOOMS` only. The pages show the documents'
+    content: the cache's files are private (0600 in 0700 folders), written whole (a temporary file
+    renamed), so a reader never sees half an image.
     """
 
     def __init__(self, documents: DocumentSource, cache_dir: Path | None = None) -> None:
@@ -199,7 +202,7 @@ class PageImages:
             sizes = page_sizes(self.documents.pdf(doc_id, source))
         except RenderError as exc:
             raise DocumentNotFound(str(exc)) from exc
-        _atomic_write(path, json.dumps(sizes).encode())
+        write_private(path, json.dumps(sizes).encode())
         return [PageSize(w, h) for w, h in sizes]
 
     def png(self, doc_id: str, source: str, page: int, zoom: float) -> bytes:
@@ -210,7 +213,7 @@ class PageImages:
         if path.is_file():
             return path.read_bytes()
         image = render_page(self.documents.pdf(doc_id, source), page, zoom)
-        _atomic_write(path, image.png)
+        write_private(path, image.png)
         return image.png
 
     def printed(self, doc_id: str, source: str, page: int) -> PrintedBoxes:
@@ -220,13 +223,5 @@ class PageImages:
             cached = json.loads(path.read_text())
             return PrintedBoxes([tuple(b) for b in cached["figures"]], [tuple(b) for b in cached["words"]])
         boxes = printed_boxes(self.documents.pdf(doc_id, source), page)
-        _atomic_write(path, json.dumps({"figures": boxes.figures, "words": boxes.words}).encode())
+        write_private(path, json.dumps({"figures": boxes.figures, "words": boxes.words}).encode())
         return boxes
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write via a temporary file and rename, so a reader never sees half an image."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)

@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from adapters.files import create_private, tighten
 from adapters.review.store import (
     SEVERITY_RANK,
     Columns,
@@ -169,7 +170,12 @@ class SqliteReviewStore(SqlReviewStore):
     def __init__(self, path: Path) -> None:
         """Open (and create) the database at ``path``."""
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # The audit trail and every note: readable by the owner only. SQLite makes the -wal and -shm files
+        # with the database file's mode, so the file is made 0600 before SQLite opens it; a store an earlier
+        # version left readable by others is made private, its WAL and shared memory with it.
+        create_private(path)
+        for suffix in ("-wal", "-shm"):
+            tighten(path.with_name(path.name + suffix))
         self._lock = threading.RLock()
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE), never implicit.
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)

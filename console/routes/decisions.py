@@ -12,7 +12,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from adapters.review.store import DecisionRequest, ReviewError, StaleDecision
-from console.pages import call, error, user_of
+from console.pages import call, user_of
+from console.params import choice, one_of, whole_number
 from console.routes.flags import render_flag
 from console.state import ConsoleState, state_of
 from console.view import query_from_params, queue_state
@@ -21,8 +22,6 @@ from schemas.reviews import DISMISS_REASONS, ReviewAction, ReviewDecision
 __all__ = ["ROUTES", "decide"]
 
 log = logging.getLogger("tieout.console")
-
-_ACTIONS: dict[str, ReviewAction] = {a: a for a in get_args(ReviewAction)}
 
 
 async def decide(request: Request) -> Response:
@@ -33,11 +32,12 @@ async def decide(request: Request) -> Response:
     state = state_of(request)
     flag_id = request.path_params["flag_id"]
     form = await request.form()
-    # only the queue's own parameters travel on (the form field is the client's to forge)
+    # only the queue's own parameters travel on (the form field is the client's to forge), and they are
+    # checked before anything is committed: a bad one is a 400 page (console.params), not a 500 after it
     queue = queue_state(dict(parse_qsl(str(form.get("state", "")))))
+    q = query_from_params(dict(parse_qsl(queue)), user_of(request), state.config.queue_threshold)
+    then = choice(form, "then", ("next",))
     req = _request(form, flag_id, user_of(request))
-    if isinstance(req, str):
-        return error(request, 400, req)
     # the flag page re-rendered below keeps the queue the analyst came from
     request.scope["query_string"] = queue.encode()
     try:
@@ -49,32 +49,24 @@ async def decide(request: Request) -> Response:
     await _run_hooks(state, decision)
     request.session["flash"] = _done(decision)
     target = flag_id
-    if form.get("then") == "next":
-        q = query_from_params(dict(parse_qsl(queue)), user_of(request), state.config.queue_threshold)
+    if then == "next":
         _, next_id = await call(state.store.neighbours, q, flag_id)
         target = next_id or flag_id
     return RedirectResponse(f"/flags/{quote(target)}" + (f"?{queue}" if queue else ""), status_code=303)
 
 
-def _request(form: FormData, flag_id: str, reviewer: str) -> DecisionRequest | str:
-    """The decision the form asks for, or why the form is not one (an unknown action or reason…)."""
-    action = str(form.get("action", ""))
-    act = _ACTIONS.get(action)
-    if act is None:
-        return f"Unknown action {action!r}."
-    reason = str(form.get("reason", "")) or None
-    if reason is not None and reason not in DISMISS_REASONS:
-        return f"Unknown dismiss reason {reason!r}."
-    try:
-        version = int(str(form.get("version", "")))
-    except ValueError:
-        return "The form has no flag version: reload the page."
+def _request(form: FormData, flag_id: str, reviewer: str) -> DecisionRequest:
+    """The decision the form asks for.
+
+    Raises:
+        BadParameter: the form is not one (an unknown action or reason, no version…).
+    """
     return DecisionRequest(
         flag_id=flag_id,
-        action=act,
+        action=one_of(form, "action", get_args(ReviewAction)),
         reviewer=reviewer,
-        version=version,
-        reason=reason,
+        version=whole_number(form, "version", None, low=0, high=2**31 - 1),
+        reason=choice(form, "reason", DISMISS_REASONS),
         note=str(form.get("note", "")) or None,
         assignee=str(form.get("assignee", "")) or None,
     )

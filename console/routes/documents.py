@@ -15,14 +15,15 @@ from urllib.parse import quote
 import anyio
 import anyio.to_thread
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
-from adapters.review.documents import DocumentNotFound
+from adapters.review.documents import ZOOMS, DocumentNotFound
 from adapters.review.render import RenderError, render_scale
 from adapters.review.store import FlagQuery, QueueRow
 from adapters.review.tickmarks import AnnotateError
 from console.pages import call, error, page, page_sizes
+from console.params import BadParameter, number
 from console.state import ConsoleState, state_of
 
 __all__ = [
@@ -71,20 +72,23 @@ async def page_image(request: Request) -> Response:
     """``GET /documents/{doc_id}/pages/{page}.png?zoom=Z``: a page as a PNG image."""
     state = state_of(request)
     doc_id = request.path_params["doc_id"]
-    number = int(request.path_params["page"])
-    try:
-        zoom = float(request.query_params.get("zoom", "1"))
-    except ValueError:
-        return PlainTextResponse("zoom must be a number", status_code=400)
+    page_no = int(request.path_params["page"])
+    zoom = number(request.query_params, "zoom", low=min(ZOOMS), high=max(ZOOMS), allowed=ZOOMS) or 1.0
     source = await _known_source(state, doc_id)
     if source is None:
-        return PlainTextResponse("no such document", status_code=404)
+        return error(request, 404, "There is no such document.")
+    sizes, missing = await page_sizes(state, doc_id, source)
+    if missing:
+        return error(request, 404, f"The PDF cannot be shown: {missing}")
+    if not 1 <= page_no <= len(sizes):
+        raise BadParameter("page", f"a page of the document, 1 to {len(sizes)}")
     try:
-        png = await call(state.config.images.png, doc_id, source, number, zoom)
+        png = await call(state.config.images.png, doc_id, source, page_no, zoom)
     except DocumentNotFound as exc:
-        return PlainTextResponse(str(exc), status_code=404)
-    except RenderError as exc:
-        return PlainTextResponse(str(exc), status_code=400)
+        return error(request, 404, f"The PDF cannot be shown: {exc}")
+    except RenderError:  # MuPDF's words are for the log, not the page
+        log.exception("rendering page %d of document %s failed", page_no, doc_id)
+        return error(request, 422, "This page cannot be rendered (the console's log has the details).")
     # a document id is the hash of its bytes: the image never changes
     return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=86400"})
 

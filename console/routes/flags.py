@@ -11,8 +11,9 @@ from starlette.routing import Route
 
 from adapters.review.documents import ZOOMS, DocumentNotFound
 from adapters.review.render import PrintedBoxes, RenderError
-from adapters.review.store import FlagQuery, QueueRow, ReviewStore
+from adapters.review.store import QueueRow, ReviewStore
 from console.pages import call, error, page, page_sizes, query_link, user_of
+from console.params import number
 from console.state import ConsoleState, state_of
 from console.view import (
     evidence_facts,
@@ -48,10 +49,8 @@ async def render_flag(
     if row is None:
         return error(request, 404, "There is no such flag (a later run may no longer raise it).")
     params = dict(request.query_params)
-    try:
-        q = query_from_params(params, user_of(request), state.config.queue_threshold)
-    except ValueError:
-        q = FlagQuery()
+    # a bad parameter is a BadParameter: the app's 400 page names it (console.params)
+    q = query_from_params(params, user_of(request), state.config.queue_threshold)
     flag = row.flag
     sizes, missing = await page_sizes(state, flag.doc_id, flag.source)
     shown = shown_pages(flag, len(sizes))
@@ -95,16 +94,13 @@ def _room(request: Request) -> float | None:
 def _zoom(request: Request, params: dict[str, str], flag: Flag, widths: list[float]) -> float:
     """The zoom to show ``flag`` at, its pages being ``widths`` points wide.
 
-    An explicit zoom is shown and remembered for the pages as wide (:func:`console.view.zoom_bucket`);
-    without one, the remembered or default zoom, cross-page flags fitted to the browser's room
-    (:func:`console.view.shown_zoom`).
+    An explicit zoom (one of :data:`ZOOMS`) is shown and remembered for the pages as wide
+    (:func:`console.view.zoom_bucket`); without one, the remembered or default zoom, cross-page flags
+    fitted to the browser's room (:func:`console.view.shown_zoom`).
     """
     remembered = dict(request.session.get("zooms") or {})
-    try:
-        zoom = float(params.get("zoom", ""))
-    except ValueError:
-        zoom = 0.0
-    if zoom in ZOOMS:
+    zoom = number(params, "zoom", low=min(ZOOMS), high=max(ZOOMS), allowed=ZOOMS)
+    if zoom is not None:
         remembered[zoom_bucket(widths)] = zoom
         request.session["zooms"] = remembered
         return zoom

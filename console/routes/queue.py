@@ -8,8 +8,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from adapters.review.store import ReviewError
+from adapters.review.store import MAX_PAGE_SIZE, ReviewError
 from console.pages import call, error, page, query_link, user_of
+from console.params import cursor, whole_number
 from console.state import state_of
 from console.view import query_from_params, queue_state
 from schemas.reviews import REVIEW_STATUSES
@@ -22,21 +23,17 @@ async def queue(request: Request) -> Response:
     state = state_of(request)
     store, threshold = state.store, state.config.queue_threshold
     params = dict(request.query_params)
+    # a bad parameter is a BadParameter: the app's 400 page names it (console.params)
+    q = query_from_params(params, user_of(request), threshold)
+    limit = whole_number(params, "n", 50, low=1, high=MAX_PAGE_SIZE)
+    after, before = cursor(params, "after"), cursor(params, "before")
     try:
-        q = query_from_params(params, user_of(request), threshold)
-        limit = int(params.get("n", "50"))
-        result = await call(
-            store.queue,
-            q,
-            after=params.get("after") or None,
-            before=params.get("before") or None,
-            limit=limit,
-        )
+        result = await call(store.queue, q, after=after, before=before, limit=limit)
         below = 0
         if q.min_confidence is not None and "cmin" not in params:
             everything = await call(store.queue, replace(q, min_confidence=None), limit=1)
             below = everything.total - result.total
-    except (ValueError, ReviewError) as exc:
+    except ReviewError as exc:  # the store's own words (a cursor of another sort…)
         return error(request, 400, f"The queue cannot be shown with these filters: {exc}")
     return page(
         request,

@@ -23,10 +23,9 @@ from adapters.review.store import FlagQuery, ReviewStore
 from console.app import create_app
 from consumers.outbox import ReviewPublisher, kafka_publish
 from pipeline.rewards.decisions import check_records
-from schemas.models import Flag
 from tests.integration.conftest import LIVENESS_S, Isolated
 from tests.support.browser import FLAGS, chromium_or_skip
-from tests.support.review import ARTIFACTS, PASSWORDS, hostile_flag, make_config, make_run, serve
+from tests.support.review import ARTIFACTS, PASSWORDS, add_hostile_flag, make_config, make_run, serve
 
 pytestmark = pytest.mark.integration
 
@@ -38,11 +37,7 @@ def chromium() -> Path:
 
 @pytest.fixture
 def console_url(tmp_path: Path) -> Iterator[tuple[str, ReviewStore]]:
-    run = make_run(tmp_path / "run")
-    template = next(Flag.model_validate_json(line) for line in (run / "flags.jsonl").open())
-    with (run / "flags.jsonl").open("a", encoding="utf-8") as fh:
-        fh.write(hostile_flag(template).model_dump_json() + "\n")
-    config = make_config(run, tmp_path)
+    config = make_config(add_hostile_flag(make_run(tmp_path / "run")), tmp_path)
     with serve(create_app(config)) as url:
         yield url, config.store
 

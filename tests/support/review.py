@@ -65,6 +65,23 @@ def hostile_flag(template: Flag) -> Flag:
     )
 
 
+def add_hostile_flag(run: Path) -> Path:
+    """Append :func:`hostile_flag` of the run's first flag (a real page of halvorsen) to ``flags.jsonl``."""
+    with (run / "flags.jsonl").open(encoding="utf-8") as fh:
+        template = Flag.model_validate_json(fh.readline())
+    with (run / "flags.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(hostile_flag(template).model_dump_json() + "\n")
+    return run
+
+
+def copy_run(run: Path, dest: Path) -> Path:
+    """A copy of the run folder's JSONL files in ``dest`` (a test's own, so its decisions stay its own)."""
+    dest.mkdir(parents=True)
+    for f in run.glob("*.jsonl"):
+        (dest / f.name).write_bytes(f.read_bytes())
+    return dest
+
+
 def race(judges: Sequence[tuple[ReviewStore, str]], flag_id: str) -> list[str]:
     """Every ``(store, reviewer)`` confirms ``flag_id`` at version 0 at the same moment, each in a thread.
 
@@ -158,11 +175,7 @@ def make_config(run: Path, tmp: Path, *, throttle: LoginThrottle | None = None) 
 @contextlib.contextmanager
 def copied_config(run: Path, tmp: Path) -> Iterator[ConsoleConfig]:
     """A console over a copy of the run folder ``run`` (so decisions do not leak between tests)."""
-    copy = tmp / "run"
-    copy.mkdir()
-    for f in run.glob("*.jsonl"):
-        (copy / f.name).write_bytes(f.read_bytes())
-    cfg = make_config(copy, tmp)
+    cfg = make_config(copy_run(run, tmp / "run"), tmp)
     try:
         yield cfg
     finally:

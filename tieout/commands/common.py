@@ -149,5 +149,6 @@ def fail(message: str, code: int) -> typer.Exit:
     Returns:
         The :class:`typer.Exit` to raise.
     """
-    console.print(f"[red]{message}[/]")
+    # not wrapped at the console's width: a terminal wraps it, a log or a pipe keeps the one line whole
+    console.print(f"[red]{message}[/]", soft_wrap=True)
     return typer.Exit(code)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table as RichTable
 
+from adapters.files import write_private
 from tieout.commands import common
 from tieout.commands.common import collect_inputs, console, fail
 from tieout.commands.review import review_store
@@ -100,16 +101,14 @@ def export_reviews_cmd(
 
     try:
         store = review_store(out, services, env_file)
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, ConnectionError) as exc:
         raise fail(str(exc), 2) from exc
     decisions = store.latest_decisions("dismissed")
     flags = {d.flag_id: row.flag for d in decisions if (row := store.get(d.flag_id)) is not None}
     cases = regression_cases(decisions, flags)
-    dest.mkdir(parents=True, exist_ok=True)
     path = dest / "regression_cases.jsonl"
-    tmp = path.with_suffix(".jsonl.tmp")
-    tmp.write_text("".join(c.model_dump_json() + "\n" for c in cases), encoding="utf-8")
-    tmp.replace(path)
+    # the analysts' notes and reasons: private (0600 in a 0700 folder), like the store they come from
+    write_private(path, "".join(c.model_dump_json() + "\n" for c in cases).encode("utf-8"))
     summary = RichTable("rule", "reason", "cases", title=f"{len(cases)} regression cases")
     by: dict[tuple[str, str], int] = {}
     for c in cases:

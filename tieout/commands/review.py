@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -54,6 +55,13 @@ def review(
         ".tieout/review-users.json"
     ),
     secure_cookie: Annotated[bool, typer.Option(help="Mark the session cookie Secure (HTTPS only).")] = False,
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Where analysts open the console (scheme://host[:port]) when it is not --host and --port, "
+            "e.g. behind a proxy: requests that change anything must come from there.",
+        ),
+    ] = None,
     publish: Annotated[
         bool | None,
         typer.Option(
@@ -68,16 +76,22 @@ def review(
     import uvicorn
 
     from console.app import create_app
+    from console.guard import require_origin
 
     if (out is None) == (not services):
         raise typer.BadParameter("give --out DIR (a `tieout run` folder) or --services", param_hint="--out")
     try:
+        origin = require_origin(public_url) if public_url is not None else None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--public-url") from exc
+    try:
         config = _review_config(out, pdfs or [Path(".")], services, env_file, users, secure_cookie)
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, ConnectionError) as exc:
         raise fail(str(exc), 2) from exc
     if host not in ("127.0.0.1", "localhost", "::1"):
         console.print(f"[yellow]listening on {host}: the console is reachable from other machines[/]")
     sock = _bind(host, port)
+    config = replace(config, origin=origin or _own_origin(host, sock.getsockname()[1], secure_cookie))
     server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning", proxy_headers=False))
     if not (services if publish is None else publish):
         server.run(sockets=[sock])
@@ -85,6 +99,19 @@ def review(
     settings = Settings.load(env_file)
     console.print(f"publishing decisions to {settings.topic('reviews')} on {settings.kafka_bootstrap}")
     asyncio.run(_serve_and_publish(server, sock, config.store, settings))
+
+
+def _own_origin(host: str, port: int, secure: bool) -> str | None:
+    """The origin analysts open a console listening on ``host:port`` at, when it can be known.
+
+    None (each request's ``Host`` decides, :class:`console.guard.Guard`) for a wildcard address, which
+    names no host, and behind an HTTPS proxy (``--secure-cookie``), whose address is not this one: give
+    ``--public-url`` there to pin it.
+    """
+    if secure or host in ("0.0.0.0", "::", ""):
+        console.print("[yellow]no --public-url: each request's Host header is taken as its origin[/]")
+        return None
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -139,6 +166,7 @@ def review_store(out: Path | None, services: bool, env_file: Path | None) -> Rev
         typer.BadParameter: Neither or both of ``out`` and ``services`` given.
         FileNotFoundError: The run folder holds no review store.
         ValueError: The services' settings name no PostgreSQL.
+        ConnectionError: The services' PostgreSQL cannot be reached (the message is one line).
     """
     from adapters.review.sqlite import SqliteReviewStore
 
@@ -146,12 +174,34 @@ def review_store(out: Path | None, services: bool, env_file: Path | None) -> Rev
         raise typer.BadParameter("give --out DIR (a `tieout run` folder) or --services", param_hint="--out")
     if out is not None:
         return SqliteReviewStore.for_run(out)
+    import psycopg
+
     from adapters.review.postgres import PostgresReviewStore
 
     settings = Settings.load(env_file)
     if not settings.pg_dsn:
         raise ValueError("--services needs PG_DSN (from .tieout/stack.env, or the environment)")
-    return PostgresReviewStore(settings.pg_dsn)
+    try:
+        return PostgresReviewStore(settings.pg_dsn)
+    except psycopg.OperationalError as exc:
+        raise ConnectionError(_unreachable(settings.pg_dsn, exc)) from exc
+
+
+def _unreachable(dsn: str, exc: Exception) -> str:
+    """One line saying which database cannot be reached and why, without the DSN's password."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        info = conninfo_to_dict(dsn)
+        where = f"{info.get('user') or ''}@{info.get('host') or 'localhost'}:{info.get('port') or 5432}"
+        where += f"/{info.get('dbname') or ''}"
+    except psycopg.ProgrammingError:
+        where = "PG_DSN"
+    # libpq's message: "connection failed: connection to server at ... failed: <why>\n\tIs the server..."
+    first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+    why = " ".join(first.rsplit(" failed: ", 1)[-1].split())
+    return f"cannot reach the review database {where}: {why} (is PostgreSQL up, and PG_DSN right?)"
 
 
 def _review_config(
