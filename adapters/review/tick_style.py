@@ -12,6 +12,7 @@ from typing import Any
 import pymupdf
 
 __all__ = [
+    "CLEARED",
     "GREEN",
     "GREY",
     "INK",
@@ -48,6 +49,7 @@ SEVERITY_COLORS: dict[str, Color] = {
     "warning": (0.93, 0.5, 0.0),
     "info": (0.15, 0.4, 0.85),
 }
+CLEARED: Color = (0.45, 0.45, 0.5)  # a break an analyst dismissed: slate grey, whatever its severity
 INK: Color = (0.1, 0.1, 0.1)
 GREY: Color = (0.4, 0.4, 0.4)
 WHITE: Color = (1.0, 1.0, 1.0)
