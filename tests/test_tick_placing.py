@@ -67,7 +67,10 @@ def _labels(page: Any) -> list[pymupdf.Rect]:
 def _check_clear(data: bytes, out: AnnotatedPdf) -> int:
     """Assert that no label covers a word, a box or another label; returns the labels seen."""
     seen = 0
-    with pymupdf.open(stream=data, filetype="pdf") as src, pymupdf.open(stream=out.pdf, filetype="pdf") as doc:
+    with (
+        pymupdf.open(stream=data, filetype="pdf") as src,
+        pymupdf.open(stream=out.pdf, filetype="pdf") as doc,
+    ):
         offset = out.counts.summary_pages
         for i in range(src.page_count):
             page = doc[offset + i]
