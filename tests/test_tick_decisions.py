@@ -18,25 +18,23 @@ from typer.testing import CliRunner
 from adapters.review.annotated import AnnotatedCopies
 from adapters.review.documents import LocalDocuments
 from adapters.review.sqlite import SqliteReviewStore
-from adapters.review.store import DecisionRequest, FlagQuery, apply_decision
+from adapters.review.store import DecisionRequest, FlagQuery
 from adapters.review.tick_decisions import decisions_digest, dump_decisions, load_decisions
 from adapters.review.tick_style import CLEARED, SEVERITY_COLORS, SUBJECT_BREAK, SUBJECT_NOTE
 from adapters.review.tickmarks import AnnotatedPdf, annotate_pdf
 from console.app import ConsoleConfig, create_app
 from pipeline.rewards.regressions import standing
 from schemas.models import Flag
-from schemas.reviews import FlagReview, ReviewDecision
-from tests.support.review import SAMPLES, login, make_config, make_run
+from schemas.reviews import ReviewAction, ReviewDecision
+from tests.support.review import SAMPLES, decision, login, make_config, make_run
 from tests.test_annotate import _marked, _ours
 from tieout.cli import app as cli
 
 AT = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 
 
-def decide(flag: Flag, action: str, who: str, minutes: int = 0, **extra: str) -> ReviewDecision:
-    """A decision as the store records it (the store's own rule, no store)."""
-    req = DecisionRequest(flag.flag_id, action, who, 0, **extra)  # type: ignore[arg-type]
-    return apply_decision(flag, FlagReview(flag_id=flag.flag_id), req, now=AT.replace(minute=minutes))[1]
+def decide(flag: Flag, action: ReviewAction, who: str, minute: int = 0, **extra: str) -> ReviewDecision:
+    return decision(flag, action, who, AT.replace(minute=minute), **extra)
 
 
 def _summary(pdf: bytes) -> str:
@@ -54,11 +52,8 @@ def _drawn(out: AnnotatedPdf, number: int) -> tuple[list[tuple[str, tuple[float,
             for a in _ours(page, SUBJECT_BREAK):
                 if a.info["content"].startswith(f"#{number} "):
                     boxes.append((a.info["content"], tuple(a.colors["stroke"]), a.border["width"]))
-            labels += [
-                " ".join(a.info["content"].split())
-                for a in _ours(page, SUBJECT_NOTE)
-                if a.info["content"].startswith(f"#{number} ")
-            ]
+            texts = [" ".join(a.info["content"].split()) for a in _ours(page, SUBJECT_NOTE)]
+            labels += [t for t in texts if t.startswith(f"#{number} ")]
     return boxes, labels
 
 

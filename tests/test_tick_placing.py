@@ -126,37 +126,44 @@ def test_a_rotated_page_keeps_its_labels_clear() -> None:
 
 
 def _full_page(hole: tuple[float, float, float, float]) -> bytes:
-    """A page of words in a grid but for a hole, and one figure at the hole's left end."""
+    """A page of words in a grid but for a hole, and one figure at the hole's left end; a second page
+    with the figure's other copy."""
     with pymupdf.open() as doc:
         page = doc.new_page(width=300, height=200)
         for y in range(14, 200, 9):
             for x in range(2, 290, 26):
                 if not pymupdf.Rect(x, y - 8, x + 24, y + 1).intersects(pymupdf.Rect(hole)):
                     page.insert_text((x, y), "9,999", fontsize=8)
-        page.insert_text((hole[0] + 2, hole[3] - 3), "1,234", fontsize=8)
+        page.insert_text((hole[0] + 2, (hole[1] + hole[3]) / 2 + 3), "1,234", fontsize=8)
+        doc.new_page(width=300, height=200).insert_text((100, 100), "5,678", fontsize=8)
         data: bytes = doc.tobytes()
     return data
 
 
 def test_a_note_with_no_room_goes_to_the_summary_and_its_number_stays() -> None:
-    data = _full_page((124, 97, 178, 113))  # room for "#1" beside the figure, not for its note
+    # room beside the figure for "#1" (14 pt wide) but for no shape of its note (37 pt at the narrowest)
+    data = _full_page((124, 95, 178, 117))
     result = process_bytes(data, source="full.pdf")
     with pymupdf.open(stream=data, filetype="pdf") as doc:
         figure = next(w for w in doc[0].get_text("words") if w[4] == "1,234")
+        other = next(w for w in doc[1].get_text("words") if w[4] == "5,678")
     flag = Flag(
         flag_id="full-1",
         doc_id=result.doc_id,
         source="full.pdf",
-        rule="TOT001",
-        kind="sum_mismatch",
+        rule="XREF001",
+        kind="cross_reference_mismatch",
         severity="error",
         message="a figure on a page with no margin",
-        pages=[1],
-        evidence=[Evidence(page=1, bbox=tuple(figure[:4]), text="Total: 1,234", role="total")],
+        pages=[1, 2],
+        evidence=[
+            Evidence(page=1, bbox=tuple(figure[:4]), text="Total: 1,234", role="total"),
+            Evidence(page=2, bbox=tuple(other[:4]), text="Total: 5,678", role="total"),
+        ],
     )
     result = result.model_copy(update={"flags": [flag]})
     out = annotate_pdf(data, result)
-    assert out.counts.moved == 1 and out.counts.notes == 1
+    assert out.counts.moved == 1 and out.counts.notes == 2  # the number on page 1, the note on page 2
     _check_clear(data, out)
     with pymupdf.open(stream=out.pdf, filetype="pdf") as doc:
         page = doc[out.counts.summary_pages]
@@ -165,14 +172,15 @@ def test_a_note_with_no_room_goes_to_the_summary_and_its_number_stays() -> None:
         [link] = page.get_links()
         assert link["page"] < out.counts.summary_pages  # to the break's entry in the summary
         summary = " ".join(" ".join(doc[i].get_text() for i in range(out.counts.summary_pages)).split())
-        assert "Note on p.1 (no room on the page, #1 there): #1 TOT001" in summary
+        assert "Note on p.1 (no room on the page, #1 there): #1 XREF001: 5,678 on p.2" in summary
 
 
 def test_space_finds_free_runs_and_refuses_what_is_printed() -> None:
-    from adapters.review.tick_placing import Space
+    from adapters.review.tick_placing import CLEARANCE as C
+    from adapters.review.tick_placing import EDGE, Space
 
     space = Space(100, 100, [(10, 10, 40, 20), (60, 12, 90, 18)])
     runs = space.runs(11, 19)
-    assert [round(a, 1) for run in runs for a in run] == [3.0, 8.8, 41.2, 58.8, 91.2, 97.0]
+    assert runs == [(EDGE, 10 - C), (40 + C, 60 - C), (90 + C, 100 - EDGE)]
     assert space.free((42, 11, 58, 19)) and not space.free((35, 11, 50, 19))
     assert space.free((10, 30, 40, 40)) and not space.free((10, 98, 20, 99.5))  # off the page's edge

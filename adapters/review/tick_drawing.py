@@ -181,5 +181,7 @@ def draw_summary_page(page: Any, sp: SummaryPage) -> None:
             )
         elif g.kind == "cleared":
             page.draw_rect(r, color=CLEARED, width=1.2, dashes="[1 1.5] 0")
+        elif g.kind == "confirmed":
+            page.draw_rect(r, color=SEVERITY_COLORS["error"], width=1.8)
         else:
             page.draw_rect(r, color=SEVERITY_COLORS[g.kind], width=1.2)

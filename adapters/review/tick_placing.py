@@ -341,8 +341,8 @@ class Space:
 
 EDGE = 3.0
 """Labels keep this far (pt) from the page's edges."""
-CLEARANCE = 1.2
-"""And this far from anything printed or drawn."""
+CLEARANCE = 2.0
+"""And this far from anything printed or drawn (a hair's breadth still, at 150 %, reads as touching)."""
 REACH = 60.0
 """How far above or below its figure's row a label in the margin may sit (pt), before anywhere else."""
 _STEP = 2.0  # positions tried, in points

@@ -68,7 +68,7 @@ class SummaryLink:
 class SummaryGlyph:
     """A legend's sample mark: a tick of a kind, a break's box of a severity, or a label."""
 
-    kind: str  # a tie kind ("footed", "cross_footed", "agreed"), a severity, "cleared", or "note"
+    kind: str  # a tie kind ("footed", "cross_footed", "agreed"), a severity, "cleared", "confirmed", "note"
     rect: pymupdf.Rect
 
 
@@ -306,6 +306,8 @@ def _legend(flow: _Flow) -> None:
     y = flow.page.texts[-1].y
     flow.page.glyphs.append(SummaryGlyph("cleared", pymupdf.Rect(MARGIN + 2, y - 7, MARGIN + 18, y + 1)))
     flow.line("confirmed: a break an analyst confirmed (a heavier box; its label says so)", 8, x=MARGIN + 24)
+    y = flow.page.texts[-1].y
+    flow.page.glyphs.append(SummaryGlyph("confirmed", pymupdf.Rect(MARGIN + 2, y - 7, MARGIN + 18, y + 1)))
     flow.line(
         "#n RULE: the margin note of break n, naming the other figure and its page; click it to go there",
         8,
