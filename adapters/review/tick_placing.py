@@ -267,8 +267,8 @@ def page_drawn(page: Any) -> list[BBox]:
     """What is drawn on a page besides its words, in visible space: lines, rules, dark fills, images.
 
     Left out, since a label may lie on them without hiding anything: white and lightly tinted fills (page
-    backgrounds, shaded rows) and anything covering half the page or more (a background, a frame, the
-    image of a scanned page, whose words are the page's own).
+    backgrounds, shaded rows), drawings over half the page (a background, a frame) and images over nine
+    tenths of it (a scanned page, whose words are the page's own; a chart is smaller, and kept).
     """
     area = page.rect.width * page.rect.height
     rects: list[pymupdf.Rect] = []
@@ -276,14 +276,15 @@ def page_drawn(page: Any) -> list[BBox]:
         kind = path.get("type") or ""
         stroked = "s" in kind and path.get("color") is not None
         filled = "f" in kind and not _light(path.get("fill"))
-        if stroked or filled:
+        r = pymupdf.Rect(path["rect"])
+        if (stroked or filled) and r.width * r.height < 0.5 * area:
             half = float(path.get("width") or 1.0) / 2 if stroked else 0.0
-            r = pymupdf.Rect(path["rect"])
             rects.append(pymupdf.Rect(r.x0 - half, r.y0 - half, r.x1 + half, r.y1 + half))
-    rects += [pymupdf.Rect(info["bbox"]) for info in page.get_image_info()]
+    images = [pymupdf.Rect(info["bbox"]) for info in page.get_image_info()]
+    rects += [r for r in images if r.width * r.height < 0.9 * area]
     if page.rotation:
         rects = [r * page.rotation_matrix for r in rects]
-    return [(r.x0, r.y0, r.x1, r.y1) for r in rects if r.width * r.height < 0.5 * area]
+    return [(r.x0, r.y0, r.x1, r.y1) for r in rects]
 
 
 class Space:
