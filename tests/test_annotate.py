@@ -82,14 +82,19 @@ def _visible(page: Any, rect: Any) -> pymupdf.Rect:
 
 
 def _note_of(page: Any, link: dict[str, Any]) -> Any:
-    """The margin note a link sits on: the link covers the note's text box, which shares its right edge
-    and its top or bottom edge with the annotation (the callout line reaches left, and up or down)."""
+    """The label a link sits on: the link covers the label's text box, which shares a side edge and its top
+    or bottom edge with the annotation (the leader line reaches out from the others)."""
     frm = pymupdf.Rect(link["from"])  # PyMuPDF reports a link's rect in the visible space
+    found = []
     for a in _ours(page, SUBJECT_NOTE):
         r = _visible(page, a.rect)
-        if abs(r.x1 - frm.x1) < 0.5 and (abs(r.y1 - frm.y1) < 0.5 or abs(r.y0 - frm.y0) < 0.5):
-            return a
-    raise AssertionError(f"no note under the link at {frm}")
+        inside = pymupdf.Rect(r.x0 - 0.5, r.y0 - 0.5, r.x1 + 0.5, r.y1 + 0.5).contains(frm)
+        side = abs(r.x1 - frm.x1) < 0.5 or abs(r.x0 - frm.x0) < 0.5
+        if inside and side and (abs(r.y1 - frm.y1) < 0.5 or abs(r.y0 - frm.y0) < 0.5):
+            found.append((r.width * r.height, a))
+    if not found:
+        raise AssertionError(f"no note under the link at {frm}")
+    return min(found, key=lambda f: f[0])[1]
 
 
 def _covers(outer: pymupdf.Rect, bbox: BBox) -> bool:

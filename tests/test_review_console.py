@@ -19,6 +19,7 @@ from adapters.review.annotated import AnnotatedCopies
 from adapters.review.documents import DocumentNotFound, LocalDocuments, PageImages, StoreDocuments
 from adapters.review.render import RenderError, page_sizes, render_page, render_scale
 from adapters.review.store import FlagQuery
+from adapters.review.tick_decisions import Decisions
 from adapters.review.tickmarks import AnnotateError
 from adapters.storage import MemoryStore
 from console.app import ConsoleConfig, create_app
@@ -446,7 +447,7 @@ class FakeAnnotations:
         # (minutes) that a loaded machine cannot run out.
         self.wait_s = 0.3 if hangs else 300.0
 
-    def pdf(self, doc_id: str, source: str) -> bytes:
+    def pdf(self, doc_id: str, source: str, decisions: Decisions | None = None) -> bytes:
         try:
             if self.hangs:
                 self.release.wait(300)  # liveness bound: the test releases it once it has its answer

@@ -8,8 +8,10 @@ under the engine's byte, page and time limits: MuPDF reads every page of the doc
 again to place the ticks, a hostile PDF can hang or crash it inside a C call, and the console must
 survive that. The worker writes the annotated copy beside its input; the console checks that the result
 is of the requested document (its ``doc_id``) and keeps the copy under
-``cache_dir/annotated/<doc_id>/<pipeline version>.pdf``: a document id is the hash of its bytes and the
-version names the engine and checks that made the copy, so a cached copy never goes stale in place.
+``cache_dir/annotated/<doc_id>/<pipeline version>[-<decisions digest>].pdf``: a document id is the hash of
+its bytes, the version names the engine and checks that made the copy, and the digest names the analysts'
+standing decisions drawn in it (:func:`~adapters.review.tick_decisions.decisions_digest`), so a cached copy
+never goes stale in place: a download after a decision is a copy with that decision.
 
 The copy is the re-parse's own: its breaks are the flags the checks raise now, which in services mode
 leaves out the model stage's flags.
@@ -26,12 +28,21 @@ from typing import Protocol
 
 from adapters.files import private_dir, write_private
 from adapters.review.documents import DocumentSource, check_doc_id, default_cache_dir
+from adapters.review.tick_decisions import Decisions, decisions_digest, dump_decisions, load_decisions
 from adapters.review.tickmarks import AnnotateError
 from adapters.workers.isolation import IsolatedEngine
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from schemas.models import DocumentResult, ErrorRecord
 
-__all__ = ["GRACE_S", "WORKER_TARGET", "AnnotatedCopies", "Annotations", "annotate_path", "annotated_path"]
+__all__ = [
+    "GRACE_S",
+    "WORKER_TARGET",
+    "AnnotatedCopies",
+    "Annotations",
+    "annotate_path",
+    "annotated_path",
+    "decisions_path",
+]
 
 WORKER_TARGET = "adapters.review.annotated:annotate_path"
 """What the worker process runs (``module:function``, as :mod:`adapters.workers.isolation` resolves it)."""
@@ -50,8 +61,8 @@ class Annotations(Protocol):
         """How long a request may wait for a copy before it is told to come back later."""
         ...
 
-    def pdf(self, doc_id: str, source: str) -> bytes:
-        """The annotated copy's bytes.
+    def pdf(self, doc_id: str, source: str, decisions: Decisions | None = None) -> bytes:
+        """The annotated copy's bytes, drawn with the flags' standing ``decisions`` (by flag id).
 
         Raises:
             DocumentNotFound: The document's PDF cannot be found.
@@ -66,8 +77,15 @@ def annotated_path(path: Path) -> Path:
     return path.with_name(f"{path.stem}.annotated.pdf")
 
 
+def decisions_path(path: Path) -> Path:
+    """Where the worker reads the decisions to draw for the PDF at ``path`` (``x.decisions.json``)."""
+    return path.with_name(f"{path.stem}.decisions.json")
+
+
 def annotate_path(path: Path, config: EngineConfig, *, source: str) -> DocumentResult:
     """Worker side: parse and check the PDF at ``path``, and write its tick-and-tie copy beside it.
+
+    The standing decisions to draw are read from :func:`decisions_path` beside it, when there is one.
 
     Runs in the worker process (see :data:`WORKER_TARGET`); the parsing engine is imported there only.
 
@@ -84,11 +102,13 @@ def annotate_path(path: Path, config: EngineConfig, *, source: str) -> DocumentR
     from pipeline.engine import process_bytes
 
     data = path.read_bytes()
+    saved = decisions_path(path)
+    decisions = load_decisions(saved.read_text(encoding="utf-8")) if saved.is_file() else {}
     result = process_bytes(data, source=source, config=config)
     errors = [e for e in result.errors if e.fatal]
     if not errors:
         try:
-            marked = annotate_pdf(data, result)
+            marked = annotate_pdf(data, result, decisions)
         except AnnotateError as exc:
             errors.append(
                 ErrorRecord(
@@ -156,14 +176,21 @@ class AnnotatedCopies:
         """See :class:`Annotations`."""
         return self.timeout_s + GRACE_S
 
-    def path(self, doc_id: str) -> Path:
-        """Where the copy of ``doc_id`` is cached (built from the checked id and the pipeline version)."""
-        version = re.sub(r"[^0-9A-Za-z._-]", "_", PIPELINE_VERSION)
-        return self.cache_dir / check_doc_id(doc_id) / f"{version}.pdf"
+    def path(self, doc_id: str, decisions: Decisions | None = None) -> Path:
+        """Where the copy of ``doc_id`` with ``decisions`` is cached.
 
-    def pdf(self, doc_id: str, source: str) -> bytes:
+        Built from the checked id, the pipeline version and the decisions' digest (none without decisions).
+        """
+        version = re.sub(r"[^0-9A-Za-z._-]", "_", PIPELINE_VERSION)
+        digest = decisions_digest(decisions or {})
+        return self.cache_dir / check_doc_id(doc_id) / f"{version}{'-' + digest if digest else ''}.pdf"
+
+    def pdf(self, doc_id: str, source: str, decisions: Decisions | None = None) -> bytes:
         """See :class:`Annotations`."""
-        target = self.path(doc_id)
+        # Only the document's own decisions make its copy (and name it): one about another document
+        # must not make this one again.
+        decisions = {k: d for k, d in (decisions or {}).items() if d.doc_id == doc_id}
+        target = self.path(doc_id, decisions)
         if target.is_file():
             return target.read_bytes()
         deadline = time.monotonic() + self.wait_s
@@ -177,20 +204,22 @@ class AnnotatedCopies:
             if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
                 raise AnnotateError("timeout", "other documents are being annotated: try again in a minute")
             try:
-                self._make(doc_id, source, data, target)
+                self._make(doc_id, source, data, target, decisions)
             finally:
                 self._slots.release()
             return target.read_bytes()
         finally:
             stripe.release()
 
-    def _make(self, doc_id: str, source: str, data: bytes, target: Path) -> None:
+    def _make(self, doc_id: str, source: str, data: bytes, target: Path, decisions: Decisions) -> None:
         private_dir(target.parent)  # 0700, the cache folder too: the copies show the documents' content
         # the work folder sits in the cache, on the cache's file system: the copy is renamed into place
         # (atomic), and a large document does not fill a small /tmp
         with tempfile.TemporaryDirectory(prefix=".work-", dir=self.cache_dir) as work:
             pdf = Path(work) / "document.pdf"
             pdf.write_bytes(data)
+            if decisions:
+                decisions_path(pdf).write_text(dump_decisions(decisions), encoding="utf-8")
             engine = IsolatedEngine(self._config, target=self._target)
             try:
                 result = engine.run(pdf, source)

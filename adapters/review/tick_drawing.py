@@ -12,8 +12,10 @@ from typing import Any
 
 import pymupdf
 
-from adapters.review.tick_placing import Mark, Note
+from adapters.review.tick_decisions import decided_line
+from adapters.review.tick_placing import Label, Mark, leader
 from adapters.review.tick_style import (
+    CLEARED,
     GREEN,
     NOTE_SIZE,
     SEVERITY_COLORS,
@@ -28,9 +30,10 @@ from adapters.review.tick_style import (
 )
 from adapters.review.tick_summary import TICK_WORDS, SummaryPage, SummaryText
 from pipeline.checks.ticks import Tick
-from schemas.models import BBox
+from schemas.models import BBox, Flag
+from schemas.reviews import ReviewDecision
 
-__all__ = ["draw_mark", "draw_note", "draw_summary_page", "draw_tick", "link_to"]
+__all__ = ["color_of", "draw_mark", "draw_note", "draw_summary_page", "draw_tick", "link_to"]
 
 _LINE_END_NONE = int(getattr(pymupdf, "PDF_ANNOT_LE_NONE", 0))  # not in PyMuPDF's type hints
 
@@ -79,44 +82,50 @@ def _mark_content(mark: Mark) -> str:
     flag = mark.flag
     others = [e for e in flag.evidence if e is not mark.evidence]
     lines = [f"#{mark.number} {flag.rule} ({flag.severity}, confidence {flag.confidence:.2f})", flag.message]
+    if mark.decision is not None:
+        lines.append(decided_line(mark.decision))
     if others:
         lines.append("Other figures of this flag:")
         lines += [f"- {' '.join(e.text.split())[:140]} ({e.role}, p.{e.page})" for e in others]
     return "\n".join(lines)
 
 
-def draw_mark(page: Any, mark: Mark, overlap: int) -> None:
-    """A box around a flagged figure; ``overlap`` counts the boxes already drawn around the same figure."""
-    # A figure two flags cite gets two boxes, the second a little larger, so both stay visible.
-    pad = 1.2 + 1.6 * min(overlap, 3)
-    x0, y0, x1, y1 = mark.bbox
-    rect = pymupdf.Rect(x0 - pad, y0 - pad, x1 + pad, y1 + pad)
+def color_of(flag: Flag, decision: ReviewDecision | None) -> tuple[float, float, float]:
+    """A break's colour: its severity's, or slate grey once an analyst dismissed it (cleared)."""
+    if decision is not None and decision.status == "dismissed":
+        return CLEARED
+    return SEVERITY_COLORS.get(flag.severity, SEVERITY_COLORS["error"])
+
+
+def draw_mark(page: Any, mark: Mark, rect: pymupdf.Rect) -> None:
+    """A box around a flagged figure in ``rect`` (:func:`~adapters.review.tick_placing.mark_rect`).
+
+    Solid around the flag's main figure, dashed around the others; a cleared break's box is dotted and
+    grey, a confirmed one's is drawn heavier.
+    """
     annot = page.add_rect_annot(_visible_to_page(page, rect))
-    color = SEVERITY_COLORS.get(mark.flag.severity, SEVERITY_COLORS["error"])
-    if mark.main:
-        annot.set_border(width=1.2)
+    status = mark.decision.status if mark.decision is not None else "open"
+    width = (1.2 if mark.main else 0.8) + (0.6 if status == "confirmed" else 0.0)
+    if status == "dismissed":
+        annot.set_border(width=width, dashes=[1, 1.5])
+    elif mark.main:
+        annot.set_border(width=width)
     else:
-        annot.set_border(width=0.8, dashes=[3, 2])
-    annot.set_colors(stroke=color)
+        annot.set_border(width=width, dashes=[3, 2])
+    annot.set_colors(stroke=color_of(mark.flag, mark.decision))
     annot.set_info(title=TITLE, subject=SUBJECT_BREAK, content=_mark_content(mark))
     annot.update()
 
 
-def draw_note(page: Any, note: Note, rect: pymupdf.Rect, lines: Sequence[str]) -> None:
-    """A margin label in ``rect`` (placed by :func:`~adapters.review.tick_placing.place_note`)."""
-    color = SEVERITY_COLORS.get(note.flag.severity, SEVERITY_COLORS["error"])
-    callout = None
-    if note.anchor is not None and rect.x0 > note.anchor[2] + 2:
-        # A callout line from the label to the figure (its box's right edge), like an auditor's arrow.
-        # It runs along the gap under the figure's row, so it crosses no figure printed further right.
-        below = note.anchor[3] + 1.0
-        tip = (note.anchor[2] + 1.2, below)
-        knee = (rect.x0 - 2.0, below)
-        start = (rect.x0, min(max(rect.y0 + 1.0, below), rect.y1 - 1.0))
-        callout = [_point(page, *tip), _point(page, *knee), _point(page, *start)]
+def draw_note(page: Any, label: Label) -> None:
+    """A label placed by :func:`~adapters.review.tick_placing.plan_page`, with its leader line."""
+    note, rect = label.note, label.rect
+    color = color_of(note.flag, note.decision)
+    line = leader(note.anchor, rect) if note.anchor is not None else None
+    callout = [_point(page, x, y) for x, y in line] if line else None
     annot = page.add_freetext_annot(
         _visible_to_page(page, rect),
-        "\n".join(lines),
+        "\n".join(label.lines),
         fontsize=NOTE_SIZE,
         fontname="helv",
         text_color=color,
@@ -170,5 +179,9 @@ def draw_summary_page(page: Any, sp: SummaryPage) -> None:
                 fontname="helv",
                 color=SEVERITY_COLORS["error"],
             )
+        elif g.kind == "cleared":
+            page.draw_rect(r, color=CLEARED, width=1.2, dashes="[1 1.5] 0")
+        elif g.kind == "confirmed":
+            page.draw_rect(r, color=SEVERITY_COLORS["error"], width=1.8)
         else:
             page.draw_rect(r, color=SEVERITY_COLORS[g.kind], width=1.2)

@@ -12,6 +12,7 @@ from typing import Any
 import pymupdf
 
 __all__ = [
+    "CLEARED",
     "GREEN",
     "GREY",
     "INK",
@@ -48,11 +49,12 @@ SEVERITY_COLORS: dict[str, Color] = {
     "warning": (0.93, 0.5, 0.0),
     "info": (0.15, 0.4, 0.85),
 }
+CLEARED: Color = (0.38, 0.4, 0.48)  # a break an analyst dismissed: slate grey, whatever its severity
 INK: Color = (0.1, 0.1, 0.1)
 GREY: Color = (0.4, 0.4, 0.4)
 WHITE: Color = (1.0, 1.0, 1.0)
 
-NOTE_SIZE = 6.0  # the margin labels' font size (pt): legible at 100 %, small enough for a margin
+NOTE_SIZE = 7.0  # the labels' font size (pt): read at 100 % (a footnote's size), small enough for a margin
 NOTE_PAD = 1.5
 NOTE_MIN_WIDTH = 44.0
 NOTE_MAX_WIDTH = 110.0

@@ -1,7 +1,8 @@
 """The tick-and-tie summary: the pages put in front of the document, laid out before they are drawn.
 
 The document, counts of ticks and breaks by rule, a legend, what a tick means, and every break with a link
-to its page; :mod:`adapters.review.tick_drawing` draws the pages this lays out.
+to its page, the analyst's decision on it (who, when, and why a dismissed one was cleared), and the labels
+that had no room on their page; :mod:`adapters.review.tick_drawing` draws the pages this lays out.
 """
 
 from __future__ import annotations
@@ -12,10 +13,23 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from adapters.review.tick_style import GREEN, GREY, INK, MARGIN, SEVERITY_COLORS, Color, text_width, wrap
+from adapters.review.tick_decisions import Decisions, decided_line
+from adapters.review.tick_placing import Note
+from adapters.review.tick_style import (
+    CLEARED,
+    GREEN,
+    GREY,
+    INK,
+    MARGIN,
+    SEVERITY_COLORS,
+    Color,
+    text_width,
+    wrap,
+)
 from pipeline.checks import RULES
 from pipeline.checks.ticks import Tick
 from schemas.models import DocumentResult, Evidence, Flag
+from schemas.reviews import ReviewDecision
 
 __all__ = [
     "TICK_WORDS",
@@ -54,7 +68,7 @@ class SummaryLink:
 class SummaryGlyph:
     """A legend's sample mark: a tick of a kind, a break's box of a severity, or a label."""
 
-    kind: str  # a tie kind ("footed", "cross_footed", "agreed"), a severity, or "note"
+    kind: str  # a tie kind ("footed", "cross_footed", "agreed"), a severity, "cleared", "confirmed", "note"
     rect: pymupdf.Rect
 
 
@@ -125,12 +139,27 @@ def layout_summary(
     result: DocumentResult,
     tick_list: Sequence[Tick],
     n_ties: int,
-    unplaced: Sequence[tuple[int, Flag, Evidence]],
     n_pages: int,
     size: tuple[float, float],
+    *,
+    unplaced: Sequence[tuple[int, Flag, Evidence]] = (),
+    moved: Sequence[Note] = (),
+    decisions: Decisions | None = None,
 ) -> tuple[list[SummaryPage], dict[int, tuple[int, float]]]:
-    """The summary pages, and where each break is listed on them (number → summary page index, y)."""
+    """The summary pages, and where each break is listed on them (number → summary page index, y).
+
+    Args:
+        result: The document's result.
+        tick_list: The figures ticked.
+        n_ties: The comparisons that held.
+        n_pages: The document's pages.
+        size: The summary pages' width and height.
+        unplaced: Evidence printed without a box, by flag number.
+        moved: Labels with no free place on their page: their text is listed with their break.
+        decisions: The standing decision of each judged flag, by flag id.
+    """
     width, height = size
+    decided = {f.flag_id: d for f in result.flags if (d := (decisions or {}).get(f.flag_id)) is not None}
     flow = _Flow(width, height)
     flow.line("Tick-and-tie", 18, bold=True)
     flow.para(result.source, 11, bold=True)
@@ -148,6 +177,8 @@ def layout_summary(
         10,
         bold=True,
     )
+    if decisions:
+        _review_counts(flow, result, decided, decisions)
     if not result.statements and result.tables:
         flow.para(
             "These results carry no calculation trees (the output of `tieout run`), so no figure is ticked: "
@@ -166,23 +197,55 @@ def layout_summary(
         flow.line("Breaks", 11, bold=True)
         missing = {n for n, _, _ in unplaced}
         for number, flag in enumerate(result.flags, start=1):
-            flow.need(9 * 1.35 * 4)
-            top = flow.y
-            pages = ", ".join(str(p) for p in flag.pages)
-            head = f"#{number}   p.{pages}   {flag.rule}   {flag.severity}   confidence {flag.confidence:.2f}"
-            flow.line(head, 8.5, bold=True, color=SEVERITY_COLORS.get(flag.severity, INK))
-            flow.para(flag.message, 8, x=MARGIN + 12, max_lines=3)
-            if number in missing:
+            where[number] = _break_entry(flow, number, flag, decided.get(flag.flag_id), number in missing)
+            for note in (n for n in moved if n.number == number):
                 flow.para(
-                    "(part of its evidence has no box on the page: see the page's note)", 7, x=MARGIN + 12
+                    f"Note on p.{note.page} (no room on the page, #{number} there): {note.text}",
+                    7.5,
+                    x=MARGIN + 12,
                 )
-            rect = pymupdf.Rect(MARGIN - 2, top + 1, width - MARGIN, flow.y + 2)
-            target = flag.evidence[0] if flag.evidence else None
-            y = target.bbox[1] if target is not None and target.bbox is not None else 0.0
-            flow.page.links.append(SummaryLink(rect, flag.pages[0] if flag.pages else 1, y))
-            where[number] = (len(flow.pages) - 1, top)
             flow.gap(3)
     return flow.pages, where
+
+
+def _review_counts(flow: _Flow, result: DocumentResult, decided: Decisions, decisions: Decisions) -> None:
+    """The analysts' decisions in a sentence, and the decisions about flags this copy does not hold."""
+    status = Counter(d.status for d in decided.values())
+    open_ = len(result.flags) - len(decided)
+    flow.para(
+        f"Reviewed: {status['confirmed']} confirmed, {status['dismissed']} dismissed (cleared), "
+        f"{open_} open.",
+        9,
+    )
+    elsewhere = [d for d in decisions.values() if d.doc_id == result.doc_id and d.flag_id not in decided]
+    if elsewhere:
+        flow.para(
+            f"{_n(len(elsewhere), 'decision')} about flags this copy does not hold (flags of another "
+            "pipeline version, or of the model stage): not drawn.",
+            8,
+        )
+
+
+def _break_entry(
+    flow: _Flow, number: int, flag: Flag, decision: ReviewDecision | None, missing: bool
+) -> tuple[int, float]:
+    """A break in the summary's list, linked to its page; returns where it starts (page index, y)."""
+    flow.need(9 * 1.35 * 4)
+    top = flow.y
+    pages = ", ".join(str(p) for p in flag.pages)
+    head = f"#{number}   p.{pages}   {flag.rule}   {flag.severity}   confidence {flag.confidence:.2f}"
+    cleared = decision is not None and decision.status == "dismissed"
+    flow.line(head, 8.5, bold=True, color=CLEARED if cleared else SEVERITY_COLORS.get(flag.severity, INK))
+    flow.para(flag.message, 8, x=MARGIN + 12, max_lines=3)
+    if decision is not None:
+        flow.para(decided_line(decision), 8, x=MARGIN + 12, bold=True, max_lines=3)
+    if missing:
+        flow.para("(part of its evidence has no box on the page: see the page's note)", 7, x=MARGIN + 12)
+    rect = pymupdf.Rect(MARGIN - 2, top + 1, flow.width - MARGIN, flow.y + 2)
+    target = flag.evidence[0] if flag.evidence else None
+    y = target.bbox[1] if target is not None and target.bbox is not None else 0.0
+    flow.page.links.append(SummaryLink(rect, flag.pages[0] if flag.pages else 1, y))
+    return len(flow.pages) - 1, top
 
 
 def _n(count: int, noun: str) -> str:
@@ -238,9 +301,22 @@ def _legend(flow: _Flow) -> None:
         y = flow.page.texts[-1].y
         flow.page.glyphs.append(SummaryGlyph(severity, pymupdf.Rect(MARGIN + 2, y - 7, MARGIN + 18, y + 1)))
     flow.line(
+        "cleared: a break an analyst dismissed as a false alarm; its label gives the reason", 8, x=MARGIN + 24
+    )
+    y = flow.page.texts[-1].y
+    flow.page.glyphs.append(SummaryGlyph("cleared", pymupdf.Rect(MARGIN + 2, y - 7, MARGIN + 18, y + 1)))
+    flow.line("confirmed: a break an analyst confirmed (a heavier box; its label says so)", 8, x=MARGIN + 24)
+    y = flow.page.texts[-1].y
+    flow.page.glyphs.append(SummaryGlyph("confirmed", pymupdf.Rect(MARGIN + 2, y - 7, MARGIN + 18, y + 1)))
+    flow.line(
         "#n RULE: the margin note of break n, naming the other figure and its page; click it to go there",
         8,
         x=MARGIN + 24,
     )
     y = flow.page.texts[-1].y
     flow.page.glyphs.append(SummaryGlyph("note", pymupdf.Rect(MARGIN, y - 7, MARGIN + 20, y + 1.5)))
+    flow.line(
+        "#n alone: the note of break n had no free place on its page; it is listed here with the break",
+        8,
+        x=MARGIN + 24,
+    )

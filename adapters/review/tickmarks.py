@@ -11,10 +11,16 @@ hides or deletes it), identified by its subject:
 * ``tieout break``: a box around every figure a flag cites, coloured by severity (red error, orange
   warning, blue info), solid around the flag's main figure and dashed around the others; its note gives
   the rule, the message and every other figure of the flag with its page.
-* ``tieout note``: one label per flag and page, in the margin to the right of the figure with a callout
-  line to it: the flag's number and rule, and the other figure and page (or the figure the check expected).
-  The label links to the flag's next page (its pages in a cycle) or, for a flag on one page, to the flag's
-  entry in the summary.
+* ``tieout note``: one label per flag and page, where the page has nothing printed (its margins first,
+  else the free band nearest the figure), with a leader line to the figure: the flag's number, rule and
+  decision, and the other figure and page (or the figure the check expected). The label links to the
+  flag's next page (its pages in a cycle) or, for a flag on one page, to the flag's entry in the summary.
+  A label with no free place on its page never covers the print: it is listed in the summary, and the
+  flag's number alone (``#3``) stands at the figure, linked to it.
+
+The analysts' decisions, when given, are drawn: a dismissed break is *cleared* (a dotted slate-grey box,
+the reason on its label), a confirmed one is *confirmed* (a heavier box, "confirmed" on its label), and the
+summary names the reviewer and the time of each decision.
 
 A summary (one page or more) goes in front: the document, counts of ticks and breaks by rule, a legend,
 what a tick means, and every break with a link to its page. Page labels keep the document's pages numbered
@@ -38,11 +44,12 @@ from typing import Any
 
 import pymupdf
 
+from adapters.review.tick_decisions import Decisions
 from adapters.review.tick_drawing import draw_mark, draw_note, draw_summary_page, draw_tick, link_to
-from adapters.review.tick_placing import Mark, Note, page_obstacles, place_note, place_tick, plan_marks
+from adapters.review.tick_placing import PagePlan, plan_marks, plan_page
 from adapters.review.tick_style import SUBJECT_BREAK, SUBJECT_NOTE, SUBJECT_TICK, is_latin
 from adapters.review.tick_summary import SummaryPage, layout_summary
-from pipeline.checks.ticks import Tick, spot_key, ticks, ties
+from pipeline.checks.ticks import ticks, ties
 from pipeline.ids import document_id
 from schemas.models import DocumentResult, ErrorCategory, Flag
 
@@ -83,7 +90,8 @@ class AnnotationCounts:
         breaks: Flags drawn (every flag of the result).
         marks: Boxes around flagged figures (``tieout break`` annotations): one per flag and cited figure
             with a box.
-        notes: Margin labels (``tieout note`` annotations): one per flag and page it cites.
+        notes: Labels (``tieout note`` annotations): one per flag and page it cites (the number alone for
+            a label moved to the summary).
         links: Internal links added: from the labels, and from the summary's list of breaks.
         summary_pages: Pages inserted in front.
         unplaced: Evidence of flags printed without a box (narrative the reader could not place): listed
@@ -91,6 +99,9 @@ class AnnotationCounts:
         ticks_by_rule: Ticks per rule whose comparison confirmed the figure (a figure can count for two).
         breaks_by_rule: Flags per rule.
         trees: Whether the result carried calculation trees (without them no figure can be ticked).
+        moved: Labels with no free place on their page: listed in the summary, the flag's number on the page.
+        confirmed: Breaks an analyst confirmed (drawn as confirmed).
+        cleared: Breaks an analyst dismissed (drawn as cleared, with the reason).
     """
 
     ticks: int
@@ -104,6 +115,9 @@ class AnnotationCounts:
     ticks_by_rule: dict[str, int]
     breaks_by_rule: dict[str, int]
     trees: bool
+    moved: int
+    confirmed: int
+    cleared: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,13 +160,17 @@ def _by_page(items: Iterator[tuple[int, Any]]) -> dict[int, list[Any]]:
     return out
 
 
-def annotate_pdf(data: bytes, result: DocumentResult) -> AnnotatedPdf:
+def annotate_pdf(data: bytes, result: DocumentResult, decisions: Decisions | None = None) -> AnnotatedPdf:
     """Write the tick-and-tie copy of a document.
 
     Args:
         data: The PDF's bytes, exactly as parsed (the result's ``doc_id`` is their hash).
         result: The document's parsed and verified result (:func:`pipeline.engine.process_bytes`); with its
             calculation trees, figures the checks confirmed are ticked, else only the breaks are marked.
+        decisions: The standing decision of each judged flag, by flag id
+            (:func:`pipeline.rewards.regressions.standing` of a store's decisions): a dismissed break is
+            drawn as cleared with its reason, a confirmed one as confirmed, and the summary names who
+            decided and when. Decisions about other documents are left out.
 
     Returns:
         The annotated PDF's bytes and the counts of what it holds.
@@ -162,32 +180,48 @@ def annotate_pdf(data: bytes, result: DocumentResult) -> AnnotatedPdf:
             (its fatal error's category), or the result is of another document (``unsupported``).
     """
     _check(data, result)
+    mine = {k: d for k, d in (decisions or {}).items() if d.doc_id == result.doc_id}
     with _LOCK:
         doc = _open(data)
         try:
-            return _annotate(doc, result)
+            return _annotate(doc, result, mine)
         finally:
             doc.close()
 
 
-def _annotate(doc: Any, result: DocumentResult) -> AnnotatedPdf:
+def _annotate(doc: Any, result: DocumentResult, decisions: Decisions) -> AnnotatedPdf:
     n_pages = doc.page_count
     all_ties = ties(result)
     tick_list = [t for t in ticks(result, all_ties) if 1 <= t.page <= n_pages]
-    marks, notes, unplaced = plan_marks(result, n_pages)
+    marks, notes, unplaced = plan_marks(result, n_pages, decisions)
+    # Every page is planned before the summary is laid out: the labels with no room on their page are
+    # listed in it.
+    marks_by = _by_page((m.evidence.page, m) for m in marks)
+    notes_by = _by_page((n.page, n) for n in notes)
+    ticks_by = _by_page((t.page, t) for t in tick_list)
+    plans = {
+        pno: plan_page(doc[pno - 1], marks_by.get(pno, []), ticks_by.get(pno, []), notes_by.get(pno, []))
+        for pno in sorted(set(marks_by) | set(notes_by) | set(ticks_by))
+    }
+    moved = [n for plan in plans.values() for n in plan.moved]
     first = doc[0].rect
     width, height = (
         (first.width, first.height) if first.width > 200 and first.height > 200 else (612.0, 792.0)
     )
-    pages, where = layout_summary(result, tick_list, len(all_ties), unplaced, n_pages, (width, height))
+    pages, where = layout_summary(
+        result,
+        tick_list,
+        len(all_ties),
+        n_pages,
+        (width, height),
+        unplaced=unplaced,
+        moved=moved,
+        decisions=decisions,
+    )
     links = _insert_summary(doc, pages, (width, height))
     offset = len(pages)
-    marks_by = _by_page((m.evidence.page, m) for m in marks)
-    notes_by = _by_page((n.page, n) for n in notes)
-    ticks_by = _by_page((t.page, t) for t in tick_list)
-    for pno in sorted(set(marks_by) | set(notes_by) | set(ticks_by)):
-        on_page = (marks_by.get(pno, []), ticks_by.get(pno, []), notes_by.get(pno, []))
-        links += _mark_page(doc, pno, offset, on_page, where)
+    for pno, plan in plans.items():
+        links += _mark_page(doc, pno, offset, plan, where)
     labels = [{"startpage": 0, "prefix": "S-", "style": "D", "firstpagenum": 1}]
     labels.append({"startpage": offset, "prefix": "", "style": "D", "firstpagenum": 1})
     doc.set_page_labels(labels)
@@ -195,18 +229,22 @@ def _annotate(doc: Any, result: DocumentResult) -> AnnotatedPdf:
         doc.subset_fonts()
     pdf: bytes = doc.tobytes(garbage=3, deflate=True, use_objstms=True)
     ticks_by_rule = Counter(r for t in tick_list for r in t.rules)
+    status = Counter(d.status for f in result.flags if (d := decisions.get(f.flag_id)) is not None)
     counts = AnnotationCounts(
         ticks=len(tick_list),
         ties=len(all_ties),
         breaks=len(result.flags),
         marks=len(marks),
-        notes=len(notes),
+        notes=sum(len(plan.labels) for plan in plans.values()),
         links=links,
         summary_pages=offset,
         unplaced=len(unplaced),
         ticks_by_rule=dict(sorted(ticks_by_rule.items())),
         breaks_by_rule=dict(sorted(Counter(f.rule for f in result.flags).items())),
         trees=bool(result.statements),
+        moved=len(moved),
+        confirmed=status["confirmed"],
+        cleared=status["dismissed"],
     )
     return AnnotatedPdf(pdf=pdf, counts=counts)
 
@@ -229,40 +267,27 @@ def _insert_summary(doc: Any, pages: Sequence[SummaryPage], size: tuple[float, f
     return links
 
 
-def _mark_page(
-    doc: Any,
-    pno: int,
-    offset: int,
-    on_page: tuple[Sequence[Mark], Sequence[Tick], Sequence[Note]],
-    where: dict[int, tuple[int, float]],
-) -> int:
-    """Boxes, ticks and margin labels on document page ``pno``; returns the links added.
+def _mark_page(doc: Any, pno: int, offset: int, plan: PagePlan, where: dict[int, tuple[int, float]]) -> int:
+    """Draw the boxes, ticks and labels planned for document page ``pno``; returns the links added.
 
-    Boxes go first and ticks next, so each label is placed clear of both (and of the printed words).
+    A label links to its flag's next page, or to the flag's entry in the summary (a flag on one page, and
+    the number standing for a note moved to the summary).
     """
-    marks, tick_list, notes = on_page
     page = doc[offset + pno - 1]
-    seen: Counter[tuple[float, ...]] = Counter()
-    for mark in marks:
-        key = spot_key(pno, mark.bbox)[1]
-        draw_mark(page, mark, seen[key])
-        seen[key] += 1
-    obstacles = page_obstacles(page)
-    for tick in tick_list:
-        draw_tick(page, tick, place_tick(tick, obstacles))
-    placed: list[pymupdf.Rect] = []
-    links = 0
-    for note in sorted(notes, key=lambda n: (n.anchor[1] if n.anchor else 0.0, n.number)):
-        rect, lines = place_note(note, page.rect.width, page.rect.height, obstacles, placed)
-        draw_note(page, note, rect, lines)
-        if note.target is not None:
+    for mark, rect in plan.boxes:
+        draw_mark(page, mark, rect)
+    for tick, box in plan.ticks:
+        draw_tick(page, tick, box)
+    for label in plan.labels:
+        draw_note(page, label)
+        note = label.note
+        if note.target is not None and not label.moved:
             target = offset + note.target - 1
-            link_to(page, rect, target, _first_y(note.flag, note.target), doc[target])
+            link_to(page, label.rect, target, _first_y(note.flag, note.target), doc[target])
         else:
             spage, y = where[note.number]
-            link_to(page, rect, spage, y, doc[spage])
-        links += 1
-    return links
+            link_to(page, label.rect, spage, y, doc[spage])
+    return len(plan.labels)
 
 
 def _first_y(flag: Flag, page: int) -> float:

@@ -25,6 +25,7 @@ from adapters.review.tickmarks import AnnotateError
 from console.pages import call, error, page, page_sizes
 from console.params import BadParameter, number
 from console.state import ConsoleState, state_of
+from pipeline.rewards.regressions import standing
 
 __all__ = [
     "ROUTES",
@@ -94,19 +95,27 @@ async def page_image(request: Request) -> Response:
 
 
 async def annotated_pdf(request: Request) -> Response:
-    """``GET /documents/{doc_id}/annotated.pdf``: the tick-and-tie copy of the document, as a download."""
+    """``GET /documents/{doc_id}/annotated.pdf``: the tick-and-tie copy of the document, as a download.
+
+    The copy draws the flags' standing decisions as they are now: dismissed breaks cleared with their
+    reason, confirmed ones confirmed, and the reviewer and time of each in its summary.
+    """
     state = state_of(request)
     annotations = state.annotations
     doc_id = request.path_params["doc_id"]
     source = await _known_source(state, doc_id)
     if source is None:
         return error(request, 404, "There is no such document.")
+    latest = await call(state.store.latest_decisions)
+    decisions = standing(d for d in latest if d.doc_id == doc_id)
     cannot = f"The tick-and-tie PDF of {source} cannot be made"
     try:
         # Parsing runs in a worker process and can take a while: off the event loop, and bounded.
         # A request that gives up leaves the thread to finish, and the copy it makes is cached.
         with anyio.fail_after(annotations.wait_s):
-            data = await anyio.to_thread.run_sync(annotations.pdf, doc_id, source, abandon_on_cancel=True)
+            data = await anyio.to_thread.run_sync(
+                annotations.pdf, doc_id, source, decisions, abandon_on_cancel=True
+            )
     except TimeoutError:
         return error(request, 504, f"{cannot} yet: it is still being made. Try again in a minute.")
     except DocumentNotFound as exc:

@@ -30,10 +30,10 @@ OLD, NEW = "737,877", "737,787"
 PLANTED_PAGE = 2  # the balance sheet, in the cut
 
 
-def cut(source: Path) -> bytes:
-    """The kept pages of the filing, as a PDF of their own."""
+def cut(source: Path, pages: tuple[int, int] = PAGES) -> bytes:
+    """The kept pages of the filing (first and last, 1-based), as a PDF of their own."""
     with pymupdf.open(source) as doc, pymupdf.open() as out:
-        out.insert_pdf(doc, from_page=PAGES[0] - 1, to_page=PAGES[1] - 1)
+        out.insert_pdf(doc, from_page=pages[0] - 1, to_page=pages[1] - 1)
         data: bytes = out.tobytes(garbage=3, deflate=True)
     return data
 

@@ -8,7 +8,9 @@ import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -18,11 +20,12 @@ from starlette.testclient import TestClient
 from adapters.files import JsonlOutputs
 from adapters.review.documents import LocalDocuments, PageImages
 from adapters.review.sqlite import SqliteReviewStore
-from adapters.review.store import DecisionRequest, ReviewError, ReviewStore, StaleDecision
+from adapters.review.store import DecisionRequest, ReviewError, ReviewStore, StaleDecision, apply_decision
 from console.app import ConsoleConfig
 from console.auth import LoginThrottle, Users, add_user
 from pipeline.engine import process_path
 from schemas.models import Evidence, Flag
+from schemas.reviews import FlagReview, ReviewAction, ReviewDecision
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_docs"
@@ -42,6 +45,12 @@ def make_run(out: Path, names: tuple[str, ...] = RUN_PDFS, extra_flags: list[Fla
                 result = result.model_copy(update={"flags": [*result.flags, *mine]})
             outputs.write(result)
     return out
+
+
+def decision(flag: Flag, action: ReviewAction, who: str, at: datetime, **extra: Any) -> ReviewDecision:
+    """A decision on an open flag as a store records it (the stores' own rule, no store)."""
+    req = DecisionRequest(flag.flag_id, action, who, 0, **extra)
+    return apply_decision(flag, FlagReview(flag_id=flag.flag_id), req, now=at)[1]
 
 
 def hostile_flag(template: Flag) -> Flag:

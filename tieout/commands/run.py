@@ -143,17 +143,31 @@ def annotate(
             "(breaks only: those files carry no calculation trees, so nothing is ticked)."
         ),
     ] = None,
+    reviews: Annotated[
+        Path | None,
+        typer.Option(
+            help="A reviewed `tieout run` folder: draw its analysts' decisions (dismissed breaks cleared "
+            "with their reason, confirmed ones confirmed; who and when in the summary)."
+        ),
+    ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed for parsing the document.")] = 300.0,
     max_pages: common.MaxPages = 3000,
     max_mb: common.MaxMb = 256,
 ) -> None:
     """Write a tick-and-tie copy of a PDF: the figures the checks confirmed ticked, the breaks marked."""
     from adapters.review.tickmarks import AnnotateError, annotate_pdf
+    from pipeline.rewards.regressions import standing
+    from tieout.commands.review import review_store
 
     if not pdf.is_file():
         raise typer.BadParameter(f"{pdf} is not a file", param_hint="PDF")
-    if results is not None and not results.is_dir():
-        raise typer.BadParameter(f"{results} is not a folder", param_hint="--results")
+    for folder, hint in ((results, "--results"), (reviews, "--reviews")):
+        if folder is not None and not folder.is_dir():
+            raise typer.BadParameter(f"{folder} is not a folder", param_hint=hint)
+    try:
+        decisions = standing(review_store(reviews, False, None).latest_decisions()) if reviews else {}
+    except FileNotFoundError as exc:
+        raise fail(str(exc), 2) from exc
     target = out or Path("out") / f"{pdf.stem}.annotated.pdf"
     data = pdf.read_bytes()
     started = time.monotonic()
@@ -165,7 +179,7 @@ def annotate(
     )
     try:
         with console.status(f"annotating {pdf.name}..."):
-            marked = annotate_pdf(data, result)
+            marked = annotate_pdf(data, result, decisions)
     except AnnotateError as exc:
         raise fail(f"cannot annotate {pdf.name}: {exc.category}: {exc.message}", 1) from None
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -177,6 +191,10 @@ def annotate(
         f"{pdf.name}: {c.ticks} figure(s) ticked, {c.breaks} break(s){f' ({by_rule})' if by_rule else ''}, "
         f"{c.links} link(s), {c.summary_pages} summary page(s) in {seconds:.1f}s -> {target}"
     )
+    if reviews is not None:
+        console.print(f"decisions drawn: {c.confirmed} confirmed, {c.cleared} dismissed (cleared)")
+    if c.moved:
+        console.print(f"{c.moved} note(s) had no free place on their page: listed in the summary")
     if not c.trees:
         console.print("[yellow]no calculation trees in these results: breaks only, nothing ticked[/]")
 
