@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,20 +19,14 @@ from adapters.review.sqlite import SqliteReviewStore
 from adapters.review.store import FlagQuery
 from console.app import ConsoleConfig, create_app
 from console.auth import LoginThrottle, Users, add_user
-from tests.support.review import PASSWORDS, copied_config, login, make_run
+from tests.support.review import PASSWORDS, login
 from tests.support.sessions import T0, remove_from_file, try_login
 from tieout.cli import app as cli
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_run(tmp_path_factory.mktemp("run"))
-
-
 @pytest.fixture
-def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
-    with copied_config(run_dir, tmp_path) as cfg:
-        yield cfg
+def config(console_config: ConsoleConfig) -> ConsoleConfig:
+    return console_config  # the test's own copy of the sample run (tests/conftest.py)
 
 
 def client_at(config: ConsoleConfig, address: str = "10.0.0.1") -> TestClient:
@@ -189,7 +182,7 @@ def test_a_global_limit_of_failed_logins_per_minute(config: ConsoleConfig) -> No
     assert try_login(client_at(config, "10.0.0.7"), "alice", PASSWORDS["alice"]).status_code == 303
 
 
-def test_the_throttle_survives_a_restart(config: ConsoleConfig, run_dir: Path, tmp_path: Path) -> None:
+def test_the_throttle_survives_a_restart(config: ConsoleConfig) -> None:
     now = [T0]
     config.clock = lambda: now[0]
     for _ in range(3):

@@ -7,7 +7,6 @@ another (the console is served on 127.0.0.1 and on ::1: two client addresses on 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,7 @@ from console.app import ConsoleConfig, create_app
 from console.auth import add_user
 from tests.integration.conftest import LIVENESS_S
 from tests.support.browser import browser, chromium_or_skip
-from tests.support.review import PASSWORDS, copied_config, make_run, serve
+from tests.support.review import PASSWORDS, serve
 from tests.support.sessions import T0
 
 if TYPE_CHECKING:  # Playwright is imported inside the tests, like the other browser tests
@@ -32,15 +31,9 @@ def chromium() -> Path:
     return chromium_or_skip()
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_run(tmp_path_factory.mktemp("run"))
-
-
 @pytest.fixture
-def config(run_dir: Path, tmp_path: Path) -> Iterator[ConsoleConfig]:
-    with copied_config(run_dir, tmp_path) as cfg:
-        yield cfg
+def config(console_config: ConsoleConfig) -> ConsoleConfig:
+    return console_config  # the test's own copy of the sample run (tests/conftest.py)
 
 
 def log_in(page: Page, url: str, user: str, password: str) -> None:

@@ -181,16 +181,6 @@ def make_config(run: Path, tmp: Path, *, throttle: LoginThrottle | None = None) 
     )
 
 
-@contextlib.contextmanager
-def copied_config(run: Path, tmp: Path) -> Iterator[ConsoleConfig]:
-    """A console over a copy of the run folder ``run`` (so decisions do not leak between tests)."""
-    cfg = make_config(copy_run(run, tmp / "run"), tmp)
-    try:
-        yield cfg
-    finally:
-        cfg.store.close()
-
-
 def csrf_of(html: str) -> str:
     m = re.search(r'name="csrf" value="([^"]+)"', html)
     assert m, "no CSRF token in the page"
