@@ -21,6 +21,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -54,6 +55,8 @@ REQUIRED_ENV = {
     "MODEL_DEEP_URL",
     "MODEL_STANDARD_NAME",
     "MODEL_DEEP_NAME",
+    "SCHEMA_REGISTRY_URL",
+    "PG_DSN",
 }
 CONDITIONS = {"service_started", "service_healthy", "service_completed_successfully"}
 LONG_RUNNING_RESTART = {"always", "unless-stopped", "on-failure"}
@@ -61,12 +64,13 @@ LONG_RUNNING_RESTART = {"always", "unless-stopped", "on-failure"}
 # Variables the compose file interpolates, overridden all at once: every cross-service check must hold for
 # any values, not just for the defaults written in the file. The MODEL_*_NAME are left out on purpose: each
 # must equal its serve file's served-model-name, which an override of only one side breaks by design.
-# The one variable compose requires (no secret is published in the file).
-REQUIRED = {"S3_SECRET_KEY": "secret-x"}
+# The variables compose requires (no secret is published in the file).
+REQUIRED = {"S3_SECRET_KEY": "secret-x", "PG_PASSWORD": "pg-secret-x"}
 OVERRIDES = {
     "TOPIC_PREFIX": "acme.",
     "S3_ACCESS_KEY": "access-x",
     "S3_SECRET_KEY": "secret-y",
+    "PG_PASSWORD": "pg-secret-y",
     "S3_REGION": "eu-west-3",
     "LANDING_BUCKET": "acme-in",
     "ARTIFACT_BUCKET": "acme-out",
@@ -316,6 +320,32 @@ def test_every_needed_env_var_is_set_and_consistent(
     assert settings.topic("landing") == flag(s3_args, "--event-kafka-topic")
     assert {settings.landing_bucket, settings.artifact_bucket} == set(s3_init_env["BUCKETS"].split())
     assert settings.notifications, "versitygw publishes events: the services must not announce uploads"
+    _check_database_and_registry(env, svcs, settings)
+
+
+def _check_database_and_registry(env: dict[str, str], svcs: dict[str, Any], settings: Settings) -> None:
+    """The sink's DSN and the registry's storage name the postgres service and its one user and password."""
+    pg = environment(svcs["postgres"])
+    dsn = urlsplit(env["PG_DSN"])
+    assert (dsn.hostname, dsn.port, dsn.path) == ("postgres", 5432, f"/{pg['POSTGRES_DB']}")
+    assert (dsn.username, dsn.password) == (pg["POSTGRES_USER"], pg["POSTGRES_PASSWORD"])
+    registry = environment(svcs["registry"])
+    assert registry["REGISTRY_DATASOURCE_URL"].startswith("jdbc:postgresql://postgres:5432/")
+    assert (registry["REGISTRY_DATASOURCE_USERNAME"], registry["REGISTRY_DATASOURCE_PASSWORD"]) == (
+        pg["POSTGRES_USER"],
+        pg["POSTGRES_PASSWORD"],
+    )
+    # the registry's own database, made by the init script the postgres service runs on its first start
+    database = registry["REGISTRY_DATASOURCE_URL"].rsplit("/", 1)[1]
+    init = [c for c in _list(svcs["postgres"].get("configs"), "postgres.configs") if "initdb" in c["target"]]
+    assert len(init) == 1
+    assert f"CREATE DATABASE {database} OWNER {pg['POSTGRES_USER']}" in _compose_config(init[0]["source"])
+    assert urlsplit(env["SCHEMA_REGISTRY_URL"]).netloc == "registry:8080"
+    assert (settings.pg_dsn, settings.schema_registry_url) == (env["PG_DSN"], env["SCHEMA_REGISTRY_URL"])
+
+
+def _compose_config(name: str) -> str:
+    return str(_map(_load_yaml(COMPOSE).get("configs"), "configs")[name]["content"])
 
 
 def test_model_settings_point_each_tier_at_its_vllm_service(
@@ -370,9 +400,13 @@ def test_start_up_order_matches_what_each_service_needs(doc: dict[str, Any]) -> 
     # versitygw writes a test event at start-up and exits if the topic is not there yet.
     assert cond("s3", "kafka-init") == "service_completed_successfully"
     assert cond("s3-init", "s3") == "service_healthy"
+    assert cond("registry", "postgres") == "service_healthy"
     for name in TIEOUT_SERVICES:
         assert cond(name, "kafka-init") == "service_completed_successfully", name
         assert cond(name, "s3-init") == "service_completed_successfully", name
+        # each registers its topics' schemas at start-up (a registry outage later is waited out: /readyz)
+        assert cond(name, "registry") == "service_healthy", name
+    assert cond("sink", "postgres") == "service_healthy"
     # verify needs the standard tier; the deep tier may come later (its calls go to standard meanwhile).
     assert depends_on(svcs["verify"])["vllm-standard"] == {"condition": "service_healthy", "required": False}
     assert depends_on(svcs["verify"])["vllm-deep"] == {"condition": "service_started", "required": False}
@@ -698,7 +732,7 @@ def test_docker_compose_config_validates(tmp_path: Path) -> None:
         [docker, "compose", "--env-file", str(empty), "-f", str(COMPOSE), "config", "--quiet"],
         env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert refused.returncode != 0 and "S3_SECRET_KEY" in refused.stderr
+    assert refused.returncode != 0 and any(name in refused.stderr for name in REQUIRED)
     required = tmp_path / "required.env"
     required.write_text("".join(f"{k}={v}\n" for k, v in REQUIRED.items()), encoding="utf-8")
     base = [docker, "compose", "--env-file", str(required), "-f", str(COMPOSE)]
@@ -718,7 +752,7 @@ def test_docker_compose_config_validates(tmp_path: Path) -> None:
     )
     compose_view = _map(json.loads(proc.stdout), "compose config")
     ours = resolve(_load_yaml(COMPOSE), REQUIRED)
-    for name in (*TIEOUT_SERVICES, "kafka-init", "s3-init", "s3"):
+    for name in (*TIEOUT_SERVICES, "kafka-init", "s3-init", "s3", "postgres", "registry"):
         assert environment(services(compose_view)[name]) == environment(services(ours)[name]), name
 
 
@@ -726,4 +760,7 @@ def test_compose_refuses_to_start_without_a_secret(raw: dict[str, Any]) -> None:
     # Regression: S3_SECRET_KEY fell back to a secret published in the file.
     with pytest.raises(AssertionError, match="compose requires S3_SECRET_KEY"):
         resolve(raw, {})
+    # nor a database password (the sink's and the registry's)
+    with pytest.raises(AssertionError, match="compose requires PG_PASSWORD"):
+        resolve(raw, {"S3_SECRET_KEY": "secret-x"})
     assert "tieout-local-secret" not in COMPOSE.read_text(encoding="utf-8")
