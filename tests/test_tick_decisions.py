@@ -158,6 +158,11 @@ def test_a_download_after_a_decision_draws_it(config: ConsoleConfig) -> None:
     again = client.get(url)
     assert sum(t.startswith("#1 XREF001 confirmed") for t in _labels(again.content)) == 2
     assert not [t for t in _labels(again.content) if "cleared" in t]
+    # only the current decisions' copy stays in the cache (one a decision, the cache grew by a PDF each)
+    copies = config.annotations
+    assert isinstance(copies, AnnotatedCopies)
+    current = copies.path(xref.doc_id, standing(config.store.history(xref.flag_id)))
+    assert list(copies.cache_dir.glob(f"{xref.doc_id}/*.pdf")) == [current]
 
 
 def test_cli_annotate_draws_a_reviewed_runs_decisions(tmp_path: Path) -> None:

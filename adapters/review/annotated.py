@@ -207,6 +207,7 @@ class AnnotatedCopies:
                 self._make(doc_id, source, data, target, decisions)
             finally:
                 self._slots.release()
+            _prune(target)
             return target.read_bytes()
         finally:
             stripe.release()
@@ -237,3 +238,15 @@ class AnnotatedCopies:
             if not out.is_file():
                 raise AnnotateError("internal", "the worker wrote no annotated copy")
             out.replace(target)
+
+
+def _prune(current: Path) -> None:
+    """Delete the document's other cached copies: earlier decisions' or an earlier pipeline version's.
+
+    Each set of decisions makes a copy of its own, so without this the cache grew by a whole annotated
+    PDF per decision. Called under the document's lock, after ``current`` is in place; a download
+    still reading an older copy keeps its open file (POSIX unlink).
+    """
+    for old in current.parent.glob("*.pdf"):
+        if old != current:
+            old.unlink(missing_ok=True)
