@@ -53,11 +53,11 @@ def _planted(result: DocumentResult) -> tuple[DocumentResult, str]:
     target = next(
         f for f in result.facts if f.fact_id in published and concept_name(f.metric) == leaf.decode()
     )
-    assert target.decimals is not None and target.value is not None
+    assert target.decimals is not None and target.value is not None and target.period is not None
     delta = 1000 * 10.0 ** (-target.decimals)
     facts = [
         f.model_copy(update={"value": (f.value or 0) + delta})
-        if f.metric == target.metric and f.period == target.period
+        if f.metric == target.metric and f.period is not None and f.period.key == target.period.key
         else f
         for f in result.facts
     ]

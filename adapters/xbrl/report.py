@@ -119,12 +119,26 @@ def _fact_id(fact: Fact) -> str:
 
 
 def _period_ends(result: DocumentResult) -> dict[str, str]:
-    """The printed end date of each period key, from any figure or statement column that prints it."""
+    """The end date of each period key: as printed by any figure or statement column, else the year end.
+
+    A fiscal year printed as a bare "2025" ends on the document's year-end day when its instants show one
+    only (31.12.2024 and 31.12.2025: every fiscal year ends on 31 December of its own year), the day
+    :func:`pipeline.figures.facts.align_instants` gives balances under such a column.
+    """
     ends: dict[str, str] = {}
+    year_ends: set[tuple[int, str]] = set()  # (date year - fiscal year, "-MM-DD")
     periods = [f.period for f in result.facts] + [c.period for s in result.statements for c in s.columns]
     for p in periods:
-        if p is not None and p.end_date and p.key not in ends:
-            ends[p.key] = p.end_date
+        if p is None or not p.end_date:
+            continue
+        ends.setdefault(p.key, p.end_date)
+        if p.kind == "instant" and p.fiscal_year is not None:
+            year_ends.add((int(p.end_date[:4]) - p.fiscal_year, p.end_date[4:]))
+    if len(year_ends) == 1:
+        offset, month_day = next(iter(year_ends))
+        for p in periods:
+            if p is not None and p.key.startswith("FY") and p.fiscal_year is not None and not p.quarter:
+                ends.setdefault(p.key, f"{p.fiscal_year + offset}{month_day}")
     return ends
 
 
@@ -136,9 +150,10 @@ def _oim_period(fact: Fact, ends: Mapping[str, str]) -> str | None:
     end = date.fromisoformat(ends[p.key]) + timedelta(days=1)
     if p.kind == "instant":
         return f"{end.isoformat()}T00:00:00"
-    if not p.months:
+    months = p.months or (12 if p.key.startswith("FY") and not p.quarter else None)
+    if months is None:
         return None
-    year, month = divmod(end.year * 12 + end.month - 1 - p.months, 12)
+    year, month = divmod(end.year * 12 + end.month - 1 - months, 12)
     start = date(year, month + 1, min(end.day, 28))
     return f"{start.isoformat()}T00:00:00/{end.isoformat()}T00:00:00"
 
