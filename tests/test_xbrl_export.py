@@ -9,11 +9,13 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from adapters.xbrl.check import INCONSISTENT, XbrlCheck, check_reports
 from adapters.xbrl.report import CAL_FILE, REPORT_FILE, XbrlReport, concept_name, xbrl_report
 from pipeline.engine import process_path
 from schemas.models import DocumentResult
+from tieout.cli import app
 
 SAMPLES = sorted(Path("sample_docs").glob("*.pdf"))
 _ARC = re.compile(rb'xlink:from="(\w+)" xlink:to="(\w+)" order="\d+" weight="(-?1\.0)"')
@@ -154,3 +156,17 @@ def test_conflicting_copies_are_all_left_out(results: dict[str, DocumentResult])
     after = xbrl_report(result.model_copy(update={"facts": [*result.facts, copy]}))
     left = {e.fact_id: e.reason for e in after.excluded}
     assert left["copy"].startswith("conflicting duplicates") and left[fact.fact_id] == left["copy"]
+
+
+def test_export_xbrl_writes_private_checked_reports(tmp_path: Path) -> None:
+    out = tmp_path / "xbrl"
+    res = CliRunner().invoke(app, ["export", "xbrl", str(SAMPLES[0]), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    (folder,) = out.iterdir()
+    assert len(folder.name) == 64  # the document id
+    names = {"report.json", "tieout-ext.xsd", "tieout-ext-cal.xml", "excluded.jsonl"}
+    assert {p.name for p in folder.iterdir()} == names
+    assert all(p.stat().st_mode & 0o077 == 0 for p in [folder, *folder.iterdir()])
+    rows = [json.loads(line) for line in (folder / "excluded.jsonl").read_text().splitlines()]
+    assert rows and all(set(r) == {"fact_id", "metric", "reason"} for r in rows)
+    assert "Arelle errors" in res.output

@@ -8,6 +8,7 @@ True even when a report has errors).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -86,6 +87,8 @@ def check_reports(reports: Sequence[Path], timeout: float = 600.0) -> list[XbrlC
     """
     if not reports:
         return []
+    if importlib.util.find_spec("arelle") is None:
+        raise RuntimeError("Arelle is not installed: pip install 'tieout[xbrl]' (the xbrl extra)")
     with tempfile.TemporaryDirectory(prefix="tieout-arelle-") as config:
         # Arelle writes an (empty) config folder under XDG_CONFIG_HOME: keep it out of the user's home
         env = {**os.environ, "XDG_CONFIG_HOME": config}

@@ -6,6 +6,9 @@ imported for every command, and the others, the restarted services above all, sh
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,9 +21,10 @@ from tieout.commands.common import collect_inputs, console, fail
 from tieout.commands.review import review_store
 
 if TYPE_CHECKING:
+    from adapters.xbrl.report import XbrlReport
     from schemas.reviews import ReviewDecision
 
-__all__ = ["app", "export_reviews_cmd", "export_rewards_cmd"]
+__all__ = ["app", "export_reviews_cmd", "export_rewards_cmd", "export_xbrl_cmd"]
 
 app = typer.Typer(no_args_is_help=True, help="Export datasets for ML teams.")
 
@@ -117,3 +121,54 @@ def export_reviews_cmd(
         summary.add_row(rule, reason, str(n))
     console.print(summary)
     console.print(f"wrote {path}")
+
+
+@app.command("xbrl")
+def export_xbrl_cmd(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="PDF files or folders (default sample_docs).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("out/xbrl"),
+    check: Annotated[
+        bool, typer.Option(help="Load each report in Arelle, offline (needs the xbrl extra).")
+    ] = True,
+) -> None:
+    """xBRL-JSON reports: ``<out>/<doc_id>/`` holds report.json, its extension taxonomy and linkbase.
+
+    Only clean figures are published; the others are listed with their reasons in ``excluded.jsonl``.
+    With --check (the default) each report is validated by Arelle and the command fails on any error;
+    a summation Arelle finds inconsistent is shown, not failed: it is a finding, not an export error.
+    """
+    from adapters.xbrl.check import check_reports
+    from adapters.xbrl.report import REPORT_FILE, xbrl_report
+    from pipeline.engine import process_path
+
+    exported: list[tuple[str, Path, XbrlReport]] = []
+    for f in collect_inputs(paths or [Path("sample_docs")]):
+        r = process_path(f)
+        if r.failed:
+            console.print(f"[yellow]skipped {f.name}: {r.errors[0].category}[/]")
+            continue
+        report = xbrl_report(r)
+        folder = out / r.doc_id
+        for name, data in report.files.items():
+            write_private(folder / name, data)
+        excluded = "".join(json.dumps(dataclasses.asdict(e)) + "\n" for e in report.excluded)
+        write_private(folder / "excluded.jsonl", excluded.encode("utf-8"))
+        exported.append((f.name, folder / REPORT_FILE, report))
+        console.print(f"wrote {folder}", soft_wrap=True)
+    try:
+        checks = check_reports([p for _, p, _ in exported]) if check else []
+    except RuntimeError as exc:
+        raise fail(str(exc), 2) from exc
+    summary = RichTable("document", "facts", "excluded", "Arelle errors", "inconsistent sums", title="xBRL")
+    for (name, _, report), verdict in itertools.zip_longest(exported, checks):
+        errors = "-" if verdict is None else str(len(verdict.errors))
+        sums = "-" if verdict is None else str(len(verdict.inconsistencies))
+        summary.add_row(name, str(len(report.published)), str(len(report.excluded)), errors, sums)
+    console.print(summary)
+    for verdict in checks:
+        for m in verdict.errors:
+            console.print(f"[red]{verdict.report}: {m.code} {m.text}[/]", soft_wrap=True)
+    if any(not v.report_ok for v in checks):
+        raise typer.Exit(1)
