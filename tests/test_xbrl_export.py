@@ -4,7 +4,11 @@ break is Arelle's one calculation inconsistency, and unclean figures are left ou
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -66,6 +70,15 @@ def _planted(result: DocumentResult) -> tuple[DocumentResult, str]:
     return result.model_copy(update={"facts": facts}), parents[leaf][0].decode()
 
 
+def _excess_digits(report: XbrlReport) -> XbrlReport:
+    """The report with one fact given a digit its ``decimals`` does not allow."""
+    document = json.loads(report.files[REPORT_FILE])
+    fact = next(f for f in document["facts"].values() if f["decimals"] < 0)
+    fact["value"] = str(Decimal(fact["value"]) + 1)
+    files = {**report.files, REPORT_FILE: json.dumps(document).encode()}
+    return XbrlReport(files=files, excluded=report.excluded, published=report.published)
+
+
 @pytest.fixture(scope="module")
 def checks(
     results: dict[str, DocumentResult], tmp_path_factory: pytest.TempPathFactory
@@ -75,6 +88,9 @@ def checks(
     reports = {name: _write(xbrl_report(r), root / name) for name, r in results.items()}
     planted, _ = _planted(results["alpenglow_2025_annual_report"])
     reports["planted"] = _write(xbrl_report(planted), root / "planted")
+    reports["excess"] = _write(
+        _excess_digits(xbrl_report(results["alpenglow_2025_annual_report"])), root / "x"
+    )
     found = check_reports(list(reports.values()))
     return dict(zip(reports, found, strict=True))
 
@@ -84,6 +100,24 @@ def test_sample_report_loads_in_arelle_with_no_error(sample: str, checks: dict[s
     check = checks[sample]
     assert check.report_ok, [(m.code, m.text) for m in check.errors]
     assert check.inconsistencies == []
+
+
+def test_a_value_with_excess_digits_fails_the_check(checks: dict[str, XbrlCheck]) -> None:
+    check = checks["excess"]
+    assert not check.report_ok
+    assert [m.code for m in check.errors] == ["calc11e:excessDigits"]
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare (util-linux)")
+def test_check_needs_no_network(tmp_path: Path, results: dict[str, DocumentResult]) -> None:
+    """Arelle loads the report with no network at all: nothing it needs is downloaded."""
+    if subprocess.run(["unshare", "-rn", "true"], check=False).returncode != 0:
+        pytest.skip("user namespaces are not allowed here")
+    report = _write(xbrl_report(results["kaizen_fy2025_annual_report"]), tmp_path / "r")
+    env = {**os.environ, "PYTHONPATH": str(Path.cwd()), "XDG_CONFIG_HOME": str(tmp_path)}
+    cmd = ["unshare", "-rn", sys.executable, "-m", "adapters.xbrl.check", str(report)]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+    assert json.loads(done.stdout.split(" ", 1)[1]) == {"report": str(report), "messages": []}
 
 
 def test_sample_reports_publish_facts_and_summations(results: dict[str, DocumentResult]) -> None:
