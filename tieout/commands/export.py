@@ -6,6 +6,9 @@ imported for every command, and the others, the restarted services above all, sh
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,19 +21,36 @@ from tieout.commands.common import collect_inputs, console, fail
 from tieout.commands.review import review_store
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from adapters.xbrl.report import XbrlReport
+    from schemas.models import DocumentResult
     from schemas.reviews import ReviewDecision
 
-__all__ = ["app", "export_reviews_cmd", "export_rewards_cmd"]
+__all__ = ["app", "export_reviews_cmd", "export_rewards_cmd", "export_xbrl_cmd"]
 
 app = typer.Typer(no_args_is_help=True, help="Export datasets for ML teams.")
+
+_Pdfs = Annotated[list[Path] | None, typer.Argument(help="PDF files or folders (default sample_docs).")]
+_Out = Annotated[Path, typer.Option("--out", "-o", help="Output folder.")]
+
+
+def _processed(paths: list[Path] | None) -> Iterator[DocumentResult]:
+    """The engine's result for each document given (default sample_docs), skipping those it cannot read."""
+    from pipeline.engine import process_path
+
+    for f in collect_inputs(paths or [Path("sample_docs")]):
+        r = process_path(f)
+        if r.failed:
+            console.print(f"[yellow]skipped {f.name}: {r.errors[0].category}[/]")
+            continue
+        yield r
 
 
 @app.command("rewards")
 def export_rewards_cmd(
-    paths: Annotated[
-        list[Path] | None, typer.Argument(help="PDF files or folders (default sample_docs).")
-    ] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path("out/rewards"),
+    paths: _Pdfs = None,
+    out: _Out = Path("out/rewards"),
     reviews: Annotated[
         Path | None,
         typer.Option(help="A reviewed `tieout run` folder: fold its analysts' decisions into the rewards."),
@@ -42,7 +62,6 @@ def export_rewards_cmd(
     as an error, and each judged flag becomes a labelled example for its rule (task ``check_flag``).
     """
     from adapters.rewards_dataset import build_dataset, export_dataset, export_rewards
-    from pipeline.engine import process_path
     from pipeline.rewards.decisions import check_records
     from pipeline.rewards.records import build_reward_records
 
@@ -52,11 +71,7 @@ def export_rewards_cmd(
         raise fail(str(exc), 2) from exc
     results = []
     records = []
-    for f in collect_inputs(paths or [Path("sample_docs")]):
-        r = process_path(f)
-        if r.failed:
-            console.print(f"[yellow]skipped {f.name}: {r.errors[0].category}[/]")
-            continue
+    for r in _processed(paths):
         results.append(r)
         records.extend(build_reward_records(r, reviews=judged))
     flags = {f.flag_id: f for r in results for f in r.flags}
@@ -117,3 +132,47 @@ def export_reviews_cmd(
         summary.add_row(rule, reason, str(n))
     console.print(summary)
     console.print(f"wrote {path}")
+
+
+@app.command("xbrl")
+def export_xbrl_cmd(
+    paths: _Pdfs = None,
+    out: _Out = Path("out/xbrl"),
+    check: Annotated[
+        bool, typer.Option(help="Load each report in Arelle, offline (needs the xbrl extra).")
+    ] = True,
+) -> None:
+    """xBRL-JSON reports: ``<out>/<doc_id>/`` holds report.json, its extension taxonomy and linkbase.
+
+    Only clean figures are published; the others are listed with their reasons in ``excluded.jsonl``.
+    With --check (the default) each report is validated by Arelle and the command fails on any error;
+    a summation Arelle finds inconsistent is shown, not failed: it is a finding, not an export error.
+    """
+    from adapters.xbrl.check import check_reports
+    from adapters.xbrl.report import REPORT_FILE, xbrl_report
+
+    exported: list[tuple[str, Path, XbrlReport]] = []
+    for r in _processed(paths):
+        report = xbrl_report(r)
+        folder = out / r.doc_id
+        for name, data in report.files.items():
+            write_private(folder / name, data)
+        excluded = "".join(json.dumps(dataclasses.asdict(e)) + "\n" for e in report.excluded)
+        write_private(folder / "excluded.jsonl", excluded.encode("utf-8"))
+        exported.append((r.source, folder / REPORT_FILE, report))
+        console.print(f"wrote {folder}", soft_wrap=True)
+    try:
+        checks = check_reports([p for _, p, _ in exported]) if check else []
+    except RuntimeError as exc:
+        raise fail(str(exc), 2) from exc
+    summary = RichTable("document", "facts", "excluded", "Arelle errors", "inconsistent sums", title="xBRL")
+    for (name, _, report), verdict in itertools.zip_longest(exported, checks):
+        errors = "-" if verdict is None else str(len(verdict.errors))
+        sums = "-" if verdict is None else str(len(verdict.inconsistencies))
+        summary.add_row(name, str(len(report.published)), str(len(report.excluded)), errors, sums)
+    console.print(summary)
+    for verdict in checks:
+        for m in verdict.errors:
+            console.print(f"[red]{verdict.report}: {m.code} {m.text}[/]", soft_wrap=True)
+    if any(not v.report_ok for v in checks):
+        raise typer.Exit(1)

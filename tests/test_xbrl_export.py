@@ -1,0 +1,206 @@
+"""``tieout export xbrl``: the sample documents' reports load in Arelle (offline) with no error, a planted
+break is Arelle's one calculation inconsistency, and unclean figures are left out of the report."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from adapters.xbrl.check import INCONSISTENT, XbrlCheck, check_reports
+from adapters.xbrl.report import CAL_FILE, REPORT_FILE, XbrlReport, concept_name, xbrl_report
+from pipeline.engine import process_path
+from schemas.models import DocumentResult
+from tieout.cli import app
+
+SAMPLES = sorted(Path("sample_docs").glob("*.pdf"))
+_ARC = re.compile(rb'xlink:from="(\w+)" xlink:to="(\w+)" order="\d+" weight="(-?1\.0)"')
+
+
+def _write(report: XbrlReport, folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for name, data in report.files.items():
+        (folder / name).write_bytes(data)
+    return folder / REPORT_FILE
+
+
+def _facts(report: XbrlReport) -> dict[str, dict[str, object]]:
+    facts: dict[str, dict[str, object]] = json.loads(report.files[REPORT_FILE])["facts"]
+    return facts
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, DocumentResult]:
+    return {p.stem: process_path(p) for p in SAMPLES}
+
+
+def _planted(result: DocumentResult) -> tuple[DocumentResult, str]:
+    """The document with one item of a summation put 1,000 units off, and the total's concept.
+
+    The item is a leaf that adds into one summation only, so exactly one summation breaks; every printed
+    copy of it moves together, so the copies still agree and the item stays published.
+    """
+    report = xbrl_report(result)
+    arcs = _ARC.findall(report.files[CAL_FILE])
+    totals = {a for a, _, _ in arcs}
+    parents: dict[bytes, list[bytes]] = {}
+    for a, b, _ in arcs:
+        parents.setdefault(b, []).append(a)
+    leaf = next(b for b, ps in parents.items() if len(ps) == 1 and b not in totals)
+    published = set(report.published.values())
+    target = next(
+        f for f in result.facts if f.fact_id in published and concept_name(f.metric) == leaf.decode()
+    )
+    assert target.decimals is not None and target.value is not None and target.period is not None
+    delta = 1000 * 10.0 ** (-target.decimals)
+    facts = [
+        f.model_copy(update={"value": (f.value or 0) + delta})
+        if f.metric == target.metric and f.period is not None and f.period.key == target.period.key
+        else f
+        for f in result.facts
+    ]
+    return result.model_copy(update={"facts": facts}), parents[leaf][0].decode()
+
+
+def _excess_digits(report: XbrlReport) -> XbrlReport:
+    """The report with one fact given a digit its ``decimals`` does not allow."""
+    document = json.loads(report.files[REPORT_FILE])
+    fact = next(f for f in document["facts"].values() if f["decimals"] < 0)
+    fact["value"] = str(Decimal(fact["value"]) + 1)
+    files = {**report.files, REPORT_FILE: json.dumps(document).encode()}
+    return XbrlReport(files=files, excluded=report.excluded, published=report.published)
+
+
+@pytest.fixture(scope="module")
+def checks(
+    results: dict[str, DocumentResult], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, XbrlCheck]:
+    """Every sample's report, and one with a planted break, checked in one Arelle child process."""
+    root = tmp_path_factory.mktemp("xbrl")
+    reports = {name: _write(xbrl_report(r), root / name) for name, r in results.items()}
+    planted, _ = _planted(results["alpenglow_2025_annual_report"])
+    reports["planted"] = _write(xbrl_report(planted), root / "planted")
+    reports["excess"] = _write(
+        _excess_digits(xbrl_report(results["alpenglow_2025_annual_report"])), root / "x"
+    )
+    found = check_reports(list(reports.values()))
+    return dict(zip(reports, found, strict=True))
+
+
+@pytest.mark.parametrize("sample", [p.stem for p in SAMPLES])
+def test_sample_report_loads_in_arelle_with_no_error(sample: str, checks: dict[str, XbrlCheck]) -> None:
+    check = checks[sample]
+    assert check.report_ok, [(m.code, m.text) for m in check.errors]
+    assert check.inconsistencies == []
+
+
+def test_a_value_with_excess_digits_fails_the_check(checks: dict[str, XbrlCheck]) -> None:
+    check = checks["excess"]
+    assert not check.report_ok
+    assert [m.code for m in check.errors] == ["calc11e:excessDigits"]
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare (util-linux)")
+def test_check_needs_no_network(tmp_path: Path, results: dict[str, DocumentResult]) -> None:
+    """Arelle loads the report with no network at all: nothing it needs is downloaded."""
+    if subprocess.run(["unshare", "-rn", "true"], check=False).returncode != 0:
+        pytest.skip("user namespaces are not allowed here")
+    report = _write(xbrl_report(results["kaizen_fy2025_annual_report"]), tmp_path / "r")
+    env = {**os.environ, "PYTHONPATH": str(Path.cwd()), "XDG_CONFIG_HOME": str(tmp_path)}
+    cmd = ["unshare", "-rn", sys.executable, "-m", "adapters.xbrl.check", str(report)]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+    assert json.loads(done.stdout.split(" ", 1)[1]) == {"report": str(report), "messages": []}
+
+
+def test_sample_reports_publish_facts_and_summations(results: dict[str, DocumentResult]) -> None:
+    for name, result in results.items():
+        report = xbrl_report(result)
+        arcs = _ARC.findall(report.files[CAL_FILE])
+        assert report.published and arcs, name
+        assert {w for _, _, w in arcs} <= {b"1.0", b"-1.0"}
+
+
+def test_planted_break_is_one_inconsistency_on_its_total(
+    results: dict[str, DocumentResult], checks: dict[str, XbrlCheck]
+) -> None:
+    _, total = _planted(results["alpenglow_2025_annual_report"])
+    check = checks["planted"]
+    assert check.report_ok, [(m.code, m.text) for m in check.errors]
+    assert len(check.inconsistencies) == 1
+    found = check.inconsistencies[0]
+    assert found.code == INCONSISTENT and found.concept == f"tieout:{total}"
+    assert found.fact_ids and found.fact_ids[0].startswith("f_")
+
+
+def test_every_fact_carries_where_it_is_printed_and_no_excess_digits(
+    results: dict[str, DocumentResult],
+) -> None:
+    for result in results.values():
+        report = xbrl_report(result)
+        by_id = {f.fact_id: f for f in result.facts}
+        for fid, fact in _facts(report).items():
+            source = by_id[report.published[fid]]
+            location = fact["src:location"]
+            assert location == {
+                "document": source.source,
+                "page": source.page,
+                "bbox": list(source.bbox) if source.bbox else None,
+                "label": source.label,
+                "printed": source.printed,
+                "factId": source.fact_id,
+            }
+            decimals = fact["decimals"]
+            assert isinstance(decimals, int) and isinstance(fact["value"], str)
+            assert Decimal(fact["value"]) % Decimal(1).scaleb(-decimals) == 0
+
+
+def test_unscaled_and_flagged_figures_are_left_out(results: dict[str, DocumentResult]) -> None:
+    result = results["kaizen_fy2025_annual_report"]
+    assert result.flags
+    report = xbrl_report(result)
+    flagged = {e.fact_id for e in report.excluded if e.reason.startswith("open flag TOT001")}
+    assert len(flagged) >= 2  # the total and its components
+    assert not flagged & set(report.published.values())
+    clean = next(f for f in result.facts if f.fact_id in report.published.values())
+    unscaled = clean.model_copy(update={"value": None, "decimals": None, "scale": None, "scale_source": None})
+    stripped = result.model_copy(
+        update={"facts": [unscaled if f is clean else f for f in result.facts], "flags": []}
+    )
+    after = xbrl_report(stripped)
+    assert clean.fact_id not in after.published.values()
+    assert any(e.fact_id == clean.fact_id and e.reason == "scale not established" for e in after.excluded)
+    # without its flags, the flagged figures are published again
+    assert flagged & set(after.published.values())
+
+
+def test_conflicting_copies_are_all_left_out(results: dict[str, DocumentResult]) -> None:
+    result = results["alpenglow_2025_annual_report"]
+    report = xbrl_report(result)
+    fact = next(f for f in result.facts if f.fact_id in report.published.values())
+    assert fact.value is not None and fact.decimals is not None
+    copy = fact.model_copy(update={"fact_id": "copy", "value": fact.value + 10 * 10.0 ** (-fact.decimals)})
+    after = xbrl_report(result.model_copy(update={"facts": [*result.facts, copy]}))
+    left = {e.fact_id: e.reason for e in after.excluded}
+    assert left["copy"].startswith("conflicting duplicates") and left[fact.fact_id] == left["copy"]
+
+
+def test_export_xbrl_writes_private_checked_reports(tmp_path: Path) -> None:
+    out = tmp_path / "xbrl"
+    res = CliRunner().invoke(app, ["export", "xbrl", str(SAMPLES[0]), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    (folder,) = out.iterdir()
+    assert len(folder.name) == 64  # the document id
+    names = {"report.json", "tieout-ext.xsd", "tieout-ext-cal.xml", "excluded.jsonl"}
+    assert {p.name for p in folder.iterdir()} == names
+    assert all(p.stat().st_mode & 0o077 == 0 for p in [folder, *folder.iterdir()])
+    rows = [json.loads(line) for line in (folder / "excluded.jsonl").read_text().splitlines()]
+    assert rows and all(set(r) == {"fact_id", "metric", "reason"} for r in rows)
+    assert "Arelle errors" in res.output
