@@ -50,7 +50,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
     ]
     middleware = [
         Middleware(Sessions, config=config),
-        Middleware(Guard, users=config.users, origin=config.origin, https=config.secure_cookie),
+        Middleware(Guard, origin=config.origin, https=config.secure_cookie),
     ]
     app = Starlette(routes=routes, middleware=middleware, exception_handlers={BadParameter: _bad_parameter})
     app.state.console = ConsoleState.of(config, templates())

@@ -15,8 +15,6 @@ from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from console.auth import Users
-
 __all__ = [
     "MAX_FORM_BYTES",
     "PUBLIC_PATHS",
@@ -50,12 +48,11 @@ _SECURITY_HEADERS = [
 class Guard:
     """Authentication, CSRF and security headers for every request (see the module docstring)."""
 
-    def __init__(self, app: ASGIApp, users: Users, origin: str | None = None, https: bool = False) -> None:
-        """Wrap ``app``; ``users`` decides whether a session's user still exists.
+    def __init__(self, app: ASGIApp, origin: str | None = None, https: bool = False) -> None:
+        """Wrap ``app``; the session (:class:`console.sessions.Sessions`) says who is logged in.
 
         Args:
             app: The console's routes.
-            users: Who may log in.
             origin: The origin the console is served at (``scheme://host[:port]``): a state-changing
                 request must come from it. None: the origin each request was addressed to (its ``Host``,
                 over HTTPS when ``https``, else the connection's scheme).
@@ -65,7 +62,6 @@ class Guard:
             ValueError: ``origin`` is no http(s) origin.
         """
         self.app = app
-        self.users = users
         self.origin = require_origin(origin) if origin is not None else None
         self.https = https
 
@@ -89,10 +85,8 @@ class Guard:
                 message["headers"] = headers
             await send(message)
 
+        # a removed user's or a changed password's session is anonymous already (console.sessions)
         user = session.get("user")
-        if user is not None and self.users.get(str(user)) is None:
-            session.clear()  # a user removed from the file is logged out
-            user = None
         if user is None and path not in PUBLIC_PATHS and not static:
             if method in SAFE_METHODS:
                 target = path + (
