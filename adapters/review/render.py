@@ -28,6 +28,7 @@ __all__ = [
     "printed_boxes",
     "render_page",
     "render_scale",
+    "visible_words",
 ]
 
 SCREEN_DPI = 96.0
@@ -153,6 +154,21 @@ def render_page(pdf: bytes, page: int, zoom: float = 1.0) -> PageImage:
         )
 
 
+def visible_words(page: Any) -> list[tuple[tuple[float, float, float, float], str]]:
+    """The words printed on an open PyMuPDF page with their boxes, in the visible (rotated) space.
+
+    PyMuPDF gives words in the page's unrotated space; the records' boxes, the page images and the
+    tick-and-tie marks are in the visible one.
+    """
+    out = []
+    for *box, text, _block, _line, _word in page.get_text("words"):
+        r = pymupdf.Rect(box)
+        if page.rotation:
+            r = r * page.rotation_matrix
+        out.append(((float(r.x0), float(r.y0), float(r.x1), float(r.y1)), str(text)))
+    return out
+
+
 def printed_boxes(pdf: bytes, page: int) -> PrintedBoxes:
     """The boxes of the words printed on 1-based ``page``, figures apart (see :class:`PrintedBoxes`).
 
@@ -161,10 +177,6 @@ def printed_boxes(pdf: bytes, page: int) -> PrintedBoxes:
     """
     out = PrintedBoxes()
     with _page(pdf, page) as p:
-        for *box, text, _block, _line, _word in p.get_text("words"):
-            r = pymupdf.Rect(box)
-            if p.rotation:  # words come in the unrotated space; the records' boxes in the visible one
-                r = r * p.rotation_matrix
-            kind = out.figures if any(c.isdigit() for c in text) else out.words
-            kind.append((float(r.x0), float(r.y0), float(r.x1), float(r.y1)))
+        for box, text in visible_words(p):
+            (out.figures if any(c.isdigit() for c in text) else out.words).append(box)
     return out

@@ -19,6 +19,7 @@ from typing import Any
 
 import pymupdf
 
+from adapters.review.render import visible_words
 from adapters.review.tick_decisions import Decisions, decision_words
 from adapters.review.tick_style import (
     MARGIN,
@@ -229,10 +230,7 @@ def place_tick(tick: Tick, obstacles: list[BBox]) -> BBox:
 
 def page_obstacles(page: Any) -> list[BBox]:
     """The boxes of the words printed on a page, in the visible (rotated) space of the records."""
-    words = [pymupdf.Rect(w[:4]) for w in page.get_text("words")]
-    if page.rotation:
-        words = [r * page.rotation_matrix for r in words]
-    return [(r.x0, r.y0, r.x1, r.y1) for r in words]
+    return [box for box, _text in visible_words(page)]
 
 
 def _inside(word: BBox, figure: BBox) -> bool:
