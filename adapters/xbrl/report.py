@@ -20,6 +20,7 @@ from decimal import Decimal
 from xml.sax.saxutils import quoteattr
 
 from pipeline.checks.tolerance import KnownFact, interval, known_facts
+from pipeline.figures.facts import year_end_day
 from pipeline.rewards.records import touches
 from schemas.models import DocumentResult, Fact, Flag, Statement
 
@@ -122,23 +123,19 @@ def _period_ends(result: DocumentResult) -> dict[str, str]:
     """The end date of each period key: as printed by any figure or statement column, else the year end.
 
     A fiscal year printed as a bare "2025" ends on the document's year-end day when its instants show one
-    only (31.12.2024 and 31.12.2025: every fiscal year ends on 31 December of its own year), the day
-    :func:`pipeline.figures.facts.align_instants` gives balances under such a column.
+    only (:func:`pipeline.figures.facts.year_end_day`), the day ``align_instants`` gives balances under
+    such a column.
     """
     ends: dict[str, str] = {}
-    year_ends: set[tuple[int, str]] = set()  # (date year - fiscal year, "-MM-DD")
     periods = [f.period for f in result.facts] + [c.period for s in result.statements for c in s.columns]
     for p in periods:
-        if p is None or not p.end_date:
-            continue
-        ends.setdefault(p.key, p.end_date)
-        if p.kind == "instant" and p.fiscal_year is not None:
-            year_ends.add((int(p.end_date[:4]) - p.fiscal_year, p.end_date[4:]))
-    if len(year_ends) == 1:
-        offset, month_day = next(iter(year_ends))
+        if p is not None and p.end_date:
+            ends.setdefault(p.key, p.end_date)
+    year_end = year_end_day(periods)
+    if year_end is not None:
         for p in periods:
             if p is not None and p.key.startswith("FY") and p.fiscal_year is not None and not p.quarter:
-                ends.setdefault(p.key, f"{p.fiscal_year + offset}{month_day}")
+                ends.setdefault(p.key, year_end.of(p.fiscal_year))
     return ends
 
 

@@ -8,7 +8,8 @@ it a ``context``) rather than letting a segment's "Revenue" be compared with the
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.taxonomy import MetricDef, Taxonomy, normalise_label
@@ -17,6 +18,7 @@ from schemas.models import Cell, Fact, Period, ScaleSource, Table, TypedNumber
 
 __all__ = [
     "RowView",
+    "YearEnd",
     "cell_fact",
     "column_headers",
     "extract_facts",
@@ -24,6 +26,7 @@ __all__ = [
     "latest_fiscal_year",
     "table_fact",
     "table_rows",
+    "year_end_day",
 ]
 
 # --- context -----------------------------------------------------------------------------------
@@ -231,6 +234,35 @@ def opening_period(period: Period) -> Period | None:
     return Period(kind="duration", key=f"FY{year}", label=str(year), fiscal_year=year, months=12)
 
 
+@dataclass(frozen=True)
+class YearEnd:
+    """A document's one year-end day: its date's year less the fiscal year, and ``-MM-DD``."""
+
+    offset: int
+    month_day: str
+
+    def of(self, fiscal_year: int) -> str:
+        """The year-end date of ``fiscal_year`` (ISO)."""
+        return f"{fiscal_year + self.offset}{self.month_day}"
+
+
+def year_end_day(periods: Iterable[Period | None]) -> YearEnd | None:
+    """The year-end day every dated instant among ``periods`` falls on; None for none or several.
+
+    31.12.2024 and 31.12.2025 in fiscal years 2024 and 2025: every fiscal year ends on 31 December of its
+    own year. A fiscal year printed as a bare "2025" then ends on that day.
+    """
+    days = {
+        (int(p.end_date[:4]) - p.fiscal_year, p.end_date[4:])
+        for p in periods
+        if p is not None and p.kind == "instant" and p.fiscal_year is not None and p.end_date
+    }
+    if len(days) != 1:
+        return None
+    offset, month_day = next(iter(days))
+    return YearEnd(offset, month_day)
+
+
 def align_instants(facts: Sequence[Fact], taxonomy: Taxonomy) -> list[Fact]:
     """Give balances printed under a bare fiscal-year column ("2025") the document's year-end instant.
 
@@ -247,23 +279,21 @@ def align_instants(facts: Sequence[Fact], taxonomy: Taxonomy) -> list[Fact]:
         The facts, with those periods replaced; any ambiguity leaves a fact unchanged.
     """
     instants: dict[int, set[str]] = {}
-    year_ends: set[tuple[int, str]] = set()  # (date year − fiscal year, "-MM-DD")
     for f in facts:
         p = f.period
         if p is not None and p.kind == "instant" and p.fiscal_year is not None and p.end_date:
             instants.setdefault(p.fiscal_year, set()).add(p.key)
-            year_ends.add((int(p.end_date[:4]) - p.fiscal_year, p.end_date[4:]))
+    year_end = year_end_day(f.period for f in facts)
     out: list[Fact] = []
     for f in facts:
         metric = taxonomy.get(f.metric)
         p = f.period
         if metric is not None and metric.period_type == "instant" and p is not None and p.kind == "duration":
             keys = instants.get(p.fiscal_year or -1, set())
-            if not keys and len(year_ends) == 1 and p.fiscal_year is not None:
+            if not keys and year_end is not None and p.fiscal_year is not None:
                 # A year the balance sheet does not show (an opening balance): the document's one
                 # year-end date, in that year.
-                offset, month_day = next(iter(year_ends))
-                keys = {f"{p.fiscal_year + offset}{month_day}"}
+                keys = {year_end.of(p.fiscal_year)}
             if len(keys) == 1:
                 key = next(iter(keys))
                 moved = Period(kind="instant", key=key, label=key, fiscal_year=p.fiscal_year, end_date=key)
