@@ -8,6 +8,8 @@ PyMuPDF's page space (origin top-left, y grows downwards, rotation already appli
 
 from __future__ import annotations
 
+import calendar
+from datetime import date
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -80,7 +82,23 @@ class Period(Record):
     fiscal_year: int | None = None
     quarter: Annotated[int, Field(ge=1, le=4)] | None = None
     months: int | None = Field(default=None, description="Length of a duration in months (3, 6, 9, 12).")
-    end_date: str | None = Field(default=None, description="ISO date of the period end when printed.")
+    end_date: str | None = Field(
+        default=None,
+        description="The period end when printed: an ISO date, or YYYY-MM when the day is not printed.",
+    )
+
+    def end_day(self) -> date | None:
+        """The last day of the period: its printed date, or the last day of a month printed without a day.
+
+        A month is a period that ends on its last day ("Year ended December 2016"); the day is derived,
+        never guessed from elsewhere. None when no end is printed.
+        """
+        if not self.end_date:
+            return None
+        if len(self.end_date) == 7:  # "YYYY-MM"
+            year, month = int(self.end_date[:4]), int(self.end_date[5:])
+            return date(year, month, calendar.monthrange(year, month)[1])
+        return date.fromisoformat(self.end_date)
 
 
 Unit = Literal["currency", "percent", "shares", "per_share", "ratio", "count", "number"]

@@ -19,7 +19,7 @@ from adapters.sinks.parquet import arrow_schema, tables_of
 from adapters.sinks.rows import DOCUMENTS, FACTS, FLAGS, RowLayout, exact, layout_of
 from pipeline.checks.stage import verify
 from pipeline.engine import process_path
-from schemas.models import DocumentResult, Evidence, Fact, Flag
+from schemas.models import DocumentResult, Evidence, Fact, Flag, Period
 from tests.support.records import fact
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_docs" / "kaizen_fy2025_annual_report.pdf"
@@ -48,6 +48,18 @@ def test_amounts_are_the_exact_decimals_printed() -> None:
     assert row["bbox"] == (1.0, 2.0, 3.0, 4.0)
     unknown = FACTS.row(fact(value=None, decimals=None, scale=None, scale_source=None))
     assert unknown["value"] is None and unknown["printed_value"] == Decimal("2031.7")
+
+
+def test_a_period_printed_without_its_day_ends_on_the_last_day_of_its_month() -> None:
+    # "Year ended December 2016" (a Corning 10-K's level-3 tables): the period reader keeps end_date
+    # "2016-12"; the row projection parsed it as a full ISO date and raised, losing the batch.
+    month = Period(
+        kind="duration", key="FY2016", label="Year ended December 2016", months=12, end_date="2016-12"
+    )
+    assert FACTS.row(fact(period=month))["period_end"] == date(2016, 12, 31)
+    feb = month.model_copy(update={"end_date": "2024-02"})
+    assert feb.end_day() == date(2024, 2, 29)
+    assert month.model_copy(update={"end_date": None}).end_day() is None
 
 
 def test_computed_amounts_keep_ten_places_and_non_finite_ones_are_null() -> None:

@@ -139,7 +139,7 @@ def _period_columns(field: str) -> list[Column]:
         Column("period_key", "text", part(lambda p: p.key)),
         Column("period_kind", "text", part(lambda p: p.kind)),
         Column("period_label", "text", part(lambda p: p.label)),
-        Column("period_end", "date", part(lambda p: date.fromisoformat(p.end_date) if p.end_date else None)),
+        Column("period_end", "date", part(lambda p: p.end_day())),
         Column("period_months", "integer", part(lambda p: p.months)),
         Column("fiscal_year", "integer", part(lambda p: p.fiscal_year)),
     ]
