@@ -15,10 +15,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from adapters.xbrl.agreement import agreement
 from adapters.xbrl.check import INCONSISTENT, XbrlCheck, check_reports
+from adapters.xbrl.figures import select
 from adapters.xbrl.report import CAL_FILE, REPORT_FILE, XbrlReport, concept_name, xbrl_report
+from pipeline.checks.sums import proven_structures
 from pipeline.engine import process_path
-from schemas.models import DocumentResult
+from schemas.models import DocumentResult, Fact
 from tieout.cli import app
 
 SAMPLES = sorted(Path("sample_docs").glob("*.pdf"))
@@ -76,7 +79,9 @@ def _excess_digits(report: XbrlReport) -> XbrlReport:
     fact = next(f for f in document["facts"].values() if f["decimals"] < 0)
     fact["value"] = str(Decimal(fact["value"]) + 1)
     files = {**report.files, REPORT_FILE: json.dumps(document).encode()}
-    return XbrlReport(files=files, excluded=report.excluded, published=report.published)
+    return XbrlReport(
+        files=files, excluded=report.excluded, published=report.published, selection=report.selection
+    )
 
 
 @pytest.fixture(scope="module")
@@ -96,10 +101,25 @@ def checks(
 
 
 @pytest.mark.parametrize("sample", [p.stem for p in SAMPLES])
-def test_sample_report_loads_in_arelle_with_no_error(sample: str, checks: dict[str, XbrlCheck]) -> None:
+def test_sample_report_loads_in_arelle_and_its_sums_agree_with_tot001(
+    sample: str, checks: dict[str, XbrlCheck], results: dict[str, DocumentResult]
+) -> None:
     check = checks[sample]
     assert check.report_ok, [(m.code, m.text) for m in check.errors]
-    assert check.inconsistencies == []
+    selection = select(results[sample])
+    found = agreement(results[sample], selection, check)
+    assert found.one_to_one, (found.flag_only, found.arelle_only)
+    assert found.matched == found.flags == found.inconsistencies
+
+
+def test_the_flagged_samples_are_inconsistent_in_arelle_too(
+    checks: dict[str, XbrlCheck], results: dict[str, DocumentResult]
+) -> None:
+    """The samples with a planted misprint: TOT001 flags it and Arelle finds the same sum broken."""
+    flagged = [n for n, r in results.items() if any(f.rule == "TOT001" for f in r.flags)]
+    assert flagged
+    for name in flagged:
+        assert checks[name].inconsistencies, name
 
 
 def test_a_value_with_excess_digits_fails_the_check(checks: dict[str, XbrlCheck]) -> None:
@@ -113,7 +133,7 @@ def test_check_needs_no_network(tmp_path: Path, results: dict[str, DocumentResul
     """Arelle loads the report with no network at all: nothing it needs is downloaded."""
     if subprocess.run(["unshare", "-rn", "true"], check=False).returncode != 0:
         pytest.skip("user namespaces are not allowed here")
-    report = _write(xbrl_report(results["kaizen_fy2025_annual_report"]), tmp_path / "r")
+    report = _write(xbrl_report(results["alpenglow_2025_annual_report"]), tmp_path / "r")
     env = {**os.environ, "PYTHONPATH": str(Path.cwd()), "XDG_CONFIG_HOME": str(tmp_path)}
     cmd = ["unshare", "-rn", sys.executable, "-m", "adapters.xbrl.check", str(report)]
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
@@ -145,51 +165,128 @@ def test_every_fact_carries_where_it_is_printed_and_no_excess_digits(
 ) -> None:
     for result in results.values():
         report = xbrl_report(result)
+        assert report.selection is not None
+        figures = {f"f_{f.fact.fact_id}": f for f in report.selection.figures}
         by_id = {f.fact_id: f for f in result.facts}
         for fid, fact in _facts(report).items():
-            source = by_id[report.published[fid]]
+            source = figures[fid].fact
             location = fact["src:location"]
             assert location == {
-                "document": source.source,
+                "document": result.source,
                 "page": source.page,
                 "bbox": list(source.bbox) if source.bbox else None,
                 "label": source.label,
                 "printed": source.printed,
                 "factId": source.fact_id,
             }
+            assert location["label"], fid  # a statement line without a metric keeps its label
+            if source.fact_id in by_id:  # the engine's fact, as printed
+                assert source.printed == by_id[source.fact_id].printed
             decimals = fact["decimals"]
             assert isinstance(decimals, int) and isinstance(fact["value"], str)
             assert Decimal(fact["value"]) % Decimal(1).scaleb(-decimals) == 0
 
 
-def test_unscaled_and_flagged_figures_are_left_out(results: dict[str, DocumentResult]) -> None:
+def test_flagged_figures_are_published_marked_and_unscaled_ones_left_out(
+    results: dict[str, DocumentResult],
+) -> None:
     result = results["kaizen_fy2025_annual_report"]
-    assert result.flags
+    tot001 = {f.flag_id for f in result.flags if f.rule == "TOT001"}
+    assert tot001
     report = xbrl_report(result)
-    flagged = {e.fact_id for e in report.excluded if e.reason.startswith("open flag TOT001")}
-    assert len(flagged) >= 2  # the total and its components
-    assert not flagged & set(report.published.values())
-    clean = next(f for f in result.facts if f.fact_id in report.published.values())
-    unscaled = clean.model_copy(update={"value": None, "decimals": None, "scale": None, "scale_source": None})
-    stripped = result.model_copy(
-        update={"facts": [unscaled if f is clean else f for f in result.facts], "flags": []}
+    marked = {
+        fid: {m["flagId"] for m in fact["src:openFlags"]}  # type: ignore[attr-defined]
+        for fid, fact in _facts(report).items()
+        if "src:openFlags" in fact
+    }
+    assert len([f for f, ids in marked.items() if ids & tot001]) >= 2  # the total and its lines
+    clean = next(
+        f for f in result.facts if f"f_{f.fact_id}" in report.published and f"f_{f.fact_id}" not in marked
     )
+    unscaled = clean.model_copy(update={"value": None, "decimals": None, "scale": None, "scale_source": None})
+    stripped = result.model_copy(update={"facts": [unscaled if f is clean else f for f in result.facts]})
     after = xbrl_report(stripped)
     assert clean.fact_id not in after.published.values()
     assert any(e.fact_id == clean.fact_id and e.reason == "scale not established" for e in after.excluded)
-    # without its flags, the flagged figures are published again
-    assert flagged & set(after.published.values())
 
 
-def test_conflicting_copies_are_all_left_out(results: dict[str, DocumentResult]) -> None:
+def test_a_conflicting_copy_is_left_out_and_its_statement_line_keeps_a_concept_of_its_own(
+    results: dict[str, DocumentResult],
+) -> None:
     result = results["alpenglow_2025_annual_report"]
     report = xbrl_report(result)
-    fact = next(f for f in result.facts if f.fact_id in report.published.values())
-    assert fact.value is not None and fact.decimals is not None
-    copy = fact.model_copy(update={"fact_id": "copy", "value": fact.value + 10 * 10.0 ** (-fact.decimals)})
+    assert report.selection is not None
+    line = next(f for f in report.selection.figures if f.line is not None and f.fact.metric)
+    fact = line.fact
+    copy = Fact.model_validate(
+        {
+            **fact.model_dump(),
+            "fact_id": "copy",
+            "origin": "text_span",
+            "table_id": None,
+            "row": None,
+            "col": None,
+            "value": fact.value + 10 * 10.0 ** (-fact.decimals),
+        }
+    )
     after = xbrl_report(result.model_copy(update={"facts": [*result.facts, copy]}))
+    assert after.selection is not None
     left = {e.fact_id: e.reason for e in after.excluded}
-    assert left["copy"].startswith("conflicting duplicates") and left[fact.fact_id] == left["copy"]
+    assert left["copy"].startswith("conflicting duplicates")
+    moved = next(f for f in after.selection.figures if f.fact.fact_id == fact.fact_id)
+    assert moved.concept.name != concept_name(fact.metric) and moved.line == line.line
+    assert _facts(after)[f"f_{fact.fact_id}"]["src:metric"] == fact.metric
+
+
+def test_a_total_whose_line_was_not_read_in_a_column_is_left_out(results: dict[str, DocumentResult]) -> None:
+    """TOT001 does not add up a column where a line is blank (the reader may have lost it); Arelle would."""
+    result = results["alpenglow_2025_annual_report"]
+    report = xbrl_report(result)
+    assert report.selection is not None
+    figures = report.selection.figures
+    total, item = next(
+        (t, i)
+        for s in report.selection.summations
+        for t in figures
+        if t.line == (s.statement.statement_id, s.row)
+        for i in figures
+        if i.line is not None
+        and i.line[0] == t.line[0]
+        and i.col == t.col
+        and i.concept.name == s.items[0][0]
+    )
+    tables = [
+        t.model_copy(
+            update={
+                "cells": [
+                    c.model_copy(update={"number": None, "text": ""})
+                    if (c.page, c.bbox) == (item.fact.page, item.fact.bbox)
+                    else c
+                    for c in t.cells
+                ]
+            }
+        )
+        for t in result.tables
+    ]
+    after = xbrl_report(result.model_copy(update={"tables": tables}))
+    left = {e.fact_id: e.reason for e in after.excluded}
+    assert left[total.fact.fact_id].startswith("a total whose lines are not all read")
+
+
+def test_every_proven_node_of_the_samples_is_a_summation(results: dict[str, DocumentResult]) -> None:
+    """The report states the trees TOT001 checks: each proven node with a published total is a summation."""
+    for name, result in results.items():
+        selection = select(result)
+        stated = {(s.statement.statement_id, s.row) for s in selection.summations}
+        skipped = {(s.statement_id, s.row) for s in selection.skipped}
+        totals = {f.line for f in selection.figures if f.line is not None}
+        for st in result.statements:
+            lines = {line.row: line for line in st.lines}
+            for line, _ in proven_structures(st, lines):
+                key = (st.statement_id, line.row)
+                if key in totals:
+                    assert key in stated | skipped, (name, line.label)
+        assert stated and len(skipped) <= len(stated) // 4, (name, selection.skipped)
 
 
 def test_export_xbrl_writes_private_checked_reports(tmp_path: Path) -> None:

@@ -1,0 +1,132 @@
+"""XBRL export against Arelle: every report loads with no error, and Arelle's sums agree with TOT001.
+
+For each sample document and each filing of ``../shared/corpus/filings``: process it, export its
+xBRL-JSON report (``adapters.xbrl.report``), load all reports in one offline Arelle child process with
+Calculations 1.1 (round to nearest), and match Arelle's inconsistencies with the document's TOT001 flags
+(``adapters.xbrl.agreement``). The development files are listed one by one with every disagreement and
+its class; the validation split (MANIFEST.tsv) is reported as aggregates only (issue 23's rule: its flags
+are for measuring, never for fixing).
+
+Usage::
+
+    python -m bench.xbrl_agreement [--cache DIR] [--json bench/results/xbrl_agreement.json] [FILES...]
+
+``--cache`` keeps each processed document's result as JSON (keyed by file name and the engine's source
+hash is not checked: delete the folder after changing the engine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as ``python bench/xbrl_agreement.py``: make ``bench`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from adapters.xbrl.agreement import Agreement, agreement
+from adapters.xbrl.check import check_reports
+from adapters.xbrl.report import REPORT_FILE, xbrl_report
+from bench.gt import corpus_dir
+from bench.planted.running import split_of
+from schemas.models import DocumentResult
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _process(pdf: Path, cache: Path | None) -> str:
+    """The document's result as JSON (from the cache when there)."""
+    cached = cache / f"{pdf.stem}.json" if cache else None
+    if cached is not None and cached.exists():
+        return cached.read_text()
+    from pipeline.engine import process_path
+
+    text = process_path(pdf).model_dump_json()
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(text)
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the comparison and print the table (and write it as JSON)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="*", type=Path, help="PDFs (default: the samples and the shared filings)")
+    ap.add_argument("--cache", type=Path, help="keep processed results here (JSON per file)")
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args(argv)
+    files = args.files or sorted((ROOT / "sample_docs").glob("*.pdf")) + sorted(
+        (corpus_dir() / "filings").glob("*.pdf")
+    )
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as pool:
+        texts = list(pool.map(_process, files, [args.cache] * len(files)))
+    results = [DocumentResult.model_validate_json(t) for t in texts]
+    splits = split_of(files)
+    processed = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory(prefix="tieout-xbrl-bench-") as tmp:
+        reports = []
+        for r in results:
+            report = xbrl_report(r)
+            folder = Path(tmp) / r.doc_id
+            folder.mkdir(exist_ok=True)
+            for name, data in report.files.items():
+                (folder / name).write_bytes(data)
+            reports.append((r, report, folder / REPORT_FILE))
+        t1 = time.perf_counter()
+        checks = check_reports([p for *_, p in reports], timeout=3600)
+        checked = time.perf_counter() - t1
+    rows: dict[str, Counter[str]] = {}
+    classes: dict[str, Counter[str]] = {}
+    for (r, report, _), check, pdf in zip(reports, checks, files, strict=True):
+        split = "sample" if pdf.parent.name == "sample_docs" else splits.get(pdf.name, "development")
+        assert report.selection is not None
+        a: Agreement = agreement(r, report.selection, check)
+        row = rows.setdefault(split, Counter())
+        row.update(
+            reports=1,
+            facts=len(report.published),
+            summations=len(report.selection.summations),
+            arelle_errors=len(check.errors),
+            arelle_inconsistencies=a.inconsistencies,
+            tot001=a.flags,
+            matched=a.matched,
+            one_to_one=int(a.one_to_one),
+        )
+        kinds = classes.setdefault(split, Counter())
+        kinds.update(f"TOT001 only: {c}" for _, c in a.flag_only)
+        kinds.update(f"Arelle only: {c}" for _, c in a.arelle_only)
+        if split != "validation":
+            for code in {m.code for m in check.errors}:
+                print(f"{pdf.name}: Arelle error {code}")
+            for flag_id, c in a.flag_only:
+                print(f"{pdf.name}: TOT001 only ({c}): {flag_id}")
+            for text, c in a.arelle_only:
+                print(f"{pdf.name}: Arelle only ({c}): {text[:160]}")
+    cols = ["reports", "facts", "summations", "arelle_errors", "arelle_inconsistencies", "tot001", "matched"]
+    print(f"\n{'split':<12}" + "".join(f"{c:>24}" for c in [*cols, "one_to_one"]))
+    for split, row in rows.items():
+        print(f"{split:<12}" + "".join(f"{row[c]:>24}" for c in [*cols, "one_to_one"]))
+    for split, kinds in classes.items():
+        for kind, n in sorted(kinds.items()):
+            print(f"  {split}: {n} x {kind}")
+    print(f"\nprocessed {len(files)} files in {processed:.0f} s; Arelle checked them in {checked:.0f} s")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        out = {
+            "rows": {s: dict(r) for s, r in rows.items()},
+            "classes": {s: dict(k) for s, k in classes.items()},
+            "seconds": {"process": round(processed, 1), "arelle": round(checked, 1)},
+        }
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
