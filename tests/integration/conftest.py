@@ -32,6 +32,7 @@ ENV_FILE = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"
 TIEOUT = REPO / ".venv" / "bin" / "tieout"
 PG_ENV = Path(os.environ.get("TIEOUT_PG_ENV", REPO / ".tieout" / "pg.env"))
 MODEL_ENV = Path(os.environ.get("TIEOUT_MODEL_ENV", REPO / ".tieout" / "model.env"))
+REGISTRY_ENV = Path(os.environ.get("TIEOUT_REGISTRY_ENV", REPO / ".tieout" / "registry.env"))
 LIVENESS_S = 240.0
 """The liveness bound of a wait for real work (a record, a rebalance, a restart): minutes, so that a loaded
 2-core machine does not fail a healthy run, and under pytest-timeout's 300 s so that a failure shows the
@@ -82,6 +83,13 @@ def db_dsn(pg_dsn: str) -> Iterator[str]:
     finally:
         with psycopg.connect(pg_dsn, autocommit=True, connect_timeout=10) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)".encode())
+
+
+@pytest.fixture(scope="session")
+def registry_url() -> str:
+    """The API root of the schema registry ``infra/registry.sh up`` started."""
+    env = started(REGISTRY_ENV, "SCHEMA_REGISTRY_URL", "schema registry", "bash infra/registry.sh up")
+    return env["SCHEMA_REGISTRY_URL"]
 
 
 @pytest.fixture(scope="session")

@@ -45,20 +45,13 @@ from adapters.registry import (
 )
 from adapters.settings import Settings, read_env_file
 from adapters.storage import ObjectStore
-from tests.integration.conftest import REPO, TIEOUT, Isolated, reader, started
+from tests.integration.conftest import REGISTRY_ENV, REPO, TIEOUT, Isolated, reader
 
 pytestmark = pytest.mark.integration
 
-REGISTRY_ENV = Path(os.environ.get("TIEOUT_REGISTRY_ENV", REPO / ".tieout" / "registry.env"))
 REGISTRY_SH = ["bash", str(REPO / "infra" / "registry.sh")]
 SAMPLES = sorted((REPO / "sample_docs").glob("*.pdf"))
 STAGES = ("parse", "verify", "sink")
-
-
-@pytest.fixture(scope="session")
-def registry_url() -> str:
-    env = started(REGISTRY_ENV, "SCHEMA_REGISTRY_URL", "schema registry", "bash infra/registry.sh up")
-    return env["SCHEMA_REGISTRY_URL"]
 
 
 def _facts_schema(prefix: str) -> tuple[str, str]:
