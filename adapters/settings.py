@@ -136,6 +136,11 @@ class Settings(BaseSettings):
         repr=False,
         description="PostgreSQL sink DSN (with its password); none: no database sink.",
     )
+    sink_xbrl: bool = Field(
+        default=True,
+        description="Whether the sink writes each document's xBRL report beside the Parquet datasets "
+        "(xbrl/ingest_date=YYYY-MM-DD/<doc_id>/ in the artifact bucket; SINK_XBRL=0: none).",
+    )
     notifications: bool = Field(
         default=True,
         validation_alias="s3_notifications",

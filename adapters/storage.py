@@ -50,6 +50,7 @@ __all__ = [
     "safe_key",
     "split_uri",
     "stored_key",
+    "xbrl_key",
 ]
 
 
@@ -341,6 +342,17 @@ def dataset_key(name: str, schema_version: str, ingest_date: str, doc_id: str) -
     return f"datasets/{name}/schema={schema_version}/ingest_date={ingest_date}/{doc_id}.parquet"
 
 
+def xbrl_key(ingest_date: str, doc_id: str, name: str) -> str:
+    """One file of a document's xBRL report, in the document's folder under its ingest date's partition.
+
+    The report's files name each other by relative path (``report.json`` -> ``tieout-ext.xsd`` ->
+    ``tieout-ext-cal.xml``), so they share one folder, as in ``tieout export xbrl``; the partition is the
+    Parquet datasets' (:func:`dataset_key`), so a document's report sits under the same date as its rows,
+    and a replay overwrites the same keys.
+    """
+    return f"xbrl/ingest_date={ingest_date}/{doc_id}/{name}"
+
+
 def marker_key(stage: str, pipeline_version: str, doc_id: str) -> str:
     """The key of the marker written once a stage's results for a document are committed."""
     return f"{stage}/v{pipeline_version}/{doc_id[:2]}/{doc_id}.done"
@@ -349,6 +361,7 @@ def marker_key(stage: str, pipeline_version: str, doc_id: str) -> str:
 class MemoryStore:
     """An in-memory :class:`Store` for unit tests, with outages on demand.
 
+    Objects are kept in ``objects`` and their content types in ``content_types``, both by (bucket, key).
     ``down`` makes every call fail as an unreachable store would (transient); ``fail_next`` fails that many
     calls and then recovers.
     """
@@ -356,6 +369,7 @@ class MemoryStore:
     def __init__(self) -> None:
         """An empty store."""
         self.objects: dict[tuple[str, str], bytes] = {}
+        self.content_types: dict[tuple[str, str], str] = {}
         self.down = False
         self.fail_next = 0
         self.calls = 0
@@ -393,6 +407,7 @@ class MemoryStore:
         """Store an object."""
         self._call(f"put s3://{bucket}/{key}")
         self.objects[(bucket, key)] = bytes(data)
+        self.content_types[(bucket, key)] = content_type
         return f"s3://{bucket}/{key}"
 
     def exists(self, bucket: str, key: str) -> bool:
@@ -416,6 +431,7 @@ class MemoryStore:
         """Remove an object."""
         self._call(f"delete s3://{bucket}/{key}")
         self.objects.pop((bucket, key), None)
+        self.content_types.pop((bucket, key), None)
 
 
 class UnsafeKey(ValueError):

@@ -5,8 +5,8 @@
   processed at all goes to the dead-letter topic with its typed error record.
 * ``verify``: ``parsed`` → load the parsed document → deterministic checks, then the model stage when one
   is configured → verified document to object storage → ``verified`` event.
-* ``sink``: ``verified`` → quality gate → every sink (Parquet datasets, PostgreSQL) → ``facts``,
-  ``flags``, ``rewards`` and ``summaries`` records not yet published for the document.
+* ``sink``: ``verified`` → quality gate → every sink (Parquet datasets, xBRL reports, PostgreSQL) →
+  ``facts``, ``flags``, ``rewards`` and ``summaries`` records not yet published for the document.
 
 Every output is keyed by document id and pipeline version, so a redelivered message or a re-uploaded
 identical file yields no second set of results. What the handlers keep in the object store is
@@ -340,12 +340,13 @@ class VerifyHandler:
 
 
 class SinkHandler:
-    """verified → quality gate → Parquet datasets, PostgreSQL, and the result topics for data teams.
+    """verified → quality gate → Parquet datasets, xBRL reports, PostgreSQL, and the result topics.
 
     Nothing reaches any sink unless the document's batch passes the gate; a failing batch becomes a
-    dead-letter record naming the failed expectations. Every sink is idempotent: Parquet files and rows are
-    keyed by document id, and records already published for a document are not published again, so
-    replaying the topic adds nothing anywhere. What is published is known exactly, crash or not:
+    dead-letter record naming the failed expectations. Every sink is idempotent: Parquet files, xBRL
+    reports and rows are keyed by document id, and records already published for a document are not
+    published again, so replaying the topic adds nothing anywhere. What is published is known exactly,
+    crash or not:
 
     1. before its transaction, the sink writes the document's *intent* (the ids it is about to publish
        and the input message's position);

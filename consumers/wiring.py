@@ -284,11 +284,15 @@ def _verify_handler(service: _Service, encoder: TopicEncoder | None) -> Handler:
 
 
 def _sink_handler(service: _Service, encoder: TopicEncoder | None) -> Handler:
-    """The sink stage's handler, writing Parquet datasets (and PostgreSQL when ``PG_DSN`` is set)."""
+    """The sink stage's handler: Parquet datasets, xBRL reports (``SINK_XBRL``), PostgreSQL (``PG_DSN``)."""
     from adapters.sinks.parquet import ParquetDatasets
 
     settings = service.settings
     sinks: list[Sink] = [ParquetDatasets(service.store, settings.artifact_bucket)]
+    if settings.sink_xbrl:
+        from adapters.sinks.xbrl import XbrlReports
+
+        sinks.append(XbrlReports(service.store, settings.artifact_bucket))
     if settings.pg_dsn:
         from adapters.sinks.postgres import PostgresTables
 

@@ -201,7 +201,10 @@ class DocumentSummary(EventBase):
     flags: int
     errors: int
     model_stage: Literal["done", "skipped", "pending", "partial"]
-    datasets: list[str] = Field(default_factory=list, description="s3:// URIs of the Parquet files written.")
+    datasets: list[str] = Field(
+        default_factory=list,
+        description="s3:// URIs of the objects the sinks wrote: Parquet files and the xBRL report's files.",
+    )
 
 
 class DeadLetter(Record):

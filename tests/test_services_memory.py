@@ -19,7 +19,9 @@ from adapters.settings import Settings
 from adapters.sinks.parquet import ParquetDatasets
 from adapters.sinks.postgres import PostgresTables
 from adapters.sinks.quality import GateResult
+from adapters.sinks.xbrl import XbrlReports
 from adapters.storage import MemoryStore, intent_key, manifest_key, pending_key
+from adapters.xbrl import artifact as xbrl_artifact
 from consumers.artifacts import StoreClaims
 from consumers.ingest import s3_event
 from consumers.memory import MemoryBroker, MemoryTransport
@@ -80,6 +82,7 @@ class World:
                 committed=MemoryTransport(self.broker, [], "sink").committed,
                 sinks=[
                     ParquetDatasets(self.store, self.settings.artifact_bucket),
+                    XbrlReports(self.store, self.settings.artifact_bucket),
                     PostgresTables(lambda: self),
                 ],
                 gate=lambda r: self.gate(r),
@@ -150,6 +153,16 @@ def test_a_document_flows_through_the_three_services_once(world: World) -> None:
     (summary,) = world.values("summaries")
     assert summary["facts"] == len(world.values("facts")) > 0 and world.values("dlq") == []
     assert world.pg_rows == [summary["doc_id"]]
+    # The summary lists every object the sinks wrote: the Parquet files and the xBRL report's files.
+    bucket = world.settings.artifact_bucket
+    keys = [k for b, k in world.store.objects if b == bucket]
+    datasets = summary["datasets"]
+    assert isinstance(datasets, list)
+    assert sorted(datasets) == sorted(
+        f"s3://{bucket}/{k}" for k in keys if k.startswith(("datasets/", "xbrl/"))
+    )
+    xbrl = {k.rsplit("/", 1)[1] for k in keys if k.startswith("xbrl/")}
+    assert xbrl == {"report.json", "tieout-ext.xsd", "tieout-ext-cal.xml", "excluded.jsonl"}
     # The same bytes again: each stage skips what it has done, nothing is published twice.
     world.upload("in/a-copy.pdf", SAMPLE.read_bytes())
     world.run()
@@ -211,6 +224,21 @@ def test_a_document_the_database_refuses_is_dead_lettered(world: World) -> None:
     (dead,) = world.values("dlq")
     assert dead["category"] == "database" and dead["stage"] == "sink"
     assert world.values("summaries") == [] and world.values("facts") == []
+
+
+def test_a_document_whose_xbrl_report_cannot_be_built_is_dead_lettered(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(result: DocumentResult) -> object:
+        raise ValueError("no period for a published fact")
+
+    monkeypatch.setattr(xbrl_artifact, "xbrl_report", broken)
+    world.upload("in/a.pdf", SAMPLE.read_bytes())
+    world.run()
+    (dead,) = world.values("dlq")
+    assert dead["category"] == "xbrl_report" and dead["stage"] == "sink" and dead["doc_id"]
+    assert "no period for a published fact" in str(dead["message"])
+    assert world.values("summaries") == [] and world.values("facts") == [] and world.pg_rows == []
 
 
 def test_a_failing_quality_gate_dead_letters_the_document_and_publishes_nothing(world: World) -> None:

@@ -20,7 +20,7 @@ WHEN_CONFIGURED = ["openai", "httpx2"]  # the model and schema registry clients
 STAGE_OWN = {  # what each stage's handler factory imports (consumers/wiring.py HANDLERS)
     "parse": ["adapters.workers.isolation"],
     "verify": ["pipeline.model.strategy"],
-    "sink": ["adapters.sinks.parquet"],
+    "sink": ["adapters.sinks.parquet", "adapters.sinks.xbrl"],
 }
 ABSENT = {
     "parse": [*SINK_ONLY, *VERIFY_ONLY, *WHEN_CONFIGURED, "pipeline.figures.taxonomy"],

@@ -13,6 +13,7 @@ import pytest
 from adapters.settings import Settings
 from consumers import tracing, wiring
 from consumers.runner import Runner
+from consumers.services import SinkHandler
 from schemas.topology import TOPOLOGY, Stage
 
 
@@ -80,3 +81,15 @@ def test_verify_with_a_model_probes_its_servers_and_resumes_pending_documents(wi
     assert "model" in {c.name for c in service.health.checks}
     # The health loop, the resume loop (stopped while waiting for the broker) and the lag sampler.
     assert len(service.background) == 3 and all(task.done() for task in service.background)
+
+
+@pytest.mark.parametrize(("env", "sinks"), [({}, ["parquet", "xbrl"]), ({"SINK_XBRL": "0"}, ["parquet"])])
+def test_the_sink_writes_xbrl_reports_unless_switched_off(
+    wired: dict[str, Any], monkeypatch: pytest.MonkeyPatch, env: dict[str, str], sinks: list[str]
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings(worker_id="w1", metrics_port=-1, kafka_bootstrap="127.0.0.1:1")
+    handler = asyncio.run(wiring.run_service(Stage.SINK, settings)).handler
+    assert isinstance(handler, SinkHandler)
+    assert [s.name for s in handler.sinks] == sinks

@@ -7,12 +7,15 @@ the backend refuses this batch (the document is dead-lettered). Anything else is
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
+from adapters.storage import StorageError
 from schemas.models import DocumentResult
 
-__all__ = ["Sink", "SinkBatch", "SinkOutage", "SinkRefused"]
+__all__ = ["Sink", "SinkBatch", "SinkOutage", "SinkRefused", "store_errors"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +53,19 @@ class Sink(Protocol):
             SinkRefused: The backend refused the batch.
         """
         ...
+
+
+@contextmanager
+def store_errors() -> Iterator[None]:
+    """The object store's failures inside the block as a sink's: the one rule of the sinks writing there.
+
+    Raises:
+        SinkOutage: A transient :class:`~adapters.storage.StorageError` (unreachable, throttled, 5xx).
+        SinkRefused: A permanent one (access denied, a refused key), with category ``storage``.
+    """
+    try:
+        yield
+    except StorageError as exc:
+        if exc.transient:
+            raise SinkOutage(str(exc)) from exc
+        raise SinkRefused(str(exc), category="storage") from exc

@@ -15,9 +15,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
+from adapters.sinks.base import SinkBatch, store_errors
 from adapters.sinks.rows import DECIMAL_PLACES, DOCUMENTS, FACTS, FLAGS, ColumnType, RowLayout
-from adapters.storage import StorageError, Store, dataset_key
+from adapters.storage import Store, dataset_key
 
 __all__ = ["PARQUET_SCHEMA_VERSION", "ParquetDatasets", "arrow_schema", "tables_of", "write_parquet"]
 
@@ -102,9 +102,5 @@ class ParquetDatasets:
 
     def write(self, batch: SinkBatch) -> list[str]:
         """One file per dataset for the document; returns their URIs."""
-        try:
+        with store_errors():
             return write_parquet(self.store, self.bucket, batch)
-        except StorageError as exc:
-            if exc.transient:
-                raise SinkOutage(str(exc)) from exc
-            raise SinkRefused(str(exc), category="storage") from exc

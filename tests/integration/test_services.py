@@ -90,6 +90,9 @@ def test_results_on_kafka_equal_the_embedded_run(isolated: Isolated) -> None:
     store = ObjectStore(it.settings)
     written = [o.key for o in store.list_objects(it.settings.artifact_bucket, "datasets/facts/")]
     assert len(written) == len(SAMPLES)
+    # And each document's xBRL report beside them.
+    reports = [o.key for o in store.list_objects(it.settings.artifact_bucket, "xbrl/")]
+    assert len([k for k in reports if k.endswith("/report.json")]) == len(SAMPLES)
 
 
 def test_hostile_pdf_is_dead_lettered_with_headers_while_others_complete(isolated: Isolated) -> None:

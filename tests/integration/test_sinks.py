@@ -1,4 +1,4 @@
-"""The sink service on the real broker and store: quality gate, Parquet datasets, idempotent replays."""
+"""The sink service on the real broker and store: quality gate, Parquet datasets, xBRL reports, replays."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import pytest
 from confluent_kafka import Producer
 
 from adapters.storage import ObjectStore, artifact_key
+from adapters.xbrl.artifact import content_type, xbrl_artifact
 from schemas.events import VerifiedEvent
+from schemas.models import DocumentResult
 from tests.integration.conftest import Isolated
 from tests.integration.test_services import SAMPLES, _upload_boto3
 
@@ -29,6 +31,15 @@ def _rows(store: ObjectStore, bucket: str, name: str) -> int:
     return total
 
 
+def _xbrl(store: ObjectStore, bucket: str) -> dict[str, tuple[bytes, str]]:
+    """Every object under ``xbrl/``: its bytes and the media type the store keeps for it."""
+    out = {}
+    for o in store.list_objects(bucket, "xbrl/"):
+        head = store.client.head_object(Bucket=bucket, Key=o.key)
+        out[o.key] = (store.read_uri(f"s3://{bucket}/{o.key}"), str(head["ContentType"]))
+    return out
+
+
 def _pg_counts(dsn: str) -> dict[str, int]:
     from adapters.sinks.postgres import PostgresSink
 
@@ -36,7 +47,7 @@ def _pg_counts(dsn: str) -> dict[str, int]:
         return db.counts()
 
 
-def test_sinks_write_parquet_postgres_and_topics_and_replays_add_nothing(
+def test_sinks_write_parquet_xbrl_postgres_and_topics_and_replays_add_nothing(
     isolated: Isolated, db_dsn: str
 ) -> None:
     it = isolated
@@ -54,11 +65,23 @@ def test_sinks_write_parquet_postgres_and_topics_and_replays_add_nothing(
     counts = _pg_counts(db_dsn)
     assert counts["documents"] == 2 and counts["facts"] == n_facts
     assert all(str(k).split("/")[3].startswith("ingest_date=") for k in _datasets(store, bucket, "facts"))
+    # Each document's xBRL report: the artifact function's files and bytes, each with its media type,
+    # in the document's folder under the datasets' ingest date, listed in the document's summary.
+    reports = _xbrl(store, bucket)
+    verified = it.read(it.topic("verified"), until=lambda r: len(r) >= 2)
+    for v in verified:
+        result = DocumentResult.model_validate_json(store.read_uri(str(v["artifact"])))
+        folder = f"xbrl/ingest_date={str(v['produced_at'])[:10]}/{result.doc_id}/"
+        expected = {folder + n: (data, content_type(n)) for n, data in xbrl_artifact(result).files.items()}
+        assert {k: o for k, o in reports.items() if k.startswith(folder)} == expected
+        (summary,) = [s for s in summaries if s["doc_id"] == result.doc_id]
+        datasets = summary["datasets"]
+        assert isinstance(datasets, list) and {f"s3://{bucket}/{k}" for k in expected} <= set(datasets)
+    assert len(reports) == 2 * 4
     facts_before = len(it.read(it.topic("facts"), until=lambda r: len(r) >= n_facts))
     rewards = it.read(it.topic("rewards"), until=lambda r: len({x["doc_id"] for x in r}) >= 2)
     assert rewards and all(0.0 <= float(str(r["reward"])) <= 1.0 for r in rewards)
     # Replay: the verified events go through the sink again.
-    verified = it.read(it.topic("verified"), until=lambda r: len(r) >= 2)
     p = Producer({"bootstrap.servers": it.settings.kafka_bootstrap})
     for v in verified:
         body = {k: val for k, val in v.items() if not k.startswith("_")}
@@ -66,6 +89,7 @@ def test_sinks_write_parquet_postgres_and_topics_and_replays_add_nothing(
     assert p.flush(30) == 0
     time.sleep(8)
     assert _rows(store, bucket, "facts") == n_facts and _rows(store, bucket, "documents") == 2
+    assert _xbrl(store, bucket) == reports  # the same objects, overwritten with the same bytes
     assert _pg_counts(db_dsn) == counts
     assert len(it.read(it.topic("facts"), until=lambda r: len(r) >= facts_before)) == facts_before
     assert len(it.read(it.topic("summaries"), until=lambda r: len(r) >= 2)) == 2

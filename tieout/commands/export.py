@@ -6,9 +6,7 @@ imported for every command, and the others, the restarted services above all, sh
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -148,18 +146,14 @@ def export_xbrl_cmd(
     With --check (the default) each report is validated by Arelle and the command fails on any error;
     a summation Arelle finds inconsistent is shown, not failed: it is a finding, not an export error.
     """
+    from adapters.xbrl.artifact import write_artifact, xbrl_artifact
     from adapters.xbrl.check import check_reports
-    from adapters.xbrl.report import REPORT_FILE, xbrl_report
 
     exported: list[tuple[str, Path, XbrlReport]] = []
     for r in _processed(paths):
-        report = xbrl_report(r)
+        artifact = xbrl_artifact(r)
         folder = out / r.doc_id
-        for name, data in report.files.items():
-            write_private(folder / name, data)
-        excluded = "".join(json.dumps(dataclasses.asdict(e)) + "\n" for e in report.excluded)
-        write_private(folder / "excluded.jsonl", excluded.encode("utf-8"))
-        exported.append((r.source, folder / REPORT_FILE, report))
+        exported.append((r.source, write_artifact(artifact, folder), artifact.report))
         console.print(f"wrote {folder}", soft_wrap=True)
     try:
         checks = check_reports([p for _, p, _ in exported]) if check else []
