@@ -165,6 +165,13 @@ class Isolated:
     def topic(self, name: str) -> str:
         return self.settings.topic(name)
 
+    def start_pipeline(self, registry_url: str | None = None) -> None:
+        """The three services (parse, verify, sink), one worker each; framing for the registry if given."""
+        if registry_url is not None:
+            self.services.env["SCHEMA_REGISTRY_URL"] = registry_url
+        for stage in ("parse", "verify", "sink"):
+            self.services.start(stage, "w1")
+
     def read(
         self,
         topic: str,

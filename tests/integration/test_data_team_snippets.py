@@ -25,9 +25,7 @@ def test_the_readme_reads_the_facts_topic_through_the_registry(
     isolated: Isolated, registry_url: str, tmp_path: Path
 ) -> None:
     it = isolated
-    it.services.env["SCHEMA_REGISTRY_URL"] = registry_url
-    for stage in ("parse", "verify", "sink"):
-        it.services.start(stage, "w1")
+    it.start_pipeline(registry_url)
     ObjectStore(it.settings).client.upload_file(str(SAMPLE), it.settings.landing_bucket, f"in/{SAMPLE.name}")
     # The sink publishes a document's facts and its summary in one transaction: once the summary is
     # readable (read_committed), so is every fact.

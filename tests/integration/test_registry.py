@@ -171,9 +171,7 @@ def test_a_registry_aware_consumer_reads_every_topic_the_services_publish(
     isolated: Isolated, registry_url: str, tmp_path: Path
 ) -> None:
     it = isolated
-    it.services.env["SCHEMA_REGISTRY_URL"] = registry_url
-    for stage in ("parse", "verify", "sink"):
-        it.services.start(stage, "w1")
+    it.start_pipeline(registry_url)
     store = ObjectStore(it.settings)
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(b"%PDF-1.7\nthis is not a PDF body\n")  # dead-lettered by the parse service
@@ -348,20 +346,13 @@ def _eventually(
         time.sleep(0.5)
 
 
-def _start_all(it: Isolated, url: str) -> None:
-    """The three services, started at once, framing for the registry at ``url``."""
-    it.services.env["SCHEMA_REGISTRY_URL"] = url
-    for stage in STAGES:
-        it.services.start(stage, "w1")
-
-
 def test_three_services_started_at_once_on_an_empty_registry_all_come_up(
     isolated: Isolated, registry_url: str
 ) -> None:
     # The test's topic prefix is new to the registry: its subjects are empty, and all three services
     # register all of them at the same moment.
     it = isolated
-    _start_all(it, registry_url)
+    it.start_pipeline(registry_url)
     reports = _eventually(
         it,
         "every service is ready",
@@ -428,7 +419,7 @@ def test_after_a_registry_restart_a_deserializer_reads_every_record_again(
     isolated: Isolated, registry_url: str
 ) -> None:
     it = isolated
-    _start_all(it, registry_url)
+    it.start_pipeline(registry_url)
     _upload(it, "halvorsen")
     before = _every_record(it, registry_url, docs=1)
     state, port = REGISTRY_ENV.parent, int(urlsplit(registry_url).port or 0)
@@ -469,7 +460,7 @@ def test_a_registry_that_lost_its_data_is_filled_again_by_the_running_services(
 ) -> None:
     it = isolated
     url, state, port = own_registry
-    _start_all(it, url)
+    it.start_pipeline(url)
     _upload(it, "halvorsen")
     lost = frozenset(v["doc_id"] for v in _every_record(it, url, docs=1)["verified"])
     _registry_sh("reset", state, port)  # down, and every subject, rule and id deleted
