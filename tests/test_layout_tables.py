@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pydantic
 import pytest
 
+from pipeline.engine import process_path
 from pipeline.parse.layout import Word, build_lines, is_figure, transform_words
 from pipeline.parse.table_types import RawTable, Rules, TableFinderSettings
 from pipeline.parse.tables import find_tables
@@ -150,6 +152,38 @@ def test_unit_line_under_year_heads_belongs_to_the_header() -> None:
     )
     assert t.header_rows == 1
     assert grid(t)[0][1:] == ["2025 £m", "2024 £m"]
+
+
+def test_a_footnote_mark_after_a_year_head_keeps_the_years_in_the_header() -> None:
+    # "2020⁽¹⁾  2019  2018" (eBay's 2020 10-K, page 77): the mark was read as the figure -1, the year line
+    # as a body row, and the row of years became a line of the cash flow sum (a false TOT001).
+    t = one_table(
+        [
+            [(380, "2020"), (401, "(1)"), (450, "2019"), (520, "2018")],
+            [(60, "Classifieds"), (380, "328"), (450, "378"), (520, "349")],
+            [(60, "StubHub"), (375, "(1,055)"), (450, "153"), (520, "102")],
+            [(60, "Total"), (380, "(727)"), (450, "531"), (520, "451")],
+        ]
+    )
+    assert t.header_rows == 1
+    assert grid(t)[1][0] == "Classifieds"
+    # a "(1)" that is not right after a year is a figure: the line is body
+    body = one_table(
+        [
+            [(60, "Items"), (380, "2020"), (450, "(1)"), (520, "2018")],
+            [(60, "Classifieds"), (380, "328"), (450, "378"), (520, "349")],
+            [(60, "StubHub"), (375, "(1,055)"), (450, "153"), (520, "102")],
+        ]
+    )
+    assert body.header_rows == 0
+
+
+def test_the_ebay_page_reads_its_year_heads_and_raises_no_false_sum() -> None:
+    """The smallest real page of the class: eBay's 2020 10-K, page 77 (development split)."""
+    result = process_path(Path(__file__).parent / "data" / "ebay_2020_10k_p77.pdf")
+    (statement,) = [s for s in result.statements if "discontinued operations" in (s.title or "")]
+    assert [c.period.key if c.period else None for c in statement.columns] == ["FY2020", "FY2019", "FY2018"]
+    assert not [f for f in result.flags if f.rule == "TOT001"]
 
 
 def test_prose_with_numbers_is_not_a_table() -> None:

@@ -44,15 +44,32 @@ def is_prose(line: Line, region_width: float) -> bool:
     return len(line.words) >= 8 and (s.x1 - s.x0) > 0.6 * region_width
 
 
-_YEAR_RE = re.compile(r"^(?:FY|Fiscal |Q[1-4] |H[12] )?(?:19|20)\d\d(?:[/–—-](?:\d{2,4})?)?[A-Za-z*]?$")
+_YEAR_RE = re.compile(
+    r"^(?:FY|Fiscal |Q[1-4] |H[12] )?(?:19|20)\d\d(?:[/–—-](?:\d{2,4})?)?[A-Za-z*]?(?: ?\((?:\d|[a-z])\))?$"
+)
+"""A column head printed as a year, with a footnote mark after it or not ("2020 (1)")."""
+
+
+_NOTE_MARK_RE = re.compile(r"^\((?:\d|[a-z])\)$")
+"""A footnote mark printed after a column head: "2020 (1)", "2019 (a)"."""
 
 
 def is_year_line(segs: Sequence[Segment]) -> bool:
-    """A line of column heads such as "2018  2017  2016" (possibly with a label on the left)."""
+    """A line of column heads such as "2018  2017  2016" (possibly with a label on the left).
+
+    A footnote mark right after a year ("2020⁽¹⁾", read as its own segment "(1)") is part of the head,
+    not a figure (-1): it sits closer to the year than the year is wide.
+    """
     figs = [s for s in segs if s.figure or _YEAR_RE.match(s.text)]
-    if not figs:
+    years = [s for s in figs if _YEAR_RE.match(s.text)]
+    if not years:
         return False
-    return all(_YEAR_RE.match(s.text) for s in figs)
+    return all(s in years or _marks_year(s, years) for s in figs)
+
+
+def _marks_year(seg: Segment, years: Sequence[Segment]) -> bool:
+    """Whether ``seg`` is a footnote mark printed right after one of the ``years``."""
+    return bool(_NOTE_MARK_RE.match(seg.text)) and any(0 <= seg.x0 - y.x1 < y.x1 - y.x0 for y in years)
 
 
 # ---------------------------------------------------------------------------------------------------------
