@@ -7,9 +7,14 @@ Calculations 1.1 (round to nearest), and match Arelle's inconsistencies with the
 its class; the validation split (MANIFEST.tsv) is reported as aggregates only (issue 23's rule: its flags
 are for measuring, never for fixing).
 
+With ``--plant swap,drop --seeds 1``, each filing is also run with one keying error planted per seed and
+kind, as bench/planted_errors plants them (same candidates, same draw, same typesetting and check): many
+more TOT001 flags to agree on than the few a clean corpus raises.
+
 Usage::
 
-    python -m bench.xbrl_agreement [--cache DIR] [--json bench/results/xbrl_agreement.json] [FILES...]
+    python -m bench.xbrl_agreement [--cache DIR] [--json bench/results/xbrl_agreement.json]
+        [--plant swap,drop --seeds 1,2] [--split all|development|validation] [FILES...]
 
 ``--cache`` keeps each processed document's result as JSON (keyed by file name and the engine's source
 hash is not checked: delete the folder after changing the engine).
@@ -24,6 +29,7 @@ import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as ``python bench/xbrl_agreement.py``: make ``bench`` importable
@@ -37,20 +43,54 @@ from bench.planted.running import split_of
 from schemas.models import DocumentResult
 
 ROOT = Path(__file__).resolve().parents[1]
+_TRIES = 8
+"""Candidates tried per plant, as bench/planted_errors' default."""
 
 
-def _process(pdf: Path, cache: Path | None) -> str:
-    """The document's result as JSON (from the cache when there)."""
-    cached = cache / f"{pdf.stem}.json" if cache else None
+@dataclass(frozen=True)
+class _Job:
+    """One document to process: a file, untouched (no kind) or with one planted error."""
+
+    pdf: Path
+    kind: str | None = None
+    seed: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.pdf.name if self.kind is None else f"{self.pdf.name} [{self.kind} seed {self.seed}]"
+
+    @property
+    def stem(self) -> str:
+        return self.pdf.stem if self.kind is None else f"{self.pdf.stem}.{self.kind}.{self.seed}"
+
+
+def _process(job: _Job, cache: Path | None) -> str | None:
+    """The document's result as JSON (from the cache when there); None when no error could be planted."""
+    cached = cache / f"{job.stem}.json" if cache else None
     if cached is not None and cached.exists():
-        return cached.read_text()
-    from pipeline.engine import process_path
+        return cached.read_text() or None
+    from pipeline.engine import process_bytes
 
-    text = process_path(pdf).model_dump_json()
+    data: bytes | None = job.pdf.read_bytes()
+    if job.kind is not None and data is not None:
+        data = _planted(data, job)
+    text = "" if data is None else process_bytes(data, source=job.pdf.name).model_dump_json()
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         cached.write_text(text)
-    return text
+    return text or None
+
+
+def _planted(data: bytes, job: _Job) -> bytes | None:
+    """The PDF with the first plant that verifies, drawn as bench/planted_errors draws it."""
+    from bench.planted.candidates import choose_plants
+    from bench.planted.planting import plant, scan_document
+
+    assert job.kind is not None
+    for cand, new in choose_plants(scan_document(data), job.seed, job.pdf.name, job.kind, _TRIES):
+        if (planted := plant(data, cand, new)) is not None:
+            return planted
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,15 +100,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, help="keep processed results here (JSON per file)")
     ap.add_argument("--json", type=Path, help="write the figures here")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--plant", default="", help="error kinds to plant too, e.g. swap,drop (none: clean files)"
+    )
+    ap.add_argument("--seeds", default="1", help="seeds of the plants, e.g. 1,2")
+    ap.add_argument("--split", choices=("all", "development", "validation"), default="all")
     args = ap.parse_args(argv)
-    files = args.files or sorted((ROOT / "sample_docs").glob("*.pdf")) + sorted(
+    pdfs = args.files or sorted((ROOT / "sample_docs").glob("*.pdf")) + sorted(
         (corpus_dir() / "filings").glob("*.pdf")
     )
+    splits = split_of(pdfs)
+    pdfs = [p for p in pdfs if args.split == "all" or splits.get(p.name, "development") == args.split]
+    jobs = [_Job(p) for p in pdfs]
+    planted_kinds = [k for k in args.plant.split(",") if k]
+    seeds = [int(s) for s in args.seeds.split(",") if s]
+    jobs += [
+        _Job(p, k, seed)
+        for p in pdfs
+        if p.parent.name != "sample_docs"
+        for k in planted_kinds
+        for seed in seeds
+    ]
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
-        texts = list(pool.map(_process, files, [args.cache] * len(files)))
-    results = [DocumentResult.model_validate_json(t) for t in texts]
-    splits = split_of(files)
+        texts = list(pool.map(_process, jobs, [args.cache] * len(jobs)))
+    done = [(j, DocumentResult.model_validate_json(t)) for j, t in zip(jobs, texts, strict=True) if t]
+    files = [j for j, _ in done]
+    results = [r for _, r in done]
     processed = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="tieout-xbrl-bench-") as tmp:
         reports = []
@@ -84,8 +142,11 @@ def main(argv: list[str] | None = None) -> int:
         checked = time.perf_counter() - t1
     rows: dict[str, Counter[str]] = {}
     classes: dict[str, Counter[str]] = {}
-    for (r, report, _), check, pdf in zip(reports, checks, files, strict=True):
+    for (r, report, _), check, job in zip(reports, checks, files, strict=True):
+        pdf = job.pdf
         split = "sample" if pdf.parent.name == "sample_docs" else splits.get(pdf.name, "development")
+        if job.kind is not None:
+            split += ", planted"
         assert report.selection is not None
         a: Agreement = agreement(r, report.selection, check)
         row = rows.setdefault(split, Counter())
@@ -102,13 +163,13 @@ def main(argv: list[str] | None = None) -> int:
         kinds = classes.setdefault(split, Counter())
         kinds.update(f"TOT001 only: {c}" for _, c in a.flag_only)
         kinds.update(f"Arelle only: {c}" for _, c in a.arelle_only)
-        if split != "validation":
+        if not split.startswith("validation"):
             for code in {m.code for m in check.errors}:
-                print(f"{pdf.name}: Arelle error {code}")
+                print(f"{job.name}: Arelle error {code}")
             for flag_id, c in a.flag_only:
-                print(f"{pdf.name}: TOT001 only ({c}): {flag_id}")
+                print(f"{job.name}: TOT001 only ({c}): {flag_id}")
             for text, c in a.arelle_only:
-                print(f"{pdf.name}: Arelle only ({c}): {text[:160]}")
+                print(f"{job.name}: Arelle only ({c}): {text[:160]}")
     cols = ["reports", "facts", "summations", "arelle_errors", "arelle_inconsistencies", "tot001", "matched"]
     print(f"\n{'split':<12}" + "".join(f"{c:>24}" for c in [*cols, "one_to_one"]))
     for split, row in rows.items():
@@ -116,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     for split, kinds in classes.items():
         for kind, n in sorted(kinds.items()):
             print(f"  {split}: {n} x {kind}")
-    print(f"\nprocessed {len(files)} files in {processed:.0f} s; Arelle checked them in {checked:.0f} s")
+    print(f"\nprocessed {len(jobs)} documents in {processed:.0f} s; Arelle checked them in {checked:.0f} s")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         out = {

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from adapters.xbrl.agreement import agreement
 from adapters.xbrl.check import INCONSISTENT, XbrlCheck, check_reports
 from adapters.xbrl.figures import select
-from adapters.xbrl.report import CAL_FILE, REPORT_FILE, XbrlReport, concept_name, xbrl_report
+from adapters.xbrl.report import AXIS, CAL_FILE, DEF_FILE, REPORT_FILE, XbrlReport, concept_name, xbrl_report
 from pipeline.checks.sums import proven_structures
 from pipeline.engine import process_path
 from schemas.models import DocumentResult, Fact
@@ -84,6 +84,14 @@ def _excess_digits(report: XbrlReport) -> XbrlReport:
     )
 
 
+def _segment(result: DocumentResult) -> tuple[DocumentResult, str]:
+    """The document with the last column of its first statement read as a segment's, and that statement."""
+    first = next(s for s in result.statements if len(s.columns) >= 2)
+    columns = [*first.columns[:-1], first.columns[-1].model_copy(update={"context": "Utility segment"})]
+    statements = [s.model_copy(update={"columns": columns}) if s is first else s for s in result.statements]
+    return result.model_copy(update={"statements": statements}), first.statement_id
+
+
 @pytest.fixture(scope="module")
 def checks(
     results: dict[str, DocumentResult], tmp_path_factory: pytest.TempPathFactory
@@ -93,6 +101,7 @@ def checks(
     reports = {name: _write(xbrl_report(r), root / name) for name, r in results.items()}
     planted, _ = _planted(results["alpenglow_2025_annual_report"])
     reports["planted"] = _write(xbrl_report(planted), root / "planted")
+    reports["segment"] = _write(xbrl_report(_segment(results["alpenglow_2025_annual_report"])[0]), root / "s")
     reports["excess"] = _write(
         _excess_digits(xbrl_report(results["alpenglow_2025_annual_report"])), root / "x"
     )
@@ -120,6 +129,32 @@ def test_the_flagged_samples_are_inconsistent_in_arelle_too(
     assert flagged
     for name in flagged:
         assert checks[name].inconsistencies, name
+
+
+def test_a_segment_column_is_a_member_of_the_column_dimension(
+    results: dict[str, DocumentResult], checks: dict[str, XbrlCheck]
+) -> None:
+    segmented, statement_id = _segment(results["alpenglow_2025_annual_report"])
+    report = xbrl_report(segmented)
+    assert report.selection is not None
+    assert report.selection.members == (("UtilitySegmentMember", "Utility segment"),)
+    assert DEF_FILE in report.files
+    facts = _facts(report)
+    dimensional = {
+        fid
+        for fid, f in facts.items()
+        if f["dimensions"].get(AXIS) == "tieout:UtilitySegmentMember"  # type: ignore[attr-defined]
+    }
+    in_column = {
+        f"f_{f.fact.fact_id}"
+        for f in report.selection.figures
+        if f.line is not None and f.line[0] == statement_id and f.member is not None
+    }
+    assert dimensional and dimensional == in_column
+    check = checks["segment"]
+    assert check.report_ok, [(m.code, m.text) for m in check.errors]
+    found = agreement(segmented, report.selection, check)
+    assert found.one_to_one and found.inconsistencies == 0
 
 
 def test_a_value_with_excess_digits_fails_the_check(checks: dict[str, XbrlCheck]) -> None:

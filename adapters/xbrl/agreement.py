@@ -19,11 +19,19 @@ from dataclasses import dataclass
 
 from adapters.xbrl.check import XbrlCheck
 from adapters.xbrl.figures import Figure, Selection
-from schemas.models import BBox, DocumentResult, Evidence, Flag
+from pipeline.checks.sums import proven_structures
+from pipeline.statements.build import with_tables
+from pipeline.statements.columns import statement_rows
+from pipeline.statements.structures import grid_of
+from schemas.models import BBox, DocumentResult, Evidence
 
-__all__ = ["RULE", "Agreement", "agreement"]
+__all__ = ["RULE", "Agreement", "agreement", "tot001_totals"]
 
 RULE = "TOT001"
+_FOLD = "folded into this one"
+"""Words of the reason a flag gets when the localization folds other flags into it."""
+_COPY = "duplicate of "
+"""Start of the reason a copy is left out of a report for the agreeing copy it keeps."""
 
 
 @dataclass(frozen=True)
@@ -31,10 +39,10 @@ class Agreement:
     """One report's TOT001 flags beside Arelle's inconsistencies.
 
     Attributes:
-        flags: TOT001 flags of the document.
+        flags: The totals TOT001 finds broken (:func:`tot001_totals`).
         inconsistencies: Arelle's calculation inconsistencies of its report.
-        matched: Flags that are an inconsistency (and so the inconsistencies they are).
-        flag_only: Each flag Arelle does not report, with its class.
+        matched: Totals that are an inconsistency's.
+        flag_only: Each total Arelle does not report (page and text), with its class.
         arelle_only: Each inconsistency no flag is, with its class.
     """
 
@@ -58,19 +66,8 @@ def _at(evidence: Evidence, figure: Figure) -> bool:
     return evidence.page == figure.fact.page and _same_box(evidence.bbox, figure.fact.bbox)
 
 
-def _total(flag: Flag) -> Evidence | None:
-    return next((e for e in flag.evidence if e.role == "total"), None)
-
-
-def _flag_class(flag: Flag, total: Evidence | None, result: DocumentResult, selection: Selection) -> str:
-    """Why the report does not state a TOT001 flag's sum."""
-    if total is None:
-        return "other"
-    if published := [f for f in selection.figures if _at(total, f)]:
-        lines = {f.line for f in published}
-        skipped = sorted({s.reason for s in selection.skipped if (s.statement_id, s.row) in lines})
-        return f"not stated: {skipped[0]}" if skipped else "other"
-    # the ids the report gives the figure: the engine's fact, or the statement cell's own
+def _ids_at(total: Evidence, result: DocumentResult) -> set[str]:
+    """The ids the report gives the figure printed at a box: the engine's fact or the statement cell's."""
     ids = {f.fact_id for f in result.facts if f.page == total.page and _same_box(f.bbox, total.bbox)}
     ids |= {
         f"{t.table_id}-r{c.row}c{c.col}"
@@ -78,12 +75,54 @@ def _flag_class(flag: Flag, total: Evidence | None, result: DocumentResult, sele
         for c in t.cells
         if c.page == total.page and _same_box(c.bbox, total.bbox)
     }
+    return ids
+
+
+def _flag_class(total: Evidence, result: DocumentResult, selection: Selection) -> str:
+    """Why the report does not state the sum of a TOT001 total."""
+    if published := [f for f in selection.figures if _at(total, f)]:
+        lines = {f.line for f in published}
+        skipped = sorted({s.reason for s in selection.skipped if (s.statement_id, s.row) in lines})
+        return f"not stated: {skipped[0]}" if skipped else "other"
+    ids = _ids_at(total, result)
     reasons = sorted({e.reason.split(" (")[0] for e in selection.excluded if e.fact_id in ids})
     return f"not published: {reasons[0]}" if reasons else "not published"
 
 
+def tot001_totals(result: DocumentResult) -> list[Evidence]:
+    """The totals TOT001 finds broken: of its flags, and of the flags that folded one in.
+
+    One misprint breaks several relations; the localization folds their flags into the first by rule
+    precedence (``pipeline.checks.localize``), whose evidence then holds the folded TOT001's total.
+    """
+    nodes = _node_totals(result)
+    out: dict[tuple[int, BBox | None], Evidence] = {}
+    for flag in result.flags:
+        folds = any(_FOLD in r and f"{RULE} " in r.split(_FOLD, 1)[1] for r in flag.reasons)
+        if flag.rule == RULE or folds:
+            for e in flag.evidence:
+                # the folded flags' totals: a TOT002 row's total column is no node of a tree
+                if e.role == "total" and any(e.page == p and _same_box(e.bbox, b) for p, b in nodes):
+                    out.setdefault((e.page, e.bbox), e)
+    return list(out.values())
+
+
+def _node_totals(result: DocumentResult) -> list[tuple[int, BBox | None]]:
+    """Where the totals of the statements' proven nodes are printed, in every column."""
+    out: list[tuple[int, BBox | None]] = []
+    for statement, table in with_tables(result.statements, result.tables):
+        grid = grid_of(statement_rows(table), [c.col for c in statement.columns])
+        lines = {line.row: line for line in statement.lines}
+        for _, structure in proven_structures(statement, lines):
+            out += [(f.cell.page, f.cell.bbox) for f in grid.get(structure.total, {}).values()]
+    return out
+
+
 def agreement(result: DocumentResult, selection: Selection, check: XbrlCheck) -> Agreement:
-    """Match a document's TOT001 flags with Arelle's inconsistencies over its report.
+    """Match the totals TOT001 finds broken with Arelle's inconsistencies over the document's report.
+
+    A total and an inconsistency match when the inconsistency's total fact is printed at the total's box,
+    or is the copy the report kept of the figure printed there (an agreeing duplicate elsewhere).
 
     Args:
         result: The processed document.
@@ -93,25 +132,29 @@ def agreement(result: DocumentResult, selection: Selection, check: XbrlCheck) ->
     Returns:
         The matches and each side's remainder, classified.
     """
-    flags = [f for f in result.flags if f.rule == RULE]
     by_id = {f"f_{f.fact.fact_id}": f for f in selection.figures}
-    totals: list[Figure | None] = [
-        by_id.get(m.fact_ids[0]) if m.fact_ids else None for m in check.inconsistencies
-    ]
-    flagged = [(f, _total(f)) for f in flags]
-    matched = [
-        f for f, t in flagged if t is not None and any(fig is not None and _at(t, fig) for fig in totals)
-    ]
+    # Arelle names a summation's total first among its facts
+    found = [by_id.get(m.fact_ids[0]) if m.fact_ids else None for m in check.inconsistencies]
+    kept_for = {
+        e.fact_id: e.reason.removeprefix(_COPY) for e in selection.excluded if e.reason.startswith(_COPY)
+    }
+    totals = tot001_totals(result)
+
+    def same(total: Evidence, fig: Figure | None) -> bool:
+        if fig is None:
+            return False
+        return _at(total, fig) or any(kept_for.get(i) == fig.fact.fact_id for i in _ids_at(total, result))
+
+    matched = [t for t in totals if any(same(t, fig) for fig in found)]
     flag_only = tuple(
-        (f.flag_id, _flag_class(f, t, result, selection)) for f, t in flagged if f not in matched
+        (f"page {t.page}: {t.text}", _flag_class(t, result, selection)) for t in totals if t not in matched
     )
-    flag_totals = [t for _, t in flagged if t is not None]
-    arelle_only: list[tuple[str, str]] = []
-    for message, fig in zip(check.inconsistencies, totals, strict=True):
-        if fig is not None and any(_at(t, fig) for t in flag_totals):
-            continue
-        arelle_only.append((message.text, _arelle_class(fig, selection, flag_totals)))
-    return Agreement(len(flags), len(check.inconsistencies), len(matched), flag_only, tuple(arelle_only))
+    arelle_only = tuple(
+        (message.text, _arelle_class(fig, selection, totals))
+        for message, fig in zip(check.inconsistencies, found, strict=True)
+        if not any(same(t, fig) for t in totals)
+    )
+    return Agreement(len(totals), len(check.inconsistencies), len(matched), flag_only, arelle_only)
 
 
 def _arelle_class(fig: Figure | None, selection: Selection, flag_totals: Sequence[Evidence]) -> str:

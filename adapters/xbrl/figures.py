@@ -15,11 +15,16 @@ them, with its own helpers:
    (total, items with weights ±1) in its statement's role; a breakdown ("of which" parts) in a second
    role, since Calculations 1.1 merges two summations of one total in one role.
 
+A segment or non-reported column (a guarantor's, a restated one) is a member of one explicit
+dimension, ``tieout:ColumnAxis``, whose default is the consolidated figure: a summation binds within a
+column as TOT001 adds up one.
+
 What is left out, with the reason (:class:`Excluded`): a figure whose scale, period or unit is not
-established, a segment or non-reported column (it would need a dimension), a cell that holds two
-figures, a dash alone in its column (TOT001 reads it as *not applicable*, not nil), and copies of one
-concept and period that disagree (the statement lines among them keep their own concepts instead). A
-figure an open flag touches is published, **marked** with the flag (``src:openFlags``): never as clean.
+established, a cell that holds two figures, a dash alone in its column (TOT001 reads it as *not
+applicable*, not nil), a total whose lines are not all read in its column, a total outside its statement
+where only some of its lines are published, and copies of one concept and context that disagree (the
+statement lines among them keep their own concepts instead). A figure an open flag touches is
+published, **marked** with the flag (``src:openFlags``): never as clean.
 """
 
 from __future__ import annotations
@@ -110,6 +115,8 @@ class Figure:
     line: LineKey | None = None
     col: int | None = None
     """The statement column, as TOT001's grid numbers it (split columns joined)."""
+    member: str | None = None
+    """The column's member of the column dimension (a segment, a guarantor column); None: consolidated."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,8 @@ class Selection:
     summations: tuple[Summation, ...]
     excluded: tuple[Excluded, ...]
     skipped: tuple[SkippedSummation, ...] = field(default=())
+    members: tuple[tuple[str, str], ...] = field(default=())
+    """The column dimension's members used: (name, the column as printed)."""
 
 
 def concept_name(metric: str) -> str:
@@ -224,6 +233,7 @@ class _Candidate:
     label: str
     reason: str | None  # why it cannot be published, found where it was read
     col: int | None = None
+    column: str | None = None  # the column as printed, when it is not the consolidated figure
 
 
 def _cell_fact(
@@ -373,18 +383,31 @@ def _candidates(result: DocumentResult) -> tuple[list[_Candidate], set[LineKey]]
                     reason = "a total whose lines are not all read in its column (TOT001 does not add it up)"
                 elif fact.unit == "number" and not fact.metric:
                     reason = "no unit printed (no currency in its column of the tree)"
-                out.append(_Candidate(fact, (statement.statement_id, line.row), line.label, reason, col))
-    out += [_Candidate(f, None, f.label, None) for f in result.facts if f.fact_id not in used]
+                key = (statement.statement_id, line.row)
+                out.append(_Candidate(fact, key, line.label, reason, col, _column_text(column)))
+    out += [
+        _Candidate(f, None, f.label, None, column=None if _consolidated(f) else f.context or f.basis)
+        for f in result.facts
+        if f.fact_id not in used
+    ]
     return out, unlike
+
+
+def _consolidated(x: Fact | StatementColumn) -> bool:
+    return x.basis == "reported" and x.context is None
+
+
+def _column_text(column: StatementColumn) -> str | None:
+    """What names a statement column that is not the consolidated figure: its segment, else its header."""
+    if _consolidated(column):
+        return None
+    return column.context or f"{column.header} ({column.basis.replace('_', ' ')})"
 
 
 def _unclean(fact: Fact) -> str | None:
     """Why a figure cannot be published at all, or None."""
     if not known_facts([fact]) or fact.scale_source is None:
         return "scale not established"
-    if fact.basis != "reported" or fact.context is not None:
-        # a segment or restated column would need a dimension to tell it from the consolidated figure
-        return f"column needs a dimension ({fact.context or fact.basis})"
     return None
 
 
@@ -401,6 +424,26 @@ def _metric_lines(result: DocumentResult) -> set[LineKey]:
                 count[line.metric] = count.get(line.metric, 0) + 1
         out |= {(s.statement_id, line.row) for line in s.lines if line.metric and count[line.metric] == 1}
     return out
+
+
+class _Members:
+    """Members of the column dimension, one per segment or basis printed, named from it."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+
+    def of(self, text: str | None) -> str | None:
+        """The member of a column as printed; None for the consolidated figures (the default)."""
+        if text is None:
+            return None
+        if text not in self.names:
+            base = name = f"{_label_name(text)}Member"
+            n = 1
+            while name in self.names.values():
+                n += 1
+                name = f"{base}_{n}"
+            self.names[text] = name
+        return self.names[text]
 
 
 class _Names:
@@ -423,7 +466,7 @@ class _Names:
 
 
 def _figures(
-    candidates: Sequence[_Candidate], result: DocumentResult, demoted: set[LineKey]
+    candidates: Sequence[_Candidate], result: DocumentResult, demoted: set[LineKey], members: _Members
 ) -> tuple[list[Figure], list[Excluded], list[LineKey]]:
     """The publishable figures under their concepts; the others; the lines to demote to own concepts."""
     flags = [*result.flags, *result.structure_questions]
@@ -463,7 +506,8 @@ def _figures(
             continue
         known = known_facts([fact])[0]
         touching = tuple(f for f in flags if touches(f, known))
-        figures.append(Figure(known, concept, period, unit, touching, cand.line, cand.col))
+        member = members.of(cand.column)
+        figures.append(Figure(known, concept, period, unit, touching, cand.line, cand.col, member))
     return figures, excluded, demote
 
 
@@ -476,7 +520,7 @@ def _dedupe(
     copies that disagree none is published under the shared concept: which one is right is the analyst's
     call. Their statement lines are returned, to publish under concepts of their own.
     """
-    groups: dict[tuple[str, str, str], list[Figure]] = {}
+    groups: dict[tuple[str, str, str, str], list[Figure]] = {}
     for f in figures:
         groups.setdefault(_key(f), []).append(f)
     kept: list[Figure] = []
@@ -560,8 +604,9 @@ def _summations(
     return out, skipped
 
 
-def _key(f: Figure) -> tuple[str, str, str]:
-    return f.concept.name, f.period, f.unit
+def _key(f: Figure) -> tuple[str, str, str, str]:
+    """Concept and context: a fact is one per key (Calculations 1.1 binds within a context and unit)."""
+    return f.concept.name, f.period, f.unit, f.member or ""
 
 
 def select(result: DocumentResult) -> Selection:
@@ -574,8 +619,9 @@ def select(result: DocumentResult) -> Selection:
         The selection (see the module's docstring for the rules).
     """
     candidates, demoted = _candidates(result)
+    members = _Members()
     while True:
-        figures, excluded, demote = _figures(candidates, result, demoted)
+        figures, excluded, demote = _figures(candidates, result, demoted, members)
         kept, duplicates, conflicting = _dedupe(figures, demoted)
         more = (set(demote) | set(conflicting)) - demoted
         if not more:
@@ -595,7 +641,9 @@ def select(result: DocumentResult) -> Selection:
         ]
         kept = [f for f in kept if f.fact.fact_id not in partial]
         summations, skipped = _summations(result, figures, kept)
-    return Selection(tuple(kept), tuple(summations), tuple(excluded + duplicates), tuple(skipped))
+    used = {f.member for f in kept}
+    named = tuple((name, text) for text, name in members.names.items() if name in used)
+    return Selection(tuple(kept), tuple(summations), tuple(excluded + duplicates), tuple(skipped), named)
 
 
 def _partial_totals(summations: Sequence[Summation], kept: Sequence[Figure]) -> set[str]:
@@ -606,15 +654,15 @@ def _partial_totals(summations: Sequence[Summation], kept: Sequence[Figure]) -> 
     only; the sum of those is no finding of TOT001's, nor of the page's.
     """
     by_key = {_key(f): f for f in kept}
-    contexts: dict[str, set[tuple[str, str]]] = {}
+    contexts: dict[str, set[tuple[str, str, str]]] = {}
     for f in kept:
-        contexts.setdefault(f.concept.name, set()).add((f.period, f.unit))
+        contexts.setdefault(f.concept.name, set()).add(_key(f)[1:])
     partial: set[str] = set()
     for s in summations:
         sid = s.statement.statement_id
-        own = {(f.period, f.unit) for f in kept if f.line is not None and f.line[0] == sid}
-        for period, unit in contexts.get(s.total, set()) - own:
-            present = [(n, period, unit) in by_key for n, _ in s.items]
+        own = {_key(f)[1:] for f in kept if f.line is not None and f.line[0] == sid}
+        for context in contexts.get(s.total, set()) - own:
+            present = [(n, *context) in by_key for n, _ in s.items]
             if any(present) and not all(present):
-                partial.add(by_key[(s.total, period, unit)].fact.fact_id)
+                partial.add(by_key[(s.total, *context)].fact.fact_id)
     return partial

@@ -23,7 +23,9 @@ from pipeline.checks.tolerance import KnownFact
 from schemas.models import DocumentResult
 
 __all__ = [
+    "AXIS",
     "CAL_FILE",
+    "DEF_FILE",
     "ENTITY_SCHEME",
     "REPORT_FILE",
     "SCHEMA_FILE",
@@ -46,6 +48,14 @@ SUMMATION_ITEM = "https://xbrl.org/2023/arcrole/summation-item"
 REPORT_FILE = "report.json"
 SCHEMA_FILE = "tieout-ext.xsd"
 CAL_FILE = "tieout-ext-cal.xml"
+DEF_FILE = "tieout-ext-def.xml"
+"""The definition linkbase of the column dimension, written when a report has a non-consolidated column."""
+COLUMNS_ROLE = "columns"
+AXIS = "tieout:ColumnAxis"
+"""The one dimension: which column of a statement a figure is printed in, when it is not the consolidated."""
+_AXIS, _TABLE, _DOMAIN, _LINE_ITEMS = "ColumnAxis", "ColumnTable", "ColumnDomain", "LineItems"
+_DIM_ARCROLE = "http://xbrl.org/int/dim/arcrole/"
+_DEFAULT = "ColumnDomainDefault"
 
 
 @dataclass(frozen=True)
@@ -85,7 +95,7 @@ def _roles(summations: Sequence[Summation]) -> dict[str, str]:
     return roles
 
 
-def _schema(concepts: Iterable[Concept], roles: dict[str, str]) -> str:
+def _schema(concepts: Iterable[Concept], roles: dict[str, str], members: Sequence[tuple[str, str]]) -> str:
     role_types = "".join(
         f'    <link:roleType roleURI="{ROLE_BASE}{role}" id="{_role_id(role)}">\n'
         f"      <link:definition>{_escape(title)}</link:definition>\n"
@@ -98,10 +108,36 @@ def _schema(concepts: Iterable[Concept], roles: dict[str, str]) -> str:
         f'substitutionGroup="xbrli:item" xbrli:periodType="{c.period_type}" nillable="true"/>\n'
         for c in sorted(concepts, key=lambda c: c.name)
     )
+    dimension = ""
+    if members:
+        role_types += (
+            f'    <link:roleType roleURI="{ROLE_BASE}{COLUMNS_ROLE}" id="{_role_id(COLUMNS_ROLE)}">\n'
+            "      <link:definition>Columns: segments and other non-consolidated columns</link:definition>\n"
+            "      <link:usedOn>link:definitionLink</link:usedOn>\n"
+            "    </link:roleType>\n"
+            f'    <link:linkbaseRef xlink:type="simple" xlink:href="{DEF_FILE}"\n'
+            '      xlink:role="http://www.xbrl.org/2003/role/definitionLinkbaseRef"\n'
+            '      xlink:arcrole="http://www.w3.org/1999/xlink/properties/linkbase"/>\n'
+        )
+        abstract = [
+            (_AXIS, "xbrldt:dimensionItem"),
+            (_TABLE, "xbrldt:hypercubeItem"),
+            (_DOMAIN, "xbrli:item"),
+        ]
+        abstract += [(_LINE_ITEMS, "xbrli:item"), *((name, "xbrli:item") for name, _ in members)]
+        dimension = (
+            '  <xs:import namespace="http://xbrl.org/2005/xbrldt"\n'
+            '    schemaLocation="http://www.xbrl.org/2005/xbrldt-2005.xsd"/>\n'
+        ) + "".join(
+            f'  <xs:element id="tieout_{name}" name="{name}" type="xbrli:stringItemType" '
+            f'substitutionGroup="{group}" abstract="true" xbrli:periodType="duration" nillable="true"/>\n'
+            for name, group in abstract
+        )
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xbrli="http://www.xbrl.org/2003/instance"\n'
         '  xmlns:link="http://www.xbrl.org/2003/linkbase" xmlns:xlink="http://www.w3.org/1999/xlink"\n'
+        '  xmlns:xbrldt="http://xbrl.org/2005/xbrldt"\n'
         f'  xmlns:tieout="{TIEOUT_NS}" targetNamespace="{TIEOUT_NS}"\n'
         '  elementFormDefault="qualified" attributeFormDefault="unqualified">\n'
         "  <xs:annotation><xs:appinfo>\n"
@@ -112,8 +148,54 @@ def _schema(concepts: Iterable[Concept], roles: dict[str, str]) -> str:
         "  </xs:appinfo></xs:annotation>\n"
         '  <xs:import namespace="http://www.xbrl.org/2003/instance"\n'
         '    schemaLocation="http://www.xbrl.org/2003/xbrl-instance-2003-12-31.xsd"/>\n'
+        f"{dimension}"
         f"{elements}"
         "</xs:schema>\n"
+    )
+
+
+def _definitions(concepts: Iterable[Concept], members: Sequence[tuple[str, str]]) -> str:
+    """The column dimension: every concept may take a member; none is the consolidated figure (default).
+
+    ``LineItems`` holds every concept and has the open (``closed="false"``) hypercube ``ColumnTable`` of
+    the one dimension ``ColumnAxis``, whose domain lists the members and is its default.
+    """
+    names = [_LINE_ITEMS, _TABLE, _AXIS, _DOMAIN, *(n for n, _ in members), *sorted(c.name for c in concepts)]
+    # XLink allows one arc per (from, to) in a link: the default arc reaches the domain through a locator
+    # of its own (xlink:dupArcs otherwise)
+    labels = [(n, n) for n in names] + [(_DOMAIN, _DEFAULT)]
+    locs = "".join(
+        f'    <link:loc xlink:type="locator" xlink:href="{SCHEMA_FILE}#tieout_{n}" xlink:label="{label}"/>\n'
+        for n, label in labels
+    )
+    arcs = [
+        ("all", _LINE_ITEMS, _TABLE, ' xbrldt:closed="false" xbrldt:contextElement="segment"'),
+        ("hypercube-dimension", _TABLE, _AXIS, ""),
+        ("dimension-domain", _AXIS, _DOMAIN, ""),
+        ("dimension-default", _AXIS, _DEFAULT, ""),
+        *(("domain-member", _DOMAIN, n, "") for n, _ in members),
+        *(("domain-member", _LINE_ITEMS, c.name, "") for c in sorted(concepts, key=lambda c: c.name)),
+    ]
+    lines = "".join(
+        f'    <link:definitionArc xlink:type="arc" xlink:arcrole="{_DIM_ARCROLE}{kind}" xlink:from="{a}" '
+        f'xlink:to="{b}" order="{i}"{extra}/>\n'
+        for i, (kind, a, b, extra) in enumerate(arcs, 1)
+    )
+    refs = "".join(
+        f'  <link:arcroleRef arcroleURI="{_DIM_ARCROLE}{kind}" xlink:type="simple"\n'
+        f'    xlink:href="http://www.xbrl.org/2005/xbrldt-2005.xsd#{kind}"/>\n'
+        for kind in ("all", "hypercube-dimension", "dimension-domain", "dimension-default", "domain-member")
+    )
+    role, href = f"{ROLE_BASE}{COLUMNS_ROLE}", f"{SCHEMA_FILE}#{_role_id(COLUMNS_ROLE)}"
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<link:linkbase xmlns:link="http://www.xbrl.org/2003/linkbase" '
+        'xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:xbrldt="http://xbrl.org/2005/xbrldt">\n'
+        f'  <link:roleRef roleURI="{role}" xlink:type="simple" xlink:href="{href}"/>\n'
+        f"{refs}"
+        f'  <link:definitionLink xlink:type="extended" xlink:role="{role}">\n{locs}{lines}'
+        "  </link:definitionLink>\n"
+        "</link:linkbase>\n"
     )
 
 
@@ -185,6 +267,7 @@ def _oim_fact(figure: Figure, entity: str) -> dict[str, object]:
             "period": figure.period,
             # OIM: a pure figure has no unit dimension (naming xbrli:pure is oime:illegalPureUnit)
             **({} if figure.unit == PURE else {"unit": figure.unit}),
+            **({} if figure.member is None else {AXIS: f"tieout:{figure.member}"}),
         },
         "src:location": location,
     }
@@ -224,11 +307,14 @@ def xbrl_report(result: DocumentResult) -> XbrlReport:
         "facts": {_fact_id(f.fact): _oim_fact(f, entity) for f in selection.figures},
     }
     concepts = {f.concept for f in selection.figures}
+    members = selection.members
     files = {
         REPORT_FILE: (json.dumps(document, indent=1, ensure_ascii=False) + "\n").encode("utf-8"),
-        SCHEMA_FILE: _schema(concepts, _roles(selection.summations)).encode("utf-8"),
+        SCHEMA_FILE: _schema(concepts, _roles(selection.summations), members).encode("utf-8"),
         CAL_FILE: _linkbase(selection.summations).encode("utf-8"),
     }
+    if members:
+        files[DEF_FILE] = _definitions(concepts, members).encode("utf-8")
     return XbrlReport(
         files=files,
         excluded=selection.excluded,
