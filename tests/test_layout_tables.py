@@ -167,6 +167,15 @@ def test_a_footnote_mark_after_a_year_head_keeps_the_years_in_the_header() -> No
     )
     assert t.header_rows == 1
     assert grid(t)[1][0] == "Classifieds"
+    # two marks on one head, one on the next ("2021⁽¹⁾⁽²⁾  2020⁽³⁾", eBay's 2021 10-K, page 74)
+    marks = one_table(
+        [
+            [(380, "2021"), (401, "(1)(2)"), (450, "2020"), (471, "(3)"), (520, "2019")],
+            [(60, "Classifieds"), (380, "(25)"), (450, "142"), (520, "167")],
+            [(60, "StubHub"), (375, "(411)"), (450, "328"), (520, "378")],
+        ]
+    )
+    assert marks.header_rows == 1
     # a "(1)" that is not right after a year is a figure: the line is body
     body = one_table(
         [

@@ -44,14 +44,15 @@ def is_prose(line: Line, region_width: float) -> bool:
     return len(line.words) >= 8 and (s.x1 - s.x0) > 0.6 * region_width
 
 
+_MARKS = r"(?:\((?:\d|[a-z])\))+"
+"""Footnote marks printed after a column head: "(1)", "(a)", "(1)(2)"."""
 _YEAR_RE = re.compile(
-    r"^(?:FY|Fiscal |Q[1-4] |H[12] )?(?:19|20)\d\d(?:[/–—-](?:\d{2,4})?)?[A-Za-z*]?(?: ?\((?:\d|[a-z])\))?$"
+    rf"^(?:FY|Fiscal |Q[1-4] |H[12] )?(?:19|20)\d\d(?:[/–—-](?:\d{{2,4}})?)?[A-Za-z*]?(?: ?{_MARKS})?$"
 )
-"""A column head printed as a year, with a footnote mark after it or not ("2020 (1)")."""
+"""A column head printed as a year, with footnote marks after it or not ("2020 (1)")."""
 
 
-_NOTE_MARK_RE = re.compile(r"^\((?:\d|[a-z])\)$")
-"""A footnote mark printed after a column head: "2020 (1)", "2019 (a)"."""
+_NOTE_MARK_RE = re.compile(rf"^{_MARKS}$")
 
 
 def is_year_line(segs: Sequence[Segment]) -> bool:
