@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from adapters.xbrl.agreement import agreement
+from adapters.xbrl.agreement import agreement, tot001_totals
 from adapters.xbrl.check import INCONSISTENT, XbrlCheck, check_reports
 from adapters.xbrl.figures import select
 from adapters.xbrl.report import AXIS, CAL_FILE, DEF_FILE, REPORT_FILE, XbrlReport, concept_name, xbrl_report
@@ -155,6 +155,24 @@ def test_a_segment_column_is_a_member_of_the_column_dimension(
     assert check.report_ok, [(m.code, m.text) for m in check.errors]
     found = agreement(segmented, report.selection, check)
     assert found.one_to_one and found.inconsistencies == 0
+
+
+def test_a_tot001_flag_folded_into_another_rules_flag_still_counts(
+    results: dict[str, DocumentResult],
+) -> None:
+    """One misprint, one finding: the localization folds a TOT001 flag into the first flag by precedence."""
+    result = results["kaizen_fy2025_annual_report"]
+    tot001 = next(f for f in result.flags if f.rule == "TOT001")
+    host = tot001.model_copy(
+        update={
+            "rule": "XST001",
+            "reasons": [f"one misprint, one finding: ... folded into this one (TOT001 {tot001.flag_id})"],
+        }
+    )
+    folded = result.model_copy(update={"flags": [host if f is tot001 else f for f in result.flags]})
+    assert tot001_totals(folded) == tot001_totals(result) != []
+    other = host.model_copy(update={"reasons": []})  # a flag of another rule, folding nothing
+    assert tot001_totals(result.model_copy(update={"flags": [other]})) == []
 
 
 def test_a_value_with_excess_digits_fails_the_check(checks: dict[str, XbrlCheck]) -> None:
