@@ -326,6 +326,43 @@ def test_a_total_whose_line_was_not_read_in_a_column_is_left_out(results: dict[s
     assert left[total.fact.fact_id].startswith("a total whose lines are not all read")
 
 
+def test_a_total_whose_line_is_left_out_in_one_column_is_left_out_there_and_its_node_stated(
+    results: dict[str, DocumentResult],
+) -> None:
+    """Calculations 1.1 reads a line left out as nil: the total goes too, in that column only."""
+    result = results["alpenglow_2025_annual_report"]
+    report = xbrl_report(result)
+    assert report.selection is not None
+    figures = report.selection.figures
+    by_id = {f.fact_id: f for f in result.facts}
+    s, item = next(
+        (s, i)
+        for s in report.selection.summations
+        for i in figures
+        if i.line is not None
+        and i.line[0] == s.statement.statement_id
+        and i.concept.name == s.items[0][0]
+        and i.fact.fact_id in by_id
+        and i.fact.value
+        and len({f.col for f in figures if f.line == (s.statement.statement_id, s.row)}) >= 2
+    )
+    total = next(f for f in figures if f.line == (s.statement.statement_id, s.row) and f.col == item.col)
+    unscaled = by_id[item.fact.fact_id].model_copy(update={"scale_source": None})
+    after = xbrl_report(
+        result.model_copy(
+            update={"facts": [unscaled if f.fact_id == unscaled.fact_id else f for f in result.facts]}
+        )
+    )
+    assert after.selection is not None
+    left = {e.fact_id: e.reason for e in after.excluded}
+    assert left[item.fact.fact_id] == "scale not established"
+    assert left[total.fact.fact_id].startswith("a total whose line")
+    assert any(
+        (x.statement.statement_id, x.row) == (s.statement.statement_id, s.row)
+        for x in after.selection.summations
+    )
+
+
 def test_every_proven_node_of_the_samples_is_a_summation(results: dict[str, DocumentResult]) -> None:
     """The report states the trees TOT001 checks: each proven node with a published total is a summation."""
     for name, result in results.items():

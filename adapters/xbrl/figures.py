@@ -550,19 +550,26 @@ def _dedupe(
 
 def _summations(
     result: DocumentResult, figures: Sequence[Figure], kept: Sequence[Figure]
-) -> tuple[list[Summation], list[SkippedSummation]]:
+) -> tuple[list[Summation], list[SkippedSummation], dict[_Key, str]]:
     """Each proven node of each statement as a summation, unless the report cannot state it as TOT001 does.
 
-    Calculations 1.1 adds up the items present in a context, a missing one as nil. So a node is stated
-    only when no line of it printed in a column where its total is published was left out of the report
-    (it would read as nil where the page prints a figure).
+    Calculations 1.1 adds up the items present in a context, a missing one as nil. So where a line of a
+    node that prints a figure in a column is left out of the report, the node's total in that column is
+    returned, to be left out too (it would read as a break the page does not have); the node is stated
+    in its other columns. A node with no such column left is not stated.
+
+    Returns:
+        The summations, the nodes not stated, and the totals to leave out (by concept and context) with
+        the reason.
     """
     in_report = {_key(f) for f in kept}
     line_concepts = {f.line: f.concept.name for f in figures if f.line is not None and _key(f) in in_report}
     # a statement figure is in the report when it, or an agreeing copy of it, is published
     published = {(f.line, f.col) for f in figures if f.line is not None and _key(f) in in_report}
+    at = {(f.line, f.col): _key(f) for f in figures if f.line is not None}
     out: list[Summation] = []
     skipped: list[SkippedSummation] = []
+    orphans: dict[_Key, str] = {}
     for statement, table in with_tables(result.statements, result.tables):
         sid = statement.statement_id
         lines = {line.row: line for line in statement.lines}
@@ -588,23 +595,33 @@ def _summations(
             elif (role, total) in totals:
                 reason = "a second summation of the same total in one role"
             else:
-                for col in columns:
-                    if ((sid, line.row), col) not in published:
-                        continue
+                stated = [col for col in columns if ((sid, line.row), col) in published]
+                lost: dict[int, int] = {}
+                for col in stated:
                     printed = [r for r, _ in structure.components if grid.get(r, {}).get(col, _NIL).value]
-                    lost = [r for r in printed if ((sid, r), col) not in published]
-                    if lost:
-                        reason = f"line {lost[0]} is left out of the report in column {col}"
-                        break
+                    if missing := [r for r in printed if ((sid, r), col) not in published]:
+                        lost[col] = missing[0]
+                if lost and len(lost) == len(stated):
+                    col, row = next(iter(lost.items()))
+                    reason = f"line {row} is left out of the report in column {col}"
+                elif lost:
+                    for col, row in lost.items():
+                        orphans[at[((sid, line.row), col)]] = (
+                            f"a total whose line {row} is left out of the report"
+                        )
+                    continue  # stated once those totals are out
             if reason is not None:
                 skipped.append(SkippedSummation(sid, line.row, reason))
                 continue
             totals.add((role, total))
             out.append(Summation(role, statement, total, tuple(items), line.row))
-    return out, skipped
+    return out, skipped, orphans
 
 
-def _key(f: Figure) -> tuple[str, str, str, str]:
+_Key = tuple[str, str, str, str]
+
+
+def _key(f: Figure) -> _Key:
     """Concept and context: a fact is one per key (Calculations 1.1 binds within a context and unit)."""
     return f.concept.name, f.period, f.unit, f.member or ""
 
@@ -627,20 +644,26 @@ def select(result: DocumentResult) -> Selection:
         if not more:
             break
         demoted |= more  # a line that lost its metric concept publishes under its own: look again
-    summations, skipped = _summations(result, figures, kept)
-    # A total published outside its statement's columns where only some of its lines are: Calculations
-    # 1.1 would add up those alone. Leave that copy out and state the summations again (at most once per
-    # figure, so this ends).
-    for _ in range(len(kept)):
+    summations, skipped, orphans = _summations(result, figures, kept)
+    # Totals a summation would bind without a line the page prints: one whose line is left out in its
+    # column, or one published outside its statement where only some of its lines are (Calculations 1.1
+    # would add up those alone). Leave them out and state the summations again (each figure at most once,
+    # so this ends).
+    for _ in range(len(kept) + 1):
         partial = _partial_totals(summations, kept)
-        if not partial:
+        reason_of = {f.fact.fact_id: orphans[_key(f)] for f in kept if _key(f) in orphans}
+        reason_of |= dict.fromkeys(
+            partial, "a total outside its statement where only some of its lines are published"
+        )
+        if not reason_of:
             break
-        reason = "a total outside its statement where only some of its lines are published"
         excluded += [
-            Excluded(f.fact.fact_id, f.fact.metric, reason) for f in kept if f.fact.fact_id in partial
+            Excluded(f.fact.fact_id, f.fact.metric, reason_of[f.fact.fact_id])
+            for f in kept
+            if f.fact.fact_id in reason_of
         ]
-        kept = [f for f in kept if f.fact.fact_id not in partial]
-        summations, skipped = _summations(result, figures, kept)
+        kept = [f for f in kept if f.fact.fact_id not in reason_of]
+        summations, skipped, orphans = _summations(result, figures, kept)
     used = {f.member for f in kept}
     named = tuple((name, text) for text, name in members.names.items() if name in used)
     return Selection(tuple(kept), tuple(summations), tuple(excluded + duplicates), tuple(skipped), named)
