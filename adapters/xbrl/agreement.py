@@ -18,11 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from adapters.xbrl.check import XbrlCheck
-from adapters.xbrl.figures import Figure, Selection
-from pipeline.checks.sums import proven_structures
-from pipeline.statements.build import with_tables
-from pipeline.statements.columns import statement_rows
-from pipeline.statements.structures import grid_of
+from adapters.xbrl.figures import Figure, Selection, Sheet, cell_fact_id, sheets
 from schemas.models import BBox, DocumentResult, Evidence
 
 __all__ = ["RULE", "Agreement", "agreement", "tot001_totals"]
@@ -66,36 +62,46 @@ def _at(evidence: Evidence, figure: Figure) -> bool:
     return evidence.page == figure.fact.page and _same_box(evidence.bbox, figure.fact.bbox)
 
 
-def _ids_at(total: Evidence, result: DocumentResult) -> set[str]:
+def _ids_at(total: Evidence, result: DocumentResult, read: Sequence[Sheet]) -> set[str]:
     """The ids the report gives the figure printed at a box: the engine's fact or the statement cell's."""
     ids = {f.fact_id for f in result.facts if f.page == total.page and _same_box(f.bbox, total.bbox)}
     ids |= {
-        f"{t.table_id}-r{c.row}c{c.col}"
-        for t in result.tables
-        for c in t.cells
-        if c.page == total.page and _same_box(c.bbox, total.bbox)
+        cell_fact_id(sheet.table.table_id, row, col)
+        for sheet in read
+        for row, cols in sheet.grid.items()
+        for col, fig in cols.items()
+        if fig.cell.page == total.page and _same_box(fig.cell.bbox, total.bbox)
     }
     return ids
 
 
-def _flag_class(total: Evidence, result: DocumentResult, selection: Selection) -> str:
+def _flag_class(total: Evidence, result: DocumentResult, selection: Selection, read: Sequence[Sheet]) -> str:
     """Why the report does not state the sum of a TOT001 total."""
     if published := [f for f in selection.figures if _at(total, f)]:
         lines = {f.line for f in published}
         skipped = sorted({s.reason for s in selection.skipped if (s.statement_id, s.row) in lines})
         return f"not stated: {skipped[0]}" if skipped else "other"
-    ids = _ids_at(total, result)
+    ids = _ids_at(total, result, read)
     reasons = sorted({e.reason.split(" (")[0] for e in selection.excluded if e.fact_id in ids})
     return f"not published: {reasons[0]}" if reasons else "not published"
 
 
-def tot001_totals(result: DocumentResult) -> list[Evidence]:
+def tot001_totals(result: DocumentResult, read: Sequence[Sheet] | None = None) -> list[Evidence]:
     """The totals TOT001 finds broken: of its flags, and of the flags that folded one in.
 
     One misprint breaks several relations; the localization folds their flags into the first by rule
     precedence (``pipeline.checks.localize``), whose evidence then holds the folded TOT001's total.
+
+    Args:
+        result: The processed document.
+        read: Its statements as TOT001 reads them (:func:`adapters.xbrl.figures.sheets`), when at hand.
     """
-    nodes = _node_totals(result)
+    nodes = [
+        (f.cell.page, f.cell.bbox)
+        for sheet in (sheets(result) if read is None else read)
+        for _, structure in sheet.nodes
+        for f in sheet.grid.get(structure.total, {}).values()
+    ]
     out: dict[tuple[int, BBox | None], Evidence] = {}
     for flag in result.flags:
         folds = any(_FOLD in r and f"{RULE} " in r.split(_FOLD, 1)[1] for r in flag.reasons)
@@ -105,17 +111,6 @@ def tot001_totals(result: DocumentResult) -> list[Evidence]:
                 if e.role == "total" and any(e.page == p and _same_box(e.bbox, b) for p, b in nodes):
                     out.setdefault((e.page, e.bbox), e)
     return list(out.values())
-
-
-def _node_totals(result: DocumentResult) -> list[tuple[int, BBox | None]]:
-    """Where the totals of the statements' proven nodes are printed, in every column."""
-    out: list[tuple[int, BBox | None]] = []
-    for statement, table in with_tables(result.statements, result.tables):
-        grid = grid_of(statement_rows(table), [c.col for c in statement.columns])
-        lines = {line.row: line for line in statement.lines}
-        for _, structure in proven_structures(statement, lines):
-            out += [(f.cell.page, f.cell.bbox) for f in grid.get(structure.total, {}).values()]
-    return out
 
 
 def agreement(result: DocumentResult, selection: Selection, check: XbrlCheck) -> Agreement:
@@ -138,21 +133,24 @@ def agreement(result: DocumentResult, selection: Selection, check: XbrlCheck) ->
     kept_for = {
         e.fact_id: e.reason.removeprefix(_COPY) for e in selection.excluded if e.reason.startswith(_COPY)
     }
-    totals = tot001_totals(result)
+    read = sheets(result)
+    totals = tot001_totals(result, read)
+    # the fact ids the report kept for each total's figure, where its copy elsewhere was kept instead
+    copies = [{kept_for[i] for i in _ids_at(t, result, read) if i in kept_for} for t in totals]
 
-    def same(total: Evidence, fig: Figure | None) -> bool:
-        if fig is None:
-            return False
-        return _at(total, fig) or any(kept_for.get(i) == fig.fact.fact_id for i in _ids_at(total, result))
+    def same(k: int, fig: Figure | None) -> bool:
+        return fig is not None and (_at(totals[k], fig) or fig.fact.fact_id in copies[k])
 
-    matched = [t for t in totals if any(same(t, fig) for fig in found)]
+    matched = [k for k in range(len(totals)) if any(same(k, fig) for fig in found)]
     flag_only = tuple(
-        (f"page {t.page}: {t.text}", _flag_class(t, result, selection)) for t in totals if t not in matched
+        (f"page {t.page}: {t.text}", _flag_class(t, result, selection, read))
+        for k, t in enumerate(totals)
+        if k not in matched
     )
     arelle_only = tuple(
         (message.text, _arelle_class(fig, selection, totals))
         for message, fig in zip(check.inconsistencies, found, strict=True)
-        if not any(same(t, fig) for t in totals)
+        if not any(same(k, fig) for k in range(len(totals)))
     )
     return Agreement(len(totals), len(check.inconsistencies), len(matched), flag_only, arelle_only)
 

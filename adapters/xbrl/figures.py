@@ -30,7 +30,7 @@ published, **marked** with the flag (``src:openFlags``): never as clean.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -42,7 +42,7 @@ from pipeline.rewards.records import touches
 from pipeline.statements.build import with_tables
 from pipeline.statements.columns import statement_rows
 from pipeline.statements.structures import Figure as GridFigure
-from pipeline.statements.structures import Grid, blanks_are_nil, evaluate, grid_of, lone_dashes
+from pipeline.statements.structures import Grid, Structure, blanks_are_nil, evaluate, grid_of, lone_dashes
 from schemas.models import (
     BBox,
     Cell,
@@ -62,10 +62,13 @@ __all__ = [
     "Excluded",
     "Figure",
     "Selection",
+    "Sheet",
     "SkippedSummation",
     "Summation",
+    "cell_fact_id",
     "concept_name",
     "select",
+    "sheets",
 ]
 
 _ITEM_TYPE = {"currency": "monetaryItemType", "shares": "sharesItemType"}
@@ -82,6 +85,43 @@ _NIL = GridFigure(0.0, 0, Cell(row=0, col=0, text="", page=1))
 
 LineKey = tuple[str, int]
 """A statement line: (statement id, row)."""
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A statement as TOT001 reads it, read once per document: its table, grid and proven nodes."""
+
+    statement: Statement
+    table: Table
+    grid: Grid
+    nodes: tuple[tuple[LineItem, Structure], ...]
+
+    @property
+    def statement_id(self) -> str:
+        """The statement's id."""
+        return self.statement.statement_id
+
+
+def sheets(result: DocumentResult) -> list[Sheet]:
+    """Every statement with its table, its value columns' grid and its proven nodes (TOT001's inputs).
+
+    Args:
+        result: A processed document.
+
+    Returns:
+        One sheet per statement whose table the document holds, in the statements' order.
+    """
+    out: list[Sheet] = []
+    for statement, table in with_tables(result.statements, result.tables):
+        grid = grid_of(statement_rows(table), [c.col for c in statement.columns])
+        lines = {line.row: line for line in statement.lines}
+        out.append(Sheet(statement, table, grid, tuple(proven_structures(statement, lines))))
+    return out
+
+
+def cell_fact_id(table_id: str, row: int, col: int) -> str:
+    """The id the report gives a statement figure the engine made no fact of: its table, row and column."""
+    return f"{table_id}-r{row}c{col}"
 
 
 @dataclass(frozen=True)
@@ -253,7 +293,7 @@ def _cell_fact(
     currency = n.currency or currency
     unit = "currency" if n.unit == "number" and currency is not None else n.unit
     return Fact.model_construct(
-        fact_id=f"{table.table_id}-r{line.row}c{column.col}",  # no engine fact: its table, row and column
+        fact_id=cell_fact_id(table.table_id, line.row, column.col),
         doc_id=result.doc_id,
         source=result.source,
         metric="",
@@ -280,17 +320,17 @@ def _cell_fact(
     )
 
 
-def _unread_totals(statement: Statement, grid: Grid) -> set[tuple[int, int]]:
+def _unread_totals(sheet: Sheet) -> set[tuple[int, int]]:
     """Totals TOT001 cannot add up in a column because a line of theirs is blank there.
 
     Outside roll-forwards and tables that print nil as a blank, a blank line is a figure the reader may
     have lost (:func:`~pipeline.statements.structures.evaluate` gives None); Calculations 1.1 would add
     up the lines read and report a break the page does not have, so such a total is left out.
     """
-    lines = {line.row: line for line in statement.lines}
+    grid = sheet.grid
     nil = blanks_are_nil(grid)
     out: set[tuple[int, int]] = set()
-    for _, s in proven_structures(statement, lines):
+    for _, s in sheet.nodes:
         for col in grid.get(s.total, {}):
             read = any(col in grid.get(r, {}) for r, _ in s.components)
             if read and evaluate(s, grid, col, nil_blanks=nil) is None:
@@ -299,10 +339,7 @@ def _unread_totals(statement: Statement, grid: Grid) -> set[tuple[int, int]]:
 
 
 def _tree_currencies(
-    statement: Statement,
-    grid: Grid,
-    by_cell: Mapping[tuple[str | None, int, BBox | None], Fact],
-    table_id: str,
+    sheet: Sheet, by_cell: Mapping[tuple[str | None, int, BBox | None], Fact]
 ) -> dict[tuple[int, int], str]:
     """The currency of each figure the tree adds into or out of a figure printed in one currency.
 
@@ -310,12 +347,12 @@ def _tree_currencies(
     money is money in the same currency, so the lines of a node share the currency of any of them, column
     by column. A figure outside every tree gets none: its unit is not known.
     """
-    lines = {line.row: line for line in statement.lines}
-    nodes = [(s.total, *(r for r, _ in s.components)) for _, s in proven_structures(statement, lines)]
+    grid = sheet.grid
+    nodes = [(s.total, *(r for r, _ in s.components)) for _, s in sheet.nodes]
     out: dict[tuple[int, int], str] = {}
     for row, cols in grid.items():
         for col, fig in cols.items():
-            n, fact = fig.cell.number, by_cell.get((table_id, fig.cell.page, fig.cell.bbox))
+            n, fact = fig.cell.number, by_cell.get((sheet.table.table_id, fig.cell.page, fig.cell.bbox))
             currency = (n.currency if n is not None else None) or (
                 fact.currency if fact is not None else None
             )
@@ -343,7 +380,7 @@ def _metric_kind(taxonomy: Taxonomy, metric: str) -> str | None:
     return None if found is None else found.period_type
 
 
-def _candidates(result: DocumentResult) -> tuple[list[_Candidate], set[LineKey]]:
+def _candidates(result: DocumentResult, read: Sequence[Sheet]) -> tuple[list[_Candidate], set[LineKey]]:
     """Every statement figure as TOT001 reads it, then the document's other facts.
 
     A statement figure is published in its column's period: a summation binds figures of one context only,
@@ -356,12 +393,12 @@ def _candidates(result: DocumentResult) -> tuple[list[_Candidate], set[LineKey]]
     used: set[str] = set()
     unlike: set[LineKey] = set()
     taxonomy = load_taxonomy()
-    for statement, table in with_tables(result.statements, result.tables):
+    for sheet in read:
+        statement, table, grid = sheet.statement, sheet.table, sheet.grid
         columns = {c.col: c for c in statement.columns}
-        grid = grid_of(statement_rows(table), list(columns))
         lone = lone_dashes(grid)
-        currencies = _tree_currencies(statement, grid, by_cell, table.table_id)
-        unread = _unread_totals(statement, grid)
+        currencies = _tree_currencies(sheet, by_cell)
+        unread = _unread_totals(sheet)
         for line in sorted(statement.lines, key=lambda x: x.row):
             for col, fig in sorted(grid.get(line.row, {}).items()):
                 fact = by_cell.get((table.table_id, fig.cell.page, fig.cell.bbox))
@@ -426,6 +463,15 @@ def _metric_lines(result: DocumentResult) -> set[LineKey]:
     return out
 
 
+def _unique(base: str, taken: Container[str]) -> str:
+    """``base``, or ``base_2``, ``base_3``, ... the first not ``taken``."""
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
 class _Members:
     """Members of the column dimension, one per segment or basis printed, named from it."""
 
@@ -437,12 +483,7 @@ class _Members:
         if text is None:
             return None
         if text not in self.names:
-            base = name = f"{_label_name(text)}Member"
-            n = 1
-            while name in self.names.values():
-                n += 1
-                name = f"{base}_{n}"
-            self.names[text] = name
+            self.names[text] = _unique(f"{_label_name(text)}Member", self.names.values())
         return self.names[text]
 
 
@@ -455,13 +496,8 @@ class _Names:
 
     def of_line(self, line: LineKey, label: str) -> str:
         if line not in self.lines:
-            base = name = _label_name(label)
-            n = 1
-            while name in self.taken:
-                n += 1
-                name = f"{base}_{n}"
+            self.lines[line] = name = _unique(_label_name(label), self.taken)
             self.taken.add(name)
-            self.lines[line] = name
         return self.lines[line]
 
 
@@ -549,7 +585,7 @@ def _dedupe(
 
 
 def _summations(
-    result: DocumentResult, figures: Sequence[Figure], kept: Sequence[Figure]
+    read: Sequence[Sheet], figures: Sequence[Figure], kept: Sequence[Figure]
 ) -> tuple[list[Summation], list[SkippedSummation], dict[_Key, str]]:
     """Each proven node of each statement as a summation, unless the report cannot state it as TOT001 does.
 
@@ -570,13 +606,11 @@ def _summations(
     out: list[Summation] = []
     skipped: list[SkippedSummation] = []
     orphans: dict[_Key, str] = {}
-    for statement, table in with_tables(result.statements, result.tables):
-        sid = statement.statement_id
-        lines = {line.row: line for line in statement.lines}
+    for sheet in read:
+        statement, grid, sid = sheet.statement, sheet.grid, sheet.statement_id
         columns = [c.col for c in statement.columns]
-        grid = grid_of(statement_rows(table), columns)
         totals: set[tuple[str, str]] = set()
-        for line, structure in proven_structures(statement, lines):
+        for line, structure in sheet.nodes:
             role = sid if structure.convention != "breakdown" else f"{sid}-parts"
             total = line_concepts.get((sid, line.row))
             if total is None:
@@ -635,7 +669,8 @@ def select(result: DocumentResult) -> Selection:
     Returns:
         The selection (see the module's docstring for the rules).
     """
-    candidates, demoted = _candidates(result)
+    read = sheets(result)
+    candidates, demoted = _candidates(result, read)
     members = _Members()
     while True:
         figures, excluded, demote = _figures(candidates, result, demoted, members)
@@ -644,7 +679,7 @@ def select(result: DocumentResult) -> Selection:
         if not more:
             break
         demoted |= more  # a line that lost its metric concept publishes under its own: look again
-    summations, skipped, orphans = _summations(result, figures, kept)
+    summations, skipped, orphans = _summations(read, figures, kept)
     # Totals a summation would bind without a line the page prints: one whose line is left out in its
     # column, or one published outside its statement where only some of its lines are (Calculations 1.1
     # would add up those alone). Leave them out and state the summations again (each figure at most once,
@@ -663,7 +698,7 @@ def select(result: DocumentResult) -> Selection:
             if f.fact.fact_id in reason_of
         ]
         kept = [f for f in kept if f.fact.fact_id not in reason_of]
-        summations, skipped, orphans = _summations(result, figures, kept)
+        summations, skipped, orphans = _summations(read, figures, kept)
     used = {f.member for f in kept}
     named = tuple((name, text) for text, name in members.names.items() if name in used)
     return Selection(tuple(kept), tuple(summations), tuple(excluded + duplicates), tuple(skipped), named)

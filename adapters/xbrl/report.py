@@ -163,11 +163,7 @@ def _definitions(concepts: Iterable[Concept], members: Sequence[tuple[str, str]]
     names = [_LINE_ITEMS, _TABLE, _AXIS, _DOMAIN, *(n for n, _ in members), *sorted(c.name for c in concepts)]
     # XLink allows one arc per (from, to) in a link: the default arc reaches the domain through a locator
     # of its own (xlink:dupArcs otherwise)
-    labels = [(n, n) for n in names] + [(_DOMAIN, _DEFAULT)]
-    locs = "".join(
-        f'    <link:loc xlink:type="locator" xlink:href="{SCHEMA_FILE}#tieout_{n}" xlink:label="{label}"/>\n'
-        for n, label in labels
-    )
+    locs = _locators([(n, n) for n in names] + [(_DOMAIN, _DEFAULT)])
     arcs = [
         ("all", _LINE_ITEMS, _TABLE, ' xbrldt:closed="false" xbrldt:contextElement="segment"'),
         ("hypercube-dimension", _TABLE, _AXIS, ""),
@@ -186,16 +182,29 @@ def _definitions(concepts: Iterable[Concept], members: Sequence[tuple[str, str]]
         f'    xlink:href="http://www.xbrl.org/2005/xbrldt-2005.xsd#{kind}"/>\n'
         for kind in ("all", "hypercube-dimension", "dimension-domain", "dimension-default", "domain-member")
     )
-    role, href = f"{ROLE_BASE}{COLUMNS_ROLE}", f"{SCHEMA_FILE}#{_role_id(COLUMNS_ROLE)}"
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<link:linkbase xmlns:link="http://www.xbrl.org/2003/linkbase" '
         'xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:xbrldt="http://xbrl.org/2005/xbrldt">\n'
-        f'  <link:roleRef roleURI="{role}" xlink:type="simple" xlink:href="{href}"/>\n'
+        f"{_role_ref(COLUMNS_ROLE)}"
         f"{refs}"
-        f'  <link:definitionLink xlink:type="extended" xlink:role="{role}">\n{locs}{lines}'
+        f'  <link:definitionLink xlink:type="extended" xlink:role="{ROLE_BASE}{COLUMNS_ROLE}">\n{locs}{lines}'
         "  </link:definitionLink>\n"
         "</link:linkbase>\n"
+    )
+
+
+def _role_ref(role: str) -> str:
+    """A linkbase's reference to one of the schema's roles."""
+    href = f"{SCHEMA_FILE}#{_role_id(role)}"
+    return f'  <link:roleRef roleURI="{ROLE_BASE}{role}" xlink:type="simple" xlink:href="{href}"/>\n'
+
+
+def _locators(pairs: Iterable[tuple[str, str]]) -> str:
+    """Locators of concepts of the schema: (concept name, the label arcs use for it)."""
+    return "".join(
+        f'    <link:loc xlink:type="locator" xlink:href="{SCHEMA_FILE}#tieout_{n}" xlink:label="{label}"/>\n'
+        for n, label in pairs
     )
 
 
@@ -211,13 +220,8 @@ def _linkbase(summations: Sequence[Summation]) -> str:
     links = []
     for name, arcs in networks.items():
         role = f"{ROLE_BASE}{name}"
-        href = f"{SCHEMA_FILE}#{_role_id(name)}"
-        refs.append(f'  <link:roleRef roleURI="{role}" xlink:type="simple" xlink:href="{href}"/>\n')
-        names = list(dict.fromkeys(n for arc in arcs for n in arc[:2]))
-        locs = "".join(
-            f'    <link:loc xlink:type="locator" xlink:href="{SCHEMA_FILE}#tieout_{n}" xlink:label="{n}"/>\n'
-            for n in names
-        )
+        refs.append(_role_ref(name))
+        locs = _locators([(n, n) for n in dict.fromkeys(n for arc in arcs for n in arc[:2])])
         lines = "".join(
             f'    <link:calculationArc xlink:type="arc" xlink:arcrole="{SUMMATION_ITEM}" xlink:from="{a}" '
             f'xlink:to="{b}" order="{i}" weight="{float(w)}"/>\n'
