@@ -94,15 +94,19 @@ def is_change_column(header: str) -> bool:
     return bool(_CHANGE_COLUMN.search(header))
 
 
+def _residual(word: str, allowed: frozenset[str]) -> bool:
+    return word not in allowed and not word.isdigit() and not re.fullmatch(r"\d+[a-z]{0,2}", word)
+
+
 def _residual_words(text: str, allowed: frozenset[str]) -> list[str]:
-    words = normalise_label(text).split()
-    return [
-        w for w in words if w not in allowed and not w.isdigit() and not re.fullmatch(r"\d+[a-z]{0,2}", w)
-    ]
+    return [w for w in normalise_label(text).split() if _residual(w, allowed)]
 
 
 def header_dimension(header: str) -> str | None:
     """The dimension a column header names besides its period ("Americas 2025" → "americas").
+
+    A small number that numbers the name stays ("Level 3 2021" → "level 3"): Level 1, 2 and 3 are three
+    columns, not one.
 
     Args:
         header: Column header text.
@@ -110,7 +114,19 @@ def header_dimension(header: str) -> str | None:
     Returns:
         The residual words, or None when the header only names a period, unit or total.
     """
-    rest = _residual_words(header, _PERIOD_HEADER_WORDS)
+    words = normalise_label(header).split()
+    # a small number that numbers a name ("Level 3", "Tier 1") is part of it; a day, a year or a note
+    # number after a period word or note is not
+    numbered = {
+        i
+        for i, w in enumerate(words)
+        if i
+        and w.isdigit()
+        and len(w) <= 2
+        and words[i - 1] not in _PERIOD_HEADER_WORDS
+        and not words[i - 1].isdigit()
+    }
+    rest = [w for i, w in enumerate(words) if i in numbered or _residual(w, _PERIOD_HEADER_WORDS)]
     return " ".join(rest) if rest else None
 
 

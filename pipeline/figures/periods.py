@@ -521,13 +521,36 @@ def parse_period(text: str) -> Period | None:
     )
 
 
+_NAMED_YEAR: Final = re.compile(r"(?P<name>.*[^\W\d_].*?)\s*,?\s+(?P<year>(?:19|20)[0-9]{2})", re.DOTALL)
+_PERIOD_WORDS: Final = re.compile(
+    rf"(?:{_LENGTH})|{_MON}|\b(?:ended|ending|through|thru|until|since|from|fiscal|FY|[HQ][1-4]|YTD|QTD|"
+    r"as\s+(?:of|at|on)|balances?|at|end|to\s+date|current|prior|previous|last|next)\b|[0-9]{3}",
+    re.IGNORECASE,
+)
+
+
+def _named_year(joined: str) -> Period | None:
+    """A year printed under or after a name: "U.S. Pension Plans 2023", "International  2020".
+
+    A plan's, a segment's or a region's columns print the name over (or before) each year; the name is
+    the column's dimension (:func:`pipeline.figures.facts.header_dimension`), the year its period, as a
+    bare "2023" is. Only when the name says nothing of a period: "Three Months 2023" is no fiscal year.
+    """
+    m = _NAMED_YEAR.fullmatch(joined)
+    if m is None or _PERIOD_WORDS.search(m.group("name")) or _COMPARISON.search(m.group("name")):
+        return None
+    period = parse_period(m.group("year"))
+    return None if period is None else period.model_copy(update={"label": joined})
+
+
 def combine_periods(parts: Sequence[str]) -> Period | None:
     """Read a column's stacked header lines, top to bottom, as one period.
 
     A spanning header such as "Year ended December 31," printed once above several year columns is
     passed with each year below it: ``["Year ended December 31,", "2025"]``, ``["Three Months Ended",
     "March 31,", "2021"]``, ``["As at", "31 December", "2025"]``. A bare year under "As at" or a
-    month-and-day line becomes an instant.
+    month-and-day line becomes an instant. A year under a name that says nothing of a period
+    (``["U.S. Pension Plans", "2023"]``) is that year, as a bare "2023" is.
 
     Args:
         parts: The header lines of one column, top first; blank lines are ignored.
@@ -547,7 +570,7 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
         if year is not None:
             y = int(year.group(1))
             return Period(kind="instant", key=str(y), label=joined, fiscal_year=y)
-    return None
+    return _named_year(normalised)
 
 
 def period_key(period: Period) -> str:

@@ -30,25 +30,19 @@ __all__ = [
     "type_group",
 ]
 
-_PERIOD_HINTS = (
-    "ended",
-    "as at",
-    "as of",
-    "year",
-    "months",
-    "quarter",
-    "period",
-    "fiscal",
-    "december",
-    "june",
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_PERIOD_HINT = re.compile(
+    r"\b(?:ended|as at|as of|years?|months?|quarters?|periods?|fiscal|december|june)\b", re.IGNORECASE
 )
+"""Words of a caption line that says what the columns' periods are (whole words: "periodic" is none)."""
 
 
 def _caption_period_phrase(caption: Sequence[str]) -> str | None:
     """The caption line that says what the columns' periods are ("Years ended December 31")."""
     for line in caption:
-        low = line.casefold()
-        if any(h in low for h in _PERIOD_HINTS) and parse_period(line) is None:
+        # a line that prints a year itself ("Year Ended December 31, 2022 vs. 2021") names no period
+        # for the years below it to complete: read with "2021", it would say 2022
+        if _PERIOD_HINT.search(line) and not _YEAR.search(line) and parse_period(line) is None:
             return line
     return None
 
@@ -68,7 +62,10 @@ def column_periods(group: TableGroup) -> dict[int, Period]:
             continue
         p = combine_periods(parts)
         if p is not None and phrase is not None and p.months is None and p.kind != "instant":
-            p = combine_periods([phrase, *parts]) or p
+            # the caption says how long the year's period is: "Three months ended March 31" over
+            # "2021", or over "Commercial Banking 2021" (the name is the column's dimension)
+            year = [str(p.fiscal_year)] if p.fiscal_year is not None else []
+            p = combine_periods([phrase, *parts]) or combine_periods([phrase, *year]) or p
         if p is not None:
             out[col] = p
     return _share_period_context(out)
