@@ -9,6 +9,8 @@ into a class, so that a disagreement is a known, documented kind (README, "XBRL 
 * ``not stated: <reason>``: the total is published, but its node could not be written as a summation.
 * ``propagated``: Arelle reports a total whose break is a flagged subtotal's; TOT001 flags the subtotal
   once (its localization repairs both).
+* ``structure question``: Arelle reports a total whose break TOT001 found too, but recorded as a
+  structure question (no small correction explains it) rather than a flag in the analyst's queue.
 * ``other``: none of these: a defect of the export or of the check.
 """
 
@@ -86,7 +88,9 @@ def _flag_class(total: Evidence, result: DocumentResult, selection: Selection, r
     return f"not published: {reasons[0]}" if reasons else "not published"
 
 
-def tot001_totals(result: DocumentResult, read: Sequence[Sheet] | None = None) -> list[Evidence]:
+def tot001_totals(
+    result: DocumentResult, read: Sequence[Sheet] | None = None, *, questions: bool = False
+) -> list[Evidence]:
     """The totals TOT001 finds broken: of its flags, and of the flags that folded one in.
 
     One misprint breaks several relations; the localization folds their flags into the first by rule
@@ -95,6 +99,7 @@ def tot001_totals(result: DocumentResult, read: Sequence[Sheet] | None = None) -
     Args:
         result: The processed document.
         read: Its statements as TOT001 reads them (:func:`adapters.xbrl.figures.sheets`), when at hand.
+        questions: The totals of its structure questions instead of its flags.
     """
     nodes = [
         (f.cell.page, f.cell.bbox)
@@ -103,7 +108,7 @@ def tot001_totals(result: DocumentResult, read: Sequence[Sheet] | None = None) -
         for f in sheet.grid.get(structure.total, {}).values()
     ]
     out: dict[tuple[int, BBox | None], Evidence] = {}
-    for flag in result.flags:
+    for flag in result.structure_questions if questions else result.flags:
         folds = any(_FOLD in r and f"{RULE} " in r.split(_FOLD, 1)[1] for r in flag.reasons)
         if flag.rule == RULE or folds:
             for e in flag.evidence:
@@ -141,6 +146,7 @@ def agreement(result: DocumentResult, selection: Selection, check: XbrlCheck) ->
     def same(k: int, fig: Figure | None) -> bool:
         return fig is not None and (_at(totals[k], fig) or fig.fact.fact_id in copies[k])
 
+    questioned = tot001_totals(result, read, questions=True)
     matched = [k for k in range(len(totals)) if any(same(k, fig) for fig in found)]
     flag_only = tuple(
         (f"page {t.page}: {t.text}", _flag_class(t, result, selection, read))
@@ -148,17 +154,23 @@ def agreement(result: DocumentResult, selection: Selection, check: XbrlCheck) ->
         if k not in matched
     )
     arelle_only = tuple(
-        (message.text, _arelle_class(fig, selection, totals))
+        (message.text, _arelle_class(fig, selection, totals, questioned))
         for message, fig in zip(check.inconsistencies, found, strict=True)
         if not any(same(k, fig) for k in range(len(totals)))
     )
     return Agreement(len(totals), len(check.inconsistencies), len(matched), flag_only, arelle_only)
 
 
-def _arelle_class(fig: Figure | None, selection: Selection, flag_totals: Sequence[Evidence]) -> str:
+def _arelle_class(
+    fig: Figure | None, selection: Selection, flag_totals: Sequence[Evidence], questioned: Sequence[Evidence]
+) -> str:
     """Why TOT001 has no flag for a sum Arelle finds broken."""
-    if fig is None or fig.line is None:
-        return "other"
+    if fig is None:
+        return "other: total not among the report's figures"
+    if fig.line is None:
+        return "other: total published outside its statement"
+    if any(_at(t, fig) for t in questioned):
+        return "structure question"
     items = {
         name
         for s in selection.summations
@@ -168,8 +180,16 @@ def _arelle_class(fig: Figure | None, selection: Selection, flag_totals: Sequenc
     feeding = [
         f
         for f in selection.figures
-        if f.concept.name in items and f.period == fig.period and f.unit == fig.unit
+        if f.concept.name in items
+        and f.period == fig.period
+        and f.unit == fig.unit
+        and f.member == fig.member
     ]
     if any(_at(t, f) for t in flag_totals for f in feeding):
         return "propagated"
+    if any(f.line is None or f.line[0] != fig.line[0] for f in feeding):
+        return "other: an item from outside its statement"
+    ids = {f.fact.fact_id for f in (fig, *feeding)}
+    if any(e.reason.startswith(_COPY) and e.reason.removeprefix(_COPY) in ids for e in selection.excluded):
+        return "other: a copy kept for a figure"
     return "other"

@@ -21,10 +21,10 @@ column as TOT001 adds up one.
 
 What is left out, with the reason (:class:`Excluded`): a figure whose scale, period or unit is not
 established, a cell that holds two figures, a dash alone in its column (TOT001 reads it as *not
-applicable*, not nil), a total whose lines are not all read in its column, a total outside its statement
-where only some of its lines are published, and copies of one concept and context that disagree (the
-statement lines among them keep their own concepts instead). A figure an open flag touches is
-published, **marked** with the flag (``src:openFlags``): never as clean.
+applicable*, not nil), a total whose lines are not all read in its column, a total outside its
+statement's columns published beside some of its lines, and copies of one concept and context that
+disagree (the statement lines among them keep their own concepts instead). A figure an open flag
+touches is published, **marked** with the flag (``src:openFlags``): never as clean.
 """
 
 from __future__ import annotations
@@ -552,7 +552,7 @@ def _dedupe(
 ) -> tuple[list[Figure], list[Excluded], list[LineKey]]:
     """One fact per concept, period and unit (Calculations 1.1 binds no duplicates).
 
-    Agreeing copies (their rounding intervals meet) keep the most precise one, a statement's first; of
+    Agreeing copies (their rounding intervals meet) keep a statement's, else the most precise one; of
     copies that disagree none is published under the shared concept: which one is right is the analyst's
     call. Their statement lines are returned, to publish under concepts of their own.
     """
@@ -574,7 +574,9 @@ def _dedupe(
                 if f.line is None or f.line in demoted
             ]
             continue
-        best = max(group, key=lambda f: (f.fact.decimals, f.line is not None, f.fact.origin == "table_cell"))
+        # the figure TOT001 adds up first (a statement line's), so that Calculations 1.1 bounds the same
+        # printed digits: a more precise copy from a note agrees with it yet may not with its lines' sum
+        best = max(group, key=lambda f: (f.line is not None, f.fact.decimals, f.fact.origin == "table_cell"))
         kept.append(best)
         reason = f"duplicate of {best.fact.fact_id}"
         excluded += [Excluded(f.fact.fact_id, f.fact.metric, reason) for f in group if f is not best]
@@ -680,15 +682,15 @@ def select(result: DocumentResult) -> Selection:
             break
         demoted |= more  # a line that lost its metric concept publishes under its own: look again
     summations, skipped, orphans = _summations(read, figures, kept)
-    # Totals a summation would bind without a line the page prints: one whose line is left out in its
-    # column, or one published outside its statement where only some of its lines are (Calculations 1.1
-    # would add up those alone). Leave them out and state the summations again (each figure at most once,
+    # Totals a summation would bind where TOT001 adds up nothing: one whose line is left out in its column
+    # (Calculations 1.1 would add up the others alone), or one published outside its statement's columns
+    # beside some of its lines. Leave them out and state the summations again (each figure at most once,
     # so this ends).
     for _ in range(len(kept) + 1):
-        partial = _partial_totals(summations, kept)
+        outside = _bound_outside(summations, kept)
         reason_of = {f.fact.fact_id: orphans[_key(f)] for f in kept if _key(f) in orphans}
         reason_of |= dict.fromkeys(
-            partial, "a total outside its statement where only some of its lines are published"
+            outside, "a total outside its statement's columns whose lines are published there"
         )
         if not reason_of:
             break
@@ -704,23 +706,23 @@ def select(result: DocumentResult) -> Selection:
     return Selection(tuple(kept), tuple(summations), tuple(excluded + duplicates), tuple(skipped), named)
 
 
-def _partial_totals(summations: Sequence[Summation], kept: Sequence[Figure]) -> set[str]:
-    """Published totals that a summation binds in a context its own statement does not print, partially.
+def _bound_outside(summations: Sequence[Summation], kept: Sequence[Figure]) -> set[str]:
+    """Published totals that a summation binds in a context its own statement does not print.
 
-    A summation from one statement binds every context its total is published in. Outside the
-    statement's own columns (a five-year summary, a narrative figure) the lines may be published in part
-    only; the sum of those is no finding of TOT001's, nor of the page's.
+    A summation from one statement binds every context its total is published in. TOT001 adds up the
+    statement's own columns only: outside them (a five-year summary, a narrative figure) the lines beside
+    a total may be another breakdown, or published in part; their sum is no finding of TOT001's, nor of
+    the page's, whether it holds or not.
     """
     by_key = {_key(f): f for f in kept}
     contexts: dict[str, set[tuple[str, str, str]]] = {}
     for f in kept:
         contexts.setdefault(f.concept.name, set()).add(_key(f)[1:])
-    partial: set[str] = set()
+    bound: set[str] = set()
     for s in summations:
         sid = s.statement.statement_id
         own = {_key(f)[1:] for f in kept if f.line is not None and f.line[0] == sid}
         for context in contexts.get(s.total, set()) - own:
-            present = [(n, *context) in by_key for n, _ in s.items]
-            if any(present) and not all(present):
-                partial.add(by_key[(s.total, *context)].fact.fact_id)
-    return partial
+            if any((n, *context) in by_key for n, _ in s.items):
+                bound.add(by_key[(s.total, *context)].fact.fact_id)
+    return bound
