@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
 import structlog
 from opentelemetry.trace import get_current_span
@@ -98,6 +98,27 @@ def _headers(
     out = (*out, (REPLAY_HEADER, replay.encode())) if replay else out
     # The current span's context: the next stage continues this document's trace.
     return tracing.inject(out)
+
+
+class _Stamp(TypedDict):
+    """The fields of :class:`~schemas.events.EventBase`, as keyword arguments of an event."""
+
+    doc_id: str
+    trace_id: str
+    source: str
+    pipeline_version: str
+    produced_at: str
+
+
+def _stamp(doc_id: str, trace_id: str, source: str) -> _Stamp:
+    """What every event a service produces starts with: the document, its trace, this version, now."""
+    return _Stamp(
+        doc_id=doc_id,
+        trace_id=trace_id,
+        source=source,
+        pipeline_version=PIPELINE_VERSION,
+        produced_at=utc_now(),
+    )
 
 
 def _validated(model: type[E], raw: bytes, what: str, doc_id: str | None = None) -> E:
@@ -213,11 +234,7 @@ class ParseHandler:
                     result.model_dump_json().encode(),
                 )
             event = ParsedEvent(
-                doc_id=doc_id,
-                trace_id=trace_id,
-                source=key,
-                pipeline_version=PIPELINE_VERSION,
-                produced_at=utc_now(),
+                **_stamp(doc_id, trace_id, key),
                 object=ref,
                 artifact=str(uri),
                 stats=result.stats,
@@ -424,11 +441,7 @@ class SinkHandler:
             if f.flag_id not in done
         ]
         summary = DocumentSummary(
-            doc_id=doc_id,
-            trace_id=trace_id,
-            source=event.source,
-            pipeline_version=PIPELINE_VERSION,
-            produced_at=utc_now(),
+            **_stamp(doc_id, trace_id, event.source),
             pages=result.stats.pages,
             tables=len(result.tables),
             facts=len(result.facts),
@@ -571,11 +584,7 @@ def _verified_event(
     """The ``verified`` event of a document whose verified artifact is at ``uri``."""
     doc_id = result.doc_id
     event = VerifiedEvent(
-        doc_id=doc_id,
-        trace_id=trace_id,
-        source=result.source,
-        pipeline_version=PIPELINE_VERSION,
-        produced_at=utc_now(),
+        **_stamp(doc_id, trace_id, result.source),
         artifact=uri,
         facts=len(result.facts),
         flags=len(result.flags),

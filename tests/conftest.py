@@ -74,3 +74,17 @@ def console_config(hostile_run: Path, tmp_path: Path) -> Iterator[ConsoleConfig]
     cfg = make_config(copy_run(hostile_run, tmp_path / "run"), tmp_path)
     yield cfg
     cfg.store.close()
+
+
+@pytest.fixture
+def unbuildable_xbrl(monkeypatch: pytest.MonkeyPatch) -> str:
+    """No document's xBRL report can be built (as under a bug of the export); the error's message."""
+    from adapters.xbrl import artifact
+
+    message = "no period for a published fact"
+
+    def broken(result: object) -> object:
+        raise ValueError(message)
+
+    monkeypatch.setattr(artifact, "xbrl_report", broken)
+    return message

@@ -21,7 +21,6 @@ from adapters.sinks.postgres import PostgresTables
 from adapters.sinks.quality import GateResult
 from adapters.sinks.xbrl import XbrlReports
 from adapters.storage import MemoryStore, intent_key, manifest_key, pending_key
-from adapters.xbrl import artifact as xbrl_artifact
 from consumers.artifacts import StoreClaims
 from consumers.ingest import s3_event
 from consumers.memory import MemoryBroker, MemoryTransport
@@ -227,17 +226,13 @@ def test_a_document_the_database_refuses_is_dead_lettered(world: World) -> None:
 
 
 def test_a_document_whose_xbrl_report_cannot_be_built_is_dead_lettered(
-    world: World, monkeypatch: pytest.MonkeyPatch
+    world: World, unbuildable_xbrl: str
 ) -> None:
-    def broken(result: DocumentResult) -> object:
-        raise ValueError("no period for a published fact")
-
-    monkeypatch.setattr(xbrl_artifact, "xbrl_report", broken)
     world.upload("in/a.pdf", SAMPLE.read_bytes())
     world.run()
     (dead,) = world.values("dlq")
     assert dead["category"] == "xbrl_report" and dead["stage"] == "sink" and dead["doc_id"]
-    assert "no period for a published fact" in str(dead["message"])
+    assert unbuildable_xbrl in str(dead["message"])
     assert world.values("summaries") == [] and world.values("facts") == [] and world.pg_rows == []
 
 

@@ -18,7 +18,6 @@ from typer.testing import CliRunner
 from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
 from adapters.sinks.xbrl import XbrlReports
 from adapters.storage import MemoryStore, StorageError
-from adapters.xbrl import artifact as artifact_module
 from adapters.xbrl.artifact import EXCLUDED_FILE, xbrl_artifact
 from adapters.xbrl.report import REPORT_FILE
 from pipeline.engine import process_path
@@ -125,13 +124,9 @@ def test_a_refused_write_is_refused_with_category_storage(result: DocumentResult
 
 
 def test_a_report_that_cannot_be_built_is_refused_and_nothing_is_written(
-    result: DocumentResult, monkeypatch: pytest.MonkeyPatch
+    result: DocumentResult, unbuildable_xbrl: str
 ) -> None:
-    def broken(r: DocumentResult) -> object:
-        raise ValueError("no period for fact f1")
-
-    monkeypatch.setattr(artifact_module, "xbrl_report", broken)
     store = MemoryStore()
-    with pytest.raises(SinkRefused, match="ValueError: no period for fact f1") as caught:
+    with pytest.raises(SinkRefused, match=f"ValueError: {unbuildable_xbrl}") as caught:
         XbrlReports(store, BUCKET).write(SinkBatch(result, ingest_date=DAY))
     assert caught.value.category == "xbrl_report" and store.objects == {}

@@ -15,7 +15,7 @@ from typing import Any
 
 from adapters.review.store import Columns, DocumentRow, SqlReviewStore
 from adapters.sinks.postgres import BoundedConnection, PostgresSink
-from schemas.models import Fact, Flag
+from schemas.models import Flag
 from schemas.reviews import FlagReview, ReviewDecision
 
 __all__ = ["COLUMNS", "DECISION_LOCK_KEY", "PostgresReviewStore"]
@@ -53,6 +53,7 @@ class PostgresReviewStore(SqlReviewStore):
     DECISIONS = "review_decisions"
     CURSORS = "review_cursors"
     LOCK_ROW = " FOR UPDATE OF f"
+    FACT_ORDER = '"row", col, fact_id'
 
     def __init__(
         self,
@@ -168,28 +169,6 @@ class PostgresReviewStore(SqlReviewStore):
             )
         ]
         return out
-
-    def _facts(self, where: str, params: Sequence[object], order: str) -> list[Fact]:
-        rows = self._query(f"SELECT record FROM facts WHERE {where} ORDER BY {order}", params)
-        return [Fact.model_validate(r[0]) for r in rows]
-
-    def facts_of_table(self, doc_id: str, table_id: str) -> list[Fact]:
-        """See :meth:`adapters.review.store.ReviewStore.facts_of_table`."""
-        return self._facts("doc_id = %s AND table_id = %s", (doc_id, table_id), '"row", col, fact_id')
-
-    def facts_near(self, doc_id: str, page: int) -> list[Fact]:
-        """See :meth:`adapters.review.store.ReviewStore.facts_near`."""
-        return self._facts("doc_id = %s AND page = %s", (doc_id, page), '"row", col, fact_id')
-
-    def facts_for(self, doc_id: str, metric: str, period_key: str | None) -> list[Fact]:
-        """See :meth:`adapters.review.store.ReviewStore.facts_for`."""
-        if period_key is None:
-            return self._facts("doc_id = %s AND metric = %s", (doc_id, metric), 'page, "row", col, fact_id')
-        return self._facts(
-            "doc_id = %s AND metric = %s AND period_key = %s",
-            (doc_id, metric, period_key),
-            'page, "row", col, fact_id',
-        )
 
     def close(self) -> None:
         """Close the connection (idempotent)."""

@@ -166,6 +166,7 @@ class SqliteReviewStore(SqlReviewStore):
     ROW = "record, status, assignee, reason, version, updated_at, updated_by"
     DECISIONS = "decisions"
     CURSORS = "review_cursors"
+    FACT_ORDER = "pos"  # the order they were imported in
 
     def __init__(self, path: Path) -> None:
         """Open (and create) the database at ``path``."""
@@ -350,30 +351,6 @@ class SqliteReviewStore(SqlReviewStore):
         sources = db.execute("SELECT doc_id, min(source) FROM flags GROUP BY doc_id ORDER BY 2, 1").fetchall()
         db.execute("INSERT OR REPLACE INTO meta VALUES ('options', ?)", (json.dumps(options),))
         db.execute("INSERT OR REPLACE INTO meta VALUES ('sources', ?)", (json.dumps(sources),))
-
-    def facts_of_table(self, doc_id: str, table_id: str) -> list[Fact]:
-        """See :meth:`adapters.review.store.ReviewStore.facts_of_table`."""
-        rows = self._query(
-            "SELECT record FROM facts WHERE doc_id = ? AND table_id = ? ORDER BY pos", (doc_id, table_id)
-        )
-        return [Fact.model_validate_json(r[0]) for r in rows]
-
-    def facts_near(self, doc_id: str, page: int) -> list[Fact]:
-        """See :meth:`adapters.review.store.ReviewStore.facts_near`."""
-        rows = self._query(
-            "SELECT record FROM facts WHERE doc_id = ? AND page = ? ORDER BY pos", (doc_id, page)
-        )
-        return [Fact.model_validate_json(r[0]) for r in rows]
-
-    def facts_for(self, doc_id: str, metric: str, period_key: str | None) -> list[Fact]:
-        """See :meth:`adapters.review.store.ReviewStore.facts_for`."""
-        sql = "SELECT record FROM facts WHERE doc_id = ? AND metric = ?"
-        params: list[object] = [doc_id, metric]
-        if period_key is not None:
-            sql += " AND period_key = ?"
-            params.append(period_key)
-        rows = self._query(sql + " ORDER BY page, pos", params)
-        return [Fact.model_validate_json(r[0]) for r in rows]
 
     def close(self) -> None:
         """Close the database."""

@@ -573,7 +573,7 @@ def empty_counts() -> dict[str, int]:
     return dict.fromkeys(REVIEW_STATUSES, 0)
 
 
-_M = TypeVar("_M", Flag, ReviewDecision)
+_M = TypeVar("_M", Flag, Fact, ReviewDecision)
 
 
 def decode(model: type[_M], raw: Any) -> _M:
@@ -624,6 +624,8 @@ class SqlReviewStore(SqlSessionStore):
     """The readers' cursors: ``name``, ``seq`` (the last decision handled) and ``updated_at``."""
     LOCK_ROW: ClassVar[str] = ""
     """Appended to the SELECT of the flag a decision is about, to lock its row (where the dialect can)."""
+    FACT_ORDER: ClassVar[str]
+    """The order of the ``facts`` table's rows on one page (the facts of a table, or near a figure)."""
 
     # ------------------------------------------------------------------ the dialect's steps
     # (and running a query, :meth:`SqlSessionStore._query` and ``_execute``)
@@ -773,6 +775,32 @@ class SqlReviewStore(SqlSessionStore):
             f" WHERE excluded.seq > {self.CURSORS}.seq",
             (name, seq),
         )
+
+    # ------------------------------------------------------------------ facts
+
+    def _facts(self, where: dict[str, object], order: str) -> list[Fact]:
+        """The facts whose columns hold the values of ``where``, in ``order``."""
+        p = self.COLUMNS.placeholder
+        conditions = " AND ".join(f"{column} = {p}" for column in where)
+        rows = self._query(
+            f"SELECT record FROM facts WHERE {conditions} ORDER BY {order}", list(where.values())
+        )
+        return [decode(Fact, r[0]) for r in rows]
+
+    def facts_of_table(self, doc_id: str, table_id: str) -> list[Fact]:
+        """See :meth:`ReviewStore.facts_of_table`."""
+        return self._facts({"doc_id": doc_id, "table_id": table_id}, self.FACT_ORDER)
+
+    def facts_near(self, doc_id: str, page: int) -> list[Fact]:
+        """See :meth:`ReviewStore.facts_near`."""
+        return self._facts({"doc_id": doc_id, "page": page}, self.FACT_ORDER)
+
+    def facts_for(self, doc_id: str, metric: str, period_key: str | None) -> list[Fact]:
+        """See :meth:`ReviewStore.facts_for`."""
+        where: dict[str, object] = {"doc_id": doc_id, "metric": metric}
+        if period_key is not None:
+            where["period_key"] = period_key
+        return self._facts(where, f"page, {self.FACT_ORDER}")
 
 
 MAX_CURSOR_NAME = 200

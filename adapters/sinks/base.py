@@ -12,10 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from adapters.storage import StorageError
+from adapters.storage import StorageError, Store
 from schemas.models import DocumentResult
 
-__all__ = ["Sink", "SinkBatch", "SinkOutage", "SinkRefused", "store_errors"]
+__all__ = ["BucketSink", "Sink", "SinkBatch", "SinkOutage", "SinkRefused", "store_errors"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +53,17 @@ class Sink(Protocol):
             SinkRefused: The backend refused the batch.
         """
         ...
+
+
+class BucketSink:
+    """A sink whose objects go into one bucket of the object store (its ``write`` says which objects)."""
+
+    name: str
+
+    def __init__(self, store: Store, bucket: str) -> None:
+        """Write into ``bucket`` of ``store``."""
+        self.store = store
+        self.bucket = bucket
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from adapters.sinks.base import SinkBatch, store_errors
+from adapters.sinks.base import BucketSink, SinkBatch, store_errors
 from adapters.sinks.rows import DECIMAL_PLACES, DOCUMENTS, FACTS, FLAGS, ColumnType, RowLayout
 from adapters.storage import Store, dataset_key
 
@@ -90,15 +90,10 @@ def write_parquet(store: Store, bucket: str, batch: SinkBatch) -> list[str]:
     return uris
 
 
-class ParquetDatasets:
+class ParquetDatasets(BucketSink):
     """The Parquet datasets as a :class:`~adapters.sinks.base.Sink`."""
 
     name = "parquet"
-
-    def __init__(self, store: Store, bucket: str) -> None:
-        """Write into ``bucket`` of ``store``."""
-        self.store = store
-        self.bucket = bucket
 
     def write(self, batch: SinkBatch) -> list[str]:
         """One file per dataset for the document; returns their URIs."""

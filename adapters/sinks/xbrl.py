@@ -13,7 +13,7 @@ checks a document's report offline.
 
 from __future__ import annotations
 
-from adapters.sinks.base import SinkBatch, SinkRefused, store_errors
+from adapters.sinks.base import BucketSink, SinkBatch, SinkRefused, store_errors
 from adapters.storage import Store, xbrl_key
 from adapters.xbrl.artifact import XbrlArtifact, content_type, xbrl_artifact
 
@@ -34,15 +34,10 @@ def put_artifact(
     ]
 
 
-class XbrlReports:
+class XbrlReports(BucketSink):
     """The xBRL reports as a :class:`~adapters.sinks.base.Sink`."""
 
     name = "xbrl"
-
-    def __init__(self, store: Store, bucket: str) -> None:
-        """Write into ``bucket`` of ``store``."""
-        self.store = store
-        self.bucket = bucket
 
     def write(self, batch: SinkBatch) -> list[str]:
         """One object per file of the document's report; returns their URIs.

@@ -15,12 +15,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 import yaml
 
 __all__ = [
     "Balance",
+    "FactMetric",
     "MetricDef",
     "MetricUnit",
     "PeriodType",
@@ -36,6 +37,15 @@ Balance = Literal["debit", "credit"]
 PeriodType = Literal["duration", "instant"]
 
 _UNITS: frozenset[str] = frozenset({"currency", "per_share", "shares", "percent"})
+
+
+class FactMetric(TypedDict):
+    """The fields of a ``schemas.models.Fact`` that say which metric it is (:meth:`MetricDef.of_fact`)."""
+
+    metric: str
+    concept_us_gaap: str | None
+    concept_ifrs: str | None
+    unit: MetricUnit
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +85,14 @@ class MetricDef:
         """True when the sign of a printed figure is a presentation choice (costs, tax, capex)."""
         return self.sign == "expense"
 
-    @property
-    def fact_unit(self) -> Literal["currency", "per_share", "shares", "percent"]:
-        """The ``schemas.models.Unit`` value a fact of this metric carries."""
-        return self.unit
+    def of_fact(self) -> FactMetric:
+        """What a fact of this metric says it is, whether a table or a sentence states it.
+
+        The metric id, its elements in both taxonomies and its unit (a ``schemas.models.Unit`` value).
+        """
+        return FactMetric(
+            metric=self.id, concept_us_gaap=self.us_gaap, concept_ifrs=self.ifrs, unit=self.unit
+        )
 
 
 # --- label normalisation ------------------------------------------------------------------------

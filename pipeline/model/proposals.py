@@ -19,8 +19,10 @@ __all__ = [
     "LabelMapping",
     "LabelMappings",
     "LedgerUpdate",
+    "MetricName",
     "PageRef",
     "PageSummary",
+    "PeriodText",
     "ProposedClaim",
     "ProposedClaims",
     "Rationale",
@@ -30,6 +32,10 @@ __all__ = [
 Short = Annotated[str, Field(max_length=80)]
 Rationale = Annotated[str, Field(max_length=100)]
 PageRef = Annotated[int, Field(ge=1, le=100_000)]
+MetricName = Annotated[str, Field(max_length=60)]
+"""One of the taxonomy's metric ids, as the prompt lists them."""
+PeriodText = Annotated[str, Field(max_length=40)]
+"""A period as printed ("FY2025", "Q3 2024")."""
 
 
 class _Strict(BaseModel):
@@ -43,7 +49,7 @@ class FigureLink(_Strict):
     """
 
     metric: Short = Field(description="What the figure measures, e.g. 'revenue' or the label as printed.")
-    period: Annotated[str, Field(max_length=40)] = Field(description="Period as printed, e.g. 'FY2025'.")
+    period: PeriodText = Field(description="Period as printed, e.g. 'FY2025'.")
     page_a: PageRef
     value_a: float = Field(
         description="The figure on page_a as printed, with its sign ((842.1) is -842.1), no scale applied."
@@ -65,7 +71,7 @@ class LabelMapping(_Strict):
     """A printed row label the taxonomy does not know, mapped to one of its metric ids."""
 
     label: Short
-    metric: Annotated[str, Field(max_length=60)]
+    metric: MetricName
     rationale: Rationale
 
 
@@ -85,8 +91,8 @@ class ProposedClaim(_Strict):
 
     page: PageRef
     quote: Short = Field(description="The words of the sentence around the figure, copied exactly.")
-    metric: Annotated[str, Field(max_length=60)]
-    period: Annotated[str, Field(max_length=40)]
+    metric: MetricName
+    period: PeriodText
     value: float = Field(
         description="The figure as printed in the sentence, with its sign if it has one, no scale applied."
     )
