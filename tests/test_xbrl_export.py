@@ -20,8 +20,9 @@ from adapters.xbrl.check import INCONSISTENT, XbrlCheck, check_reports
 from adapters.xbrl.figures import select
 from adapters.xbrl.report import AXIS, CAL_FILE, DEF_FILE, REPORT_FILE, XbrlReport, concept_name, xbrl_report
 from pipeline.checks.sums import proven_structures
-from pipeline.engine import process_path
-from schemas.models import DocumentResult, Fact
+from pipeline.engine import process_bytes, process_path
+from sample_docs.generate import layout_variants, render_variant
+from schemas.models import DocumentResult, Fact, Period
 from tieout.cli import app
 
 SAMPLES = sorted(Path("sample_docs").glob("*.pdf"))
@@ -43,6 +44,14 @@ def _facts(report: XbrlReport) -> dict[str, dict[str, object]]:
 @pytest.fixture(scope="module")
 def results() -> dict[str, DocumentResult]:
     return {p.stem: process_path(p) for p in SAMPLES}
+
+
+@pytest.fixture(scope="module")
+def net_assets() -> DocumentResult:
+    """A generated layout (kestrel) whose balance sheet prints "Net assets" as total assets less total
+    liabilities, and whose total assets are mis-keyed (the variant's own planted inconsistency)."""
+    (cfg,) = [c for c in layout_variants() if c.file.startswith("kestrel")]
+    return process_bytes(render_variant(cfg)[0], source=cfg.file)
 
 
 def _planted(result: DocumentResult) -> tuple[DocumentResult, str]:
@@ -94,7 +103,7 @@ def _segment(result: DocumentResult) -> tuple[DocumentResult, str]:
 
 @pytest.fixture(scope="module")
 def checks(
-    results: dict[str, DocumentResult], tmp_path_factory: pytest.TempPathFactory
+    results: dict[str, DocumentResult], net_assets: DocumentResult, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, XbrlCheck]:
     """Every sample's report, and one with a planted break, checked in one Arelle child process."""
     root = tmp_path_factory.mktemp("xbrl")
@@ -105,6 +114,7 @@ def checks(
     reports["excess"] = _write(
         _excess_digits(xbrl_report(results["alpenglow_2025_annual_report"])), root / "x"
     )
+    reports["net_assets"] = _write(xbrl_report(net_assets), root / "n")
     found = check_reports(list(reports.values()))
     return dict(zip(reports, found, strict=True))
 
@@ -173,6 +183,17 @@ def test_a_tot001_flag_folded_into_another_rules_flag_still_counts(
     assert tot001_totals(folded) == tot001_totals(result) != []
     other = host.model_copy(update={"reasons": []})  # a flag of another rule, folding nothing
     assert tot001_totals(result.model_copy(update={"flags": [other]})) == []
+
+
+def test_a_balance_identity_flag_that_stands_for_a_node_counts_as_its_total(
+    net_assets: DocumentResult, checks: dict[str, XbrlCheck]
+) -> None:
+    """The checks keep BAL001's flag where it compares the very figures of a TOT001 node ("Net assets" =
+    total assets - total liabilities): Arelle's inconsistency on that summation is that flag's, not one
+    TOT001 lacks."""
+    assert [f.rule for f in net_assets.flags] == ["BAL001"]
+    found = agreement(net_assets, select(net_assets), checks["net_assets"])
+    assert found.inconsistencies == 1 and found.one_to_one and found.matched == found.flags == 1
 
 
 def test_a_value_with_excess_digits_fails_the_check(checks: dict[str, XbrlCheck]) -> None:
@@ -391,3 +412,43 @@ def test_export_xbrl_writes_private_checked_reports(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in (folder / "excluded.jsonl").read_text().splitlines()]
     assert rows and all(set(r) == {"fact_id", "metric", "reason"} for r in rows)
     assert "Arelle errors" in res.output
+
+
+def test_a_total_outside_its_statements_columns_is_left_out_where_a_summation_binds_it(
+    results: dict[str, DocumentResult],
+) -> None:
+    """TOT001 adds up a statement's own columns only. A total printed again in another period (a five-year
+    summary) beside one of its lines would be bound there by the statement's summation, whether the lines
+    printed there are all of it or another breakdown: it is left out."""
+    result = results["alpenglow_2025_annual_report"]
+    report = xbrl_report(result)
+    assert report.selection is not None
+    by_concept = {f.concept.name: f for f in report.selection.figures if f.fact.metric}
+    # a summation whose total and lines are all metric figures, so each can be printed again elsewhere
+    summation = next(
+        s
+        for s in report.selection.summations
+        if s.total in by_concept and all(name in by_concept for name, _ in s.items)
+    )
+    figures = [by_concept[summation.total], *(by_concept[name] for name, _ in summation.items)]
+    total = figures[0].fact
+    assert total.period is not None
+    elsewhere = Period(kind=total.period.kind, key="FY2015", label="2015", fiscal_year=2015, months=12)
+    # every line printed there too, but another breakdown: they do not add up to the total
+    copies = [
+        Fact.model_validate(
+            {
+                **f.fact.model_dump(),
+                "fact_id": f"y2015-{k}",
+                "table_id": "summary",
+                "page": 99,
+                "period": elsewhere,
+                "value": f.fact.value + (10 * 10.0 ** (-f.fact.decimals) if k == 0 else 0),
+            }
+        )
+        for k, f in enumerate(figures)
+    ]
+    after = xbrl_report(result.model_copy(update={"facts": [*result.facts, *copies]}))
+    left = {e.fact_id: e.reason for e in after.excluded}
+    assert left.get("y2015-0") == "a total outside its statement's columns whose lines are published there"
+    assert {f"y2015-{k}" for k in range(1, len(copies))} <= set(after.published.values())

@@ -21,11 +21,13 @@ from dataclasses import dataclass
 
 from adapters.xbrl.check import XbrlCheck
 from adapters.xbrl.figures import Figure, Selection, Sheet, cell_fact_id, sheets
+from pipeline.checks import balance, sums
 from schemas.models import BBox, DocumentResult, Evidence
 
 __all__ = ["RULE", "Agreement", "agreement", "tot001_totals"]
 
-RULE = "TOT001"
+RULE = sums.RULE.id
+BALANCE_RULE = balance.RULE.id
 _FOLD = "folded into this one"
 """Words of the reason a flag gets when the localization folds other flags into it."""
 _COPY = "duplicate of "
@@ -91,30 +93,38 @@ def _flag_class(total: Evidence, result: DocumentResult, selection: Selection, r
 def tot001_totals(
     result: DocumentResult, read: Sequence[Sheet] | None = None, *, questions: bool = False
 ) -> list[Evidence]:
-    """The totals TOT001 finds broken: of its flags, and of the flags that folded one in.
+    """The totals TOT001 finds broken: of its flags, and of the flags that folded one in or stand for one.
 
     One misprint breaks several relations; the localization folds their flags into the first by rule
-    precedence (``pipeline.checks.localize``), whose evidence then holds the folded TOT001's total.
+    precedence (``pipeline.checks.localize``), whose evidence then holds the folded TOT001's total. And
+    where BAL001 compares the very figures of a node (a balance sheet that prints "Net assets" as total
+    assets less total liabilities), the checks keep its flag for TOT001's (``pipeline.checks``).
 
     Args:
         result: The processed document.
         read: Its statements as TOT001 reads them (:func:`adapters.xbrl.figures.sheets`), when at hand.
         questions: The totals of its structure questions instead of its flags.
     """
-    nodes = [
-        (f.cell.page, f.cell.bbox)
-        for sheet in (sheets(result) if read is None else read)
-        for _, structure in sheet.nodes
-        for f in sheet.grid.get(structure.total, {}).values()
-    ]
+    nodes: dict[frozenset[tuple[int, BBox | None]], tuple[int, BBox | None]] = {}
+    for sheet in sheets(result) if read is None else read:
+        for _, structure in sheet.nodes:
+            for col, total in sheet.grid.get(structure.total, {}).items():
+                rows = [structure.total, *(r for r, _ in structure.components)]
+                cells = [sheet.grid[r][col].cell for r in rows if col in sheet.grid.get(r, {})]
+                nodes[frozenset((c.page, c.bbox) for c in cells)] = (total.cell.page, total.cell.bbox)
+    totals = set(nodes.values())
     out: dict[tuple[int, BBox | None], Evidence] = {}
     for flag in result.structure_questions if questions else result.flags:
         folds = any(_FOLD in r and f"{RULE} " in r.split(_FOLD, 1)[1] for r in flag.reasons)
         if flag.rule == RULE or folds:
             for e in flag.evidence:
                 # the folded flags' totals: a TOT002 row's total column is no node of a tree
-                if e.role == "total" and any(e.page == p and _same_box(e.bbox, b) for p, b in nodes):
+                if e.role == "total" and any(e.page == p and _same_box(e.bbox, b) for p, b in totals):
                     out.setdefault((e.page, e.bbox), e)
+        elif flag.rule == BALANCE_RULE and (
+            at := nodes.get(frozenset((e.page, e.bbox) for e in flag.evidence))
+        ):
+            out.setdefault(at, next(e for e in flag.evidence if (e.page, e.bbox) == at))
     return list(out.values())
 
 
@@ -162,7 +172,10 @@ def agreement(result: DocumentResult, selection: Selection, check: XbrlCheck) ->
 
 
 def _arelle_class(
-    fig: Figure | None, selection: Selection, flag_totals: Sequence[Evidence], questioned: Sequence[Evidence]
+    fig: Figure | None,
+    selection: Selection,
+    flag_totals: Sequence[Evidence],
+    questioned: Sequence[Evidence],
 ) -> str:
     """Why TOT001 has no flag for a sum Arelle finds broken."""
     if fig is None:
@@ -171,12 +184,8 @@ def _arelle_class(
         return "other: total published outside its statement"
     if any(_at(t, fig) for t in questioned):
         return "structure question"
-    items = {
-        name
-        for s in selection.summations
-        if (s.statement.statement_id, s.row) == fig.line
-        for name, _ in s.items
-    }
+    # the summations of its concept (one per role): Arelle's may be another statement's than the kept copy's
+    items = {name for s in selection.summations if s.total == fig.concept.name for name, _ in s.items}
     feeding = [
         f
         for f in selection.figures
@@ -189,7 +198,4 @@ def _arelle_class(
         return "propagated"
     if any(f.line is None or f.line[0] != fig.line[0] for f in feeding):
         return "other: an item from outside its statement"
-    ids = {f.fact.fact_id for f in (fig, *feeding)}
-    if any(e.reason.startswith(_COPY) and e.reason.removeprefix(_COPY) in ids for e in selection.excluded):
-        return "other: a copy kept for a figure"
     return "other"
