@@ -9,12 +9,13 @@ are for measuring, never for fixing).
 
 With ``--plant swap,drop --seeds 1``, each filing is also run with one keying error planted per seed and
 kind, as bench/planted_errors plants them (same candidates, same draw, same typesetting and check): many
-more TOT001 flags to agree on than the few a clean corpus raises.
+more TOT001 flags to agree on than the few a clean corpus raises. ``--layouts`` adds the seven generated
+layout variants of ``sample_docs.generate`` (layouts none of the files has), planted as the filings are.
 
 Usage::
 
     python -m bench.xbrl_agreement [--cache DIR] [--json bench/results/xbrl_agreement.json]
-        [--plant swap,drop --seeds 1,2] [--split all|development|validation] [FILES...]
+        [--plant swap,drop --seeds 1,2] [--split all|development|validation] [--layouts] [FILES...]
 
 ``--cache`` keeps each processed document's result as JSON (keyed by file name and the engine's source
 hash is not checked: delete the folder after changing the engine).
@@ -93,6 +94,18 @@ def _planted(data: bytes, job: _Job) -> bytes | None:
     return None
 
 
+_LAYOUT = "generated layout"
+_LAYOUT_DIR = "tieout-layouts-"
+
+
+def _layouts(folder: Path) -> list[Path]:
+    """The generated layout variants, written into ``folder``: layouts no sample and no filing has."""
+    from sample_docs.generate import generate_variants
+
+    generate_variants(folder)
+    return sorted(folder.glob("*.pdf"))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the comparison and print the table (and write it as JSON)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -105,10 +118,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seeds", default="1", help="seeds of the plants, e.g. 1,2")
     ap.add_argument("--split", choices=("all", "development", "validation"), default="all")
+    ap.add_argument(
+        "--layouts",
+        action="store_true",
+        help="also the generated layout variants (sample_docs.generate.layout_variants), planted too",
+    )
     args = ap.parse_args(argv)
     pdfs = args.files or sorted((ROOT / "sample_docs").glob("*.pdf")) + sorted(
         (corpus_dir() / "filings").glob("*.pdf")
     )
+    layouts = tempfile.TemporaryDirectory(prefix=_LAYOUT_DIR) if args.layouts else None
+    if layouts is not None:
+        pdfs += _layouts(Path(layouts.name))
     splits = split_of(pdfs)
     pdfs = [p for p in pdfs if args.split == "all" or splits.get(p.name, "development") == args.split]
     jobs = [_Job(p) for p in pdfs]
@@ -145,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     for (r, report, _), check, job in zip(reports, checks, files, strict=True):
         pdf = job.pdf
         split = "sample" if pdf.parent.name == "sample_docs" else splits.get(pdf.name, "development")
+        split = _LAYOUT if pdf.parent.name.startswith(_LAYOUT_DIR) else split
         if job.kind is not None:
             split += ", planted"
         assert report.selection is not None
@@ -186,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
             "seconds": {"process": round(processed, 1), "arelle": round(checked, 1)},
         }
         args.json.write_text(json.dumps(out, indent=1) + "\n")
+    if layouts is not None:
+        layouts.cleanup()
     return 0
 
 
