@@ -132,3 +132,60 @@ def test_a_caption_that_prints_a_year_completes_no_column() -> None:
     result = process_bytes(data, source="years.pdf")
     (statement,) = [s for s in result.statements if len(s.columns) == 4]
     assert [c.period.fiscal_year if c.period else None for c in statement.columns] == [2023, 2022, 2021, 2020]
+
+
+_WIDE = (260.0, 350.0, 440.0, 530.0)
+"""Right edges of four value columns wide enough for heads such as "Three Months 2023"."""
+
+
+def _heads_page(heads: Sequence[Sequence[tuple[float, str]]]) -> bytes:
+    """One page with the given head lines (each cell right-aligned at its x) over four wide value columns."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((50, 80), "Results of operations (in millions)", fontsize=10)
+    for i, line in enumerate(heads):
+        for x, text in line:
+            page.insert_text((x - pymupdf.get_text_length(text, fontsize=9), 104 + 14 * i), text, fontsize=9)
+    for i, (label, figures) in enumerate(_ROWS):
+        y = 104 + 14 * len(heads) + 4 + 14 * i
+        page.insert_text((50, y), label, fontsize=9)
+        for x, text in zip(_WIDE, figures, strict=True):
+            page.insert_text((x - pymupdf.get_text_length(text, fontsize=9), y), text, fontsize=9)
+    data: bytes = doc.tobytes()
+    return data
+
+
+def _over(first: int, last: int, text: str) -> tuple[float, str]:
+    """A head centred over columns ``first`` to ``last`` (as a rule under it would span them)."""
+    centre = (_WIDE[first] - 45 + _WIDE[last]) / 2
+    return centre + pymupdf.get_text_length(text, fontsize=9) / 2, text
+
+
+def _column_periods(data: bytes) -> list[str | None]:
+    result = process_bytes(data, source="heads.pdf")
+    (statement,) = [s for s in result.statements if len(s.columns) == 4]
+    return [c.period.key if c.period else None for c in statement.columns]
+
+
+def test_a_year_beside_a_dated_quarter_is_that_quarter_of_its_year() -> None:
+    # "Three Months Ended" over "June 30, 2023  2022": the month and day printed over the first column only
+    heads = [
+        [_over(0, 1, "Three Months Ended"), _over(2, 3, "Six Months Ended")],
+        [(_WIDE[0], "June 30, 2023"), (_WIDE[1], "2022"), (_WIDE[2], "June 30, 2023"), (_WIDE[3], "2022")],
+    ]
+    assert _column_periods(_heads_page(heads)) == ["Q2-2023", "Q2-2022", "H1-2023", "H1-2022"]
+    # on one line: "Three months ended March 31, 2023" beside "2022" was the fiscal year 2022
+    one_line = [[(_WIDE[0], "Three months ended March 31, 2023"), (_WIDE[1], "2022")]]
+    assert _column_periods(_heads_page(one_line))[:2] == ["Q1-2023", "Q1-2022"]
+
+
+def test_a_year_beside_an_undated_quarter_gets_no_period_rather_than_a_fiscal_year() -> None:
+    heads = [
+        [
+            (_WIDE[0], "Three Months 2023"),
+            (_WIDE[1], "2022"),
+            (_WIDE[2], "Six Months 2023"),
+            (_WIDE[3], "2022"),
+        ]
+    ]
+    assert _column_periods(_heads_page(heads)) == [None] * 4

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from pipeline.figures.numbers import parse_number
@@ -68,32 +68,89 @@ def column_periods(group: TableGroup) -> dict[int, Period]:
             p = combine_periods([phrase, *parts]) or combine_periods([phrase, *year]) or p
         if p is not None:
             out[col] = p
-    return _share_period_context(out)
+    return _share_period_context(out, stacks)
 
 
-def _share_period_context(periods: dict[int, Period]) -> dict[int, Period]:
-    """Give bare-year columns the month and day printed over a neighbour.
+def _share_period_context(
+    periods: dict[int, Period], stacks: Mapping[int, Sequence[str]]
+) -> dict[int, Period]:
+    """Give a column headed by a year alone the period printed over a neighbour, for that year.
 
-    A head such as "December 31," is often printed over the first of two year columns only (it spans
-    both, with a rule under it); the other column then reads "2024" alone. When one column's period has
-    an end date and another's is a bare fiscal year, the bare one takes the same kind and month-day.
+    A head such as "December 31," or "Three Months Ended June 30," is often printed over the first of the
+    columns it spans only (with a rule under it); the others then read "2024" alone. Such a column takes
+    the period its span's dated column prints (:func:`_span_source`), in its own year: "Three Months Ended
+    June 30, 2023" beside "2022" makes "Three Months Ended June 30, 2022", not the fiscal year 2022. A
+    year beside a head that names a length under a year the reader could not date ("Three Months 2023"
+    beside "2022") is no fiscal year either: it gets no period (unknown, not wrong).
     """
-    dated = [p for p in periods.values() if p.end_date and len(p.end_date) == 10]
-    if not dated:
-        return periods
-    ref = dated[0]
-    month_day = ref.end_date[4:] if ref.end_date else ""
     out = dict(periods)
-    for col, p in periods.items():
-        if p.end_date or p.fiscal_year is None or p.quarter is not None:
+    heads = {col: [t for t in parts if t.strip()] for col, parts in stacks.items()}
+    for col in sorted(heads):
+        year = _bare_year(heads[col])
+        p = periods.get(col)
+        if year is None or (p is not None and (p.end_date or p.quarter is not None or p.months)):
             continue
-        label = f"{ref.label.replace(str(ref.fiscal_year), '').strip()} {p.label}".strip()
-        end = f"{p.fiscal_year}{month_day}"
-        if ref.kind == "instant":
-            out[col] = p.model_copy(update={"kind": "instant", "key": end, "end_date": end, "label": label})
-        elif ref.months in (None, 12):
-            out[col] = p.model_copy(update={"end_date": end, "months": ref.months, "label": label})
+        source = _span_source(col, heads, periods)
+        if source is not None:
+            shared = combine_periods([source.label.replace(str(source.fiscal_year), str(year))])
+            if shared is not None and shared.fiscal_year == year:
+                out[col] = shared
+                continue
+        left = periods.get(col - 1)
+        if (
+            p is not None
+            and (left is None or not left.end_date)
+            and _SUB_YEAR.search(" ".join(heads.get(col - 1, [])))
+        ):
+            del out[col]
     return out
+
+
+def _span_source(
+    col: int, heads: Mapping[int, Sequence[str]], periods: Mapping[int, Period]
+) -> Period | None:
+    """The dated period of the span a year column belongs to, or None.
+
+    Under two-line heads ("Three Months Ended" over "June 30, 2023  2022"), the span is the columns under
+    the same upper head. Under one line, it is the run of neighbours toward the dated column whose years
+    all differ ("June 30, 2023  2022  2021"); a year met again starts another span ("Q4 2023  2022" then
+    "2023  2022": the full years are not quarters). Left first, then right (prior year first).
+    """
+    upper = list(heads[col][:-1])
+    own = _bare_year(heads[col])
+    for side in (range(col - 1, -1, -1), range(col + 1, max(heads) + 1)):
+        years = {own}
+        for c in side:
+            other = heads.get(c, [])
+            if not other or list(other[:-1]) != upper:
+                if upper:
+                    continue  # another span's upper head: look further along
+                break
+            p = periods.get(c)
+            if p is not None and p.end_date and p.fiscal_year is not None and str(p.fiscal_year) in p.label:
+                return p if p.fiscal_year not in years else None
+            year = _bare_year(other)
+            if year is None or year in years:
+                break
+            years.add(year)
+        if upper:
+            break  # under an upper head, its own span only
+    return None
+
+
+def _bare_year(head: Sequence[str]) -> int | None:
+    """The year a column's bottom head prints alone (footnote marks aside), or None."""
+    m = _YEAR.fullmatch(_MARKS_AFTER.sub("", head[-1]).strip()) if head else None
+    return int(m.group(0)) if m else None
+
+
+_MARKS_AFTER = re.compile(r"\s*(?:\(\w{1,2}\)|[*†‡§⁰¹²³⁴⁵⁶⁷⁸⁹])+\s*$")
+"""Footnote marks after a head ("2022 (1)")."""
+_SUB_YEAR = re.compile(
+    r"\b(?:three|six|nine|thirteen|twenty[-\s]six|thirty[-\s]nine|3|6|9|13|26|39)[-\s]+(?:months?|weeks?)\b|\bquarter",
+    re.IGNORECASE,
+)
+"""A length under a year ("Three Months", "13 weeks", "Quarter")."""
 
 
 _YEAR_HEAD = re.compile(r"^(?:FY\s?|fiscal\s+)?((?:19|20)\d\d)$", re.IGNORECASE)
