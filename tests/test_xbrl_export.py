@@ -17,12 +17,12 @@ from typer.testing import CliRunner
 
 from adapters.xbrl.agreement import agreement, tot001_totals
 from adapters.xbrl.check import INCONSISTENT, XbrlCheck, check_reports
-from adapters.xbrl.figures import select
+from adapters.xbrl.figures import select, sheets
 from adapters.xbrl.report import AXIS, CAL_FILE, DEF_FILE, REPORT_FILE, XbrlReport, concept_name, xbrl_report
 from pipeline.checks.sums import proven_structures
 from pipeline.engine import process_bytes, process_path
 from sample_docs.generate import layout_variants, render_variant
-from schemas.models import DocumentResult, Fact, Period
+from schemas.models import Cell, DocumentResult, Fact, Period
 from tieout.cli import app
 
 SAMPLES = sorted(Path("sample_docs").glob("*.pdf"))
@@ -50,8 +50,7 @@ def results() -> dict[str, DocumentResult]:
 def net_assets() -> DocumentResult:
     """A generated layout (kestrel) whose balance sheet prints "Net assets" as total assets less total
     liabilities, and whose total assets are mis-keyed (the variant's own planted inconsistency)."""
-    (cfg,) = [c for c in layout_variants() if c.file.startswith("kestrel")]
-    return process_bytes(render_variant(cfg)[0], source=cfg.file)
+    return _variant("kestrel")
 
 
 def _planted(result: DocumentResult) -> tuple[DocumentResult, str]:
@@ -101,9 +100,62 @@ def _segment(result: DocumentResult) -> tuple[DocumentResult, str]:
     return result.model_copy(update={"statements": statements}), first.statement_id
 
 
+def _variant(prefix: str) -> DocumentResult:
+    (cfg,) = [c for c in layout_variants() if c.file.startswith(prefix)]
+    return process_bytes(render_variant(cfg)[0], source=cfg.file)
+
+
+def _bumped(result: DocumentResult, cell: Cell, units: int) -> DocumentResult:
+    """The document with a table figure (its cell and its fact) ``units`` off in its last printed place."""
+    n = cell.number
+    assert n is not None and n.base_value is not None and n.decimals is not None
+    step = units * 10.0 ** (-n.decimals)
+    number = n.model_copy(
+        update={"value": n.value + units * 10.0 ** (-n.places), "base_value": n.base_value + step}
+    )
+    at = (cell.page, cell.bbox)
+    tables = [
+        t.model_copy(
+            update={
+                "cells": [
+                    c.model_copy(update={"number": number}) if (c.page, c.bbox) == at else c for c in t.cells
+                ]
+            }
+        )
+        for t in result.tables
+    ]
+    facts = [
+        f.model_copy(update={"value": (f.value or 0.0) + step}) if (f.page, f.bbox) == at else f
+        for f in result.facts
+    ]
+    return result.model_copy(update={"tables": tables, "facts": facts})
+
+
+@pytest.fixture(scope="module")
+def rounded_copy() -> tuple[DocumentResult, str]:
+    """A generated layout (marlow) whose income statement prints profit before tax one unit in the last
+    place above its lines' sum (a rounding difference TOT001 accepts), and whose highlights print it one
+    unit higher still: the two copies agree, the report kept the highlights' under the metric's concept,
+    and the income statement's "net income = profit before tax - tax" bound it, two units off: a break
+    Arelle reported and no page has. Returns the document and the income statement's id."""
+    result = _variant("marlow")
+    cells = {
+        sheet.statement.kind: sheet.grid[line.row][1].cell
+        for sheet in sheets(result)
+        for line in sheet.statement.lines
+        if line.metric == "profit_before_tax" and 1 in sheet.grid.get(line.row, {})
+    }
+    income = next(s.statement_id for s in sheets(result) if s.statement.kind == "income")
+    highlights = next(kind for kind in cells if kind != "income")
+    return _bumped(_bumped(result, cells["income"], 1), cells[highlights], 2), income
+
+
 @pytest.fixture(scope="module")
 def checks(
-    results: dict[str, DocumentResult], net_assets: DocumentResult, tmp_path_factory: pytest.TempPathFactory
+    results: dict[str, DocumentResult],
+    net_assets: DocumentResult,
+    rounded_copy: tuple[DocumentResult, str],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[str, XbrlCheck]:
     """Every sample's report, and one with a planted break, checked in one Arelle child process."""
     root = tmp_path_factory.mktemp("xbrl")
@@ -115,6 +167,7 @@ def checks(
         _excess_digits(xbrl_report(results["alpenglow_2025_annual_report"])), root / "x"
     )
     reports["net_assets"] = _write(xbrl_report(net_assets), root / "n")
+    reports["rounded_copy"] = _write(xbrl_report(rounded_copy[0]), root / "r")
     found = check_reports(list(reports.values()))
     return dict(zip(reports, found, strict=True))
 
@@ -194,6 +247,25 @@ def test_a_balance_identity_flag_that_stands_for_a_node_counts_as_its_total(
     assert [f.rule for f in net_assets.flags] == ["BAL001"]
     found = agreement(net_assets, select(net_assets), checks["net_assets"])
     assert found.inconsistencies == 1 and found.one_to_one and found.matched == found.flags == 1
+
+
+def test_a_tree_line_whose_kept_copy_prints_other_digits_keeps_its_own(
+    rounded_copy: tuple[DocumentResult, str], checks: dict[str, XbrlCheck]
+) -> None:
+    """Two statements print a figure one unit apart in the last place: the copies agree, but the income
+    statement's summation must bind its own digits (those TOT001 adds), or Arelle finds a break that no
+    page has. Its line publishes under a concept of its own."""
+    result, statement_id = rounded_copy
+    check = checks["rounded_copy"]
+    assert check.report_ok and check.inconsistencies == []
+    selection = select(result)
+    own = [
+        f
+        for f in selection.figures
+        if f.line is not None and f.line[0] == statement_id and f.fact.metric == "profit_before_tax"
+    ]
+    assert own and all(f.concept.name != concept_name("profit_before_tax") for f in own)
+    assert agreement(result, selection, check).one_to_one
 
 
 def test_a_value_with_excess_digits_fails_the_check(checks: dict[str, XbrlCheck]) -> None:

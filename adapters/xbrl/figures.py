@@ -548,13 +548,15 @@ def _figures(
 
 
 def _dedupe(
-    figures: Sequence[Figure], demoted: set[LineKey]
+    figures: Sequence[Figure], demoted: set[LineKey], tree_lines: Container[LineKey]
 ) -> tuple[list[Figure], list[Excluded], list[LineKey]]:
     """One fact per concept, period and unit (Calculations 1.1 binds no duplicates).
 
     Agreeing copies (their rounding intervals meet) keep a statement's, else the most precise one; of
     copies that disagree none is published under the shared concept: which one is right is the analyst's
-    call. Their statement lines are returned, to publish under concepts of their own.
+    call. Their statement lines are returned, to publish under concepts of their own. So is a line of a
+    calculation tree whose copy kept prints other digits ("1,235" in a summary beside the statement's
+    "1,234", or "1,234.6"): its summation must bind the digits TOT001 adds, not the copy's.
     """
     groups: dict[tuple[str, str, str, str], list[Figure]] = {}
     for f in figures:
@@ -578,6 +580,15 @@ def _dedupe(
         # printed digits: a more precise copy from a note agrees with it yet may not with its lines' sum
         best = max(group, key=lambda f: (f.line is not None, f.fact.decimals, f.fact.origin == "table_cell"))
         kept.append(best)
+        digits = (best.fact.value, best.fact.decimals)
+        demote += [
+            f.line
+            for f in group
+            if f.line is not None
+            and f.line in tree_lines
+            and f.line not in demoted
+            and (f.fact.value, f.fact.decimals) != digits
+        ]
         reason = f"duplicate of {best.fact.fact_id}"
         excluded += [Excluded(f.fact.fact_id, f.fact.metric, reason) for f in group if f is not best]
     return kept, excluded, demote
@@ -674,9 +685,15 @@ def select(result: DocumentResult) -> Selection:
     read = sheets(result)
     candidates, demoted = _candidates(result, read)
     members = _Members()
+    tree_lines = {
+        (sheet.statement_id, row)
+        for sheet in read
+        for _, node in sheet.nodes
+        for row in (node.total, *(r for r, _ in node.components))
+    }
     while True:
         figures, excluded, demote = _figures(candidates, result, demoted, members)
-        kept, duplicates, conflicting = _dedupe(figures, demoted)
+        kept, duplicates, conflicting = _dedupe(figures, demoted, tree_lines)
         more = (set(demote) | set(conflicting)) - demoted
         if not more:
             break
