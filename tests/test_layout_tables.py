@@ -291,3 +291,41 @@ def test_finder_settings_are_named_and_reject_unknown_keys() -> None:
     # The settings reach the finder: with no lines searched above the body, the year heads are not read.
     narrow = find_tables(lines, 1, 600.0, settings=TableFinderSettings(header_lines=0))
     assert [t.caption for t in narrow] == [[]] and narrow[0].header_rows == 0
+
+
+def _dates(rights: Sequence[float], dates: Sequence[str]) -> list[tuple[float, str]]:
+    """Words of dates, each right-aligned at its column's right edge (each character 5 pt wide)."""
+    out: list[tuple[float, str]] = []
+    for right, date in zip(rights, dates, strict=True):
+        words = date.split()
+        x = right - sum(5.0 * len(w) for w in words) - 3.0 * (len(words) - 1)
+        for word in words:
+            out.append((x, word))
+            x += 5.0 * len(word) + 3.0
+    return out
+
+
+@pytest.mark.parametrize(
+    ("dates", "rights"),
+    [
+        # Kraft Heinz's 52/53-week years (2021 10-K, page 54)
+        (["December 25, 2021", "December 26, 2020", "December 28, 2019"], [400.0, 485.0, 570.0]),
+        (["25 December 2021", "26 December 2020", "28 December 2019"], [400.0, 481.0, 562.0]),
+    ],
+)
+def test_dates_side_by_side_are_column_heads_however_close(dates: list[str], rights: list[float]) -> None:
+    # A 52/53-week year's heads fill their columns: the gaps between the dates are narrower than a column
+    # gap, and the three dates read as one title (no header, no period on any column).
+    def figures(*texts: str) -> list[tuple[float, str]]:
+        return [(right - 5.0 * len(text), text) for right, text in zip(rights, texts, strict=True)]
+
+    t = one_table(
+        [
+            _dates(rights, dates),
+            [(60, "Net"), (80, "sales"), *figures("26,042", "26,185", "24,977")],
+            [(60, "Cost"), (85, "of"), (98, "sales"), *figures("17,360", "17,008", "16,830")],
+            [(60, "Gross"), (92, "profit"), *figures("8,682", "9,177", "8,147")],
+        ]
+    )
+    assert t.header_rows == 1
+    assert [c.text for c in t.rows[0] if c.col > 0] == dates

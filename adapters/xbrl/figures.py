@@ -74,6 +74,8 @@ __all__ = [
 _ITEM_TYPE = {"currency": "monetaryItemType", "shares": "sharesItemType"}
 """XBRL item type by unit; the other units publish as ``decimalItemType``."""
 _PURE_UNITS = frozenset({"ratio", "count", "number"})
+_FLOWS = frozenset({"income", "comprehensive_income", "cash_flow"})
+"""Statements whose figures are flows over a period, never balances at a date."""
 PURE = "xbrli:pure"
 """The unit of a pure number (a count, a ratio)."""
 _WORD = re.compile(r"[A-Za-z0-9]+")
@@ -414,6 +416,12 @@ def _candidates(result: DocumentResult, read: Sequence[Sheet]) -> tuple[list[_Ca
                 reason = None
                 if not fig.readable:
                     reason = "two figures read as one cell"
+                elif (
+                    statement.kind in _FLOWS and column.period is not None and column.period.kind == "instant"
+                ):
+                    # a 52/53-week year headed by its last day ("December 25, 2021"): the engine reads
+                    # the flows under it with no period kind; the report does not make them instants
+                    reason = "a date head over a statement of flows (the period's length is not printed)"
                 elif (line.row, col) in lone:
                     reason = "a dash alone in its column (not applicable, or nil)"
                 elif (line.row, col) in unread:

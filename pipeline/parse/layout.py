@@ -60,6 +60,11 @@ DASH_TOKENS = frozenset(
 _LEADER = re.compile(r"^[.\u2026\ufffd·_\-]{3,}$|^\ufffd+$")
 _LEADER_START = frozenset(".\u2026\ufffd·_-")
 _LEADER_DOTS = frozenset({".", "·", "…", "_"})
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATE_END = re.compile(rf"(?:{_MONTH} \d{{1,2}},?|\d{{1,2}} {_MONTH}) (?:19|20)\d\d$", re.IGNORECASE)
+"""Text that ends with a whole date ("December 25, 2021", "25 December 2021")."""
+_MONTH_WORD = re.compile(rf"^{_MONTH}$", re.IGNORECASE)
+_DAY_WORD = re.compile(r"^\d{1,2}$")
 CURRENCY_TOKENS = frozenset({"$", "€", "£", "¥", "₹", "US$", "HK$", "A$", "C$", "R$", "Rs", "Rs.", "%"})
 
 
@@ -159,6 +164,14 @@ def transform_words(
     return out
 
 
+def _next_date(words: Sequence[Word], k: int) -> bool:
+    """Whether a date starts at ``words[k]``: "December 26, 2020" or "26 December 2020"."""
+    first = words[k][4]
+    if _MONTH_WORD.match(first):
+        return True
+    return bool(_DAY_WORD.match(first)) and k + 1 < len(words) and bool(_MONTH_WORD.match(words[k + 1][4]))
+
+
 def build_lines(words: Sequence[Word]) -> list[Line]:
     """Group words into lines by vertical overlap, then order each line left to right.
 
@@ -253,6 +266,9 @@ def split_segments(line: Line) -> list[Segment]:
             )
             # "Net revenue . . . . . 1,513": a figure after spaced-out leader dots is its own cell.
             or (wfig and len(texts) >= 2 and texts[-1] in _LEADER_DOTS and texts[-2] in _LEADER_DOTS)
+            # Dates side by side are two column heads, as two figures are two cells, even when a 52/53-week
+            # year's dates fill the columns ("December 25, 2021  December 26, 2020").
+            or (gap > 0.3 * h and _next_date(words, k - 1) and bool(_DATE_END.search(" ".join(texts[-4:]))))
         )
         if split:
             segs.append(Segment(sx0, sy0, sx1, sy1, " ".join(texts), fig))
