@@ -74,8 +74,6 @@ __all__ = [
 _ITEM_TYPE = {"currency": "monetaryItemType", "shares": "sharesItemType"}
 """XBRL item type by unit; the other units publish as ``decimalItemType``."""
 _PURE_UNITS = frozenset({"ratio", "count", "number"})
-_FLOWS = frozenset({"income", "comprehensive_income", "cash_flow"})
-"""Statements whose figures are flows over a period, never balances at a date."""
 PURE = "xbrli:pure"
 """The unit of a pure number (a count, a ratio)."""
 _WORD = re.compile(r"[A-Za-z0-9]+")
@@ -376,6 +374,29 @@ def _tree_currencies(
     return out
 
 
+def _flow_columns(sheet: Sheet, by_cell: Mapping[tuple[str | None, int, BBox | None], Fact]) -> set[int]:
+    """Columns headed by a date whose figures the engine reads as flows of no known length.
+
+    Under a date head ("December 25, 2021") the engine gives a balance its instant and a flow no period
+    kind (``unknown``): a column where it gave some figure no kind and none an instant is a column of
+    flows, whatever the statement's kind says (a balance sheet stitched to the statement above it).
+    """
+    out: set[int] = set()
+    for column in sheet.statement.columns:
+        if column.period is None or column.period.kind != "instant":
+            continue
+        kinds = {
+            fact.period.kind
+            for cols in sheet.grid.values()
+            if (fig := cols.get(column.col)) is not None
+            and (fact := by_cell.get((sheet.table.table_id, fig.cell.page, fig.cell.bbox))) is not None
+            and fact.period is not None
+        }
+        if "unknown" in kinds and "instant" not in kinds:
+            out.add(column.col)
+    return out
+
+
 def _metric_kind(taxonomy: Taxonomy, metric: str) -> str | None:
     """``instant`` for a balance metric, ``duration`` for a flow, None for no metric."""
     found = taxonomy.get(metric) if metric else None
@@ -401,6 +422,7 @@ def _candidates(result: DocumentResult, read: Sequence[Sheet]) -> tuple[list[_Ca
         lone = lone_dashes(grid)
         currencies = _tree_currencies(sheet, by_cell)
         unread = _unread_totals(sheet)
+        flows = _flow_columns(sheet, by_cell)
         for line in sorted(statement.lines, key=lambda x: x.row):
             for col, fig in sorted(grid.get(line.row, {}).items()):
                 fact = by_cell.get((table.table_id, fig.cell.page, fig.cell.bbox))
@@ -416,12 +438,10 @@ def _candidates(result: DocumentResult, read: Sequence[Sheet]) -> tuple[list[_Ca
                 reason = None
                 if not fig.readable:
                     reason = "two figures read as one cell"
-                elif (
-                    statement.kind in _FLOWS and column.period is not None and column.period.kind == "instant"
-                ):
+                elif col in flows:
                     # a 52/53-week year headed by its last day ("December 25, 2021"): the engine reads
                     # the flows under it with no period kind; the report does not make them instants
-                    reason = "a date head over a statement of flows (the period's length is not printed)"
+                    reason = "a date head over flows (the period's length is not printed)"
                 elif (line.row, col) in lone:
                     reason = "a dash alone in its column (not applicable, or nil)"
                 elif (line.row, col) in unread:
