@@ -26,7 +26,7 @@ from typing import Final
 
 from schemas.models import Period
 
-__all__ = ["combine_periods", "parse_period", "period_key"]
+__all__ = ["combine_periods", "parse_period", "period_key", "period_lengths"]
 
 # --------------------------------------------------------------------------------------------------
 # Normalisation: one character to one character, so positions stay valid.
@@ -393,6 +393,24 @@ def _length_months(m: re.Match[str]) -> int | None:
         # 13 weeks is a quarter, 26 a half, 39 nine months, 52/53 a year.
         return max(1, round(count * 12 / 52))
     return count
+
+
+_LENGTH_WORDS: Final = re.compile(rf"\b(?:{_LENGTH})\b", re.IGNORECASE)
+
+
+def period_lengths(text: str) -> list[int]:
+    """The length in months of each period length a text names, in order.
+
+    Examples: "Three Months Ended" (``[3]``), "13 weeks" (``[3]``), "Quarter" (``[3]``), "Six months and
+    fiscal year" (``[6, 12]``); "Reporting period" names none.
+
+    Args:
+        text: A header or a phrase.
+
+    Returns:
+        Months, one per length named.
+    """
+    return [n for m in _LENGTH_WORDS.finditer(_normalise(text)) if (n := _length_months(m)) is not None]
 
 
 def _as_date(date: _Date) -> dt.date:

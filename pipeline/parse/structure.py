@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from pipeline.figures.numbers import parse_number
-from pipeline.figures.periods import combine_periods, parse_period
+from pipeline.figures.periods import combine_periods, parse_period, period_lengths
 from pipeline.figures.rounding import within_rounding
 from pipeline.figures.typed_numbers import to_typed
 from pipeline.parse.scales import ScaleResolution, column_scales, label_scale
@@ -100,7 +100,7 @@ def _share_period_context(
         if (
             p is not None
             and (left is None or not left.end_date)
-            and _SUB_YEAR.search(" ".join(heads.get(col - 1, [])))
+            and any(months < 12 for months in period_lengths(" ".join(heads.get(col - 1, []))))
         ):
             del out[col]
     return out
@@ -146,11 +146,6 @@ def _bare_year(head: Sequence[str]) -> int | None:
 
 _MARKS_AFTER = re.compile(r"\s*(?:\(\w{1,2}\)|[*†‡§⁰¹²³⁴⁵⁶⁷⁸⁹])+\s*$")
 """Footnote marks after a head ("2022 (1)")."""
-_SUB_YEAR = re.compile(
-    r"\b(?:three|six|nine|thirteen|twenty[-\s]six|thirty[-\s]nine|3|6|9|13|26|39)[-\s]+(?:months?|weeks?)\b|\bquarter",
-    re.IGNORECASE,
-)
-"""A length under a year ("Three Months", "13 weeks", "Quarter")."""
 
 
 _YEAR_HEAD = re.compile(r"^(?:FY\s?|fiscal\s+)?((?:19|20)\d\d)$", re.IGNORECASE)
