@@ -164,7 +164,7 @@ def agreement(result: DocumentResult, selection: Selection, check: XbrlCheck) ->
         if k not in matched
     )
     arelle_only = tuple(
-        (message.text, _arelle_class(fig, selection, totals, questioned, read))
+        (message.text, _arelle_class(fig, selection, totals, questioned))
         for message, fig in zip(check.inconsistencies, found, strict=True)
         if not any(same(k, fig) for k in range(len(totals)))
     )
@@ -176,7 +176,6 @@ def _arelle_class(
     selection: Selection,
     flag_totals: Sequence[Evidence],
     questioned: Sequence[Evidence],
-    read: Sequence[Sheet],
 ) -> str:
     """Why TOT001 has no flag for a sum Arelle finds broken."""
     if fig is None:
@@ -197,24 +196,6 @@ def _arelle_class(
     ]
     if any(_at(t, f) for t in flag_totals for f in feeding):
         return "propagated"
-    outside = [f for f in feeding if f.line is None or f.line[0] != fig.line[0]]
-    if outside:
-        sheet = next((s for s in read if s.statement_id == fig.line[0]), None)
-        rows = {} if sheet is None else {line.row: line for line in sheet.statement.lines}
-        blank = (
-            sheet is not None
-            and fig.col is not None
-            and any(
-                fig.col not in sheet.grid.get(r, {})
-                for r, line in rows.items()
-                if (sheet.statement_id, r) != fig.line
-                and line.metric
-                and any(f.fact.metric == line.metric for f in outside)
-            )
-        )
-        return (
-            "other: an item blank in its statement, published from elsewhere"
-            if blank
-            else ("other: an item's copy from elsewhere kept")
-        )
+    if any(f.line is None or f.line[0] != fig.line[0] for f in feeding):
+        return "other: an item bound from another table"
     return "other"
