@@ -42,6 +42,7 @@ __all__ = [
     "PageNo",
     "Period",
     "ProposalOutcome",
+    "PublishedFigure",
     "Record",
     "ScaleSource",
     "Statement",
@@ -328,6 +329,10 @@ class Evidence(Record):
     text: str
     role: str = Field(description="e.g. 'total', 'component', 'narrative', 'table', 'assets'.")
     value: float | None = None
+    source: str | None = Field(
+        default=None,
+        description="The document it is printed in, when not the flag's own (a finding across documents).",
+    )
 
 
 FlagKind = Literal[
@@ -337,6 +342,7 @@ FlagKind = Literal[
     "balance_identity",
     "change_mismatch",
     "model_finding",
+    "prior_period_mismatch",
 ]
 
 
@@ -493,6 +499,37 @@ ErrorCategory = Literal[
     "unsupported",
     "internal",
 ]
+
+
+class PublishedFigure(Record):
+    """A figure a document published, as its issuer's history keeps it for later documents (issue 27).
+
+    Only figures the XBRL report publishes become history: scale, period and unit established, one figure
+    a cell, no conflicting copy (:mod:`adapters.xbrl.figures`). ``key`` is what a later document's figure
+    must share to be compared with it (:func:`pipeline.across.prior.figure_key`).
+    """
+
+    issuer_key: str = Field(description="Who published it (DocumentIdentity.issuer_key).")
+    doc_id: str
+    source: str
+    period_end: str | None = Field(
+        description="The publishing document's period end (ISO date): orders history."
+    )
+    key: str = Field(description="Statement kind, line, period, unit, basis and dimension, normalised.")
+    table_id: str
+    statement: StatementKind | None = None
+    label: str = Field(description="The line's label as printed.")
+    column: str | None = Field(default=None, description="The column's head as printed.")
+    period: str = Field(description="The OIM period: an instant or start/end.")
+    unit: str = Field(description="The OIM unit, e.g. 'iso4217:USD'.")
+    basis: Basis = "reported"
+    dimension: str | None = None
+    value: float
+    decimals: int
+    printed: str
+    page: PageNo
+    bbox: BBox | None = None
+    flagged: bool = Field(default=False, description="An open flag of its own document touches it.")
 
 
 class ErrorRecord(Record):

@@ -1,0 +1,1 @@
+"""The published figures of every issuer, kept for the documents that come after (issue 27)."""

@@ -1,0 +1,117 @@
+"""The embedded run's history of published figures: one SQLite file (``tieout run --history DIR``).
+
+A folder of several years of one issuer ties out across its documents without servers: each document's
+published figures and its stated reasons for restating go in as it is processed; each document is then
+compared with the documents of its issuer whose period ends earlier. Writing a document again replaces its
+rows (keyed by doc id), so a rerun is idempotent.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from pipeline.across.prior import Reason
+from schemas.models import PublishedFigure
+
+__all__ = ["HISTORY_FILE", "SqliteHistory", "StoredDocument"]
+
+HISTORY_FILE = "history.sqlite"
+"""The file's name in the ``--history`` folder."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    issuer_key TEXT NOT NULL,
+    period_end TEXT NOT NULL,
+    source TEXT NOT NULL,
+    reasons TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_issuer ON documents (issuer_key, period_end);
+CREATE TABLE IF NOT EXISTS figures (
+    doc_id TEXT NOT NULL REFERENCES documents (doc_id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    figure TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS figures_doc ON figures (doc_id);
+"""
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """A document of the history: who published it, when its period ends, and what it says it restated."""
+
+    doc_id: str
+    issuer_key: str
+    period_end: str
+    source: str
+    reasons: tuple[Reason, ...] = ()
+
+
+class SqliteHistory:
+    """Published figures by issuer in one SQLite file; a context manager that closes it."""
+
+    def __init__(self, folder: Path) -> None:
+        """Open (or create) ``folder/history.sqlite``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / HISTORY_FILE
+        # The run's main thread is the only writer; a timeout rather than failing at once if another
+        # process holds the file (two runs sharing one history folder).
+        self._db = sqlite3.connect(self.path, timeout=30.0)
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._db.executescript(_SCHEMA)
+
+    def put(self, document: StoredDocument, figures: Sequence[PublishedFigure]) -> None:
+        """Store a document's figures and reasons, replacing what was stored for it (one transaction)."""
+        reasons = json.dumps([[r.page, r.quote, r.kind] for r in document.reasons])
+        with self._db:
+            self._db.execute("DELETE FROM documents WHERE doc_id = ?", (document.doc_id,))
+            self._db.execute(
+                "INSERT INTO documents VALUES (?, ?, ?, ?, ?)",
+                (document.doc_id, document.issuer_key, document.period_end, document.source, reasons),
+            )
+            self._db.executemany(
+                "INSERT INTO figures VALUES (?, ?, ?)",
+                [(f.doc_id, f.key, f.model_dump_json()) for f in figures],
+            )
+
+    def document(self, doc_id: str) -> StoredDocument | None:
+        """The stored document with this id, if any."""
+        row = self._db.execute(
+            "SELECT doc_id, issuer_key, period_end, source, reasons FROM documents WHERE doc_id = ?",
+            (doc_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        reasons = tuple(Reason(page, quote, kind) for page, quote, kind in json.loads(row[4]))
+        return StoredDocument(row[0], row[1], row[2], row[3], reasons)
+
+    def figures(self, doc_id: str) -> list[PublishedFigure]:
+        """The figures stored for one document."""
+        rows = self._db.execute("SELECT figure FROM figures WHERE doc_id = ?", (doc_id,))
+        return [PublishedFigure.model_validate_json(r[0]) for r in rows]
+
+    def earlier(self, document: StoredDocument) -> list[PublishedFigure]:
+        """The figures its issuer published in documents whose period ends before this one's."""
+        rows = self._db.execute(
+            "SELECT f.figure FROM figures f JOIN documents d ON d.doc_id = f.doc_id "
+            "WHERE d.issuer_key = ? AND d.period_end < ? AND d.doc_id != ?",
+            (document.issuer_key, document.period_end, document.doc_id),
+        )
+        return [PublishedFigure.model_validate_json(r[0]) for r in rows]
+
+    def close(self) -> None:
+        """Close the file."""
+        self._db.close()
+
+    def __enter__(self) -> SqliteHistory:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

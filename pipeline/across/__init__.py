@@ -1,0 +1,1 @@
+"""Tie-out across documents: a document against its issuer's earlier documents (issue 27)."""

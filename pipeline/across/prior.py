@@ -1,0 +1,348 @@
+"""Prior-period consistency: a document's figures against what the same issuer published before (issue 27).
+
+A comparative column repeats figures its issuer published a year earlier. For each figure of the
+document under check:
+
+1. **Match.** Find the figure with the same key (:func:`figure_key`: statement kind, line, period, unit,
+   basis and dimension) in the issuer's latest earlier document that prints it once. A key printed twice
+   with different values in either document is *ambiguous* and compared nowhere.
+2. **Prove.** The two tables must agree on another figure they share: the relation "same line, same
+   period" is proven by the tables' own agreement, not by a label alone (two tables of one report may
+   print "Americas" for revenue and for head count).
+3. **Compare** the printed figures within their rounding.
+4. **Tell a restatement from an error.** A disagreement is a *restatement* (PRI002, information, with the
+   reason quoted) when its column is headed "as restated", "recast", "as adjusted", … or when the
+   document says it restated, recast or reclassified prior periods (a change in accounting principle,
+   discontinued operations, a segment reorganisation) and the difference does not look like a keying
+   error. Anything else is an *inconsistency* (PRI001). A keying-error signature (two digits swapped, one
+   dropped or doubled, the sign or the scale wrong) is an inconsistency even where the document states a
+   reclassification: a recast does not swap digits.
+
+The history itself (which documents, in which store) is the adapters' business
+(:mod:`adapters.history`); this module is pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pipeline.checks.rule import Located, Rule
+from pipeline.checks.tolerance import Relation, keying_relation
+from pipeline.figures.rounding import compare_values
+from pipeline.figures.taxonomy import normalise_label
+from schemas.models import Block, Evidence, Flag, PublishedFigure
+
+__all__ = [
+    "INCONSISTENCY_RULE",
+    "RESTATEMENT_RULE",
+    "PriorMatch",
+    "PriorReport",
+    "Reason",
+    "Verdict",
+    "compare_with_history",
+    "figure_key",
+    "prior_flags",
+    "restatement_reasons",
+]
+
+_REQUIRES = (
+    "the same issuer, statement, line, period, unit, basis and dimension in an earlier document, whose "
+    "table agrees with this one on another figure they share"
+)
+
+INCONSISTENCY_RULE = Rule(
+    "PRI001",
+    "prior_period_mismatch",
+    "error",
+    "A figure agrees with what the same issuer published for that period in an earlier document.",
+    _REQUIRES,
+)
+RESTATEMENT_RULE = Rule(
+    "PRI002",
+    "prior_period_mismatch",
+    "info",
+    "A prior period's figure that differs from the earlier document where the document says why "
+    "(restated, recast, reclassified): information, with the reason quoted.",
+    _REQUIRES,
+)
+
+Verdict = Literal["agree", "restatement", "inconsistency", "unproven"]
+"""What one matched pair is: agreeing, a restatement with a reason, an inconsistency, or a disagreement
+between tables that agree on nothing else (no proof that the two lines are one thing)."""
+
+_KEYING: frozenset[Relation] = frozenset({"swap", "digit_count", "sign", "scale"})
+"""Differences that are how keying errors look, never how a recast looks."""
+_DIGIT_KEYING_PLACE = 2
+"""One digit different is a keying error's look when it is not one of the last two printed digits: a recast
+moves the last digit or two (1,387 → 1,386; 1,358 → 1,378), a mistyped digit is as likely in any place."""
+
+_PRIOR_WORDS = r"[^.]{0,160}\b(?:prior|previous(?:ly)?|comparative|earlier|all periods|periods presented)\b"
+_REASON_PATTERNS: tuple[tuple[str, str], ...] = (
+    (
+        "a change in accounting principle",
+        r"\bchanges? in (?:an )?accounting principle\b|(?<!modified )\bretrospective(?:ly)?\b[^.]{0,100}"
+        r"\b(?:adopt|appl|recast|restat)|\b(?:adopt|appl)\w*[^.]{0,100}(?<!modified )\bretrospective",
+    ),
+    (
+        "restated or recast",
+        rf"\b(?:restated|recast|revised|restatement)\b{_PRIOR_WORDS}|"
+        rf"\b(?:prior|previous(?:ly)?|comparative)\b[^.]{{0,160}}\b(?:restated|recast|revised)\b",
+    ),
+    ("discontinued operations", rf"\bdiscontinued operations?\b{_PRIOR_WORDS}"),
+    (
+        "a segment reorganisation",
+        r"\b(?:reorgani[sz]\w*|realign\w*|re-?segment\w*)\b[^.]{0,80}\bsegments?\b|"
+        r"\bsegments?\b[^.]{0,80}\b(?:reorgani[sz]\w*|realign\w*)\b",
+    ),
+    ("a reclassification", r"\breclassifi(?:ed|cations?)\b[^.]{0,160}\bconform"),
+)
+"""What a document says when it changed prior periods' figures on purpose, most specific first."""
+_REASONS = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _REASON_PATTERNS]
+_NOT_A_REASON = re.compile(
+    # A sentence about what could happen (a risk factor) or will (an adoption to come), or a denial.
+    r"\b(?:could|may|might|would|will|must|should)\b|\bno restatement\b|"
+    r"\bnot (?:been )?(?:restated|recast|revised)\b|\bamended and restated\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"[^.;]*(?:\.(?=\d)[^.;]*)*[.;]?")
+_QUOTE_CHARS = 240
+
+
+def figure_key(
+    statement: str | None, label: str, period: str, unit: str, basis: str, dimension: str | None
+) -> str:
+    """The key two documents' figures must share to be compared: one layout, written once.
+
+    Args:
+        statement: The kind of table it is printed in (None: not classified).
+        label: The line's label as printed (normalised here).
+        period: The OIM period.
+        unit: The OIM unit.
+        basis: The column's basis.
+        dimension: The segment or dimension the figure belongs to (None: the whole entity).
+
+    Returns:
+        ``kind|line|period|unit|basis|dimension``.
+    """
+    line = normalise_label(label)
+    return "|".join((statement or "", line, period, unit, basis, normalise_label(dimension or "")))
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a document's prior-period figures may differ from the earlier document's, as it prints it."""
+
+    page: int
+    quote: str
+    kind: str = "the column's head"
+    """What it says happened: a change in accounting principle, a restatement, … (``_REASON_PATTERNS``)."""
+
+
+def restatement_reasons(blocks: Iterable[Block]) -> list[Reason]:
+    """The sentences of a document that say it restated, recast or reclassified prior periods.
+
+    Args:
+        blocks: The document's narrative blocks.
+
+    Returns:
+        One reason a sentence, the most specific kind first, then in reading order.
+    """
+    found: list[tuple[int, Reason]] = []
+    for block in blocks:
+        text = " ".join(block.text.split())
+        for sentence in _SENTENCE.findall(text):
+            if not sentence.strip() or _NOT_A_REASON.search(sentence):
+                continue
+            for rank, (kind, pattern) in enumerate(_REASONS):
+                if pattern.search(sentence):
+                    found.append((rank, Reason(block.page, sentence.strip()[:_QUOTE_CHARS], kind)))
+                    break
+    return [reason for _, reason in sorted(found, key=lambda x: x[0])]
+
+
+@dataclass(frozen=True)
+class PriorMatch:
+    """A figure of the document under check and the earlier document's figure with the same key."""
+
+    current: PublishedFigure
+    earlier: PublishedFigure
+    verdict: Verdict
+    relation: Relation | None = None
+    reason: Reason | None = None
+
+
+@dataclass(frozen=True)
+class PriorReport:
+    """What comparing one document with its issuer's history found."""
+
+    matches: tuple[PriorMatch, ...]
+    compared: int
+    """Figures of the document whose key some earlier document prints."""
+    ambiguous: int
+    """Of those, keys printed with two values in either document: compared nowhere."""
+
+    def count(self, verdict: Verdict) -> int:
+        """How many matches have ``verdict``."""
+        return sum(m.verdict == verdict for m in self.matches)
+
+
+def _unique(figures: Iterable[PublishedFigure]) -> tuple[dict[str, PublishedFigure], set[str]]:
+    """Figures by key where every printing of the key agrees (the first kept), and the keys that do not."""
+    by_key: dict[str, list[PublishedFigure]] = defaultdict(list)
+    for f in figures:
+        by_key[f.key].append(f)
+    kept: dict[str, PublishedFigure] = {}
+    ambiguous: set[str] = set()
+    for key, copies in by_key.items():
+        first = copies[0]
+        if all(compare_values(c.value, c.decimals, first.value, first.decimals).ok for c in copies[1:]):
+            kept[key] = first
+        else:
+            ambiguous.add(key)
+    return kept, ambiguous
+
+
+def _latest_earlier(
+    earlier: Sequence[PublishedFigure],
+) -> tuple[dict[str, PublishedFigure], set[str]]:
+    """For each key, the figure of the latest earlier document that prints it unambiguously."""
+    by_doc: dict[str, list[PublishedFigure]] = defaultdict(list)
+    for f in earlier:
+        by_doc[f.doc_id].append(f)
+    order = sorted(by_doc, key=lambda d: (by_doc[d][0].period_end or "", d), reverse=True)
+    kept: dict[str, PublishedFigure] = {}
+    ambiguous: set[str] = set()
+    for doc in order:
+        figures, unclear = _unique(by_doc[doc])
+        for key, f in figures.items():
+            kept.setdefault(key, f)
+        ambiguous |= unclear - kept.keys()
+    return kept, ambiguous
+
+
+def _keying(current: PublishedFigure, earlier: PublishedFigure) -> Relation | None:
+    """The keying-error signature of a disagreement, or None when it looks like a recast."""
+    relation = keying_relation(current.value, current.decimals, earlier.value, earlier.decimals)
+    if relation in _KEYING:
+        return relation
+    if relation == "digit":
+        last_place = 10.0 ** -min(current.decimals, earlier.decimals)
+        if abs(current.value - earlier.value) >= 10**_DIGIT_KEYING_PLACE * last_place * (1 - 1e-9):
+            return relation
+    return None
+
+
+def compare_with_history(
+    current: Sequence[PublishedFigure], earlier: Sequence[PublishedFigure], reasons: Sequence[Reason] = ()
+) -> PriorReport:
+    """Compare a document's published figures with its issuer's earlier documents' (the module's steps).
+
+    Args:
+        current: The figures of the document under check.
+        earlier: The figures the same issuer published in earlier documents (any number of them).
+        reasons: What the document under check says about restating prior periods
+            (:func:`restatement_reasons`).
+
+    Returns:
+        The matches with their verdicts, and how many figures were compared or ambiguous.
+    """
+    mine, mine_unclear = _unique(current)
+    theirs, theirs_unclear = _latest_earlier(earlier)
+    shared = sorted(mine.keys() & theirs.keys())
+    agree = {k for k in shared if _agrees(mine[k], theirs[k])}
+    # Step 2: the pairs of tables that agree on some figure, with how many figures they agree on.
+    agreeing = Counter((mine[k].table_id, theirs[k].doc_id, theirs[k].table_id) for k in agree)
+    matches: list[PriorMatch] = []
+    for key in shared:
+        now, then = mine[key], theirs[key]
+        if key in agree:
+            matches.append(PriorMatch(now, then, "agree"))
+        elif not agreeing[(now.table_id, then.doc_id, then.table_id)]:
+            matches.append(PriorMatch(now, then, "unproven"))
+        else:
+            matches.append(_judge(now, then, reasons))
+    printed_before = theirs.keys() | theirs_unclear
+    compared = len((mine.keys() | mine_unclear) & printed_before)
+    return PriorReport(tuple(matches), compared, compared - len(shared))
+
+
+def _agrees(a: PublishedFigure, b: PublishedFigure) -> bool:
+    return compare_values(a.value, a.decimals, b.value, b.decimals).ok
+
+
+def _judge(now: PublishedFigure, then: PublishedFigure, reasons: Sequence[Reason]) -> PriorMatch:
+    """Step 4: a proven disagreement is a restatement or an inconsistency."""
+    relation = _keying(now, then)
+    if now.basis == "restated" and now.column:
+        return PriorMatch(now, then, "restatement", relation, Reason(now.page, now.column))
+    if relation is None and reasons:
+        return PriorMatch(now, then, "restatement", None, reasons[0])
+    return PriorMatch(now, then, "inconsistency", relation)
+
+
+def _evidence(f: PublishedFigure, role: str, source: str | None) -> Evidence:
+    return Evidence(
+        page=f.page, bbox=f.bbox, text=f"{f.label}: {f.printed}", role=role, value=f.value, source=source
+    )
+
+
+def prior_flags(report: PriorReport, doc: Located) -> list[Flag]:
+    """The flags of a report: PRI001 for each inconsistency, PRI002 for each restatement.
+
+    Args:
+        report: The comparison of ``doc`` with its issuer's history.
+        doc: The document under check.
+
+    Returns:
+        Flags on ``doc``; the earlier printing is evidence with its ``source`` set, and the flag's pages are
+        the document's own.
+    """
+    flags: list[Flag] = []
+    for m in report.matches:
+        if m.verdict not in ("restatement", "inconsistency"):
+            continue
+        now, then = m.current, m.earlier
+        evidence = [_evidence(now, "current", None), _evidence(then, "earlier", then.source)]
+        comparison = compare_values(now.value, now.decimals, then.value, then.decimals)
+        where = f"{then.source} (p. {then.page})"
+        if m.verdict == "restatement":
+            assert m.reason is not None  # a restatement always has its reason
+            flag = RESTATEMENT_RULE.flag(
+                doc,
+                message=(
+                    f"{now.label} ({now.period}) is {now.printed} here and {then.printed} in {where}: "
+                    f'{m.reason.kind}, the document says (p. {m.reason.page}): "{m.reason.quote}"'
+                ),
+                evidence=evidence,
+                comparison=comparison,
+                confidence=0.05,
+                reasons=[
+                    f"same line, period, basis and dimension as {where}",
+                    "the document states a restatement",
+                ],
+            )
+        else:
+            signature = f"; the difference looks like a keying error ({m.relation})" if m.relation else ""
+            flag = INCONSISTENCY_RULE.flag(
+                doc,
+                message=(
+                    f"{now.label} ({now.period}) is {now.printed} here but {then.printed} in {where}, "
+                    f"and the document states no restatement{signature}."
+                    if m.relation is None
+                    else f"{now.label} ({now.period}) is {now.printed} here but {then.printed} in {where}"
+                    f"{signature}."
+                ),
+                evidence=evidence,
+                comparison=comparison,
+                confidence=0.9 if m.relation else 0.6,
+                reasons=[
+                    f"same line, period, basis and dimension as {where}",
+                    "the two tables agree elsewhere",
+                ],
+            )
+        flags.append(flag.model_copy(update={"pages": [now.page]}))
+    return flags

@@ -1,0 +1,239 @@
+"""PRI001/PRI002: a document's figures against what its issuer published in earlier documents."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from adapters.history.sqlite import SqliteHistory, StoredDocument
+from pipeline.across.prior import (
+    PriorReport,
+    Reason,
+    Verdict,
+    compare_with_history,
+    figure_key,
+    prior_flags,
+    restatement_reasons,
+)
+from pipeline.checks.rule import DocRef
+from schemas.models import Basis, Block, PublishedFigure
+
+FY24 = "2024-01-01T00:00:00/2025-01-01T00:00:00"
+RECLASSIFIED = Reason(
+    50, "Certain prior year amounts have been reclassified to conform.", "a reclassification"
+)
+
+
+def fig(
+    label: str,
+    printed: str,
+    *,
+    doc: str = "new",
+    table: str = "t-income",
+    period_end: str = "2025-12-31",
+    basis: Basis = "reported",
+    column: str | None = None,
+    decimals: int = -6,
+) -> PublishedFigure:
+    value = float(printed.replace(",", "").replace("(", "-").replace(")", "")) * 1e6
+    return PublishedFigure(
+        issuer_key="acme",
+        doc_id=doc,
+        source=f"{doc}.pdf",
+        period_end=period_end,
+        key=figure_key("income", label, FY24, "iso4217:USD", basis, None),
+        table_id=f"{doc}-{table}",
+        statement="income",
+        label=label,
+        column=column,
+        period=FY24,
+        unit="iso4217:USD",
+        basis=basis,
+        value=value,
+        decimals=decimals,
+        printed=printed,
+        page=40 if doc == "new" else 38,
+        bbox=(300.0, 100.0, 340.0, 110.0),
+    )
+
+
+def old(label: str, printed: str, **kw: object) -> PublishedFigure:
+    return fig(label, printed, doc="old", period_end="2024-12-31", **kw)  # type: ignore[arg-type]
+
+
+def verdicts(
+    current: list[PublishedFigure], earlier: list[PublishedFigure], reasons: Sequence[Reason] = ()
+) -> tuple[dict[str, Verdict], PriorReport]:
+    report = compare_with_history(current, earlier, reasons)
+    return {m.current.label: m.verdict for m in report.matches}, report
+
+
+def test_agreeing_figures_raise_nothing() -> None:
+    found, report = verdicts(
+        [fig("Revenue", "1,200"), fig("Cost of sales", "700")],
+        [old("Revenue", "1,200"), old("Cost of sales", "700")],
+    )
+    assert found == {"Revenue": "agree", "Cost of sales": "agree"}
+    assert prior_flags(report, DocRef("new", "new.pdf")) == []
+
+
+def test_a_swapped_comparative_is_an_inconsistency_even_where_the_document_reclassified() -> None:
+    found, report = verdicts(
+        [fig("Revenue", "1,200"), fig("Cost of sales", "7,150")],
+        [old("Revenue", "1,200"), old("Cost of sales", "7,510")],
+        [RECLASSIFIED],
+    )
+    assert found["Cost of sales"] == "inconsistency"
+    (flag,) = prior_flags(report, DocRef("new", "new.pdf"))
+    assert flag.rule == "PRI001" and flag.severity == "error"
+    assert "swap" in flag.message
+    assert flag.pages == [40]  # the flag's pages are its own document's
+    assert [(e.role, e.source, e.page) for e in flag.evidence] == [
+        ("current", None, 40),
+        ("earlier", "old.pdf", 38),
+    ]
+
+
+def test_a_recast_with_a_stated_reason_is_a_restatement_quoting_it() -> None:
+    found, report = verdicts(
+        [fig("Revenue", "1,200"), fig("Cost of sales", "712")],
+        [old("Revenue", "1,200"), old("Cost of sales", "705")],
+        [RECLASSIFIED],
+    )
+    assert found["Cost of sales"] == "restatement"
+    (flag,) = prior_flags(report, DocRef("new", "new.pdf"))
+    assert flag.rule == "PRI002" and flag.severity == "info"
+    assert "reclassified to conform" in flag.message and "p. 50" in flag.message
+
+
+def test_a_difference_no_reason_explains_is_an_inconsistency() -> None:
+    found, _ = verdicts(
+        [fig("Revenue", "1,200"), fig("Cost of sales", "712")],
+        [old("Revenue", "1,200"), old("Cost of sales", "705")],
+    )
+    assert found["Cost of sales"] == "inconsistency"
+
+
+def test_a_restated_column_is_a_restatement_quoting_its_head() -> None:
+    now = [
+        fig("Revenue", "1,200", basis="restated"),
+        fig("Cost of sales", "712", basis="restated", column="2024 As restated"),
+    ]
+    then = [old("Revenue", "1,200", basis="restated"), old("Cost of sales", "705", basis="restated")]
+    found, report = verdicts(now, then)
+    assert found["Cost of sales"] == "restatement"
+    (flag,) = prior_flags(report, DocRef("new", "new.pdf"))
+    assert "2024 As restated" in flag.message
+
+
+def test_tables_that_agree_on_nothing_else_prove_no_relation() -> None:
+    # "Americas" in a table of revenue this year and of head count last year: one label, two things.
+    found, report = verdicts([fig("Americas", "5,873")], [old("Americas", "16,124")])
+    assert found == {"Americas": "unproven"}
+    assert prior_flags(report, DocRef("new", "new.pdf")) == []
+
+
+def test_a_key_printed_with_two_values_is_compared_nowhere() -> None:
+    found, report = verdicts(
+        [fig("Revenue", "1,200"), fig("Other", "15")],
+        [old("Revenue", "1,200"), old("Other", "51"), old("Other", "17", table="t-note")],
+    )
+    assert "Other" not in found
+    assert (report.compared, report.ambiguous) == (2, 1)
+
+
+def test_the_latest_earlier_document_is_the_reference() -> None:
+    older = [
+        fig("Revenue", "1,100", doc="older", period_end="2023-12-31"),
+        fig("Cost", "600", doc="older", period_end="2023-12-31"),
+    ]
+    found, report = verdicts(
+        [fig("Revenue", "1,200"), fig("Cost", "600")], [*older, old("Revenue", "1,200"), old("Cost", "600")]
+    )
+    assert found == {"Revenue": "agree", "Cost": "agree"}
+    assert {m.earlier.doc_id for m in report.matches} == {"old"}
+
+
+@pytest.mark.parametrize(
+    ("now", "then", "verdict"),
+    [
+        ("1,385", "1,387", "restatement"),  # the last digit: how a recast looks (one unit is rounding)
+        ("1,378", "1,358", "restatement"),  # the last two digits
+        ("1,487", "1,387", "inconsistency"),  # the hundreds: a mistyped digit
+        ("138", "1,387", "inconsistency"),  # a dropped digit
+        ("(1,387)", "1,387", "inconsistency"),  # the sign
+    ],
+)
+def test_which_differences_look_like_keying_errors(now: str, then: str, verdict: str) -> None:
+    found, _ = verdicts(
+        [fig("Revenue", "1,200"), fig("Cost of sales", now)],
+        [old("Revenue", "1,200"), old("Cost of sales", then)],
+        [RECLASSIFIED],
+    )
+    assert found["Cost of sales"] == verdict
+
+
+def block(text: str, page: int = 7) -> Block:
+    return Block(page=page, bbox=(50.0, 50.0, 500.0, 80.0), text=text, font_size=9.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (
+            "Certain prior year amounts have been reclassified to conform to the current year presentation.",
+            "a reclassification",
+        ),
+        (
+            "This change was applied retrospectively to all periods presented.",
+            "a change in accounting principle",
+        ),
+        (
+            "Our Korea business is presented as discontinued operations for all periods presented.",
+            "discontinued operations",
+        ),
+        ("Effective January 1, we realigned our reportable segments.", "a segment reorganisation"),
+        ("Prior year amounts have been recast to reflect the new definition.", "restated or recast"),
+        ("Changes in accounting principles could have a significant impact on our results.", None),
+        ("We will adopt the standard on a modified retrospective basis in 2018.", None),
+        ("We adopted the standard using the modified retrospective method.", None),
+        ("No restatement of prior periods is required.", None),
+        ("10.20 Executive Pension Plan as amended and restated April 10, 2007.", None),
+    ],
+)
+def test_what_a_document_says_about_restating(text: str, kind: str | None) -> None:
+    found = restatement_reasons([block(text)])
+    assert [r.kind for r in found] == ([kind] if kind else [])
+
+
+def test_the_most_specific_reason_comes_first() -> None:
+    found = restatement_reasons(
+        [
+            block("Certain amounts have been reclassified to conform to the current presentation.", 3),
+            block("Change in Accounting Principle for Pension Cost", 50),
+        ]
+    )
+    assert [(r.page, r.kind) for r in found] == [
+        (50, "a change in accounting principle"),
+        (3, "a reclassification"),
+    ]
+
+
+def test_the_history_replaces_a_document_and_returns_only_earlier_ones(tmp_path: Path) -> None:
+    with SqliteHistory(tmp_path) as history:
+        then = StoredDocument("old", "acme", "2024-12-31", "old.pdf", (RECLASSIFIED,))
+        history.put(then, [old("Revenue", "1,200")])
+        history.put(then, [old("Revenue", "1,200"), old("Cost", "600")])  # a rerun replaces
+        later = StoredDocument("later", "acme", "2026-12-31", "later.pdf")
+        history.put(later, [fig("Revenue", "1,300", doc="later", period_end="2026-12-31")])
+        other = StoredDocument("other", "globex", "2023-12-31", "other.pdf")
+        history.put(other, [fig("Revenue", "9", doc="other", period_end="2023-12-31")])
+        now = StoredDocument("new", "acme", "2025-12-31", "new.pdf")
+        history.put(now, [fig("Revenue", "1,200")])
+        assert sorted(f.label for f in history.earlier(now)) == ["Cost", "Revenue"]
+        assert {f.doc_id for f in history.earlier(now)} == {"old"}
+        stored = history.document("old")
+        assert stored is not None and stored.reasons == (RECLASSIFIED,)
+        assert history.document("missing") is None
