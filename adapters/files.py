@@ -61,11 +61,15 @@ class JsonlOutputs:
             "errors": result.errors,
         }
         for name, records in groups.items():
-            f = self._files[name]
-            for r in records:
-                f.write(r.model_dump_json())
-                f.write("\n")
-            self.counts[name] += len(records)
+            self.add(name, records)
+
+    def add(self, name: str, records: Sequence[Record]) -> None:
+        """Append records to one output (findings made after their document was written: across documents)."""
+        f = self._files[name]
+        for r in records:
+            f.write(r.model_dump_json())
+            f.write("\n")
+        self.counts[name] += len(records)
 
     def close(self) -> None:
         """Flush and move the files into place."""

@@ -135,13 +135,39 @@ def test_tables_that_agree_on_nothing_else_prove_no_relation() -> None:
     assert prior_flags(report, DocRef("new", "new.pdf")) == []
 
 
-def test_a_key_printed_with_two_values_is_compared_nowhere() -> None:
-    found, report = verdicts(
-        [fig("Revenue", "1,200"), fig("Other", "15")],
-        [old("Revenue", "1,200"), old("Other", "51"), old("Other", "17", table="t-note")],
-    )
-    assert "Other" not in found
-    assert (report.compared, report.ambiguous) == (2, 1)
+def test_a_line_printed_in_a_statement_and_a_note_is_compared_printing_by_printing() -> None:
+    # The statement's copy was mistyped; the note's copy and last year's statement agree.
+    now = [fig("Revenue", "1,200"), fig("Other", "15"), fig("Other", "51", table="t-note")]
+    then = [old("Revenue", "1,200"), old("Other", "51"), old("Other", "51", table="t-note")]
+    _, report = verdicts(now, then)
+    assert [
+        (m.verdict, m.current.table_id, m.earlier.table_id)
+        for m in report.matches
+        if m.current.label == "Other"
+    ] == [
+        ("agree", "new-t-note", "old-t-income"),
+        ("inconsistency", "new-t-income", "old-t-income"),
+    ]
+    assert (report.compared, report.several) == (2, 1)
+
+
+def test_one_label_in_two_tables_is_two_lines() -> None:
+    # "Americas" in a table of revenue and in a table of head count, both years.
+    now = [
+        fig("Revenue", "900", table="t-rev"),
+        fig("Americas", "5,873", table="t-rev"),
+        fig("Americas", "16,124", table="t-emp"),
+    ]
+    both = [
+        old("Revenue", "900", table="t-rev"),
+        old("Americas", "5,873", table="t-rev"),
+        old("Americas", "16,124", table="t-emp"),
+    ]
+    assert {m.verdict for m in compare_with_history(now, both).matches} == {"agree"}
+    # Last year printed only the revenue table: head count has no partner whose table agrees with its own.
+    report = compare_with_history(now, both[:2])
+    assert sorted(m.verdict for m in report.matches) == ["agree", "agree", "unproven"]
+    assert prior_flags(report, DocRef("new", "new.pdf")) == []
 
 
 def test_the_latest_earlier_document_is_the_reference() -> None:
@@ -237,3 +263,21 @@ def test_the_history_replaces_a_document_and_returns_only_earlier_ones(tmp_path:
         stored = history.document("old")
         assert stored is not None and stored.reasons == (RECLASSIFIED,)
         assert history.document("missing") is None
+
+
+def test_a_line_about_discontinued_operations_may_move_by_any_amount_where_they_were_recast() -> None:
+    recast = Reason(
+        32,
+        "Korea is presented as discontinued operations for all periods presented.",
+        "discontinued operations",
+    )
+    now = [fig("Revenue", "1,200"), fig("Net cash used in discontinued financing activities", "(2)")]
+    then = [old("Revenue", "1,200"), old("Net cash used in discontinued financing activities", "(12)")]
+    assert (
+        verdicts(now, then, [RECLASSIFIED, recast])[0]["Net cash used in discontinued financing activities"]
+        == "restatement"
+    )
+    assert (
+        verdicts(now, then, [RECLASSIFIED])[0]["Net cash used in discontinued financing activities"]
+        == "inconsistency"
+    )

@@ -3,13 +3,16 @@
 A comparative column repeats figures its issuer published a year earlier. For each figure of the
 document under check:
 
-1. **Match.** Find the figure with the same key (:func:`figure_key`: statement kind, line, period, unit,
-   basis and dimension) in the issuer's latest earlier document that prints it once. A key printed twice
-   with different values in either document is *ambiguous* and compared nowhere.
-2. **Prove.** The two tables must agree on another figure they share: the relation "same line, same
-   period" is proven by the tables' own agreement, not by a label alone (two tables of one report may
-   print "Americas" for revenue and for head count).
-3. **Compare** the printed figures within their rounding.
+1. **Match.** Find the printings with the same key (:func:`figure_key`: statement kind, line, period,
+   unit, basis and dimension) in the issuer's latest earlier document that prints the key. A printing
+   that agrees (within rounding) with some printing on the other side is matched; a key may be printed
+   several times on either side (a statement and its note; two notes with one label).
+2. **Prove.** A printing that agrees with none on the other side is compared with the printing there
+   whose table agrees with its own table on the most other figures; with none, the difference is
+   *unproven* and raises nothing. The relation "same line, same period" is proven by the tables' own
+   agreement, not by a label alone (two tables of one report may print "Americas" for revenue and for
+   head count).
+3. **Compare** the two printings within their rounding.
 4. **Tell a restatement from an error.** A disagreement is a *restatement* (PRI002, information, with the
    reason quoted) when its column is headed "as restated", "recast", "as adjusted", … or when the
    document says it restated, recast or reclassified prior periods (a change in accounting principle,
@@ -26,8 +29,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 from pipeline.checks.rule import Located, Rule
@@ -80,6 +84,8 @@ _DIGIT_KEYING_PLACE = 2
 """One digit different is a keying error's look when it is not one of the last two printed digits: a recast
 moves the last digit or two (1,387 → 1,386; 1,358 → 1,378), a mistyped digit is as likely in any place."""
 
+_DISCONTINUED = "discontinued operations"
+_DISCONTINUED_LINE = re.compile(r"\bdiscontinued\b", re.IGNORECASE)
 _PRIOR_WORDS = r"[^.]{0,160}\b(?:prior|previous(?:ly)?|comparative|earlier|all periods|periods presented)\b"
 _REASON_PATTERNS: tuple[tuple[str, str], ...] = (
     (
@@ -92,7 +98,7 @@ _REASON_PATTERNS: tuple[tuple[str, str], ...] = (
         rf"\b(?:restated|recast|revised|restatement)\b{_PRIOR_WORDS}|"
         rf"\b(?:prior|previous(?:ly)?|comparative)\b[^.]{{0,160}}\b(?:restated|recast|revised)\b",
     ),
-    ("discontinued operations", rf"\bdiscontinued operations?\b{_PRIOR_WORDS}"),
+    (_DISCONTINUED, rf"\bdiscontinued operations?\b{_PRIOR_WORDS}"),
     (
         "a segment reorganisation",
         r"\b(?:reorgani[sz]\w*|realign\w*|re-?segment\w*)\b[^.]{0,80}\bsegments?\b|"
@@ -181,47 +187,33 @@ class PriorReport:
 
     matches: tuple[PriorMatch, ...]
     compared: int
-    """Figures of the document whose key some earlier document prints."""
-    ambiguous: int
-    """Of those, keys printed with two values in either document: compared nowhere."""
+    """Keys of the document that some earlier document prints."""
+    several: int
+    """Of those, keys printed more than once in either document."""
 
     def count(self, verdict: Verdict) -> int:
         """How many matches have ``verdict``."""
         return sum(m.verdict == verdict for m in self.matches)
 
 
-def _unique(figures: Iterable[PublishedFigure]) -> tuple[dict[str, PublishedFigure], set[str]]:
-    """Figures by key where every printing of the key agrees (the first kept), and the keys that do not."""
+def _by_key(figures: Iterable[PublishedFigure]) -> dict[str, list[PublishedFigure]]:
     by_key: dict[str, list[PublishedFigure]] = defaultdict(list)
     for f in figures:
         by_key[f.key].append(f)
-    kept: dict[str, PublishedFigure] = {}
-    ambiguous: set[str] = set()
-    for key, copies in by_key.items():
-        first = copies[0]
-        if all(compare_values(c.value, c.decimals, first.value, first.decimals).ok for c in copies[1:]):
-            kept[key] = first
-        else:
-            ambiguous.add(key)
-    return kept, ambiguous
+    return by_key
 
 
-def _latest_earlier(
-    earlier: Sequence[PublishedFigure],
-) -> tuple[dict[str, PublishedFigure], set[str]]:
-    """For each key, the figure of the latest earlier document that prints it unambiguously."""
+def _latest_earlier(earlier: Sequence[PublishedFigure]) -> dict[str, list[PublishedFigure]]:
+    """For each key, its printings in the latest earlier document that prints it."""
     by_doc: dict[str, list[PublishedFigure]] = defaultdict(list)
     for f in earlier:
         by_doc[f.doc_id].append(f)
     order = sorted(by_doc, key=lambda d: (by_doc[d][0].period_end or "", d), reverse=True)
-    kept: dict[str, PublishedFigure] = {}
-    ambiguous: set[str] = set()
+    kept: dict[str, list[PublishedFigure]] = {}
     for doc in order:
-        figures, unclear = _unique(by_doc[doc])
-        for key, f in figures.items():
-            kept.setdefault(key, f)
-        ambiguous |= unclear - kept.keys()
-    return kept, ambiguous
+        for key, copies in _by_key(by_doc[doc]).items():
+            kept.setdefault(key, copies)
+    return kept
 
 
 def _keying(current: PublishedFigure, earlier: PublishedFigure) -> Relation | None:
@@ -248,26 +240,57 @@ def compare_with_history(
             (:func:`restatement_reasons`).
 
     Returns:
-        The matches with their verdicts, and how many figures were compared or ambiguous.
+        The matches with their verdicts, and how many keys were compared or printed more than once.
     """
-    mine, mine_unclear = _unique(current)
-    theirs, theirs_unclear = _latest_earlier(earlier)
+    mine, theirs = _by_key(current), _latest_earlier(earlier)
     shared = sorted(mine.keys() & theirs.keys())
-    agree = {k for k in shared if _agrees(mine[k], theirs[k])}
-    # Step 2: the pairs of tables that agree on some figure, with how many figures they agree on.
-    agreeing = Counter((mine[k].table_id, theirs[k].doc_id, theirs[k].table_id) for k in agree)
+    # Step 2's proof: the pairs of tables that agree on some figure, with how many figures they agree on.
+    agreeing: Counter[tuple[str, str, str]] = Counter(
+        (c.table_id, e.doc_id, e.table_id)
+        for k in shared
+        for c in mine[k]
+        for e in theirs[k]
+        if _agrees(c, e)
+    )
     matches: list[PriorMatch] = []
     for key in shared:
-        now, then = mine[key], theirs[key]
-        if key in agree:
-            matches.append(PriorMatch(now, then, "agree"))
-        elif not agreeing[(now.table_id, then.doc_id, then.table_id)]:
-            matches.append(PriorMatch(now, then, "unproven"))
-        else:
-            matches.append(_judge(now, then, reasons))
-    printed_before = theirs.keys() | theirs_unclear
-    compared = len((mine.keys() | mine_unclear) & printed_before)
-    return PriorReport(tuple(matches), compared, compared - len(shared))
+        matches += _match_key(mine[key], theirs[key], agreeing, reasons)
+    several = sum(len(mine[k]) > 1 or len(theirs[k]) > 1 for k in shared)
+    return PriorReport(tuple(matches), len(shared), several)
+
+
+def _match_key(
+    now: Sequence[PublishedFigure],
+    then: Sequence[PublishedFigure],
+    agreeing: Counter[tuple[str, str, str]],
+    reasons: Sequence[Reason],
+) -> list[PriorMatch]:
+    """Steps 1 to 4 for the printings of one key in the document and in the earlier one."""
+
+    def support(c: PublishedFigure, e: PublishedFigure) -> int:
+        return agreeing[(c.table_id, e.doc_id, e.table_id)]
+
+    def support_at(i: int, j: int) -> int:
+        return support(now[i], then[j])
+
+    lonely_now = [i for i, c in enumerate(now) if not any(_agrees(c, e) for e in then)]
+    lonely_then = [j for j, e in enumerate(then) if not any(_agrees(c, e) for c in now)]
+    out: list[PriorMatch] = []
+    if len(lonely_now) < len(now):
+        c = next(c for i, c in enumerate(now) if i not in lonely_now)
+        out.append(PriorMatch(c, next(e for e in then if _agrees(c, e)), "agree"))
+    # Each lonely printing against the other side's printing whose table supports it most (indices).
+    pairs = {(i, max(range(len(then)), key=partial(support_at, i))) for i in lonely_now}
+    pairs |= {(max(range(len(now)), key=partial(_flipped, support_at, j)), j) for j in lonely_then}
+    for i, j in sorted(pairs):
+        c, e = now[i], then[j]
+        # The printings agree on nothing else: no proof that they are one line.
+        out.append(_judge(c, e, reasons) if support(c, e) else PriorMatch(c, e, "unproven"))
+    return out
+
+
+def _flipped(f: Callable[[int, int], int], j: int, i: int) -> int:
+    return f(i, j)
 
 
 def _agrees(a: PublishedFigure, b: PublishedFigure) -> bool:
@@ -281,6 +304,11 @@ def _judge(now: PublishedFigure, then: PublishedFigure, reasons: Sequence[Reason
         return PriorMatch(now, then, "restatement", relation, Reason(now.page, now.column))
     if relation is None and reasons:
         return PriorMatch(now, then, "restatement", None, reasons[0])
+    # Operations presented as discontinued move whole amounts between lines: a line about them may change
+    # by any amount, a keying error's look included ((12) → (2)), in a document that says it recast them.
+    recast = next((r for r in reasons if r.kind == _DISCONTINUED), None)
+    if recast is not None and _DISCONTINUED_LINE.search(now.label):
+        return PriorMatch(now, then, "restatement", relation, recast)
     return PriorMatch(now, then, "inconsistency", relation)
 
 
