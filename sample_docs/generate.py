@@ -1396,19 +1396,28 @@ BLACK = (0.0, 0.0, 0.0)
 GREY = (0.35, 0.35, 0.35)
 
 
-@dataclass(frozen=True)
 class TableGeometry:
-    """Where one table's columns stand on the page (``Renderer.table_geometry``)."""
+    """Where one table's columns stand on a page between ``left`` and ``right``, and its line height."""
 
-    spec: TableSpec
-    size: float
-    col_w: float
-    dollar_w: float
-    col_rights: list[float]
-    notes_x: float | None
-    label_w: float
-    line_h: float
-    inset: float
+    def __init__(self, cfg: DocConfig, spec: TableSpec, left: float, right: float) -> None:
+        self.spec = spec
+        self.size = size = cfg.table_size
+        # Columns widen to fit their longest header line or figure, as typesetters size them.
+        widest = max(
+            [text_width(t, cfg.bold, size) for hrow in spec.header for t, a, b in hrow if a == b]
+            + [text_width(c.text, cfg.bold, size) for row in spec.rows for c in row.cells]
+        )
+        self.col_w = col_w = max(cfg.col_width, widest + 10)
+        # The $ sign of a 10-K sits in its own narrow column left of the figure.
+        self.dollar_w = dollar_w = 9.0 if cfg.dollar_col else 0.0
+        self.col_rights = [right - (spec.n_cols - 1 - i) * (col_w + dollar_w) for i in range(spec.n_cols)]
+        self.notes_x = self.col_rights[0] - col_w - dollar_w - 34 if spec.notes_header else None
+        self.label_w = min(
+            cfg.label_width, (self.notes_x or self.col_rights[0] - col_w - dollar_w) - left - 8
+        )
+        self.line_h = size * 1.25
+        # Ruled cells keep their figures off the cell border.
+        self.inset = 4.0 if cfg.style == "grid" else 0.0
 
     def col_span(self, first: int, last: int) -> tuple[float, float]:
         """The left and right edges of the columns ``first`` to ``last``."""
@@ -1541,42 +1550,13 @@ class Renderer:
 
     def table(self, spec: TableSpec, *, new_page: bool = False) -> None:
         """Draw a table, continuing it on the next page with a repeated header when it runs over."""
-        geo = self.table_geometry(spec)
+        geo = TableGeometry(self.cfg, spec, self.margin, self.width - self.margin)
         if new_page:
             self.new_page()
         self.table_title(geo, continued=False)
         for row in spec.rows:
             self.table_row(geo, row)
         self.y += geo.line_h
-
-    def table_geometry(self, spec: TableSpec) -> TableGeometry:
-        """Where a table's columns stand on the page, and its line height."""
-        cfg = self.cfg
-        size = cfg.table_size
-        right = self.width - self.margin
-        # Columns widen to fit their longest header line or figure, as typesetters size them.
-        widest = max(
-            [text_width(t, cfg.bold, size) for hrow in spec.header for t, a, b in hrow if a == b]
-            + [text_width(c.text, cfg.bold, size) for row in spec.rows for c in row.cells]
-        )
-        col_w = max(cfg.col_width, widest + 10)
-        # The $ sign of a 10-K sits in its own narrow column left of the figure.
-        dollar_w = 9.0 if cfg.dollar_col else 0.0
-        col_rights = [right - (spec.n_cols - 1 - i) * (col_w + dollar_w) for i in range(spec.n_cols)]
-        notes_x = col_rights[0] - col_w - dollar_w - 34 if spec.notes_header else None
-        label_w = min(cfg.label_width, (notes_x or col_rights[0] - col_w - dollar_w) - self.margin - 8)
-        return TableGeometry(
-            spec=spec,
-            size=size,
-            col_w=col_w,
-            dollar_w=dollar_w,
-            col_rights=col_rights,
-            notes_x=notes_x,
-            label_w=label_w,
-            line_h=size * 1.25,
-            # Ruled cells keep their figures off the cell border.
-            inset=4.0 if cfg.style == "grid" else 0.0,
-        )
 
     def table_title(self, geo: TableGeometry, *, continued: bool) -> None:
         """A table's title, caption and column heads; on a continuation the title says "(continued)"."""
