@@ -30,9 +30,10 @@ if __package__ in (None, ""):  # run as ``python bench/review_queue.py``: make `
 
 from starlette.testclient import TestClient
 
+from adapters.review.decision_rules import DecisionRequest
 from adapters.review.documents import LocalDocuments, PageImages
 from adapters.review.sqlite import SqliteReviewStore
-from adapters.review.store import DecisionRequest, FlagQuery
+from adapters.review.store import FlagQuery
 from console.app import ConsoleConfig, create_app
 from console.auth import Users, add_user
 from schemas.models import Evidence, Flag, FlagKind, Period

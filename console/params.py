@@ -11,7 +11,8 @@ import math
 from collections.abc import Collection, Mapping
 from typing import Any, TypeVar
 
-from adapters.review.store import ReviewError, decode_cursor
+from adapters.review.decision_rules import ReviewError
+from adapters.review.store import decode_cursor
 
 __all__ = ["BadParameter", "choice", "cursor", "number", "one_of", "whole_number"]
 

@@ -320,20 +320,44 @@ class Injection:
 Figures = dict[int, dict[str, int]]
 
 
+class _Draws:
+    """One issuer's draws of line items, each a ratio of its base (revenue, unless another is named).
+
+    Each item's ratio is drawn once per issuer (``profile``) and only jittered from year to year, so that
+    margins and mix move the way a real business's do rather than jumping at random.
+    """
+
+    def __init__(self, rng: random.Random, rev: int, profile: dict[str, float]) -> None:
+        self.rng = rng
+        self.rev = rev
+        self.profile = profile
+
+    def part(self, name: str, lo: float, hi: float, base: int | None = None) -> int:
+        """The item ``name`` for this year: its base times the issuer's ratio, jittered by 1.5 % at most."""
+        ratio = self.profile.setdefault(name, self.rng.uniform(lo, hi))
+        return round((self.rev if base is None else base) * ratio * self.rng.uniform(0.985, 1.015))
+
+
 def _year_figures(
     rng: random.Random, cfg: DocConfig, rev: int, cash_begin: int, profile: dict[str, float]
 ) -> dict[str, int]:
-    """Draw one year of line items and compute every subtotal from them.
+    """Draw one year of line items and compute every subtotal from them (see :class:`_Draws`).
 
-    Each item's ratio to its base is drawn once per issuer (``profile``) and only jittered from year to
-    year, so that margins and mix move the way a real business's do rather than jumping at random.
+    The statements are drawn in this order, each from the figures before it: the income statement, the
+    cash flows (which give the closing cash) and the balance sheet.
     """
     f: dict[str, int] = {"revenue": rev}
+    draws = _Draws(rng, rev, profile)
+    _income_figures(f, cfg, draws)
+    _cash_flow_figures(f, cfg, draws, cash_begin)
+    _balance_sheet_figures(f, draws)
+    return f
 
-    def part(name: str, lo: float, hi: float, base: int = rev) -> int:
-        ratio = profile.setdefault(name, rng.uniform(lo, hi))
-        return round(base * ratio * rng.uniform(0.985, 1.015))
 
+def _income_figures(f: dict[str, int], cfg: DocConfig, draws: _Draws) -> None:
+    """The income statement's lines and subtotals, from ``f["revenue"]``."""
+    rev = f["revenue"]
+    part = draws.part
     f["cogs"] = part("cogs", 0.52, 0.68)
     f["gross"] = rev - f["cogs"]
     f["opex1"] = part("opex1", 0.08, 0.12)
@@ -355,7 +379,11 @@ def _year_figures(
     f["total_income"] = rev + f["fin_inc"]
     f["total_exp"] = f["cogs"] + f["opex1"] + f["opex2"] + f["opex3"] + f["fin_cost"]
 
-    # Cash flow (indirect method); the opening line depends on the issuer's presentation.
+
+def _cash_flow_figures(f: dict[str, int], cfg: DocConfig, draws: _Draws, cash_begin: int) -> None:
+    """The cash-flow statement's lines and the closing cash, from the income statement's figures."""
+    rev, rng, part = f["revenue"], draws.rng, draws.part
+    # Indirect method; the opening line depends on the issuer's presentation.
     # Ind AS prints depreciation on the face of the income statement; the cash flow adds the same back.
     f["dep"] = f["opex3"] if cfg.is_kind == "in" else part("dep", 0.035, 0.055)
     f["other_adj"] = part("other_adj", -0.004, 0.006)
@@ -395,7 +423,10 @@ def _year_figures(
     f["net_change"] = f["ocf"] + f["icf"] + f["fcf"]
     f["cash"] = cash_begin + f["net_change"] + f["fx"]
 
-    # Balance sheet at the period end; retained earnings is the plug that makes it balance.
+
+def _balance_sheet_figures(f: dict[str, int], draws: _Draws) -> None:
+    """The balance sheet at the period end, from the closing cash; retained earnings is the plug."""
+    part = draws.part
     f["ppe"] = part("ppe", 0.40, 0.55)
     # No draw of the generator: the other figures stay those of the committed samples.
     f["ppe_dep"] = -round(f["ppe"] * 0.7)
@@ -418,7 +449,6 @@ def _year_figures(
     f["tl"] = f["tcl"] + f["tncl"]
     f["te"] = f["ta"] - f["tl"]
     f["tle"] = f["tl"] + f["te"]
-    return f
 
 
 def build_figures(cfg: DocConfig) -> Figures:
@@ -871,96 +901,111 @@ def build_balance_sheet(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> T
     lb = functools.partial(_label, cfg)
     kind = cfg.bs_kind
 
-    def non_current() -> None:
-        b.section(lb("nca_head", "Non-current assets"))
-        if cfg.ppe_at_cost:
-            b.add(lb("ppe_cost", "Property, plant and equipment, at cost"), "ppe_cost", indent=1, note="12")
-            b.add(lb("ppe_dep", "Less: accumulated depreciation"), "ppe_dep", indent=1)
-            b.add(lb("ppe_net", "Property, plant and equipment, net"), "ppe", indent=1)
-        else:
-            b.add(lb("ppe", "Property, plant and equipment"), "ppe", indent=1, note="12")
-        b.add(lb("intang", "Goodwill and intangible assets"), "intang", indent=1, note="11")
-        b.add(lb("other_nca", "Other non-current assets"), "other_nca", indent=1)
-        if kind != "us":
-            b.add(lb("tnca", "Total non-current assets"), "tnca", kind="subtotal")
-
-    def current() -> None:
-        b.section(lb("ca_head", "Current assets"))
-        b.add(lb("inv", "Inventories"), "inv", indent=1, note="14")
-        b.add(lb("recv", "Trade and other receivables"), "recv", indent=1, note="15")
-        b.add(lb("other_ca", "Other current assets"), "other_ca", indent=1)
-        b.add(lb("cash", "Cash and cash equivalents"), "cash", indent=1, metric="cash_and_cash_equivalents")
-        b.add(lb("tca", "Total current assets"), "tca", kind="subtotal")
-
-    def liabilities() -> None:
-        b.section(lb("cl_head", "Current liabilities"), key="cl_head")
-        b.add(lb("pay", "Trade and other payables"), "pay", indent=1, note="17", sign=cfg.liab_sign)
-        b.add(lb("stb", "Borrowings"), "stb", indent=1, note="18", sign=cfg.liab_sign)
-        b.add(lb("ctax", "Current tax liabilities"), "ctax", indent=1, sign=cfg.liab_sign)
-        b.add(lb("tcl", "Total current liabilities"), "tcl", kind="subtotal", sign=cfg.liab_sign)
-        b.section(lb("ncl_head", "Non-current liabilities"))
-        b.add(lb("ltb", "Borrowings"), "ltb", indent=1, note="18", sign=cfg.liab_sign)
-        b.add(lb("prov", "Provisions"), "prov", indent=1, note="19", sign=cfg.liab_sign)
-        b.add(lb("tncl", "Total non-current liabilities"), "tncl", kind="subtotal", sign=cfg.liab_sign)
-        if kind != "in":
-            b.add(
-                lb("tl", "Total liabilities"),
-                "tl",
-                kind="subtotal",
-                metric="total_liabilities",
-                sign=cfg.liab_sign,
-            )
-
-    def equity() -> None:
-        b.section(lb("eq_head", "Equity"), key="eq_head")
-        b.add(lb("sc", "Share capital"), "sc", indent=1, note="21")
-        b.add(lb("prem", "Share premium"), "prem", indent=1)
-        b.add(lb("ret", "Retained earnings"), "ret", indent=1)
-        b.add(
-            lb("te", "Total equity"),
-            "te",
-            kind="subtotal" if kind != "uk" else "total",
-            metric="total_equity",
-        )
-
     if kind in ("us", "jp"):
         b.section(lb("assets_head", "Assets"))
-        current()
-        non_current()
+        _bs_current(b)
+        _bs_non_current(b)
         b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
         b.section(lb("le_head", "Liabilities and equity"), key="le_head")
-        liabilities()
-        equity()
+        _bs_liabilities(b)
+        _bs_equity(b)
         b.add(lb("tle", "Total liabilities and equity"), "tle", kind="total")
     elif kind == "in":
         b.section(lb("assets_head", "ASSETS"))
-        non_current()
-        current()
+        _bs_non_current(b)
+        _bs_current(b)
         b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
         b.section(lb("le_head", "EQUITY AND LIABILITIES"), key="le_head")
-        equity()
+        _bs_equity(b)
         b.section(lb("liab_head", "Liabilities"))
-        liabilities()
+        _bs_liabilities(b)
         b.add(lb("tle", "Total equity and liabilities"), "tle", kind="total")
     elif kind == "uk":
-        non_current()
-        current()
+        _bs_non_current(b)
+        _bs_current(b)
         b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
-        liabilities()
+        _bs_liabilities(b)
         b.add(lb("net_assets", "Net assets"), "te", kind="subtotal", metric="total_equity")
-        equity()
+        _bs_equity(b)
     else:
         b.section(lb("assets_head", "Assets"))
-        non_current()
-        current()
+        _bs_non_current(b)
+        _bs_current(b)
         b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
         b.section(lb("le_head", "Equity and liabilities"), key="le_head")
-        equity()
-        liabilities()
+        _bs_equity(b)
+        _bs_liabilities(b)
         b.add(lb("tle", "Total equity and liabilities"), "tle", kind="total")
     if cfg.bs_break_before:
         b.break_before(cfg.bs_break_before)
     return b.statement("Consolidated balance sheet", instant=True, notes=cfg.notes_col)
+
+
+def _bs_non_current(b: Builder) -> None:
+    """The non-current assets, with their total (none in a US balance sheet)."""
+    cfg = b.cfg
+    lb = functools.partial(_label, cfg)
+    b.section(lb("nca_head", "Non-current assets"))
+    if cfg.ppe_at_cost:
+        b.add(lb("ppe_cost", "Property, plant and equipment, at cost"), "ppe_cost", indent=1, note="12")
+        b.add(lb("ppe_dep", "Less: accumulated depreciation"), "ppe_dep", indent=1)
+        b.add(lb("ppe_net", "Property, plant and equipment, net"), "ppe", indent=1)
+    else:
+        b.add(lb("ppe", "Property, plant and equipment"), "ppe", indent=1, note="12")
+    b.add(lb("intang", "Goodwill and intangible assets"), "intang", indent=1, note="11")
+    b.add(lb("other_nca", "Other non-current assets"), "other_nca", indent=1)
+    if cfg.bs_kind != "us":
+        b.add(lb("tnca", "Total non-current assets"), "tnca", kind="subtotal")
+
+
+def _bs_current(b: Builder) -> None:
+    """The current assets and their total."""
+    lb = functools.partial(_label, b.cfg)
+    b.section(lb("ca_head", "Current assets"))
+    b.add(lb("inv", "Inventories"), "inv", indent=1, note="14")
+    b.add(lb("recv", "Trade and other receivables"), "recv", indent=1, note="15")
+    b.add(lb("other_ca", "Other current assets"), "other_ca", indent=1)
+    b.add(lb("cash", "Cash and cash equivalents"), "cash", indent=1, metric="cash_and_cash_equivalents")
+    b.add(lb("tca", "Total current assets"), "tca", kind="subtotal")
+
+
+def _bs_liabilities(b: Builder) -> None:
+    """Current and non-current liabilities, each with its total, then total liabilities (none in Ind AS)."""
+    cfg = b.cfg
+    lb = functools.partial(_label, cfg)
+    b.section(lb("cl_head", "Current liabilities"), key="cl_head")
+    b.add(lb("pay", "Trade and other payables"), "pay", indent=1, note="17", sign=cfg.liab_sign)
+    b.add(lb("stb", "Borrowings"), "stb", indent=1, note="18", sign=cfg.liab_sign)
+    b.add(lb("ctax", "Current tax liabilities"), "ctax", indent=1, sign=cfg.liab_sign)
+    b.add(lb("tcl", "Total current liabilities"), "tcl", kind="subtotal", sign=cfg.liab_sign)
+    b.section(lb("ncl_head", "Non-current liabilities"))
+    b.add(lb("ltb", "Borrowings"), "ltb", indent=1, note="18", sign=cfg.liab_sign)
+    b.add(lb("prov", "Provisions"), "prov", indent=1, note="19", sign=cfg.liab_sign)
+    b.add(lb("tncl", "Total non-current liabilities"), "tncl", kind="subtotal", sign=cfg.liab_sign)
+    if cfg.bs_kind != "in":
+        b.add(
+            lb("tl", "Total liabilities"),
+            "tl",
+            kind="subtotal",
+            metric="total_liabilities",
+            sign=cfg.liab_sign,
+        )
+
+
+def _bs_equity(b: Builder) -> None:
+    """The equity lines and total equity."""
+    cfg = b.cfg
+    lb = functools.partial(_label, cfg)
+    b.section(lb("eq_head", "Equity"), key="eq_head")
+    b.add(lb("sc", "Share capital"), "sc", indent=1, note="21")
+    b.add(lb("prem", "Share premium"), "prem", indent=1)
+    b.add(lb("ret", "Retained earnings"), "ret", indent=1)
+    b.add(
+        lb("te", "Total equity"),
+        "te",
+        kind="subtotal" if cfg.bs_kind != "uk" else "total",
+        metric="total_equity",
+    )
 
 
 def build_cash_flow(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
@@ -1351,6 +1396,34 @@ BLACK = (0.0, 0.0, 0.0)
 GREY = (0.35, 0.35, 0.35)
 
 
+class TableGeometry:
+    """Where one table's columns stand on a page between ``left`` and ``right``, and its line height."""
+
+    def __init__(self, cfg: DocConfig, spec: TableSpec, left: float, right: float) -> None:
+        self.spec = spec
+        self.size = size = cfg.table_size
+        # Columns widen to fit their longest header line or figure, as typesetters size them.
+        widest = max(
+            [text_width(t, cfg.bold, size) for hrow in spec.header for t, a, b in hrow if a == b]
+            + [text_width(c.text, cfg.bold, size) for row in spec.rows for c in row.cells]
+        )
+        self.col_w = col_w = max(cfg.col_width, widest + 10)
+        # The $ sign of a 10-K sits in its own narrow column left of the figure.
+        self.dollar_w = dollar_w = 9.0 if cfg.dollar_col else 0.0
+        self.col_rights = [right - (spec.n_cols - 1 - i) * (col_w + dollar_w) for i in range(spec.n_cols)]
+        self.notes_x = self.col_rights[0] - col_w - dollar_w - 34 if spec.notes_header else None
+        self.label_w = min(
+            cfg.label_width, (self.notes_x or self.col_rights[0] - col_w - dollar_w) - left - 8
+        )
+        self.line_h = size * 1.25
+        # Ruled cells keep their figures off the cell border.
+        self.inset = 4.0 if cfg.style == "grid" else 0.0
+
+    def col_span(self, first: int, last: int) -> tuple[float, float]:
+        """The left and right edges of the columns ``first`` to ``last``."""
+        return self.col_rights[first] - self.col_w - self.dollar_w + 4, self.col_rights[last]
+
+
 class Renderer:
     """Flows headings, paragraphs and tables onto pages and records where every figure lands."""
 
@@ -1477,125 +1550,115 @@ class Renderer:
 
     def table(self, spec: TableSpec, *, new_page: bool = False) -> None:
         """Draw a table, continuing it on the next page with a repeated header when it runs over."""
-        cfg = self.cfg
-        size = cfg.table_size
-        right = self.width - self.margin
-        # Columns widen to fit their longest header line or figure, as typesetters size them.
-        widest = max(
-            [text_width(t, cfg.bold, size) for hrow in spec.header for t, a, b in hrow if a == b]
-            + [text_width(c.text, cfg.bold, size) for row in spec.rows for c in row.cells]
-        )
-        col_w = max(cfg.col_width, widest + 10)
-        # The $ sign of a 10-K sits in its own narrow column left of the figure.
-        dollar_w = 9.0 if cfg.dollar_col else 0.0
-        col_rights = [right - (spec.n_cols - 1 - i) * (col_w + dollar_w) for i in range(spec.n_cols)]
-        notes_x = col_rights[0] - col_w - dollar_w - 34 if spec.notes_header else None
-        label_w = min(cfg.label_width, (notes_x or col_rights[0] - col_w - dollar_w) - self.margin - 8)
-        line_h = size * 1.25
-        # Ruled cells keep their figures off the cell border.
-        inset = 4.0 if cfg.style == "grid" else 0.0
+        geo = TableGeometry(self.cfg, spec, self.margin, self.width - self.margin)
         if new_page:
             self.new_page()
-
-        def draw_title(continued: bool) -> None:
-            titles = spec.title.split("\n")
-            titles[-1] += " (continued)" if continued else ""
-            # The scale caption goes under the title (the default), on the title's own line, or above
-            # explanatory paragraphs that separate it from the table (then not repeated on a continuation).
-            one_line = cfg.title_caption_one_line and spec.caption is not None
-            above = cfg.caption_placement == "above_prose" and spec.tid in STATEMENT_PROSE
-            caption = None if one_line or (above and continued) else spec.caption
-            self.ensure(spec.title_size * 3 + line_h * (len(spec.header) + 2))
-            for title in titles:
-                self.y += spec.title_size * 1.2
-                self.text(self.margin, self.y, title, cfg.bold, spec.title_size)
-            if one_line and spec.caption:
-                x = self.margin + text_width(titles[-1] + " ", cfg.bold, spec.title_size)
-                self.text(x, self.y, spec.caption, cfg.font, spec.title_size)
-            for sub in (spec.subtitle, caption):
-                if sub:
-                    self.y += size * 1.5
-                    self.text(self.margin, self.y, sub, cfg.italic if sub == spec.caption else cfg.font, size)
-            if above and not continued:
-                self.y += size * 0.8
-                for para in STATEMENT_PROSE[spec.tid]:
-                    self.paragraph(para)
-                self.ensure(line_h * (len(spec.header) + 3))
-            self.y += size * 1.2
-            draw_header()
-
-        def col_span(first: int, last: int) -> tuple[float, float]:
-            return col_rights[first] - col_w - dollar_w + 4, col_rights[last]
-
-        def draw_header() -> None:
-            for i, hrow in enumerate(spec.header):
-                top = self.y
-                self.y += line_h
-                for text, first, last in hrow:
-                    x0, x1 = col_span(first, last)
-                    if last > first:
-                        # A spanning caption is centred over its columns and ruled underneath.
-                        w = text_width(text, cfg.bold, size)
-                        self.text((x0 + x1 - w) / 2, self.y, text, cfg.bold, size)
-                        if cfg.style != "whitespace":
-                            self.hline(x0, x1, self.y + 3, 0.4)
-                    else:
-                        x1 -= inset
-                        self.text(x1 - text_width(text, cfg.bold, size), self.y, text, cfg.bold, size)
-                if spec.notes_header and notes_x is not None and i == len(spec.header) - 1:
-                    w = text_width(spec.notes_header, cfg.bold, size)
-                    self.text(notes_x + 14 - w / 2, self.y, spec.notes_header, cfg.bold, size)
-                if cfg.style == "grid":
-                    # Each header line is ruled on its own so that spanning captions are not cut.
-                    bottom = self.y + (4 if i == len(spec.header) - 1 else 3)
-                    starts = [col_span(a, b)[0] - 4 for _, a, b in hrow]
-                    self.grid_row(top + (2 if i else -2), bottom, starts, col_rights, notes_x)
-            self.y += 4
-            if cfg.style == "filing":
-                for i in range(spec.n_cols):
-                    x0, x1 = col_span(i, i)
-                    self.hline(x0, x1, self.y, 0.6)
-            self.y += 2
-
-        draw_title(continued=False)
+        self.table_title(geo, continued=False)
         for row in spec.rows:
-            font = (
-                cfg.bold
-                if row.kind in ("total", "section") or (row.kind == "subtotal" and cfg.style != "filing")
-                else cfg.font
-            )
-            indent = 10.0 * row.indent
-            lines = wrap(row.label, font, size, label_w - indent) if row.label else [""]
-            height = line_h * len(lines) + cfg.row_gap
-            if row.kind == "total":
-                height += 3
-            if row.break_before or self.y + height > self.bottom:
-                self.new_page()
-                if cfg.repeat_header_on_break:
-                    draw_title(continued=True)
+            self.table_row(geo, row)
+        self.y += geo.line_h
+
+    def table_title(self, geo: TableGeometry, *, continued: bool) -> None:
+        """A table's title, caption and column heads; on a continuation the title says "(continued)"."""
+        cfg, spec, size = self.cfg, geo.spec, geo.size
+        titles = spec.title.split("\n")
+        titles[-1] += " (continued)" if continued else ""
+        # The scale caption goes under the title (the default), on the title's own line, or above
+        # explanatory paragraphs that separate it from the table (then not repeated on a continuation).
+        one_line = cfg.title_caption_one_line and spec.caption is not None
+        above = cfg.caption_placement == "above_prose" and spec.tid in STATEMENT_PROSE
+        caption = None if one_line or (above and continued) else spec.caption
+        self.ensure(spec.title_size * 3 + geo.line_h * (len(spec.header) + 2))
+        for title in titles:
+            self.y += spec.title_size * 1.2
+            self.text(self.margin, self.y, title, cfg.bold, spec.title_size)
+        if one_line and spec.caption:
+            x = self.margin + text_width(titles[-1] + " ", cfg.bold, spec.title_size)
+            self.text(x, self.y, spec.caption, cfg.font, spec.title_size)
+        for sub in (spec.subtitle, caption):
+            if sub:
+                self.y += size * 1.5
+                self.text(self.margin, self.y, sub, cfg.italic if sub == spec.caption else cfg.font, size)
+        if above and not continued:
+            self.y += size * 0.8
+            for para in STATEMENT_PROSE[spec.tid]:
+                self.paragraph(para)
+            self.ensure(geo.line_h * (len(spec.header) + 3))
+        self.y += size * 1.2
+        self.table_header(geo)
+
+    def table_header(self, geo: TableGeometry) -> None:
+        """The column heads, ruled as the table's style rules them."""
+        cfg, spec, size, col_span = self.cfg, geo.spec, geo.size, geo.col_span
+        for i, hrow in enumerate(spec.header):
             top = self.y
-            if row.kind in ("subtotal", "total") and cfg.style == "filing":
-                for i in range(len(row.cells)):
-                    x0, x1 = col_span(i, i)
-                    self.hline(x0, x1, self.y + 1.5, 0.5)
-                self.y += 2
-            for j, line in enumerate(lines):
-                self.y += line_h
-                # Wrapped labels continue with a hanging indent, as in printed statements.
-                self.text(self.margin + indent + (6 if j else 0), self.y, line, font, size)
-            text_rights = [x - inset for x in col_rights]
-            self.draw_cells(spec, row, text_rights, col_w, dollar_w, notes_x, font, size)
-            self.y += cfg.row_gap
-            if row.kind == "total" and cfg.style == "filing":
-                for i in range(len(row.cells)):
-                    x0, x1 = col_span(i, i)
-                    self.hline(x0, x1, self.y, 0.5)
-                    self.hline(x0, x1, self.y + 1.8, 0.5)
-                self.y += 3
+            self.y += geo.line_h
+            for text, first, last in hrow:
+                x0, x1 = col_span(first, last)
+                if last > first:
+                    # A spanning caption is centred over its columns and ruled underneath.
+                    w = text_width(text, cfg.bold, size)
+                    self.text((x0 + x1 - w) / 2, self.y, text, cfg.bold, size)
+                    if cfg.style != "whitespace":
+                        self.hline(x0, x1, self.y + 3, 0.4)
+                else:
+                    x1 -= geo.inset
+                    self.text(x1 - text_width(text, cfg.bold, size), self.y, text, cfg.bold, size)
+            if spec.notes_header and geo.notes_x is not None and i == len(spec.header) - 1:
+                w = text_width(spec.notes_header, cfg.bold, size)
+                self.text(geo.notes_x + 14 - w / 2, self.y, spec.notes_header, cfg.bold, size)
             if cfg.style == "grid":
-                starts = [col_span(i, i)[0] - 4 for i in range(spec.n_cols)]
-                self.grid_row(top, self.y, starts, col_rights, notes_x)
-        self.y += line_h
+                # Each header line is ruled on its own so that spanning captions are not cut.
+                bottom = self.y + (4 if i == len(spec.header) - 1 else 3)
+                starts = [col_span(a, b)[0] - 4 for _, a, b in hrow]
+                self.grid_row(top + (2 if i else -2), bottom, starts, geo.col_rights, geo.notes_x)
+        self.y += 4
+        if cfg.style == "filing":
+            for i in range(spec.n_cols):
+                x0, x1 = col_span(i, i)
+                self.hline(x0, x1, self.y, 0.6)
+        self.y += 2
+
+    def table_row(self, geo: TableGeometry, row: TRow) -> None:
+        """One row: its label, wrapped, and its cells; a new page first (with the heads again) if it does
+        not fit or the row asks for one."""
+        cfg, spec, size, col_span = self.cfg, geo.spec, geo.size, geo.col_span
+        font = (
+            cfg.bold
+            if row.kind in ("total", "section") or (row.kind == "subtotal" and cfg.style != "filing")
+            else cfg.font
+        )
+        indent = 10.0 * row.indent
+        lines = wrap(row.label, font, size, geo.label_w - indent) if row.label else [""]
+        height = geo.line_h * len(lines) + cfg.row_gap
+        if row.kind == "total":
+            height += 3
+        if row.break_before or self.y + height > self.bottom:
+            self.new_page()
+            if cfg.repeat_header_on_break:
+                self.table_title(geo, continued=True)
+        top = self.y
+        if row.kind in ("subtotal", "total") and cfg.style == "filing":
+            for i in range(len(row.cells)):
+                x0, x1 = col_span(i, i)
+                self.hline(x0, x1, self.y + 1.5, 0.5)
+            self.y += 2
+        for j, line in enumerate(lines):
+            self.y += geo.line_h
+            # Wrapped labels continue with a hanging indent, as in printed statements.
+            self.text(self.margin + indent + (6 if j else 0), self.y, line, font, size)
+        text_rights = [x - geo.inset for x in geo.col_rights]
+        self.draw_cells(spec, row, text_rights, geo.col_w, geo.dollar_w, geo.notes_x, font, size)
+        self.y += cfg.row_gap
+        if row.kind == "total" and cfg.style == "filing":
+            for i in range(len(row.cells)):
+                x0, x1 = col_span(i, i)
+                self.hline(x0, x1, self.y, 0.5)
+                self.hline(x0, x1, self.y + 1.8, 0.5)
+            self.y += 3
+        if cfg.style == "grid":
+            starts = [col_span(i, i)[0] - 4 for i in range(spec.n_cols)]
+            self.grid_row(top, self.y, starts, geo.col_rights, geo.notes_x)
 
     def grid_row(
         self,
@@ -1881,17 +1944,44 @@ def apply_injections(cfg: DocConfig, figs: Figures) -> dict[tuple[str, int], int
     return overrides
 
 
+@dataclass(frozen=True)
+class Layout:
+    """One document being laid out: its settings, its figures, its period columns and its renderer."""
+
+    cfg: DocConfig
+    figs: Figures
+    years: list[int]
+    dur_cols: list[Col]
+    inst_cols: list[Col]
+    r: Renderer
+
+
 def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
-    """Lay out one document and derive its truth entry from what was drawn."""
+    """Lay out one document and derive its truth entry from what was drawn.
+
+    The parts, in page order: the front (cover and key figures), the operating review, the primary
+    statements and the notes.
+    """
     figs = build_figures(cfg)
     segs = segment_figures(cfg, figs)
     overrides = apply_injections(cfg, figs)
     years = ordered_years(cfg)
     dur_cols = [Col(y, f"FY{y}") for y in years]
     inst_cols = [Col(y, instant_key(cfg, y)) for y in years]
-    two = [c for c in dur_cols if c.year in sorted(cfg.years)[-2:]]
-    recent = [c for c in dur_cols if c.year in sorted(cfg.years)[-cfg.summary_years :]]
-    r = Renderer(cfg)
+    doc = Layout(cfg, figs, years, dur_cols, inst_cols, Renderer(cfg))
+    draw_front(doc, overrides)
+    draw_review(doc, segs)
+    draw_statements(doc)
+    draw_notes(doc)
+    data = doc.r.finish()
+    truth = build_truth(cfg, doc.r, data, figs)
+    return data, truth
+
+
+def draw_front(doc: Layout, overrides: dict[tuple[str, int], int]) -> None:
+    """The cover (or a title block), the document's scale note if it opens with one, and the key figures."""
+    cfg, figs, r = doc.cfg, doc.figs, doc.r
+    recent = [c for c in doc.dur_cols if c.year in sorted(cfg.years)[-cfg.summary_years :]]
     summary = build_summary(cfg, figs, recent, overrides)
     if cfg.cover_page:
         r.cover(cfg.cover_lines)
@@ -1906,6 +1996,11 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     r.footnotes(cfg.summary_footnotes)
     r.paragraph(FILLER)
 
+
+def draw_review(doc: Layout, segs: Figures) -> None:
+    """The operating and financial review: its prose, the segment table and the trait tables it holds."""
+    cfg, figs, r, dur_cols, inst_cols = doc.cfg, doc.figs, doc.r, doc.dur_cols, doc.inst_cols
+    two = [c for c in dur_cols if c.year in sorted(cfg.years)[-2:]]
     r.heading(_label(cfg, "mdna_title", "Operating and financial review"), 14, new_page=True)
     paras = narrative_paragraphs(cfg, figs, segs)
     r.heading(_label(cfg, "mdna_results", "Group results"), 11)
@@ -1926,6 +2021,10 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
         r.paragraph(text, (tag,))
     r.paragraph(FILLER)
 
+
+def draw_statements(doc: Layout) -> None:
+    """The income statement, the balance sheet and the cash-flow statement."""
+    cfg, figs, r, dur_cols, inst_cols = doc.cfg, doc.figs, doc.r, doc.dur_cols, doc.inst_cols
     if cfg.document_scale_note and cfg.document_note_at == "statements":
         # The scale is stated once, at the start of the statements, and on none of them.
         r.heading(_label(cfg, "fs_title", "Consolidated financial statements"), 14, new_page=True)
@@ -1942,6 +2041,11 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     # Without a forced break the balance sheet follows the income statement and overflows naturally.
     r.table(build_balance_sheet(cfg, figs, inst_cols), new_page=cfg.bs_break_before is not None)
     r.table(build_cash_flow(cfg, figs, dur_cols), new_page=cfg.cf_new_page)
+
+
+def draw_notes(doc: Layout) -> None:
+    """The notes to the financial statements: two of prose, then the note of each trait switched on."""
+    cfg, figs, r, dur_cols, inst_cols = doc.cfg, doc.figs, doc.r, doc.dur_cols, doc.inst_cols
     r.heading(_label(cfg, "notes_title", "Notes to the financial statements"), 13, new_page=True)
     r.heading("1. Basis of preparation", 10)
     r.paragraph(BASIS)
@@ -1974,13 +2078,10 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
         )
     if cfg.fair_value_columns:
         r.heading("10. Investments", 10)
-        r.table(build_securities(cfg, figs, max(years)))
+        r.table(build_securities(cfg, figs, max(doc.years)))
     if cfg.equity_sections:
         r.heading("7. Share capital and premium", 10)
         r.table(build_equity_sections(cfg, figs, dur_cols))
-    data = r.finish()
-    truth = build_truth(cfg, r, data, figs)
-    return data, truth
 
 
 # --------------------------------------------------------------------------------------------------
@@ -2954,256 +3055,260 @@ VARIANT_TRAITS: dict[str, str] = {
 }
 
 
-def layout_variants() -> list[DocConfig]:
-    """Documents whose layouts none of the six samples has, generated at test time and never committed.
+LAYOUT_VARIANTS: tuple[DocConfig, ...] = (
+    DocConfig(
+        file="thornbury_2025_annual_report.pdf",
+        seed=2025_11,
+        issuer="Thornbury Foods plc",
+        title="Annual Report 2025",
+        cover_lines=(
+            "Annual Report and Accounts for the year ended 31 December 2025",
+            "Published 4 March 2026",
+        ),
+        currency="GBP",
+        scale=6,
+        decimals=1,
+        unit_caption="(in GBP millions, except per share data)",
+        unit_col="",
+        years=(2025, 2024),
+        fy_end=(12, 31),
+        revenue_base=8_734,
+        growth=(0.04, 0.09),
+        labels=THORNBURY_LABELS,
+        expense_sign=1,
+        bs_kind="eu",
+        bs_break_before="le_head",
+        cf_start="opinc",
+        segments=("Bakery", "Chilled foods", "Ingredients"),
+        summary_rows=("revenue", "opinc", "pbt", "net", "ocf", "te"),
+        footer="rule",
+        narrative="uk",
+        cover_page=False,
+        caption_placement="above_prose",
+        eps_shares=412_500_000,
+        injections=(Injection("sum_mismatch", "inv", 2024),),
+    ),
+    DocConfig(
+        file="rheinfeld_2025_annual_report.pdf",
+        seed=2025_12,
+        issuer="Rheinfeld Antriebstechnik AG",
+        title="Annual Report 2025",
+        cover_lines=("Annual Report 2025", "Düsseldorf, 18 March 2026"),
+        currency="EUR",
+        scale=3,
+        decimals=0,
+        unit_caption="(in EUR thousands)",
+        unit_col="",
+        years=(2025, 2024),
+        fy_end=(12, 31),
+        revenue_base=512_806,
+        growth=(0.02, 0.06),
+        labels=RHEINFELD_LABELS,
+        font="tiro",
+        bold="tibo",
+        italic="tiit",
+        style="whitespace",
+        neg="minus",
+        prior_first=True,
+        notes_col="Note",
+        label_width=230.0,
+        # A 13-point gutter between the two-line date heads (the generator's minimum is 10 points).
+        col_width=80.0,
+        bs_kind="eu",
+        bs_break_before="le_head",
+        has_other_op=True,
+        duration_header="span",
+        instant_header="two_line_uk",
+        segments=("Industrial Drives", "Rail Systems", "Service"),
+        summary_rows=("revenue", "opinc", "net", "ocf", "capex", "te"),
+        footer="page",
+        narrative="eu",
+        title_caption_one_line=True,
+    ),
+    us_form_10k(
+        file="brightwater_2025_form_10k.pdf",
+        seed=2025_13,
+        issuer="Brightwater Analytics, Inc.",
+        cover_lines=(
+            "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934",
+            "For the fiscal year ended December 31, 2025",
+        ),
+        scale=6,
+        decimals=0,
+        unit_caption="",
+        unit_col="",
+        years=(2025, 2024),
+        fy_end=(12, 31),
+        revenue_base=4_862,
+        growth=(0.08, 0.15),
+        labels=BRIGHTWATER_LABELS,
+        font="cour",
+        bold="cobo",
+        italic="coit",
+        label_width=280.0,
+        col_width=60.0,
+        table_size=8.0,
+        body_size=9.0,
+        segments=("Platform subscriptions", "Professional services", "Data licensing"),
+        summary_rows=("revenue", "opinc", "net", "ocf", "ta", "cash"),
+        document_scale_note="All amounts are in USD millions unless otherwise stated.",
+        document_note_at="statements",
+        injections=(Injection("cross_reference_mismatch", "ta", 2025),),
+    ),
+    DocConfig(
+        file="kestrel_2025_annual_report.pdf",
+        seed=2025_14,
+        issuer="Kestrel Präzisionstechnik AG",
+        title="Annual Report 2025",
+        cover_lines=("Annual Report 2025", "Winterthur, 3 March 2026"),
+        currency="CHF",
+        scale=3,
+        decimals=0,
+        unit_caption="(in CHF thousands)",
+        unit_col="",
+        years=(2025, 2024),
+        fy_end=(12, 31),
+        revenue_base=684_215,
+        growth=(0.01, 0.05),
+        labels=KESTREL_LABELS,
+        # Airy rows: the balance sheet breaks between current liabilities and their total, and the
+        # cash-flow statement, which follows it, inside the financing section.
+        table_size=9.5,
+        row_gap=7.5,
+        liab_sign=-1,
+        bs_kind="uk",
+        bs_break_before=None,
+        cf_start="opinc",
+        duration_header="plain",
+        instant_header="swiss",
+        segments=("Motion Control", "Sensors", "Aftermarket"),
+        summary_rows=("revenue", "opinc", "net", "ocf", "ta", "te"),
+        summary_scale=(6, 1),
+        footer="page",
+        narrative="code",
+        cover_page=False,
+        repeat_header_on_break=False,
+        cf_new_page=False,
+        injections=(Injection("balance_identity", "ppe", 2025),),
+    ),
+    DocConfig(
+        file="marlow_2025_annual_report.pdf",
+        seed=2025_15,
+        issuer="Marlow Leisure Group plc",
+        title="Annual Report 2025",
+        cover_lines=("Annual Report for the year ended 30 June 2025", "Dublin, 9 September 2025"),
+        currency="EUR",
+        scale=6,
+        decimals=2,
+        unit_caption="(€ million)",
+        unit_col="",
+        years=(2025, 2024),
+        fy_end=(6, 30),
+        revenue_base=93_417,
+        growth=(0.05, 0.12),
+        labels=MARLOW_LABELS,
+        font="tiro",
+        bold="tibo",
+        italic="tiit",
+        expense_sign=1,
+        liab_sign=-1,
+        prior_first=True,
+        label_width=220.0,
+        bs_kind="uk",
+        bs_break_before="cl_head",
+        cf_start="net",
+        duration_header="span",
+        instant_header="span",
+        segments=("Ireland", "United Kingdom", "Spain"),
+        summary_rows=("revenue", "opinc", "pbt", "net", "ocf", "te"),
+        footer="rule",
+        narrative="eu",
+        title_caption_one_line=True,
+        repeat_header_on_break=False,
+    ),
+    DocConfig(
+        file="oakridge_2025_annual_report.pdf",
+        seed=2025_16,
+        issuer="Oakridge Timber Products Ltd.",
+        title="Annual Report 2025",
+        cover_lines=("Annual Report for the year ended December 31, 2025", "Vancouver, British Columbia"),
+        currency="CAD",
+        scale=3,
+        decimals=0,
+        unit_caption="",
+        unit_col="",
+        years=(2025, 2024),
+        fy_end=(12, 31),
+        revenue_base=1_486_302,
+        growth=(0.03, 0.08),
+        labels=OAKRIDGE_LABELS,
+        style="whitespace",
+        nil="—",
+        expense_sign=1,
+        label_width=260.0,
+        col_width=70.0,
+        bs_kind="us",
+        bs_break_before="le_head",
+        cf_start="net",
+        duration_header="two_line_us",
+        instant_header="two_line_us",
+        segments=("Lumber", "Panels", "Pulp"),
+        summary_rows=("revenue", "opinc", "net", "ocf", "capex", "te"),
+        footer="center",
+        narrative="code",
+        cover_page=False,
+        document_scale_note=(
+            "All amounts in this report are in thousands of Canadian dollars unless otherwise stated."
+        ),
+        document_note_at="start",
+        injections=(
+            Injection("sum_mismatch", "pay", 2024),
+            Injection("cross_reference_mismatch", "revenue", 2025),
+        ),
+    ),
+    DocConfig(
+        file="wattle_2025_annual_report.pdf",
+        seed=2025_17,
+        issuer="Wattle Creek Resources Limited",
+        title="Annual Report 2025",
+        cover_lines=("Annual Report for the year ended 30 June 2025", "Perth, Western Australia"),
+        currency="AUD",
+        scale=3,
+        decimals=0,
+        unit_caption="(in AUD thousands)",
+        unit_col="",
+        years=(2025, 2024),
+        fy_end=(6, 30),
+        revenue_base=734_906,
+        growth=(0.06, 0.14),
+        labels=WATTLE_LABELS,
+        style="grid",
+        liab_sign=-1,
+        label_width=230.0,
+        bs_kind="uk",
+        bs_break_before=None,
+        cf_start="opinc",
+        duration_header="two_line_uk",
+        instant_header="two_line_uk",
+        segments=("Iron ore", "Lithium", "Copper"),
+        summary_rows=("revenue", "opinc", "net", "ocf", "te"),
+        footer="center",
+        narrative="code",
+        cover_page=False,
+        caption_placement="above_prose",
+        repeat_header_on_break=False,
+        cf_new_page=False,
+    ),
+)
+"""Documents whose layouts none of the six samples has, generated at test time and never committed.
 
-    Each is a new issuer with its own currency, scale and fonts; the traits are in ``VARIANT_TRAITS``.
-    """
-    return [
-        DocConfig(
-            file="thornbury_2025_annual_report.pdf",
-            seed=2025_11,
-            issuer="Thornbury Foods plc",
-            title="Annual Report 2025",
-            cover_lines=(
-                "Annual Report and Accounts for the year ended 31 December 2025",
-                "Published 4 March 2026",
-            ),
-            currency="GBP",
-            scale=6,
-            decimals=1,
-            unit_caption="(in GBP millions, except per share data)",
-            unit_col="",
-            years=(2025, 2024),
-            fy_end=(12, 31),
-            revenue_base=8_734,
-            growth=(0.04, 0.09),
-            labels=THORNBURY_LABELS,
-            expense_sign=1,
-            bs_kind="eu",
-            bs_break_before="le_head",
-            cf_start="opinc",
-            segments=("Bakery", "Chilled foods", "Ingredients"),
-            summary_rows=("revenue", "opinc", "pbt", "net", "ocf", "te"),
-            footer="rule",
-            narrative="uk",
-            cover_page=False,
-            caption_placement="above_prose",
-            eps_shares=412_500_000,
-            injections=(Injection("sum_mismatch", "inv", 2024),),
-        ),
-        DocConfig(
-            file="rheinfeld_2025_annual_report.pdf",
-            seed=2025_12,
-            issuer="Rheinfeld Antriebstechnik AG",
-            title="Annual Report 2025",
-            cover_lines=("Annual Report 2025", "Düsseldorf, 18 March 2026"),
-            currency="EUR",
-            scale=3,
-            decimals=0,
-            unit_caption="(in EUR thousands)",
-            unit_col="",
-            years=(2025, 2024),
-            fy_end=(12, 31),
-            revenue_base=512_806,
-            growth=(0.02, 0.06),
-            labels=RHEINFELD_LABELS,
-            font="tiro",
-            bold="tibo",
-            italic="tiit",
-            style="whitespace",
-            neg="minus",
-            prior_first=True,
-            notes_col="Note",
-            label_width=230.0,
-            # A 13-point gutter between the two-line date heads (the generator's minimum is 10 points).
-            col_width=80.0,
-            bs_kind="eu",
-            bs_break_before="le_head",
-            has_other_op=True,
-            duration_header="span",
-            instant_header="two_line_uk",
-            segments=("Industrial Drives", "Rail Systems", "Service"),
-            summary_rows=("revenue", "opinc", "net", "ocf", "capex", "te"),
-            footer="page",
-            narrative="eu",
-            title_caption_one_line=True,
-        ),
-        us_form_10k(
-            file="brightwater_2025_form_10k.pdf",
-            seed=2025_13,
-            issuer="Brightwater Analytics, Inc.",
-            cover_lines=(
-                "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934",
-                "For the fiscal year ended December 31, 2025",
-            ),
-            scale=6,
-            decimals=0,
-            unit_caption="",
-            unit_col="",
-            years=(2025, 2024),
-            fy_end=(12, 31),
-            revenue_base=4_862,
-            growth=(0.08, 0.15),
-            labels=BRIGHTWATER_LABELS,
-            font="cour",
-            bold="cobo",
-            italic="coit",
-            label_width=280.0,
-            col_width=60.0,
-            table_size=8.0,
-            body_size=9.0,
-            segments=("Platform subscriptions", "Professional services", "Data licensing"),
-            summary_rows=("revenue", "opinc", "net", "ocf", "ta", "cash"),
-            document_scale_note="All amounts are in USD millions unless otherwise stated.",
-            document_note_at="statements",
-            injections=(Injection("cross_reference_mismatch", "ta", 2025),),
-        ),
-        DocConfig(
-            file="kestrel_2025_annual_report.pdf",
-            seed=2025_14,
-            issuer="Kestrel Präzisionstechnik AG",
-            title="Annual Report 2025",
-            cover_lines=("Annual Report 2025", "Winterthur, 3 March 2026"),
-            currency="CHF",
-            scale=3,
-            decimals=0,
-            unit_caption="(in CHF thousands)",
-            unit_col="",
-            years=(2025, 2024),
-            fy_end=(12, 31),
-            revenue_base=684_215,
-            growth=(0.01, 0.05),
-            labels=KESTREL_LABELS,
-            # Airy rows: the balance sheet breaks between current liabilities and their total, and the
-            # cash-flow statement, which follows it, inside the financing section.
-            table_size=9.5,
-            row_gap=7.5,
-            liab_sign=-1,
-            bs_kind="uk",
-            bs_break_before=None,
-            cf_start="opinc",
-            duration_header="plain",
-            instant_header="swiss",
-            segments=("Motion Control", "Sensors", "Aftermarket"),
-            summary_rows=("revenue", "opinc", "net", "ocf", "ta", "te"),
-            summary_scale=(6, 1),
-            footer="page",
-            narrative="code",
-            cover_page=False,
-            repeat_header_on_break=False,
-            cf_new_page=False,
-            injections=(Injection("balance_identity", "ppe", 2025),),
-        ),
-        DocConfig(
-            file="marlow_2025_annual_report.pdf",
-            seed=2025_15,
-            issuer="Marlow Leisure Group plc",
-            title="Annual Report 2025",
-            cover_lines=("Annual Report for the year ended 30 June 2025", "Dublin, 9 September 2025"),
-            currency="EUR",
-            scale=6,
-            decimals=2,
-            unit_caption="(€ million)",
-            unit_col="",
-            years=(2025, 2024),
-            fy_end=(6, 30),
-            revenue_base=93_417,
-            growth=(0.05, 0.12),
-            labels=MARLOW_LABELS,
-            font="tiro",
-            bold="tibo",
-            italic="tiit",
-            expense_sign=1,
-            liab_sign=-1,
-            prior_first=True,
-            label_width=220.0,
-            bs_kind="uk",
-            bs_break_before="cl_head",
-            cf_start="net",
-            duration_header="span",
-            instant_header="span",
-            segments=("Ireland", "United Kingdom", "Spain"),
-            summary_rows=("revenue", "opinc", "pbt", "net", "ocf", "te"),
-            footer="rule",
-            narrative="eu",
-            title_caption_one_line=True,
-            repeat_header_on_break=False,
-        ),
-        DocConfig(
-            file="oakridge_2025_annual_report.pdf",
-            seed=2025_16,
-            issuer="Oakridge Timber Products Ltd.",
-            title="Annual Report 2025",
-            cover_lines=("Annual Report for the year ended December 31, 2025", "Vancouver, British Columbia"),
-            currency="CAD",
-            scale=3,
-            decimals=0,
-            unit_caption="",
-            unit_col="",
-            years=(2025, 2024),
-            fy_end=(12, 31),
-            revenue_base=1_486_302,
-            growth=(0.03, 0.08),
-            labels=OAKRIDGE_LABELS,
-            style="whitespace",
-            nil="—",
-            expense_sign=1,
-            label_width=260.0,
-            col_width=70.0,
-            bs_kind="us",
-            bs_break_before="le_head",
-            cf_start="net",
-            duration_header="two_line_us",
-            instant_header="two_line_us",
-            segments=("Lumber", "Panels", "Pulp"),
-            summary_rows=("revenue", "opinc", "net", "ocf", "capex", "te"),
-            footer="center",
-            narrative="code",
-            cover_page=False,
-            document_scale_note=(
-                "All amounts in this report are in thousands of Canadian dollars unless otherwise stated."
-            ),
-            document_note_at="start",
-            injections=(
-                Injection("sum_mismatch", "pay", 2024),
-                Injection("cross_reference_mismatch", "revenue", 2025),
-            ),
-        ),
-        DocConfig(
-            file="wattle_2025_annual_report.pdf",
-            seed=2025_17,
-            issuer="Wattle Creek Resources Limited",
-            title="Annual Report 2025",
-            cover_lines=("Annual Report for the year ended 30 June 2025", "Perth, Western Australia"),
-            currency="AUD",
-            scale=3,
-            decimals=0,
-            unit_caption="(in AUD thousands)",
-            unit_col="",
-            years=(2025, 2024),
-            fy_end=(6, 30),
-            revenue_base=734_906,
-            growth=(0.06, 0.14),
-            labels=WATTLE_LABELS,
-            style="grid",
-            liab_sign=-1,
-            label_width=230.0,
-            bs_kind="uk",
-            bs_break_before=None,
-            cf_start="opinc",
-            duration_header="two_line_uk",
-            instant_header="two_line_uk",
-            segments=("Iron ore", "Lithium", "Copper"),
-            summary_rows=("revenue", "opinc", "net", "ocf", "te"),
-            footer="center",
-            narrative="code",
-            cover_page=False,
-            caption_placement="above_prose",
-            repeat_header_on_break=False,
-            cf_new_page=False,
-        ),
-    ]
+Each is a new issuer with its own currency, scale and fonts; the traits are in ``VARIANT_TRAITS``.
+"""
+
+
+def layout_variants() -> list[DocConfig]:
+    """The layout variants (:data:`LAYOUT_VARIANTS`), as a list a caller may change."""
+    return list(LAYOUT_VARIANTS)
 
 
 def render_variant(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:

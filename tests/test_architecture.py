@@ -126,6 +126,75 @@ def test_the_file_write_check_can_fail() -> None:
     ]
 
 
+# Size bounds (issue 24): a function a reader can hold in view, a file a reader can find their way in.
+MAX_FUNCTION_LINES = 80
+MAX_FILE_LINES = 800
+_PRODUCTION = (*ROOTS, "infra", "sample_docs")
+# Every folder that holds code, tests and tools included; prose (Markdown) and data (JSON, YAML) do not count.
+_CODE_FOLDERS = (*_PRODUCTION, "bench", "tests", "docs", ".ci")
+_CODE_SUFFIXES = frozenset({".py", ".sh", ".sql", ".js", ".css", ".html", ".tpl", ".tmpl"})
+# The sample generator: most of it is the issuers' settings and labels, data written as code.
+_LONG_FILES = frozenset({"sample_docs/generate.py"})
+
+
+def _long_functions(tree: ast.AST, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """Each function (or method) longer than ``limit`` lines, from its ``def`` to its last line."""
+    return [
+        f"{node.name} at line {node.lineno}: {node.end_lineno - node.lineno + 1} lines"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > limit
+    ]
+
+
+def test_no_production_function_is_longer_than_the_bound() -> None:
+    found = {
+        path.relative_to(REPO).as_posix(): long
+        for root in _PRODUCTION
+        for path in sorted((REPO / root).rglob("*.py"))
+        if (long := _long_functions(ast.parse(path.read_text(encoding="utf-8"))))
+    }
+    assert not found, f"functions over {MAX_FUNCTION_LINES} lines (split them into named steps): {found}"
+
+
+def test_the_function_length_check_can_fail() -> None:
+    body = "".join(f"        x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    sample = f"def short():\n    return 1\n\n\nclass C:\n    def long(self):\n{body}        return 0\n"
+    assert _long_functions(ast.parse(sample)) == [f"long at line 6: {MAX_FUNCTION_LINES + 2} lines"]
+    assert _long_functions(ast.parse(sample), limit=MAX_FUNCTION_LINES + 2) == []
+
+
+def _long_files(paths: list[Path], root: Path = REPO, limit: int = MAX_FILE_LINES) -> list[str]:
+    """Each code file of ``paths`` (by its suffix) longer than ``limit`` lines, as ``path: lines``."""
+    found = []
+    for path in paths:
+        if path.suffix in _CODE_SUFFIXES and path.is_file():
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            if lines > limit:
+                found.append(f"{path.relative_to(root).as_posix()}: {lines}")
+    return found
+
+
+def test_no_code_file_is_longer_than_the_bound() -> None:
+    paths = [
+        path
+        for folder in _CODE_FOLDERS
+        for path in sorted((REPO / folder).rglob("*"))
+        if path.relative_to(REPO).as_posix() not in _LONG_FILES
+    ]
+    assert any(p.suffix == ".sql" for p in paths), "the walk reaches every kind of code file"
+    long = _long_files(paths)
+    assert not long, f"files over {MAX_FILE_LINES} lines (split them along a seam): {long}"
+
+
+def test_the_file_length_check_can_fail(tmp_path: Path) -> None:
+    (tmp_path / "long.py").write_text("x = 1\n" * (MAX_FILE_LINES + 1), encoding="utf-8")
+    (tmp_path / "short.sql").write_text("SELECT 1;\n" * MAX_FILE_LINES, encoding="utf-8")
+    (tmp_path / "data.json").write_text("[]\n" * (MAX_FILE_LINES + 1), encoding="utf-8")
+    assert _long_files(sorted(tmp_path.iterdir()), root=tmp_path) == [f"long.py: {MAX_FILE_LINES + 1}"]
+
+
 _MODULES = sorted(
     p.relative_to(REPO).as_posix()
     for root in ROOTS

@@ -23,9 +23,10 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from adapters.review.annotated import AnnotatedCopies
+from adapters.review.decision_rules import DecisionRequest
 from adapters.review.documents import LocalDocuments, PageImages
 from adapters.review.sqlite import DB_NAME, SqliteReviewStore
-from adapters.review.store import DecisionRequest, FlagQuery
+from adapters.review.store import FlagQuery
 from adapters.rewards_dataset import export_dataset, export_rewards
 from console.app import ConsoleConfig, create_app
 from console.auth import add_user, session_secret

@@ -12,17 +12,9 @@ from typing import Literal
 
 import pytest
 
+from adapters.review.decision_rules import DecisionRequest, ReviewError, StaleDecision, apply_decision
 from adapters.review.sqlite import SqliteReviewStore
-from adapters.review.store import (
-    SEVERITY_RANK,
-    SORT_KEYS,
-    DecisionRequest,
-    FlagQuery,
-    ReviewError,
-    StaleDecision,
-    apply_decision,
-    decode_cursor,
-)
+from adapters.review.store import SEVERITY_RANK, SORT_KEYS, FlagQuery, decode_cursor
 from schemas.models import Evidence, Flag, FlagKind, Period
 from schemas.reviews import FlagReview, ReviewDecision
 from tests.support.review import check_cursors, race

@@ -16,9 +16,10 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from adapters.review.annotated import AnnotatedCopies
+from adapters.review.decision_rules import DecisionRequest
 from adapters.review.documents import LocalDocuments
 from adapters.review.sqlite import SqliteReviewStore
-from adapters.review.store import DecisionRequest, FlagQuery
+from adapters.review.store import FlagQuery
 from adapters.review.tick_decisions import decisions_digest, dump_decisions, load_decisions
 from adapters.review.tick_style import CLEARED, SEVERITY_COLORS, SUBJECT_BREAK, SUBJECT_NOTE
 from adapters.review.tickmarks import AnnotatedPdf, annotate_pdf

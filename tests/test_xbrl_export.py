@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from adapters.xbrl.agreement import agreement, tot001_totals
 from adapters.xbrl.check import INCONSISTENT, XbrlCheck, check_reports
-from adapters.xbrl.figures import select, sheets
+from adapters.xbrl.figures import Selection, select, sheets
 from adapters.xbrl.report import AXIS, CAL_FILE, DEF_FILE, REPORT_FILE, XbrlReport, concept_name, xbrl_report
 from pipeline.checks.sums import proven_structures
 from pipeline.engine import process_bytes, process_path
@@ -44,6 +44,19 @@ def _facts(report: XbrlReport) -> dict[str, dict[str, object]]:
 @pytest.fixture(scope="module")
 def results() -> dict[str, DocumentResult]:
     return {p.stem: process_path(p) for p in SAMPLES}
+
+
+def _alpenglow(results: dict[str, DocumentResult]) -> tuple[DocumentResult, Selection]:
+    """The clean sample that the tests below alter, and what its report holds."""
+    result = results["alpenglow_2025_annual_report"]
+    report = xbrl_report(result)
+    assert report.selection is not None
+    return result, report.selection
+
+
+def _left_out(report: XbrlReport) -> dict[str, str]:
+    """Each figure left out of ``report``, and why."""
+    return {e.fact_id: e.reason for e in report.excluded}
 
 
 @pytest.fixture(scope="module")
@@ -359,10 +372,8 @@ def test_flagged_figures_are_published_marked_and_unscaled_ones_left_out(
 def test_a_conflicting_copy_is_left_out_and_its_statement_line_keeps_a_concept_of_its_own(
     results: dict[str, DocumentResult],
 ) -> None:
-    result = results["alpenglow_2025_annual_report"]
-    report = xbrl_report(result)
-    assert report.selection is not None
-    line = next(f for f in report.selection.figures if f.line is not None and f.fact.metric)
+    result, selection = _alpenglow(results)
+    line = next(f for f in selection.figures if f.line is not None and f.fact.metric)
     fact = line.fact
     copy = Fact.model_validate(
         {
@@ -377,7 +388,7 @@ def test_a_conflicting_copy_is_left_out_and_its_statement_line_keeps_a_concept_o
     )
     after = xbrl_report(result.model_copy(update={"facts": [*result.facts, copy]}))
     assert after.selection is not None
-    left = {e.fact_id: e.reason for e in after.excluded}
+    left = _left_out(after)
     assert left["copy"].startswith("conflicting duplicates")
     moved = next(f for f in after.selection.figures if f.fact.fact_id == fact.fact_id)
     assert moved.concept.name != concept_name(fact.metric) and moved.line == line.line
@@ -386,13 +397,11 @@ def test_a_conflicting_copy_is_left_out_and_its_statement_line_keeps_a_concept_o
 
 def test_a_total_whose_line_was_not_read_in_a_column_is_left_out(results: dict[str, DocumentResult]) -> None:
     """TOT001 does not add up a column where a line is blank (the reader may have lost it); Arelle would."""
-    result = results["alpenglow_2025_annual_report"]
-    report = xbrl_report(result)
-    assert report.selection is not None
-    figures = report.selection.figures
+    result, selection = _alpenglow(results)
+    figures = selection.figures
     total, item = next(
         (t, i)
-        for s in report.selection.summations
+        for s in selection.summations
         for t in figures
         if t.line == (s.statement.statement_id, s.row)
         for i in figures
@@ -415,7 +424,7 @@ def test_a_total_whose_line_was_not_read_in_a_column_is_left_out(results: dict[s
         for t in result.tables
     ]
     after = xbrl_report(result.model_copy(update={"tables": tables}))
-    left = {e.fact_id: e.reason for e in after.excluded}
+    left = _left_out(after)
     assert left[total.fact.fact_id].startswith("a total whose lines are not all read")
 
 
@@ -423,14 +432,12 @@ def test_a_total_whose_line_is_left_out_in_one_column_is_left_out_there_and_its_
     results: dict[str, DocumentResult],
 ) -> None:
     """Calculations 1.1 reads a line left out as nil: the total goes too, in that column only."""
-    result = results["alpenglow_2025_annual_report"]
-    report = xbrl_report(result)
-    assert report.selection is not None
-    figures = report.selection.figures
+    result, selection = _alpenglow(results)
+    figures = selection.figures
     by_id = {f.fact_id: f for f in result.facts}
     s, item = next(
         (s, i)
-        for s in report.selection.summations
+        for s in selection.summations
         for i in figures
         if i.line is not None
         and i.line[0] == s.statement.statement_id
@@ -447,7 +454,7 @@ def test_a_total_whose_line_is_left_out_in_one_column_is_left_out_there_and_its_
         )
     )
     assert after.selection is not None
-    left = {e.fact_id: e.reason for e in after.excluded}
+    left = _left_out(after)
     assert left[item.fact.fact_id] == "scale not established"
     assert left[total.fact.fact_id].startswith("a total whose line")
     assert any(
@@ -492,14 +499,12 @@ def test_a_total_outside_its_statements_columns_is_left_out_where_a_summation_bi
     """TOT001 adds up a statement's own columns only. A total printed again in another period (a five-year
     summary) beside one of its lines would be bound there by the statement's summation, whether the lines
     printed there are all of it or another breakdown: it is left out."""
-    result = results["alpenglow_2025_annual_report"]
-    report = xbrl_report(result)
-    assert report.selection is not None
-    by_concept = {f.concept.name: f for f in report.selection.figures if f.fact.metric}
+    result, selection = _alpenglow(results)
+    by_concept = {f.concept.name: f for f in selection.figures if f.fact.metric}
     # a summation whose total and lines are all metric figures, so each can be printed again elsewhere
     summation = next(
         s
-        for s in report.selection.summations
+        for s in selection.summations
         if s.total in by_concept and all(name in by_concept for name, _ in s.items)
     )
     figures = [by_concept[summation.total], *(by_concept[name] for name, _ in summation.items)]
@@ -521,7 +526,7 @@ def test_a_total_outside_its_statements_columns_is_left_out_where_a_summation_bi
         for k, f in enumerate(figures)
     ]
     after = xbrl_report(result.model_copy(update={"facts": [*result.facts, *copies]}))
-    left = {e.fact_id: e.reason for e in after.excluded}
+    left = _left_out(after)
     assert left.get("y2015-0") == "a total outside its statement's columns whose lines are published there"
     assert {f"y2015-{k}" for k in range(1, len(copies))} <= set(after.published.values())
 

@@ -20,14 +20,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from adapters.files import create_private, tighten
-from adapters.review.store import (
-    SEVERITY_RANK,
-    Columns,
-    DocumentRow,
-    ReviewError,
-    SqlReviewStore,
-    ts_key,
-)
+from adapters.review.decision_rules import ReviewError
+from adapters.review.store import SEVERITY_RANK, Columns, DocumentRow, SqlReviewStore, ts_key
 from schemas.models import Fact, Flag
 from schemas.reviews import FlagReview, ReviewDecision
 

@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from adapters.review.store import DecisionRequest, ReviewError, StaleDecision
+from adapters.review.decision_rules import DecisionRequest, ReviewError, StaleDecision
 from console.pages import call, user_of
 from console.params import choice, one_of, whole_number
 from console.routes.flags import render_flag

@@ -8,7 +8,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from adapters.review.store import MAX_PAGE_SIZE, ReviewError
+from adapters.review.decision_rules import ReviewError
+from adapters.review.store import MAX_PAGE_SIZE
 from console.pages import call, error, page, query_link, user_of
 from console.params import cursor, whole_number
 from console.state import state_of

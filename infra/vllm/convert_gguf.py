@@ -29,6 +29,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -63,8 +64,6 @@ def main() -> int:
     args = ap.parse_args()
 
     import torch
-    from safetensors.torch import save_file
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     t0 = time.monotonic()
     gguf = args.gguf.resolve()
@@ -77,6 +76,37 @@ def main() -> int:
         log(f"{out} is not empty")
         return 2
 
+    tok, model = load_gguf(gguf)
+    tensors = write_weights(model, out)
+    write_config(model, out)
+    write_tokenizer(tok, out)
+    log(
+        f"wrote {out} in {time.monotonic() - t0:.1f} s "
+        f"(eos={tok.eos_token!r}, bos={tok.bos_token!r}, {tensors} tensors)"
+    )
+
+    if args.no_check:
+        return 0
+
+    # ---- self-check: the folder loads and decodes like the GGUF model
+    prompt = tok.apply_chat_template(PROBE_MESSAGES, add_generation_prompt=True, return_tensors="pt")
+    if not isinstance(prompt, torch.Tensor):  # newer transformers return a BatchEncoding
+        prompt = prompt["input_ids"]
+    with torch.no_grad():
+        ref = model.generate(prompt, max_new_tokens=16, do_sample=False)
+    # The float32 model goes before the folder's is loaded.
+    del model
+    if not self_check(tok, prompt, ref, out):
+        return 1
+    log(f"done in {time.monotonic() - t0:.1f} s")
+    return 0
+
+
+def load_gguf(gguf: Path) -> tuple[Any, Any]:
+    """The tokenizer and the model, dequantized to float32, that transformers builds from ``gguf``."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     log(f"loading tokenizer and model from {gguf.name} (dequantizing) ...")
     tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
@@ -87,16 +117,26 @@ def main() -> int:
         f"loaded {type(model).__name__}: {n_params:.1f} M parameters, {cfg.num_hidden_layers} layers, "
         f"vocab {cfg.vocab_size}, tie_word_embeddings={cfg.tie_word_embeddings}"
     )
+    return tok, model
 
-    # ---- weights: bf16 safetensors, tied lm_head dropped
+
+def write_weights(model: Any, out: Path) -> int:
+    """Write the weights as bf16 safetensors, the tied lm_head dropped; return how many tensors."""
+    import torch
+    from safetensors.torch import save_file
+
     state = {}
     for name, tensor in model.state_dict().items():
-        if name == "lm_head.weight" and cfg.tie_word_embeddings:
+        if name == "lm_head.weight" and model.config.tie_word_embeddings:
             continue
         state[name] = tensor.detach().to(torch.bfloat16).contiguous()
     save_file(state, str(out / "model.safetensors"), metadata={"format": "pt"})
+    return len(state)
 
-    # ---- config
+
+def write_config(model: Any, out: Path) -> None:
+    """Write config.json (a LlamaForCausalLM in bfloat16, no quantization) and the generation config."""
+    cfg = model.config
     cfg.architectures = ["LlamaForCausalLM"]
     cfg.save_pretrained(str(out))
     cfg_path = out / "config.json"
@@ -109,26 +149,24 @@ def main() -> int:
     if model.generation_config is not None:
         model.generation_config.save_pretrained(str(out))
 
-    # ---- tokenizer (+ chat template)
+
+def write_tokenizer(tok: Any, out: Path) -> None:
+    """Write the tokenizer, with SmolLM2's ChatML template if the GGUF carries none."""
     if not getattr(tok, "chat_template", None):
         log("GGUF has no chat template: using SmolLM2's ChatML template")
         tok.chat_template = CHATML_TEMPLATE
     tok.save_pretrained(str(out))
-    log(
-        f"wrote {out} in {time.monotonic() - t0:.1f} s "
-        f"(eos={tok.eos_token!r}, bos={tok.bos_token!r}, {len(state)} tensors)"
-    )
 
-    if args.no_check:
-        return 0
 
-    # ---- self-check: the folder loads and decodes like the GGUF model
-    prompt = tok.apply_chat_template(PROBE_MESSAGES, add_generation_prompt=True, return_tensors="pt")
-    if not isinstance(prompt, torch.Tensor):  # newer transformers return a BatchEncoding
-        prompt = prompt["input_ids"]
+def self_check(tok: Any, prompt: Any, ref: Any, out: Path) -> bool:
+    """Whether the folder, loaded in bf16, decodes ``prompt`` like the GGUF model did (``ref``).
+
+    Greedy outputs may differ after the first token (bf16 rounding can do that); the first must agree.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM
+
     with torch.no_grad():
-        ref = model.generate(prompt, max_new_tokens=16, do_sample=False)
-        del model
         hf = AutoModelForCausalLM.from_pretrained(str(out), dtype=torch.bfloat16)
         got = hf.generate(prompt, max_new_tokens=16, do_sample=False)
     ref_text = tok.decode(ref[0, prompt.shape[1] :], skip_special_tokens=True)
@@ -138,9 +176,8 @@ def main() -> int:
         log("self-check: greedy outputs differ (bf16 rounding can do that; first token must agree)")
         if ref[0, prompt.shape[1]] != got[0, prompt.shape[1]]:
             log("self-check FAILED: first generated token differs")
-            return 1
-    log(f"done in {time.monotonic() - t0:.1f} s")
-    return 0
+            return False
+    return True
 
 
 if __name__ == "__main__":

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
+from adapters.review.decision_rules import DecisionRequest
 from adapters.review.postgres import PostgresReviewStore
-from adapters.review.store import DecisionRequest
 from adapters.sinks.postgres import PostgresSink
 from adapters.storage import ObjectStore, manifest_key, refused_key
 from consumers.ingest import s3_event

@@ -14,10 +14,11 @@ import psycopg
 import pytest
 from starlette.testclient import TestClient
 
+from adapters.review.decision_rules import DecisionRequest, StaleDecision
 from adapters.review.documents import PageImages, StoreDocuments
 from adapters.review.postgres import PostgresReviewStore
 from adapters.review.sqlite import SqliteReviewStore
-from adapters.review.store import SORT_KEYS, DecisionRequest, FlagQuery, StaleDecision
+from adapters.review.store import SORT_KEYS, FlagQuery
 from adapters.sinks.postgres import PostgresSink, load_migrations
 from adapters.storage import MemoryStore
 from console.app import ConsoleConfig, create_app

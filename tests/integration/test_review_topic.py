@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from adapters.review.decision_rules import DecisionRequest
 from adapters.review.sqlite import SqliteReviewStore
-from adapters.review.store import DecisionRequest, FlagQuery
+from adapters.review.store import FlagQuery
 from schemas.reviews import ReviewDecision
 from tests.integration.conftest import Isolated
 from tests.support.review import PASSWORDS, REPO, make_run

@@ -18,9 +18,10 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from adapters.files import JsonlOutputs
+from adapters.review.decision_rules import DecisionRequest, ReviewError, StaleDecision, apply_decision
 from adapters.review.documents import LocalDocuments, PageImages
 from adapters.review.sqlite import SqliteReviewStore
-from adapters.review.store import DecisionRequest, ReviewError, ReviewStore, StaleDecision, apply_decision
+from adapters.review.store import ReviewStore
 from console.app import ConsoleConfig
 from console.auth import LoginThrottle, Users, add_user
 from pipeline.engine import process_path
