@@ -2,12 +2,13 @@
 
 A chain of small stages
 (pages → identity → tables → second_opinion → chunks → facts → statements → checks), each a function
-from one typed hand-off to the next (:data:`STAGES`; a test holds this list to it). Each hand-off is a frozen record, the one before plus what its stage adds: :class:`Opened` →
-:class:`Pages` → :class:`Identified` → :class:`Tables` → :class:`Chunks` → :class:`Facts` →
-:class:`Statements`, from which the document's
-:class:`~schemas.models.DocumentResult` is assembled once the PDF is done with; the checks then read that
-result (:mod:`pipeline.checks.stage`), as the verify service does. What belongs to a table found on a page
-(what its page says about its scale, the heading above it) travels with it (:class:`PageTable`).
+from one typed hand-off to the next (:data:`STAGES`; a test holds this list to it). Each hand-off is a
+frozen record, the one before plus what its stage adds: :class:`Opened` → :class:`Pages` →
+:class:`Identified` → :class:`Tables` → :class:`Chunks` → :class:`Facts` → :class:`Statements`, from which
+the document's :class:`~schemas.models.DocumentResult` is assembled once the PDF is done with; the checks
+then read that result (:mod:`pipeline.checks.stage`), as the verify service does. What belongs to a table
+found on a page (what its page says about its scale, the heading above it) travels with it
+(:class:`PageTable`).
 
 Problems are data: a page that fails is an ``ErrorRecord`` with its page number and the other pages carry
 on; only a document that cannot be read at all produces a fatal error. Pages are processed one at a time

@@ -511,7 +511,7 @@ _FILE_NUMBER_CELL: Final = re.compile(r"\d{1,3}-\d{3,6}")
 
 
 def _file_number(cover: _Cover) -> _Found | None:
-    """ "Commission File Number 1-3285", else the first number under a "Commission File Number" column."""
+    """The number after "Commission File Number", else the first under a "Commission File Number" column."""
     found = _first(cover, _FILE_NUMBER, lambda m: m.group("n") or m.group("r"))
     if found is not None:
         return found
