@@ -43,6 +43,7 @@ __all__ = [
     "issuer_key",
     "lei_valid",
     "name_key",
+    "name_words",
     "read_identity",
     "version_key",
 ]
@@ -82,13 +83,18 @@ def name_key(name: str) -> str:
     Returns:
         The key ('' when nothing but legal forms is left).
     """
+    return "".join(name_words(name))
+
+
+def name_words(name: str) -> list[str]:
+    """The words of a name that :func:`name_key` joins: folded, without "The" and trailing legal forms."""
     text = unicodedata.normalize("NFKC", name).casefold().replace("&", " ")
     words = re.sub(r"[^\w]+|_", " ", text).split()
     if len(words) > 1 and words[0] == "the":
         words = words[1:]
     while len(words) > 1 and words[-1] in _LEGAL_FORMS:
         words.pop()
-    return "".join(words)
+    return words
 
 
 def issuer_key(issuer: str | None, cik: str | None) -> str | None:
@@ -412,13 +418,13 @@ def _registrant(cover: _Cover) -> _Found | None:
                 return _Found(under.text.strip(" ,"), under, f"{line.text}: {under.text}")
             continue
         names: list[_Line] = []
-        cursor: _Line | None = line
-        while (cursor := cover.above(cursor)) is not None and len(names) < 3:
-            if re.fullmatch(r"[_\W]*", cursor.text):
-                continue
-            if _NOT_A_NAME.search(cursor.text) or (names and names[0].y0 - cursor.y1 > cursor.height):
-                break
-            names.insert(0, cursor)
+        cursor = cover.above(line)
+        while cursor is not None and len(names) < 3:
+            if not re.fullmatch(r"[_\W]*", cursor.text):  # a rule of underscores is skipped
+                if _NOT_A_NAME.search(cursor.text) or (names and names[0].y0 - cursor.y1 > cursor.height):
+                    break
+                names.insert(0, cursor)
+            cursor = cover.above(cursor)
         if not names:
             continue
         if all(_LEGAL_FORM_END.search(n.text) for n in names):
@@ -496,7 +502,7 @@ _FILE_NUMBER: Final = re.compile(
     re.IGNORECASE,
 )
 _CIK: Final = re.compile(
-    r"\b(?:central\s+index\s+key|CIK)(?:\s+(?:no\.?|number))?\s*[:#]?\s*(?P<n>\d{1,10})\b"
+    r"\b(?:central\s+index\s+key|CIK)(?:\s+(?:no\.?|number))?\s*[:#]?\s*(?P<n>\d{1,10})\b", re.IGNORECASE
 )
 _TICKER_HEAD: Final = re.compile(r"\btrading\s+symbols?(?:\s*\(s\))?", re.IGNORECASE)
 _TICKER: Final = re.compile(r"[A-Z][A-Z0-9.]{0,5}(?:\s+PR\s*[A-Z]{1,2})?")
