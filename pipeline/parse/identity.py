@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -195,30 +196,32 @@ class _Cover:
             if text:
                 line = _Line(text, b.page, *b.bbox)
                 self.pages.setdefault(b.page, []).append(line)
+        # Each page's lines top down (by top edge) and bottom up (by bottom edge), for the column walks.
+        self._down = {p: sorted(ls, key=lambda o: (o.y0, o.x0)) for p, ls in self.pages.items()}
+        self._up = {p: sorted(ls, key=lambda o: (o.y1, -o.x0)) for p, ls in self.pages.items()}
 
     def lines(self) -> list[_Line]:
         return [line for page in sorted(self.pages) for line in self.pages[page]]
 
     def below(self, line: _Line) -> _Line | None:
         """The nearest line under ``line`` that shares some of its width (the same column)."""
-        under = [
-            o
-            for o in self.pages[line.page]
-            if o.y0 >= line.y0 + 0.5 * line.height and min(o.x1, line.x1) > max(o.x0, line.x0)
-        ]
-        return min(under, key=lambda o: (o.y0, o.x0), default=None)
+        down = self._down[line.page]
+        start = bisect_left(down, line.y0 + 0.5 * line.height, key=lambda o: o.y0)
+        return next((o for o in down[start:] if _overlap(o, line)), None)
 
     def above(self, line: _Line) -> _Line | None:
         """The nearest line over ``line`` that shares some of its width."""
-        over = [
-            o
-            for o in self.pages[line.page]
-            if o.y1 <= line.y1 - 0.5 * line.height and min(o.x1, line.x1) > max(o.x0, line.x0)
-        ]
-        return max(over, key=lambda o: (o.y1, -o.x0), default=None)
+        up = self._up[line.page]
+        end = bisect_right(up, line.y1 - 0.5 * line.height, key=lambda o: o.y1)
+        return next((o for o in reversed(up[:end]) if _overlap(o, line)), None)
 
     def page_text(self, page: int) -> str:
         return " ".join(line.text for line in self.pages.get(page, []))
+
+
+def _overlap(a: _Line, b: _Line) -> bool:
+    """Whether two lines share some width: they are in one column."""
+    return min(a.x1, b.x1) > max(a.x0, b.x0)
 
 
 def _field(found: _Found | None, unknown: str) -> IdentityField:
