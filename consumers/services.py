@@ -449,6 +449,7 @@ class SinkHandler:
             errors=len(result.errors),
             model_stage=event.model_stage,
             datasets=datasets,
+            identity=result.identity,
         )
         from pipeline.rewards.records import build_reward_records
 

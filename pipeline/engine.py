@@ -1,12 +1,14 @@
 """The core engine: one PDF in, a :class:`~schemas.models.DocumentResult` out.
 
-A chain of small stages (pages → tables → second_opinion → chunks → facts → statements → checks), each a
-function from one typed hand-off to the next (:data:`STAGES`; a test holds this list to it). Each hand-off
-is a frozen record, the one before plus what its stage adds: :class:`Opened` → :class:`Pages` →
-:class:`Tables` → :class:`Chunks` → :class:`Facts` → :class:`Statements`, from which the document's
-:class:`~schemas.models.DocumentResult` is assembled once the PDF is done with; the checks then read that
-result (:mod:`pipeline.checks.stage`), as the verify service does. What belongs to a table found on a page
-(what its page says about its scale, the heading above it) travels with it (:class:`PageTable`).
+A chain of small stages
+(pages → identity → tables → second_opinion → chunks → facts → statements → checks), each a function
+from one typed hand-off to the next (:data:`STAGES`; a test holds this list to it). Each hand-off is a
+frozen record, the one before plus what its stage adds: :class:`Opened` → :class:`Pages` →
+:class:`Identified` → :class:`Tables` → :class:`Chunks` → :class:`Facts` → :class:`Statements`, from which
+the document's :class:`~schemas.models.DocumentResult` is assembled once the PDF is done with; the checks
+then read that result (:mod:`pipeline.checks.stage`), as the verify service does. What belongs to a table
+found on a page (what its page says about its scale, the heading above it) travels with it
+(:class:`PageTable`).
 
 Problems are data: a page that fails is an ``ErrorRecord`` with its page number and the other pages carry
 on; only a document that cannot be read at all produces a fatal error. Pages are processed one at a time
@@ -34,6 +36,7 @@ from pipeline.figures.taxonomy import Taxonomy, load_taxonomy, normalise_label
 from pipeline.figures.text_facts import extract_text_facts
 from pipeline.ids import document_id, stable_id
 from pipeline.parse.chunks import build_chunks, classify_blocks
+from pipeline.parse.identity import COVER_PAGES, read_identity
 from pipeline.parse.layout import Word, build_lines, transform_words
 from pipeline.parse.plumber import second_opinion
 from pipeline.parse.scales import (
@@ -54,6 +57,7 @@ from schemas.models import (
     BBox,
     Block,
     Chunk,
+    DocumentIdentity,
     DocumentResult,
     DocumentStats,
     ErrorCategory,
@@ -70,6 +74,7 @@ __all__ = [
     "DocumentError",
     "EngineConfig",
     "Facts",
+    "Identified",
     "Opened",
     "PageResult",
     "PageTable",
@@ -78,6 +83,7 @@ __all__ = [
     "Stage",
     "Statements",
     "Tables",
+    "identify_bytes",
     "parse_bytes",
     "parse_path",
     "process_bytes",
@@ -156,6 +162,7 @@ class PageResult:
     tables: tuple[PageTable, ...]
     words: int
     default_scale: ScaleResolution | None = None
+    cover: tuple[Block, ...] = ()
 
 
 In = TypeVar("In")
@@ -199,6 +206,7 @@ class Pages:
         defaults: Page → the document-wide scale statement printed on it.
         words: Words on the pages read.
         errors: Error items so far, in the order found.
+        cover: One block per printed line of the first pages (:data:`COVER_PAGES`), tables' text included.
     """
 
     run: Run
@@ -208,10 +216,18 @@ class Pages:
     defaults: Mapping[int, ScaleResolution]
     words: int
     errors: tuple[ErrorRecord, ...]
+    cover: tuple[Block, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class Tables(Pages):
+class Identified(Pages):
+    """Stage ``identity``'s output: the pages, and who published the document, what it is and when."""
+
+    identity: DocumentIdentity
+
+
+@dataclass(frozen=True, slots=True)
+class Tables(Identified):
     """Stage ``tables``' output (and ``second_opinion``'s): the pages and the typed logical tables.
 
     Attributes:
@@ -320,20 +336,37 @@ def _blocks(words: list[Word], pno: int, skip: Sequence[BBox]) -> list[Block]:
     # extractWORDS lists words block by block and line by line, so grouping is a single pass.
     for _, group in groupby(words, key=_block_no):
         ws = list(group)
-        x0 = min(w[0] for w in ws)
-        y0 = min(w[1] for w in ws)
-        x1 = max(w[2] for w in ws)
-        y1 = max(w[3] for w in ws)
+        block = _block(ws, pno)
+        x0, y0, x1, y1 = block.bbox
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        if any(a - 1 <= cx <= c + 1 and b - 1 <= cy <= d + 1 for a, b, c, d in skip):
-            continue
-        lines = [" ".join(w[4] for w in line) for _, line in groupby(ws, key=_line_no)]
-        heights = sorted(w[3] - w[1] for w in ws)
-        size = round(heights[len(heights) // 2] / 1.15, 1)
-        out.append(
-            Block(page=pno, bbox=(x0, y0, x1, y1), text=" ".join(lines), font_size=size, n_lines=len(lines))
-        )
+        if not any(a - 1 <= cx <= c + 1 and b - 1 <= cy <= d + 1 for a, b, c, d in skip):
+            out.append(block)
     return out
+
+
+def _block(ws: list[Word], pno: int) -> Block:
+    """One block of words, its lines joined; the font size estimated from the glyph boxes' height."""
+    lines = [" ".join(w[4] for w in line) for _, line in groupby(ws, key=_line_no)]
+    heights = sorted(w[3] - w[1] for w in ws)
+    size = round(heights[len(heights) // 2] / 1.15, 1)
+    bbox = (min(w[0] for w in ws), min(w[1] for w in ws), max(w[2] for w in ws), max(w[3] for w in ws))
+    return Block(page=pno, bbox=bbox, text=" ".join(lines), font_size=size, n_lines=len(lines))
+
+
+def _printed_lines(words: list[Word], pno: int) -> list[Block]:
+    """One block per line as MuPDF printed it, tables included: what the identity is read from.
+
+    MuPDF's lines, not :func:`~pipeline.parse.layout.build_lines`' rows: a cover's two columns ("For the
+    quarterly period ended" beside "Commission file") stay apart, each with its own box.
+    """
+    return [_block(list(ws), pno) for _, ws in groupby(words, key=lambda w: (w[5], w[6]))]
+
+
+def _page_words(
+    page: pymupdf.Page, matrix: tuple[float, float, float, float, float, float] | None
+) -> list[Word]:
+    """The page's words in visual space (rotation undone by ``matrix``), dot leaders dropped."""
+    return transform_words(page.get_textpage(flags=_TEXT_FLAGS).extractWORDS(), matrix)
 
 
 def read_page(page: pymupdf.Page, pno: int, run: Run, errors: list[ErrorRecord]) -> PageResult:
@@ -349,9 +382,7 @@ def read_page(page: pymupdf.Page, pno: int, run: Run, errors: list[ErrorRecord])
         The page's contribution.
     """
     matrix = _matrix(page)
-    tp = page.get_textpage(flags=_TEXT_FLAGS)
-    raw = tp.extractWORDS()
-    words = transform_words(raw, matrix)
+    words = _page_words(page, matrix)
     rect = page.rect
     info_kw: dict[str, Any] = {
         "doc_id": run.doc_id,
@@ -391,7 +422,8 @@ def read_page(page: pymupdf.Page, pno: int, run: Run, errors: list[ErrorRecord])
     info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(tables))
     contexts = scan_page_scales(tables, lines) if tables else []
     on_page = tuple(PageTable(t, c.scale, c.heading) for t, c in zip(tables, contexts, strict=True))
-    return PageResult(info, tuple(blocks), on_page, len(words), document_default(lines))
+    cover = tuple(_printed_lines(words, pno)) if pno <= COVER_PAGES else ()
+    return PageResult(info, tuple(blocks), on_page, len(words), document_default(lines), cover)
 
 
 _HEAD_BYTES = 200_000
@@ -516,11 +548,13 @@ def _read_pages(opened: Opened) -> Pages:
     blocks: list[Block] = []
     tables: list[tuple[PageTable, ...]] = []
     defaults: dict[int, ScaleResolution] = {}
+    cover: list[Block] = []
     words = 0
     for page in iter_pages(opened.doc, run, errors):
         info.append(page.info)
         words += page.words
         blocks.extend(page.blocks)
+        cover.extend(page.cover)
         tables.append(page.tables)
         if page.default_scale is not None:
             defaults[page.info.page] = page.default_scale
@@ -532,7 +566,13 @@ def _read_pages(opened: Opened) -> Pages:
         )
     if info and all(not p.has_text_layer for p in info):
         errors.append(run.error("parse", "no_text_layer", "no page of the document has a text layer"))
-    return Pages(run, tuple(info), tuple(blocks), tuple(tables), defaults, words, tuple(errors))
+    return Pages(run, tuple(info), tuple(blocks), tuple(tables), defaults, words, tuple(errors), tuple(cover))
+
+
+def _identity(pages: Pages) -> Identified:
+    """Stage ``identity``: issuer, identifiers, form and period end, from the first pages' printed lines."""
+    read = sum(1 for p in pages.page_info if p.page <= COVER_PAGES and p.has_text_layer)
+    return _extend(Identified, pages, identity=read_identity(pages.cover, pages_read=read))
 
 
 def _starting(first: RawTable, on_its_page: Sequence[PageTable]) -> PageTable:
@@ -547,7 +587,7 @@ def _starting(first: RawTable, on_its_page: Sequence[PageTable]) -> PageTable:
     raise LookupError(f"a table of page {first.page} that its page did not find")
 
 
-def _type_tables(pages: Pages) -> Tables:
+def _type_tables(pages: Identified) -> Tables:
     """Stage ``tables``: tables stitched across pages, their scales resolved, their cells typed."""
     run = pages.run
     read = list(zip(pages.page_info, pages.page_tables, strict=True))
@@ -624,6 +664,7 @@ def _statements(facts: Facts) -> Statements:
 
 STAGES: tuple[Stage[Any, Any], ...] = (
     Stage("pages", _read_pages, "parse"),
+    Stage("identity", _identity, "parse"),
     Stage("tables", _type_tables, "parse"),
     Stage("second_opinion", _second_opinion, "parse"),
     Stage("chunks", _chunks, "parse"),
@@ -748,7 +789,35 @@ def _result(done: Statements, pages: int, timings: dict[str, float], t0: float) 
         statements=list(done.statements),
         errors=list(done.errors),
         stats=stats,
+        identity=done.identity,
     )
+
+
+def identify_bytes(data: bytes, config: EngineConfig | None = None) -> DocumentIdentity:
+    """Only the ``identity`` stage, on the first pages (:data:`COVER_PAGES`) of a PDF held in memory.
+
+    What :func:`parse_bytes` puts in ``DocumentResult.identity``, at the cost of reading a few pages'
+    words (the identity benchmark's way of reading a corpus). A page that cannot be read is skipped.
+
+    Raises:
+        DocumentError: The PDF cannot be opened.
+    """
+    doc = open_document(data, config or EngineConfig())
+    lines: list[Block] = []
+    read = 0
+    try:
+        for i in range(min(doc.page_count, COVER_PAGES)):
+            try:
+                page = doc.load_page(i)
+                words = _page_words(page, _matrix(page))
+            except Exception as exc:  # a bad page is left out, as the pages stage leaves it
+                raise_if_out_of_memory(exc)
+                continue
+            read += bool(words)
+            lines += _printed_lines(words, i + 1)
+    finally:
+        doc.close()
+    return read_identity(lines, pages_read=read)
 
 
 def parse_path(

@@ -21,7 +21,7 @@ from urllib.parse import unquote_plus
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from schemas.models import DocumentStats, ErrorRecord, Record
+from schemas.models import DocumentIdentity, DocumentStats, ErrorRecord, Record
 
 __all__ = [
     "ClaimCheck",
@@ -204,6 +204,9 @@ class DocumentSummary(EventBase):
     datasets: list[str] = Field(
         default_factory=list,
         description="s3:// URIs of the objects the sinks wrote: Parquet files and the xBRL report's files.",
+    )
+    identity: DocumentIdentity | None = Field(
+        default=None, description="The document's issuer, form and period end, as its result has them."
     )
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "Cell",
     "Chunk",
     "ColumnSum",
+    "DocumentIdentity",
     "DocumentResult",
     "DocumentStats",
     "ErrorCategory",
@@ -32,6 +33,7 @@ __all__ = [
     "FactProvenance",
     "Flag",
     "FlagKind",
+    "IdentityField",
     "LineItem",
     "LineRole",
     "Localization",
@@ -598,6 +600,51 @@ class ModelReport(Record):
     outcomes: list[ProposalOutcome] = Field(default_factory=list)
 
 
+class IdentityField(Record):
+    """One field of a document's identity: its value and where it is printed, or why it is unknown.
+
+    ``value`` None means unknown: ``reason`` says why (nothing of the kind is printed on the pages read, a
+    candidate failed its check digit, ...). A known value always has the ``page`` and the ``evidence`` it
+    was read from; it is never guessed (from the file name or anything else not printed).
+    """
+
+    value: str | None = Field(default=None, description="The normalised value; None when unknown.")
+    page: PageNo | None = Field(default=None, description="The page the evidence is printed on.")
+    evidence: str | None = Field(default=None, description="The text as printed that proves the value.")
+    reason: str | None = Field(default=None, description="Why the value is unknown (None when known).")
+
+
+class DocumentIdentity(Record):
+    """Who published a document, what it is and which period it reports: read from its cover pages.
+
+    ``issuer_key`` says "same issuer": ``cik:<10 digits>`` when a CIK is printed, else ``name:<key>``
+    with the issuer's name normalised (:func:`pipeline.parse.identity.name_key`: case folded, ``&``
+    and punctuation dropped, a leading "The" and trailing legal forms such as "Inc.", "Corporation",
+    "Co.", "plc" removed, spaces squeezed out: "The Boeing Company" and "BOEING" are both ``boeing``).
+    ``version_key`` is ``<issuer_key>|<form family>|<period_end or undated>``: two documents with the same
+    key are versions of one document (a draft and the next, a filing and its amendment); the doc id tells
+    their bytes apart. The form family drops an amendment's ``/A`` and counts every prospectus form (S-1,
+    F-1, 424B, "prospectus") as one. Either key is None when the issuer or the form is unknown.
+    """
+
+    issuer: IdentityField = Field(description="The issuer's name as printed.")
+    cik: IdentityField = Field(description="SEC Central Index Key, 10 digits with leading zeros.")
+    file_number: IdentityField = Field(description="SEC Commission file number, as printed ('1-3285').")
+    ticker: IdentityField = Field(description="The first trading symbol printed (the cover's table).")
+    lei: IdentityField = Field(description="Legal Entity Identifier (ISO 17442, check digits verified).")
+    isin: IdentityField = Field(description="ISIN (ISO 6166, Luhn check digit verified).")
+    form: IdentityField = Field(
+        description=(
+            "What the document is: '10-K', '10-Q', '8-K', '20-F', 'S-1', 'F-1', '424B', 'prospectus', "
+            "'earnings release', 'annual report', ...; an amendment keeps its '/A' ('10-K/A')."
+        )
+    )
+    period_end: IdentityField = Field(description="ISO date the reported fiscal period ends.")
+    issuer_key: str | None = Field(default=None, description="Same issuer, same key (see above).")
+    version_key: str | None = Field(default=None, description="Same document in another version, same key.")
+    pages_read: int = Field(default=0, ge=0, description="How many of the first pages were read.")
+
+
 class DocumentStats(Record):
     """Counters and timings of one document's run."""
 
@@ -642,6 +689,9 @@ class DocumentResult(Record):
     )
     model: ModelReport | None = Field(default=None, description="The model stage's report, once it ran.")
     stats: DocumentStats = Field(default_factory=DocumentStats)
+    identity: DocumentIdentity | None = Field(
+        default=None, description="Who, what and when, read from the cover pages (None: not read)."
+    )
 
     @property
     def failed(self) -> bool:

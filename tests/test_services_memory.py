@@ -152,6 +152,10 @@ def test_a_document_flows_through_the_three_services_once(world: World) -> None:
     (summary,) = world.values("summaries")
     assert summary["facts"] == len(world.values("facts")) > 0 and world.values("dlq") == []
     assert world.pg_rows == [summary["doc_id"]]
+    # It says who published the document and what it is, as the parsed result read them.
+    identity = summary["identity"]
+    assert isinstance(identity, dict) and identity["issuer_key"] == "name:alpenglowinstruments"
+    assert identity["form"]["value"] == "annual report"
     # The summary lists every object the sinks wrote: the Parquet files and the xBRL report's files.
     bucket = world.settings.artifact_bucket
     keys = [k for b, k in world.store.objects if b == bucket]

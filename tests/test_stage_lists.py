@@ -54,7 +54,7 @@ def test_each_stage_takes_what_the_one_before_hands_on() -> None:
     "kind",
     [
         *(engine.Run, engine.PageTable, engine.PageResult, engine.Stage, engine.Opened),
-        *(engine.Pages, engine.Tables, engine.Chunks, engine.Facts, engine.Statements),
+        *(engine.Pages, engine.Identified, engine.Tables, engine.Chunks, engine.Facts, engine.Statements),
     ],
 )
 def test_hand_offs_are_frozen(kind: type) -> None:
