@@ -34,7 +34,7 @@ import random
 import re
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +45,7 @@ if __package__ in (None, ""):  # run as ``python bench/prior_period.py``: make `
 from bench.gt import corpus_dir
 from bench.planted.mutations import KINDS
 from bench.planted.running import split_of
-from pipeline.across.prior import PriorReport, Reason, compare_with_history
+from pipeline.across.prior import PriorReport, Reason, Verdict, compare_with_history
 from schemas.models import PublishedFigure
 
 _NAME = re.compile(r"^financebench__(?P<issuer>.+)_(?P<year>\d{4})_(?P<form>10K|annualreport)\.pdf$")
@@ -131,7 +131,9 @@ def _planted(plant: Plant, cache: Path | None) -> Published:
 
     data = typeset(plant.pdf.read_bytes(), Candidate(plant.page, plant.bbox, plant.old), plant.new)
     assert data is not None  # chosen by _choose, which verified it
-    return _published(plant.pdf, data, cache, f"{plant.pdf.stem}.prior.{plant.kind}.{plant.seed}")
+    where = "_".join(str(round(x)) for x in plant.bbox)
+    stem = f"{plant.pdf.stem}.prior.{plant.kind}.{plant.seed}.p{plant.page}_{where}.{plant.new}"
+    return _published(plant.pdf, data, cache, stem)
 
 
 def _compare(later: Published, earlier: Published) -> PriorReport:
@@ -172,11 +174,121 @@ def _overlaps(a: tuple[float, ...] | None, b: tuple[float, ...]) -> bool:
 
 def _fate(report: PriorReport, plant: Plant) -> str:
     """What became of a planted figure: its verdict, or 'not compared'."""
-    for m in report.matches:
-        figure = m.earlier if plant.side == "earlier" else m.current
-        if figure.page == plant.page and _overlaps(figure.bbox, plant.bbox):
-            return m.verdict
+    fates = [
+        m.verdict
+        for m in report.matches
+        if (f := m.earlier if plant.side == "earlier" else m.current).page == plant.page
+        and _overlaps(f.bbox, plant.bbox)
+    ]
+    # A planted printing may stand in several matches (a line printed twice): the finding counts.
+    for verdict in ("inconsistency", "restatement", "unproven", "agree"):
+        if verdict in fates:
+            return verdict
     return "not compared"
+
+
+Pair = tuple[Path, Path]
+_VERDICTS: tuple[Verdict, ...] = ("agree", "restatement", "inconsistency", "unproven")
+_COLUMNS = ("pages", "compared", *_VERDICTS, "several")
+_HEADS = ("pages", "compared", "agree", "restated", "inconsistent", "unproven", "several")
+
+
+def _line(name: str, values: Sequence[object]) -> str:
+    """One row of the untouched table: the pair, then its counts right-aligned under the heads."""
+    return f"{name:44}" + "".join(f" {v!s:>{len(h)}}" for v, h in zip(values, _HEADS, strict=True))
+
+
+def _short(pdf: Path) -> str:
+    return pdf.stem.removeprefix("financebench__")
+
+
+def _disagreements(report: PriorReport) -> list[dict[str, object]]:
+    """Every restatement and inconsistency of a pair, with the printings and the reason quoted."""
+    return [
+        {
+            "verdict": m.verdict,
+            "line": m.current.label,
+            "period": m.current.period,
+            "later": [m.current.printed, m.current.page],
+            "earlier": [m.earlier.printed, m.earlier.page],
+            "keying": m.relation,
+            "reason": None if m.reason is None else [m.reason.page, m.reason.kind, m.reason.quote],
+        }
+        for m in report.matches
+        if m.verdict in ("restatement", "inconsistency")
+    ]
+
+
+def untouched(
+    found: Sequence[Pair], clean: dict[Path, Published]
+) -> tuple[dict[Pair, PriorReport], dict[str, object]]:
+    """Step 1: compare each later year with the earlier one; print the table; the reports and the figures."""
+    reports: dict[Pair, PriorReport] = {}
+    rows: list[dict[str, object]] = []
+    totals: Counter[str] = Counter()
+    print(_line("pair", _HEADS))
+    for earlier, later in found:
+        report = reports[(earlier, later)] = _compare(clean[later], clean[earlier])
+        counts = {"pages": clean[later].pages, "compared": report.compared, "several": report.several}
+        counts |= {v: report.count(v) for v in _VERDICTS}
+        totals.update(counts)
+        print(_line(f"{_short(earlier)} > {_short(later)}", [counts[c] for c in _COLUMNS]))
+        rows.append(
+            {"earlier": earlier.name, "later": later.name, **counts, "disagreements": _disagreements(report)}
+        )
+    print(_line("all", [totals[c] for c in _COLUMNS]))
+    per_100 = 100.0 * totals["inconsistency"] / max(1, totals["pages"])
+    print(
+        f"inconsistencies on untouched filings: {per_100:.3f} per 100 pages (target ≤ {TARGET_FALSE_PER_100})"
+    )
+    return reports, {"pairs": rows, "totals": dict(totals), "inconsistencies_per_100_pages": per_100}
+
+
+def planted(
+    found: Sequence[Pair],
+    clean: dict[Path, Published],
+    reports: dict[Pair, PriorReport],
+    kinds: Sequence[str],
+    seeds: Sequence[int],
+    run: Callable[[Sequence[Plant]], list[Published]],
+) -> dict[str, object]:
+    """Step 2: draw, typeset and run the plants; print what became of them; the figures."""
+    plants: list[tuple[Pair, Plant]] = []
+    for pair in found:
+        for seed in seeds:
+            for i, kind in enumerate(kinds):
+                side = "earlier" if (i + seed) % 2 == 0 else "later"
+                if (chosen := _choose(reports[pair], pair, kind, seed, side)) is not None:
+                    plants.append((pair, chosen))
+    runs = run([p for _, p in plants])
+    by_kind: dict[str, Counter[str]] = {k: Counter() for k in kinds}
+    rows = []
+    for ((earlier, later), plant), copy in zip(plants, runs, strict=True):
+        report = _compare(clean[later], copy) if plant.side == "earlier" else _compare(copy, clean[earlier])
+        fate = _fate(report, plant)
+        by_kind[plant.kind][fate] += 1
+        rows.append(
+            {k: getattr(plant, k) for k in ("pair", "side", "kind", "seed", "page", "old", "new")}
+            | {"fate": fate}
+        )
+    fates: Counter[str] = sum(by_kind.values(), Counter())
+    n, caught = len(plants), fates["inconsistency"]
+    drawn = len(found) * len(seeds) * len(kinds)
+    share = 100.0 * caught / max(1, n)
+    print(
+        f"\nplanted: {n} plants ({drawn} drawn), caught {caught} = {share:.1f} % "
+        f"(target ≥ {TARGET_CAUGHT:.0%})"
+    )
+    for kind, c in by_kind.items():
+        missed = {k: v for k, v in c.items() if k != "inconsistency"}
+        print(f"  {kind:7} {c['inconsistency']}/{sum(c.values())}  missed: {missed}")
+    return {
+        "plants": n,
+        "caught": caught,
+        "fates": dict(fates),
+        "by_kind": {k: dict(v) for k, v in by_kind.items()},
+        "rows": rows,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,126 +304,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     corpus = corpus_dir()
-    paths = sorted([*corpus.glob("filings/*.pdf"), *corpus.glob("financial/*.pdf")])
-    found = pairs(paths)
+    found = pairs(sorted([*corpus.glob("filings/*.pdf"), *corpus.glob("financial/*.pdf")]))
     if not found:
         print(f"no consecutive years found (corpus {corpus}; set TIEOUT_CORPUS)")
         return 2
     files = sorted({p for pair in found for p in pair})
+    summary: dict[str, object] = {
+        "command": " ".join(["python -m bench.prior_period", *(argv or sys.argv[1:])])
+    }
     with ProcessPoolExecutor(max(1, args.workers)) as pool:
         clean = dict(zip(files, pool.map(_clean, files, [args.cache] * len(files)), strict=True))
-        summary: dict[str, object] = {
-            "pairs": [],
-            "command": " ".join(["python -m bench.prior_period", *(argv or [])]),
-        }
-        totals: Counter[str] = Counter()
-        reports = {}
-        print(
-            f"{'pair':44} {'pages':>5} {'compared':>8} {'agree':>6} {'restated':>8} {'inconsistent':>12} {'unproven':>8} {'several':>9}"
-        )
-        for earlier, later in found:
-            report = _compare(clean[later], clean[earlier])
-            reports[(earlier, later)] = report
-            row = {v: report.count(v) for v in ("agree", "restatement", "inconsistency", "unproven")}
-            pages = clean[later].pages
-            totals.update(row | {"pages": pages, "compared": report.compared, "several": report.several})
-            name = (
-                f"{earlier.stem.removeprefix('financebench__')} > {later.stem.removeprefix('financebench__')}"
-            )
-            print(
-                f"{name:44} {pages:5} {report.compared:8} {row['agree']:6} {row['restatement']:8} {row['inconsistency']:12} {row['unproven']:8} {report.several:9}"
-            )
-            summary["pairs"].append(  # type: ignore[attr-defined]
-                {
-                    "earlier": earlier.name,
-                    "later": later.name,
-                    "pages": pages,
-                    "compared": report.compared,
-                    "several": report.several,
-                    **row,
-                    "disagreements": [
-                        {
-                            "verdict": m.verdict,
-                            "line": m.current.label,
-                            "period": m.current.period,
-                            "later": [m.current.printed, m.current.page],
-                            "earlier": [m.earlier.printed, m.earlier.page],
-                            "keying": m.relation,
-                            "reason": None
-                            if m.reason is None
-                            else [m.reason.page, m.reason.kind, m.reason.quote],
-                        }
-                        for m in report.matches
-                        if m.verdict in ("restatement", "inconsistency")
-                    ],
-                }
-            )
-        per_100 = 100.0 * totals["inconsistency"] / max(1, totals["pages"])
-        print(
-            f"{'all':44} {totals['pages']:5} {totals['compared']:8} {totals['agree']:6} {totals['restatement']:8} "
-            f"{totals['inconsistency']:12} {totals['unproven']:8} {totals['several']:9}"
-        )
-        print(
-            f"inconsistencies on untouched filings: {per_100:.3f} per 100 pages (target ≤ {TARGET_FALSE_PER_100})"
-        )
-        summary["untouched"] = dict(totals) | {"inconsistencies_per_100_pages": per_100}
+        reports, summary["untouched"] = untouched(found, clean)
         if not args.no_plants:
-            summary["planted"] = _plants(found, clean, reports, args, pool)
+            kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+            seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+
+            def run(plants: Sequence[Plant]) -> list[Published]:
+                return list(pool.map(_planted, plants, [args.cache] * len(plants)))
+
+            summary["planted"] = planted(found, clean, reports, kinds, seeds, run)
     if args.json is not None:
         args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return 0
-
-
-def _plants(found, clean, reports, args, pool) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
-    seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-    plants: list[tuple[tuple[Path, Path], Plant]] = []
-    for pair in found:
-        for seed in seeds:
-            for i, kind in enumerate(kinds):
-                side = "earlier" if (i + seed) % 2 == 0 else "later"
-                chosen = _choose(reports[pair], pair, kind, seed, side)
-                if chosen is not None:
-                    plants.append((pair, chosen))
-    runs = list(pool.map(_planted, [p for _, p in plants], [args.cache] * len(plants)))
-    fates: Counter[str] = Counter()
-    by_kind: dict[str, Counter[str]] = {k: Counter() for k in kinds}
-    rows = []
-    for (pair, plant), run in zip(plants, runs, strict=True):
-        earlier, later = pair
-        report = _compare(clean[later], run) if plant.side == "earlier" else _compare(run, clean[earlier])
-        fate = _fate(report, plant)
-        fates[fate] += 1
-        by_kind[plant.kind][fate] += 1
-        rows.append(
-            {
-                "pair": plant.pair,
-                "side": plant.side,
-                "kind": plant.kind,
-                "seed": plant.seed,
-                "page": plant.page,
-                "old": plant.old,
-                "new": plant.new,
-                "fate": fate,
-            }
-        )
-    n = len(plants)
-    caught = fates["inconsistency"]
-    print(
-        f"\nplanted: {n} plants ({len(found) * len(seeds) * len(kinds)} drawn), caught {caught} = {100.0 * caught / max(1, n):.1f} % (target ≥ {100 * TARGET_CAUGHT:.0f} %)"
-    )
-    for kind, c in by_kind.items():
-        total = sum(c.values())
-        print(
-            f"  {kind:7} {c['inconsistency']}/{total}  missed: {dict((k, v) for k, v in c.items() if k != 'inconsistency')}"
-        )
-    return {
-        "plants": n,
-        "caught": caught,
-        "fates": dict(fates),
-        "by_kind": {k: dict(v) for k, v in by_kind.items()},
-        "rows": rows,
-    }
 
 
 if __name__ == "__main__":

@@ -1956,14 +1956,18 @@ class Layout:
     r: Renderer
 
 
-def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
+def render_document(cfg: DocConfig, model_years: Sequence[int] = ()) -> tuple[bytes, dict[str, Any]]:
     """Lay out one document and derive its truth entry from what was drawn.
 
     The parts, in page order: the front (cover and key figures), the operating review, the primary
-    statements and the notes.
+    statements and the notes. ``model_years``: the years of the issuer's model when it has more than the
+    document prints (the same issuer's reports of other years print the same figures for a shared year).
     """
-    figs = build_figures(cfg)
-    segs = segment_figures(cfg, figs)
+    model = replace(cfg, years=tuple(model_years)) if model_years else cfg
+    figs = build_figures(model)
+    segs = segment_figures(model, figs)
+    if model_years:
+        figs, segs = ({y: f[y] for y in sorted(cfg.years)} for f in (figs, segs))
     overrides = apply_injections(cfg, figs)
     years = ordered_years(cfg)
     dur_cols = [Col(y, f"FY{y}") for y in years]

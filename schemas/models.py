@@ -526,6 +526,12 @@ class PublishedFigure(Record):
     unit: str = Field(description="The OIM unit, e.g. 'iso4217:USD'.")
     basis: Basis = "reported"
     dimension: str | None = None
+    entity: str | None = Field(
+        default=None, description="The reporting entity its statement names (a parent and a subsidiary)."
+    )
+    parent_key: str | None = Field(
+        default=None, description="The key of the total its line adds into, in the same column."
+    )
     value: float
     decimals: int
     printed: str

@@ -36,6 +36,7 @@ def fig(
     basis: Basis = "reported",
     column: str | None = None,
     decimals: int = -6,
+    parent: str | None = None,
 ) -> PublishedFigure:
     value = float(printed.replace(",", "").replace("(", "-").replace(")", "")) * 1e6
     return PublishedFigure(
@@ -44,6 +45,7 @@ def fig(
         source=f"{doc}.pdf",
         period_end=period_end,
         key=figure_key("income", label, FY24, "iso4217:USD", basis, None),
+        parent_key=None if parent is None else figure_key("income", parent, FY24, "iso4217:USD", basis, None),
         table_id=f"{doc}-{table}",
         statement="income",
         label=label,
@@ -59,6 +61,15 @@ def fig(
     )
 
 
+def steady_now(**kw: object) -> list[PublishedFigure]:
+    """Lines both years print alike: what proves that two tables are one statement in two years."""
+    return [fig("Revenue", "1,200", **kw), fig("Gross profit", "500", **kw)]  # type: ignore[arg-type]
+
+
+def steady_then(**kw: object) -> list[PublishedFigure]:
+    return [old("Revenue", "1,200", **kw), old("Gross profit", "500", **kw)]
+
+
 def old(label: str, printed: str, **kw: object) -> PublishedFigure:
     return fig(label, printed, doc="old", period_end="2024-12-31", **kw)  # type: ignore[arg-type]
 
@@ -72,17 +83,17 @@ def verdicts(
 
 def test_agreeing_figures_raise_nothing() -> None:
     found, report = verdicts(
-        [fig("Revenue", "1,200"), fig("Cost of sales", "700")],
-        [old("Revenue", "1,200"), old("Cost of sales", "700")],
+        [*steady_now(), fig("Cost of sales", "700")],
+        [*steady_then(), old("Cost of sales", "700")],
     )
-    assert found == {"Revenue": "agree", "Cost of sales": "agree"}
+    assert found == {"Revenue": "agree", "Gross profit": "agree", "Cost of sales": "agree"}
     assert prior_flags(report, DocRef("new", "new.pdf")) == []
 
 
 def test_a_swapped_comparative_is_an_inconsistency_even_where_the_document_reclassified() -> None:
     found, report = verdicts(
-        [fig("Revenue", "1,200"), fig("Cost of sales", "7,150")],
-        [old("Revenue", "1,200"), old("Cost of sales", "7,510")],
+        [*steady_now(), fig("Cost of sales", "7,150")],
+        [*steady_then(), old("Cost of sales", "7,510")],
         [RECLASSIFIED],
     )
     assert found["Cost of sales"] == "inconsistency"
@@ -98,8 +109,8 @@ def test_a_swapped_comparative_is_an_inconsistency_even_where_the_document_recla
 
 def test_a_recast_with_a_stated_reason_is_a_restatement_quoting_it() -> None:
     found, report = verdicts(
-        [fig("Revenue", "1,200"), fig("Cost of sales", "712")],
-        [old("Revenue", "1,200"), old("Cost of sales", "705")],
+        [*steady_now(), fig("Cost of sales", "712")],
+        [*steady_then(), old("Cost of sales", "705")],
         [RECLASSIFIED],
     )
     assert found["Cost of sales"] == "restatement"
@@ -110,18 +121,18 @@ def test_a_recast_with_a_stated_reason_is_a_restatement_quoting_it() -> None:
 
 def test_a_difference_no_reason_explains_is_an_inconsistency() -> None:
     found, _ = verdicts(
-        [fig("Revenue", "1,200"), fig("Cost of sales", "712")],
-        [old("Revenue", "1,200"), old("Cost of sales", "705")],
+        [*steady_now(), fig("Cost of sales", "712")],
+        [*steady_then(), old("Cost of sales", "705")],
     )
     assert found["Cost of sales"] == "inconsistency"
 
 
 def test_a_restated_column_is_a_restatement_quoting_its_head() -> None:
     now = [
-        fig("Revenue", "1,200", basis="restated"),
+        *steady_now(basis="restated"),
         fig("Cost of sales", "712", basis="restated", column="2024 As restated"),
     ]
-    then = [old("Revenue", "1,200", basis="restated"), old("Cost of sales", "705", basis="restated")]
+    then = [*steady_then(basis="restated"), old("Cost of sales", "705", basis="restated")]
     found, report = verdicts(now, then)
     assert found["Cost of sales"] == "restatement"
     (flag,) = prior_flags(report, DocRef("new", "new.pdf"))
@@ -137,8 +148,8 @@ def test_tables_that_agree_on_nothing_else_prove_no_relation() -> None:
 
 def test_a_line_printed_in_a_statement_and_a_note_is_compared_printing_by_printing() -> None:
     # The statement's copy was mistyped; the note's copy and last year's statement agree.
-    now = [fig("Revenue", "1,200"), fig("Other", "15"), fig("Other", "51", table="t-note")]
-    then = [old("Revenue", "1,200"), old("Other", "51"), old("Other", "51", table="t-note")]
+    now = [*steady_now(), fig("Other", "15"), fig("Other", "51", table="t-note")]
+    then = [*steady_then(), old("Other", "51"), old("Other", "51", table="t-note")]
     _, report = verdicts(now, then)
     assert [
         (m.verdict, m.current.table_id, m.earlier.table_id)
@@ -148,7 +159,7 @@ def test_a_line_printed_in_a_statement_and_a_note_is_compared_printing_by_printi
         ("agree", "new-t-note", "old-t-income"),
         ("inconsistency", "new-t-income", "old-t-income"),
     ]
-    assert (report.compared, report.several) == (2, 1)
+    assert (report.compared, report.several) == (3, 1)
 
 
 def test_one_label_in_two_tables_is_two_lines() -> None:
@@ -176,9 +187,9 @@ def test_the_latest_earlier_document_is_the_reference() -> None:
         fig("Cost", "600", doc="older", period_end="2023-12-31"),
     ]
     found, report = verdicts(
-        [fig("Revenue", "1,200"), fig("Cost", "600")], [*older, old("Revenue", "1,200"), old("Cost", "600")]
+        [*steady_now(), fig("Cost", "600")], [*older, *steady_then(), old("Cost", "600")]
     )
-    assert found == {"Revenue": "agree", "Cost": "agree"}
+    assert found == {"Revenue": "agree", "Gross profit": "agree", "Cost": "agree"}
     assert {m.earlier.doc_id for m in report.matches} == {"old"}
 
 
@@ -194,8 +205,8 @@ def test_the_latest_earlier_document_is_the_reference() -> None:
 )
 def test_which_differences_look_like_keying_errors(now: str, then: str, verdict: str) -> None:
     found, _ = verdicts(
-        [fig("Revenue", "1,200"), fig("Cost of sales", now)],
-        [old("Revenue", "1,200"), old("Cost of sales", then)],
+        [*steady_now(), fig("Cost of sales", now)],
+        [*steady_then(), old("Cost of sales", then)],
         [RECLASSIFIED],
     )
     assert found["Cost of sales"] == verdict
@@ -251,14 +262,14 @@ def test_the_history_replaces_a_document_and_returns_only_earlier_ones(tmp_path:
     with SqliteHistory(tmp_path) as history:
         then = StoredDocument("old", "acme", "2024-12-31", "old.pdf", (RECLASSIFIED,))
         history.put(then, [old("Revenue", "1,200")])
-        history.put(then, [old("Revenue", "1,200"), old("Cost", "600")])  # a rerun replaces
+        history.put(then, [*steady_then(), old("Cost", "600")])  # a rerun replaces
         later = StoredDocument("later", "acme", "2026-12-31", "later.pdf")
         history.put(later, [fig("Revenue", "1,300", doc="later", period_end="2026-12-31")])
         other = StoredDocument("other", "globex", "2023-12-31", "other.pdf")
         history.put(other, [fig("Revenue", "9", doc="other", period_end="2023-12-31")])
         now = StoredDocument("new", "acme", "2025-12-31", "new.pdf")
         history.put(now, [fig("Revenue", "1,200")])
-        assert sorted(f.label for f in history.earlier(now)) == ["Cost", "Revenue"]
+        assert sorted(f.label for f in history.earlier(now)) == ["Cost", "Gross profit", "Revenue"]
         assert {f.doc_id for f in history.earlier(now)} == {"old"}
         stored = history.document("old")
         assert stored is not None and stored.reasons == (RECLASSIFIED,)
@@ -271,8 +282,8 @@ def test_a_line_about_discontinued_operations_may_move_by_any_amount_where_they_
         "Korea is presented as discontinued operations for all periods presented.",
         "discontinued operations",
     )
-    now = [fig("Revenue", "1,200"), fig("Net cash used in discontinued financing activities", "(2)")]
-    then = [old("Revenue", "1,200"), old("Net cash used in discontinued financing activities", "(12)")]
+    now = [*steady_now(), fig("Net cash used in discontinued financing activities", "(2)")]
+    then = [*steady_then(), old("Net cash used in discontinued financing activities", "(12)")]
     assert (
         verdicts(now, then, [RECLASSIFIED, recast])[0]["Net cash used in discontinued financing activities"]
         == "restatement"
@@ -281,3 +292,47 @@ def test_a_line_about_discontinued_operations_may_move_by_any_amount_where_they_
         verdicts(now, then, [RECLASSIFIED])[0]["Net cash used in discontinued financing activities"]
         == "inconsistency"
     )
+
+
+def test_a_line_that_moved_within_an_unchanged_total_is_a_reclassification() -> None:
+    now = [
+        *steady_now(),
+        fig("Other", "121", parent="Total assets"),
+        fig("Receivables", "1,657", parent="Total assets"),
+        fig("Total assets", "8,426"),
+        fig("Total liabilities", "5,100"),
+    ]
+    then = [
+        *steady_then(),
+        old("Other", "278", parent="Total assets"),
+        old("Receivables", "1,500", parent="Total assets"),
+        old("Total assets", "8,426"),
+        old("Total liabilities", "5,100"),
+    ]
+    report = compare_with_history(now, then)
+    moved = {m.current.label: (m.verdict, m.reason.kind if m.reason else None) for m in report.matches}
+    assert moved["Other"] == ("restatement", "a reclassification within an unchanged total")
+    assert moved["Total assets"] == ("agree", None)
+
+
+def test_a_line_split_out_of_other_explains_the_difference() -> None:
+    # This year prints "Greenhouse gas allowance" (157) on its own; last year it was inside "Other".
+    now = [*steady_now(), fig("Other", "121"), fig("Greenhouse gas allowance", "157")]
+    then = [*steady_then(), old("Other", "278")]
+    (flag,) = prior_flags(compare_with_history(now, then), DocRef("new", "new.pdf"))
+    assert (
+        flag.rule == "PRI002"
+        and "Greenhouse gas allowance (157), printed in this document only" in flag.message
+    )
+    # Merged back the next year: the line printed in the earlier document only explains it.
+    (flag,) = prior_flags(compare_with_history(then, now), DocRef("old", "old.pdf"))
+    assert flag.rule == "PRI002" and "printed in new.pdf only" in flag.message
+
+
+def test_tables_that_agree_on_under_two_thirds_of_their_lines_prove_nothing() -> None:
+    labels = ["Residential", "Commercial", "Industrial"]
+    now = [fig(label, v) for label, v in zip(labels, ["2,759", "713", "500"], strict=True)]
+    then = [old(label, v) for label, v in zip(labels, ["2,759", "5,042", "6,089"], strict=True)]
+    assert {m.verdict for m in compare_with_history(now, then).matches} == {"agree", "unproven"}
+    then[2] = old("Industrial", "500")  # two of three agree: one statement in two years
+    assert {m.verdict for m in compare_with_history(now, then).matches} == {"agree", "inconsistency"}

@@ -35,6 +35,8 @@ def published_figures(
         One record a published figure, in the report's order.
     """
     kinds: dict[str, StatementKind] = {s.table_id: s.kind for s in result.statements}
+    entities = {s.table_id: s.entity for s in result.statements}
+    lines = {(s.table_id, line.row): line for s in result.statements for line in s.lines}
     columns: dict[tuple[str, int], StatementColumn] = {
         (s.table_id, c.col): c for s in result.statements for c in s.columns
     }
@@ -44,13 +46,21 @@ def published_figures(
         table_id = fact.table_id or ""
         kind = kinds.get(table_id, fact.statement)
         column = columns.get((table_id, fact.col)) if fact.col is not None else None
+        line = lines.get((table_id, fact.row)) if fact.row is not None else None
+        parent = lines.get((table_id, line.parent)) if line is not None and line.parent is not None else None
+        entity = entities.get(table_id)
+        keys = [
+            figure_key(kind, label, figure.period, figure.unit, fact.basis, fact.context, entity)
+            for label in (fact.label, parent.label if parent is not None else None)
+            if label is not None
+        ]
         out.append(
             PublishedFigure(
                 issuer_key=issuer_key,
                 doc_id=result.doc_id,
                 source=result.source,
                 period_end=period_end,
-                key=figure_key(kind, fact.label, figure.period, figure.unit, fact.basis, fact.context),
+                key=keys[0],
                 table_id=table_id,
                 statement=kind,
                 label=fact.label,
@@ -59,6 +69,8 @@ def published_figures(
                 unit=figure.unit,
                 basis=fact.basis,
                 dimension=fact.context,
+                entity=entity,
+                parent_key=keys[1] if len(keys) > 1 else None,
                 value=fact.value,
                 decimals=fact.decimals,
                 printed=fact.printed,
@@ -70,24 +82,29 @@ def published_figures(
     return out
 
 
-def record_document(
-    history: SqliteHistory, result: DocumentResult, issuer_key: str, period_end: str
-) -> StoredDocument:
+def record_document(history: SqliteHistory, result: DocumentResult) -> StoredDocument | None:
     """Put a processed document's published figures and stated restatements in its issuer's history.
 
     Args:
         history: The store.
         result: A processed document.
-        issuer_key: Who published it.
-        period_end: Its period end (ISO date).
 
     Returns:
-        The stored document (replacing an earlier copy of the same bytes).
+        The stored document (replacing an earlier copy of the same bytes), or None when its issuer or its
+        period end is not printed: a document nobody can place in time ties out across nothing.
     """
+    identity = result.identity
+    if identity is None or identity.issuer_key is None or identity.period_end.value is None:
+        return None
+    period_end = identity.period_end.value
     document = StoredDocument(
-        result.doc_id, issuer_key, period_end, result.source, tuple(restatement_reasons(result.blocks))
+        result.doc_id,
+        identity.issuer_key,
+        period_end,
+        result.source,
+        tuple(restatement_reasons(result.blocks)),
     )
-    history.put(document, published_figures(result, issuer_key, period_end))
+    history.put(document, published_figures(result, identity.issuer_key, period_end))
     return document
 
 

@@ -4,22 +4,25 @@ A comparative column repeats figures its issuer published a year earlier. For ea
 document under check:
 
 1. **Match.** Find the printings with the same key (:func:`figure_key`: statement kind, line, period,
-   unit, basis and dimension) in the issuer's latest earlier document that prints the key. A printing
-   that agrees (within rounding) with some printing on the other side is matched; a key may be printed
-   several times on either side (a statement and its note; two notes with one label).
+   unit, basis, dimension and reporting entity) in the issuer's latest earlier document that prints the
+   key. A printing that agrees (within rounding) with some printing on the other side is matched; a key
+   may be printed several times on either side (a statement and its note; two notes with one label).
 2. **Prove.** A printing that agrees with none on the other side is compared with the printing there
-   whose table agrees with its own table on the most other figures; with none, the difference is
-   *unproven* and raises nothing. The relation "same line, same period" is proven by the tables' own
-   agreement, not by a label alone (two tables of one report may print "Americas" for revenue and for
-   head count).
+   whose table agrees with its own table on the most other figures. Unless the two tables agree on two
+   thirds of the lines they both print, the difference is *unproven* and raises nothing: "same line, same
+   period" is proven by the tables' own agreement, not by a label alone (two tables of one report
+   may print "Americas" for revenue and for head count; a parent company's condensed statement shares
+   net income with the group's, and little else).
 3. **Compare** the two printings within their rounding.
-4. **Tell a restatement from an error.** A disagreement is a *restatement* (PRI002, information, with the
-   reason quoted) when its column is headed "as restated", "recast", "as adjusted", … or when the
-   document says it restated, recast or reclassified prior periods (a change in accounting principle,
-   discontinued operations, a segment reorganisation) and the difference does not look like a keying
-   error. Anything else is an *inconsistency* (PRI001). A keying-error signature (two digits swapped, one
-   dropped or doubled, the sign or the scale wrong) is an inconsistency even where the document states a
-   reclassification: a recast does not swap digits.
+4. **Tell a restatement from an error.** A disagreement that does not look like a keying error is a
+   *restatement* (PRI002, information, with the reason quoted) when its column is headed "as restated",
+   "recast", "as adjusted", …; when the total its line adds into is printed alike in both documents
+   (amounts moved between lines), or a line printed in one document only is the difference (a line split
+   out of "Other", or merged into it); or when the document says it restated,
+   recast or reclassified prior periods (a change in accounting principle, discontinued operations, a
+   segment reorganisation). Anything else is an *inconsistency* (PRI001). A keying-error signature (two
+   digits swapped, one dropped or doubled, the sign or the scale wrong) is an inconsistency even where
+   the document states a reclassification: a recast does not swap digits.
 
 The history itself (which documents, in which store) is the adapters' business
 (:mod:`adapters.history`); this module is pure.
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Literal
@@ -78,6 +81,11 @@ Verdict = Literal["agree", "restatement", "inconsistency", "unproven"]
 """What one matched pair is: agreeing, a restatement with a reason, an inconsistency, or a disagreement
 between tables that agree on nothing else (no proof that the two lines are one thing)."""
 
+TablePair = tuple[str, str, str]
+"""A table of the document under check, and an earlier document and its table."""
+_PROOF_SHARE = 2 / 3
+"""Two tables are one statement in two years when they agree on two thirds of the lines they share."""
+
 _KEYING: frozenset[Relation] = frozenset({"swap", "digit_count", "sign", "scale"})
 """Differences that are how keying errors look, never how a recast looks."""
 _DIGIT_KEYING_PLACE = 2
@@ -85,6 +93,8 @@ _DIGIT_KEYING_PLACE = 2
 moves the last digit or two (1,387 → 1,386; 1,358 → 1,378), a mistyped digit is as likely in any place."""
 
 _DISCONTINUED = "discontinued operations"
+_WITHIN_TOTAL = "a reclassification within an unchanged total"
+_MOVED = "a line split out or merged in"
 _DISCONTINUED_LINE = re.compile(r"\bdiscontinued\b", re.IGNORECASE)
 _PRIOR_WORDS = r"[^.]{0,160}\b(?:prior|previous(?:ly)?|comparative|earlier|all periods|periods presented)\b"
 _REASON_PATTERNS: tuple[tuple[str, str], ...] = (
@@ -119,7 +129,13 @@ _QUOTE_CHARS = 240
 
 
 def figure_key(
-    statement: str | None, label: str, period: str, unit: str, basis: str, dimension: str | None
+    statement: str | None,
+    label: str,
+    period: str,
+    unit: str,
+    basis: str,
+    dimension: str | None,
+    entity: str | None = None,
 ) -> str:
     """The key two documents' figures must share to be compared: one layout, written once.
 
@@ -130,12 +146,14 @@ def figure_key(
         unit: The OIM unit.
         basis: The column's basis.
         dimension: The segment or dimension the figure belongs to (None: the whole entity).
+        entity: The reporting entity its statement names (a combined report's parent and subsidiary).
 
     Returns:
-        ``kind|line|period|unit|basis|dimension``.
+        ``kind|line|period|unit|basis|dimension|entity``.
     """
     line = normalise_label(label)
-    return "|".join((statement or "", line, period, unit, basis, normalise_label(dimension or "")))
+    parts = (statement or "", line, period, unit, basis, normalise_label(dimension or ""))
+    return "|".join((*parts, normalise_label(entity or "")))
 
 
 @dataclass(frozen=True)
@@ -196,6 +214,32 @@ class PriorReport:
         return sum(m.verdict == verdict for m in self.matches)
 
 
+@dataclass(frozen=True)
+class _Explanations:
+    """What may explain a difference other than an error, found once per comparison (step 4)."""
+
+    reasons: Sequence[Reason]
+    """What the document says about restating prior periods."""
+    steady: Mapping[str, PublishedFigure]
+    """The keys both documents print alike, with this document's printing."""
+    only_now: Mapping[tuple[str, str, str], Sequence[PublishedFigure]]
+    """This document's lines no earlier document prints, by table, period and unit."""
+    only_then: Mapping[tuple[str, str, str], Sequence[PublishedFigure]]
+    """The earlier document's lines this one does not print, by table, period and unit."""
+
+    def moved(self, now: PublishedFigure, then: PublishedFigure) -> PublishedFigure | None:
+        """A line printed in one document only whose amount is the difference: split out, or merged in."""
+        gap = abs(now.value - then.value)
+        for f in (*self.only_now.get(_where(now), ()), *self.only_then.get(_where(then), ())):
+            if compare_values(abs(f.value), f.decimals, gap, min(now.decimals, then.decimals)).ok:
+                return f
+        return None
+
+
+def _where(f: PublishedFigure) -> tuple[str, str, str]:
+    return f.table_id, f.period, f.unit
+
+
 def _by_key(figures: Iterable[PublishedFigure]) -> dict[str, list[PublishedFigure]]:
     by_key: dict[str, list[PublishedFigure]] = defaultdict(list)
     for f in figures:
@@ -244,17 +288,28 @@ def compare_with_history(
     """
     mine, theirs = _by_key(current), _latest_earlier(earlier)
     shared = sorted(mine.keys() & theirs.keys())
-    # Step 2's proof: the pairs of tables that agree on some figure, with how many figures they agree on.
-    agreeing: Counter[tuple[str, str, str]] = Counter(
-        (c.table_id, e.doc_id, e.table_id)
-        for k in shared
-        for c in mine[k]
-        for e in theirs[k]
-        if _agrees(c, e)
-    )
+    # Step 2's proof: for each pair of tables, the keys both print and those they agree on.
+    printing: Counter[TablePair] = Counter()
+    agreeing: Counter[TablePair] = Counter()
+    for k in shared:
+        for c in mine[k]:
+            for e in theirs[k]:
+                printing[(c.table_id, e.doc_id, e.table_id)] += 1
+                agreeing[(c.table_id, e.doc_id, e.table_id)] += _agrees(c, e)
+    proven = {pair for pair, n in agreeing.items() if n >= _PROOF_SHARE * printing[pair]}
+    only_now: dict[tuple[str, str, str], list[PublishedFigure]] = defaultdict(list)
+    for k in mine.keys() - theirs.keys():
+        for c in mine[k]:
+            only_now[_where(c)].append(c)
+    only_then: dict[tuple[str, str, str], list[PublishedFigure]] = defaultdict(list)
+    for f in earlier:
+        if f.key not in mine:
+            only_then[_where(f)].append(f)
+    steady = {k: c for k in shared for c in mine[k] if any(_agrees(c, e) for e in theirs[k])}
+    explain = _Explanations(reasons, steady, only_now, only_then)
     matches: list[PriorMatch] = []
     for key in shared:
-        matches += _match_key(mine[key], theirs[key], agreeing, reasons)
+        matches += _match_key(mine[key], theirs[key], agreeing, proven, explain)
     several = sum(len(mine[k]) > 1 or len(theirs[k]) > 1 for k in shared)
     return PriorReport(tuple(matches), len(shared), several)
 
@@ -262,8 +317,9 @@ def compare_with_history(
 def _match_key(
     now: Sequence[PublishedFigure],
     then: Sequence[PublishedFigure],
-    agreeing: Counter[tuple[str, str, str]],
-    reasons: Sequence[Reason],
+    agreeing: Counter[TablePair],
+    proven: set[TablePair],
+    explain: _Explanations,
 ) -> list[PriorMatch]:
     """Steps 1 to 4 for the printings of one key in the document and in the earlier one."""
 
@@ -284,8 +340,12 @@ def _match_key(
     pairs |= {(max(range(len(now)), key=partial(_flipped, support_at, j)), j) for j in lonely_then}
     for i, j in sorted(pairs):
         c, e = now[i], then[j]
-        # The printings agree on nothing else: no proof that they are one line.
-        out.append(_judge(c, e, reasons) if support(c, e) else PriorMatch(c, e, "unproven"))
+        # Tables that agree on too few of the lines they share (a parent company's condensed statement
+        # against the group's: net income alike, the rest not) prove nothing about this one.
+        if (c.table_id, e.doc_id, e.table_id) in proven:
+            out.append(_judge(c, e, explain))
+        else:
+            out.append(PriorMatch(c, e, "unproven"))
     return out
 
 
@@ -297,16 +357,28 @@ def _agrees(a: PublishedFigure, b: PublishedFigure) -> bool:
     return compare_values(a.value, a.decimals, b.value, b.decimals).ok
 
 
-def _judge(now: PublishedFigure, then: PublishedFigure, reasons: Sequence[Reason]) -> PriorMatch:
+def _judge(now: PublishedFigure, then: PublishedFigure, explain: _Explanations) -> PriorMatch:
     """Step 4: a proven disagreement is a restatement or an inconsistency."""
     relation = _keying(now, then)
     if now.basis == "restated" and now.column:
         return PriorMatch(now, then, "restatement", relation, Reason(now.page, now.column))
-    if relation is None and reasons:
-        return PriorMatch(now, then, "restatement", None, reasons[0])
+    if relation is None:
+        # Amounts moved between lines while the total they add into did not (a reclassification), or a
+        # line printed in one document only is the difference (split out of "Other", or merged into it):
+        # presentation, not a different figure.
+        total = explain.steady.get(now.parent_key or "")
+        if total is not None:
+            quote = f"{total.label}, the total it adds into, is {total.printed} in both documents"
+            return PriorMatch(now, then, "restatement", None, Reason(total.page, quote, _WITHIN_TOTAL))
+        if (line := explain.moved(now, then)) is not None:
+            where = "this document" if line.doc_id == now.doc_id else line.source
+            quote = f"{line.label} ({line.printed}), printed in {where} only, is the difference"
+            return PriorMatch(now, then, "restatement", None, Reason(line.page, quote, _MOVED))
+        if explain.reasons:
+            return PriorMatch(now, then, "restatement", None, explain.reasons[0])
     # Operations presented as discontinued move whole amounts between lines: a line about them may change
     # by any amount, a keying error's look included ((12) → (2)), in a document that says it recast them.
-    recast = next((r for r in reasons if r.kind == _DISCONTINUED), None)
+    recast = next((r for r in explain.reasons if r.kind == _DISCONTINUED), None)
     if recast is not None and _DISCONTINUED_LINE.search(now.label):
         return PriorMatch(now, then, "restatement", relation, recast)
     return PriorMatch(now, then, "inconsistency", relation)

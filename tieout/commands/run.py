@@ -20,6 +20,8 @@ from tieout.commands import common
 from tieout.commands.common import collect_inputs, console, fail
 
 if TYPE_CHECKING:
+    from adapters.files import JsonlOutputs
+    from adapters.history.sqlite import SqliteHistory, StoredDocument
     from schemas.models import DocumentResult
 
 __all__ = ["annotate", "run"]
@@ -37,11 +39,24 @@ def run(
     cpu_s: common.CpuS = None,
     max_open_files: common.OpenFiles = common.OPEN_FILES,
     max_output_mb: common.OutputMb = common.OUTPUT_MB,
+    history: Annotated[
+        Path | None,
+        typer.Option(
+            help=(
+                "Folder of the issuers' published figures (one SQLite file, kept across runs): each document "
+                "is compared with its issuer's earlier documents there (PRI001, PRI002)."
+            )
+        ),
+    ] = None,
 ) -> None:
     """Process PDFs in killable worker processes under quotas (no servers); write the results as JSONL."""
+    from contextlib import nullcontext
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from adapters.files import JsonlOutputs
+    from adapters.history.published import record_document
+    from adapters.history.sqlite import SqliteHistory
     from adapters.workers.isolation import Job, run_isolated
 
     files = collect_inputs(paths)
@@ -58,7 +73,9 @@ def run(
     jobs = [Job(i, f, f.name) for i, f in enumerate(files)]
     results: dict[int, DocumentResult] = {}
     started = time.monotonic()
+    stored: list[StoredDocument] = []
     with (
+        SqliteHistory(history) if history is not None else nullcontext() as store,
         JsonlOutputs(out) as outputs,
         Progress(
             TextColumn("[bold]tieout[/]"),
@@ -78,10 +95,34 @@ def run(
             # Write in input order so that output files are deterministic whatever the worker count.
             while next_to_write in results:
                 outputs.write(results[next_to_write])
+                if store is not None and (doc := record_document(store, results[next_to_write])) is not None:
+                    stored.append(doc)
                 next_to_write += 1
+        if store is not None:
+            # Across documents once all are in the history: a folder of several years ties out whatever
+            # order its files were processed in.
+            _across(store, stored, outputs)
     elapsed = time.monotonic() - started
     failed = _summary([results[i] for i in range(len(jobs))], elapsed, out, outputs.counts)
     raise typer.Exit(1 if failed else 0)
+
+
+def _across(store: SqliteHistory, stored: list[StoredDocument], outputs: JsonlOutputs) -> None:
+    """Compare each document of the run with its issuer's earlier ones; write the flags; print the counts."""
+    from adapters.history.published import check_against_history
+
+    counts: dict[str, int] = {"compared": 0, "agree": 0, "restatement": 0, "inconsistency": 0}
+    for doc in stored:
+        report, flags = check_against_history(store, doc)
+        outputs.add("flags", flags)
+        counts["compared"] += report.compared
+        for verdict in ("agree", "restatement", "inconsistency"):
+            counts[verdict] += report.count(verdict)
+    console.print(
+        f"prior periods: {len(stored)} document(s) with issuer and period end in {store.path}; "
+        f"{counts['compared']} figures printed before, {counts['agree']} agree, "
+        f"{counts['restatement']} restated (PRI002), {counts['inconsistency']} inconsistent (PRI001)"
+    )
 
 
 def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: dict[str, int]) -> int:
