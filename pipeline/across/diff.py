@@ -24,7 +24,7 @@ from typing import Literal
 from pipeline.checks.localize import Equation, FigureKey, RelationLog, Term, figure_key
 from pipeline.checks.rule import DocRef
 from pipeline.checks.sums import check_tree
-from pipeline.checks.tolerance import period_text
+from pipeline.checks.tolerance import fmt_amount, fmt_small, period_text
 from pipeline.checks.versions import RULE
 from pipeline.figures.rounding import Comparison
 from pipeline.figures.taxonomy import normalise_label
@@ -68,6 +68,8 @@ class _Tie:
     equation: Equation
     period: Period | None
     metric: str | None
+    scale: int  # of the total's figures as the relation holds them, and its printed places, for messages
+    places: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,13 +139,13 @@ def _read_statement(
             context=column.context,
         )
 
-    where: dict[FigureKey, tuple[int, int]] = {}
+    where: dict[FigureKey, tuple[int, int, Cell]] = {}
     for line in lines:
         row = rows.get(line.row)
         if row is None:
             continue
         for col, cell in row.numbers.items():
-            where[figure_key(cell.page, cell.bbox, cell.text)] = (line.row, col)
+            where[figure_key(cell.page, cell.bbox, cell.text)] = (line.row, col, cell)
             if col in columns and cell.number is not None:
                 key = (skey, line_keys[line.row], column_keys[col])
                 figures[key] = _Printed(key, place(line.row, col), cell)
@@ -152,14 +154,19 @@ def _read_statement(
     metrics = {x.row: x.metric for x in lines}
     seen: Counter[Key] = Counter()
     for equation in log.equations:
-        at = where.get(equation.terms[0].key)  # a relation's first term is its total
+        total = equation.terms[0]  # a relation's first term is its total
+        at = where.get(total.key)
         if at is None or at[1] not in columns:
             continue
-        row, col = at
+        row, col, cell = at
         base = (skey, equation.rule, line_keys[row], column_keys[col])
         key = (*base, seen[base])
         seen[base] += 1
-        ties[key] = _Tie(key, place(row, col), equation, columns[col].period, metrics.get(row))
+        n = cell.number
+        # The relation holds base units when the table's scale is known, the figures as printed if not.
+        scale = (n.scale or 0) if n is not None and n.base_value == total.value else 0
+        places = n.places if n is not None else 0
+        ties[key] = _Tie(key, place(row, col), equation, columns[col].period, metrics.get(row), scale, places)
 
 
 def _same(a: Cell, b: Cell) -> bool:
@@ -233,10 +240,12 @@ def _flag(new: DocumentResult, tie: _Tie, before: _Tie, moved: Sequence[FigureCh
         f"{ch.place.line} {ch.old.text if ch.old else 'absent'} → {ch.new.text if ch.new else 'absent'}"
         for ch in moved
     )
+    scale, places = tie.scale, tie.places
     message = (
         f"{name}: held in the previous draft, fails in this one: printed {eq.terms[0].text} but its "
-        f"{'lines' if eq.rule != 'TOT002' else 'columns'} add up to {c.expected:,.0f} "
-        f"(difference {c.difference:,.0f}, tolerance {c.tolerance:,.0f})"
+        f"{'lines' if eq.rule != 'TOT002' else 'columns'} add up to {fmt_amount(c.expected, scale, places)} "
+        f"(difference {fmt_small(abs(c.difference), scale, places)}, "
+        f"tolerance {fmt_small(c.tolerance, scale, places)})"
         + (
             f"; changed since: {what}."
             if what
