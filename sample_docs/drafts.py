@@ -265,7 +265,10 @@ def _cells(r: Renderer, specs: Sequence[TableSpec]) -> dict[tuple[str, str, str,
     for p in r.printed:
         if p.key is None or p.period is None:
             continue  # a change column (none in this layout) has no key
-        base = (p.tid, p.key, p.period)
+        # Keyed as its column's head states the period: the summary's heads are years ended (its
+        # balance-sheet lines' figures, instants in the model, sit under "Year ended 31 December").
+        period = f"FY{p.period[:4]}" if p.tid == "sum" and not p.period.startswith("FY") else p.period
+        base = (p.tid, p.key, period)
         out[(*base, seen[base])] = {"cell": p, "line": labels[(p.tid, p.key)], "table": titles[p.tid]}
         seen[base] += 1
     return out

@@ -193,9 +193,38 @@ def _term_evidence(term: Term, role: str) -> Evidence:
     )
 
 
-def _changes(old: _Draft, new: _Draft) -> Iterator[FigureChange]:
+def _partners(old: _Draft, new: _Draft) -> dict[Key, Key]:
+    """Each figure of the earlier draft → its partner in the later one, by statement, line and column.
+
+    Where a line's label was read with the heading above it in one draft only ("Non-current liabilities
+    Borrowings" at the top of a continued page), its figures keep no key in common; such a figure is
+    paired with one of the same statement and column, printed alike, whose label is the other's without
+    the words before it. A figure that also changed stays a removal and an addition: never a silent match.
+    """
+    partners = {k: k for k in old.figures if k in new.figures}
+    taken = set(partners.values())
+    spare: dict[Key, list[_Printed]] = {}
+    for key, now in new.figures.items():
+        if key not in taken:
+            spare.setdefault((key[0], key[2]), []).append(now)
     for key, was in old.figures.items():
-        now = new.figures.get(key)
+        if key in partners:
+            continue
+        label = str(key[1][0])
+        candidates = spare.get((key[0], key[2]), [])
+        for now in candidates:
+            other = str(now.key[1][0])
+            glued = label.endswith(f" {other}") or other.endswith(f" {label}")
+            if glued and _same(was.cell, now.cell):
+                partners[key] = now.key
+                candidates.remove(now)
+                break
+    return partners
+
+
+def _changes(old: _Draft, new: _Draft, partners: dict[Key, Key]) -> Iterator[FigureChange]:
+    for key, was in old.figures.items():
+        now = new.figures[partners[key]] if key in partners else None
         if now is None:
             yield FigureChange(kind="removed", place=was.place, old=_evidence(was.cell, "old"))
         elif not _same(was.cell, now.cell):
@@ -205,8 +234,9 @@ def _changes(old: _Draft, new: _Draft) -> Iterator[FigureChange]:
                 old=_evidence(was.cell, "old"),
                 new=_evidence(now.cell, "new"),
             )
+    paired = set(partners.values())
     for key, now in new.figures.items():
-        if key not in old.figures:
+        if key not in paired:
             yield FigureChange(kind="added", place=now.place, new=_evidence(now.cell, "new"))
 
 
@@ -277,6 +307,16 @@ def _flag(new: DocumentResult, tie: _Tie, before: _Tie, moved: Sequence[FigureCh
     return flag.model_copy(update={"pages": sorted({t.page for t in eq.terms})})
 
 
+def _renamed(ties: dict[Key, _Tie], partners: dict[Key, Key]) -> dict[Key, _Tie]:
+    """The earlier draft's relations keyed by the later draft's line keys where a line was paired by label."""
+    lines = {(k[0], k[1]): p[1] for k, p in partners.items() if k != p}
+    out: dict[Key, _Tie] = {}
+    for key, tie in ties.items():
+        statement, rule, line, *rest = key
+        out[(statement, rule, lines.get((statement, line), line), *rest)] = tie
+    return out
+
+
 def diff_documents(old: DocumentResult, new: DocumentResult) -> DocumentChanges:
     """What changed from one draft of a document to the next.
 
@@ -291,15 +331,17 @@ def diff_documents(old: DocumentResult, new: DocumentResult) -> DocumentChanges:
         broken relation that shares a changed figure with one already flagged points at that flag.
     """
     a, b = _read(old), _read(new)
-    changes = list(_changes(a, b))
+    partners = _partners(a, b)
+    changes = list(_changes(a, b, partners))
+    old_ties = _renamed(a.ties, partners)
     by_new_cell = {
         figure_key(ch.new.page, ch.new.bbox, ch.new.text): ch for ch in changes if ch.new is not None
     }
     ties: list[TieChange] = []
     flags: list[Flag] = []
     flagged: dict[FigureKey, str] = {}  # a changed figure → the flag of the first relation it broke
-    for key in [*a.ties, *(k for k in b.ties if k not in a.ties)]:
-        before, after = a.ties.get(key), b.ties.get(key)
+    for key in [*old_ties, *(k for k in b.ties if k not in old_ties)]:
+        before, after = old_ties.get(key), b.ties.get(key)
         status = _status(before.equation.holds if before else None, after.equation.holds if after else None)
         flag_id = None
         if status == "broke" and before is not None and after is not None:
@@ -326,7 +368,7 @@ def diff_documents(old: DocumentResult, new: DocumentResult) -> DocumentChanges:
                 flag_id=flag_id,
             )
         )
-    matched = sum(1 for k in a.figures if k in b.figures)
+    matched = len(partners)
     return DocumentChanges(
         old_doc_id=old.doc_id,
         old_source=old.source,
