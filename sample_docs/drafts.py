@@ -207,9 +207,19 @@ def _balance_sheet(
 
 
 def _draw(
-    cfg: DocConfig, figs: Figures, segs: Figures, plan: _Plan, *, revised: bool
+    cfg: DocConfig,
+    figs: Figures,
+    segs: Figures,
+    *,
+    revised: bool,
+    page_break: str | None,
+    inserted: Sequence[int],
 ) -> tuple[bytes, Renderer, list[TableSpec]]:
-    """One draft, laid out as ``generate.render_document`` lays out the prospectus."""
+    """One draft, laid out as ``generate.render_document`` lays out the prospectus.
+
+    ``revised``: the later draft's lines and columns; ``page_break``: the balance sheet's forced break;
+    ``inserted``: the paragraphs inserted in the review, in their order.
+    """
     years = ordered_years(cfg)
     dur = [Col(y, f"FY{y}") for y in years]
     inst = [Col(y, instant_key(cfg, y)) for y in years]
@@ -218,9 +228,7 @@ def _draw(
         build_summary(cfg, figs, dur, {}),
         build_segment_table(cfg, figs, segs, dur if revised else dur[:2]),
         build_income_statement(cfg, figs, dur),
-        _balance_sheet(
-            cfg, figs, inst, revised=revised, page_break=plan.new_break if revised else plan.old_break
-        ),
+        _balance_sheet(cfg, figs, inst, revised=revised, page_break=page_break),
         build_cash_flow(cfg, figs, dur),
     ]
     summary, segments, income, balance, cash = specs
@@ -232,10 +240,10 @@ def _draw(
     r.footnotes(cfg.summary_footnotes)
     r.paragraph(FILLER)
     r.heading(_label(cfg, "mdna_title", "Operating and financial review"), 14, new_page=True)
-    if revised:
+    if inserted:
         title, paragraphs = INSERTED
         r.heading(title, 11)
-        for i in plan.inserted:  # a page of them, so that the statements after them move a page on
+        for i in inserted:  # a page of them, so that the statements after them move a page on
             r.paragraph(paragraphs[i])
     paras = narrative_paragraphs(cfg, figs, segs)
     r.heading(_label(cfg, "mdna_results", "Group results"), 11)
@@ -247,8 +255,7 @@ def _draw(
         r.paragraph(text, (tag,))
     r.table(income, new_page=True)
     # Where no break is forced the balance sheet follows the income statement and overflows naturally.
-    forced = plan.new_break if revised else plan.old_break
-    r.table(balance, new_page=forced is not None)
+    r.table(balance, new_page=page_break is not None)
     r.table(cash, new_page=True)
     r.heading(_label(cfg, "notes_title", "Notes to the financial statements"), 13, new_page=True)
     r.heading("1. Basis of preparation", 10)
@@ -330,11 +337,14 @@ def _truth(
     }
 
 
-def render_pair(seed: int) -> DraftPair:
+def render_pair(seed: int, *, revise: bool = True, insert: bool = True, reflow: bool = True) -> DraftPair:
     """A prospectus and its next draft for ``seed``, with the truth of what changed between them.
 
     Args:
         seed: Any integer; different seeds give different issuers, figures and changes.
+        revise: Change figures, lines and columns (False: the same figures, no misprint in the earlier draft).
+        insert: Insert paragraphs in the later draft's review.
+        reflow: Break the later draft's balance sheet before another row.
 
     Returns:
         Both PDFs' bytes (reproducible) and the truth: each change (kind, table, line, period, both
@@ -345,11 +355,25 @@ def render_pair(seed: int) -> DraftPair:
     figs = build_figures(cfg)
     segs = segment_figures(cfg, figs)
     plan = _plan(cfg, figs, seed)
-    new_figs, new_segs = _revised(figs, segs, plan)
-    old_pdf, old_r, old_specs = _draw(cfg, _misprinted(figs, plan), segs, plan, revised=False)
-    new_pdf, new_r, new_specs = _draw(cfg, new_figs, new_segs, plan, revised=True)
+    new_figs, new_segs = _revised(figs, segs, plan) if revise else (figs, segs)
+    old_figs = _misprinted(figs, plan) if revise else figs
+    old_pdf, old_r, old_specs = _draw(
+        cfg, old_figs, segs, revised=False, page_break=plan.old_break, inserted=()
+    )
+    inserted = plan.inserted if insert else ()
+    new_pdf, new_r, new_specs = _draw(
+        cfg,
+        new_figs,
+        new_segs,
+        revised=revise,
+        page_break=plan.new_break if reflow else plan.old_break,
+        inserted=inserted,
+    )
     files = (f"draft_{seed}_v1.pdf", f"draft_{seed}_v2.pdf")
     truth = {"seed": seed, **_truth(cfg, plan, (old_r, old_specs), (new_r, new_specs), files)}
+    truth["inserted_paragraphs"] = len(inserted)
+    if not revise:
+        truth["ties"] = {"broken": [], "repaired": []}
     return DraftPair(seed, old_pdf, new_pdf, truth)
 
 

@@ -2,8 +2,9 @@
 
 Drafts reflow, so a figure is never matched by its page: it is the figure of one statement (its kind and
 title), one line (its label, normalised as the taxonomy normalises labels) and one column (its period,
-basis and dimension). Where a statement, a line or a column is printed twice under the same name, the
-n-th of them in the earlier draft is matched with the n-th in the later.
+basis and dimension). Statements of the same kind and title are paired by the lines they have in common
+(:func:`_pair_statements`); where a line or a column is printed twice under the same name in one
+statement, the n-th of them in the earlier draft is matched with the n-th in the later.
 
 Only figures of statements are compared; figures quoted in the narrative are left out (a sentence that is
 reworded or moves has no key as stable as a statement's line and column).
@@ -17,8 +18,8 @@ holds is reported as repaired. A total that changed with its components still ho
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pipeline.checks.localize import Equation, FigureKey, RelationLog, Term, figure_key
@@ -90,21 +91,96 @@ def _numbered(names: Sequence[object]) -> list[Key]:
     return out
 
 
-def _read(result: DocumentResult) -> _Draft:
-    """The figures and relations of one draft, keyed by statement, line and column."""
-    figures: dict[Key, _Printed] = {}
-    ties: dict[Key, _Tie] = {}
-    pairs = list(with_tables(result.statements, result.tables))
-    statement_keys = _numbered([(s.kind, normalise_label(s.title or "")) for s, _ in pairs])
-    for skey, (statement, table) in zip(statement_keys, pairs, strict=True):
-        _read_statement(statement, table, skey, figures, ties)
-    return _Draft(figures, ties)
+@dataclass(frozen=True, slots=True)
+class _Sheet:
+    """One statement of a draft: its name, its lines' labels, its figures and relations."""
+
+    name: tuple[str, str]  # kind, normalised title
+    labels: frozenset[object]
+    figures: dict[Key, _Printed]  # (statement index, line key, column key)
+    ties: dict[Key, _Tie]  # (statement index, rule, line key, column key, n-th)
+
+
+def _read(result: DocumentResult) -> list[_Sheet]:
+    """The statements of one draft, each with its figures and relations keyed by line and column."""
+    sheets: list[_Sheet] = []
+    for i, (statement, table) in enumerate(with_tables(result.statements, result.tables)):
+        figures: dict[Key, _Printed] = {}
+        ties: dict[Key, _Tie] = {}
+        _read_statement(statement, table, i, figures, ties)
+        name = (statement.kind, normalise_label(statement.title or ""))
+        sheets.append(_Sheet(name, frozenset(k[1][0] for k in figures), figures, ties))  # type: ignore[index]
+    return sheets
+
+
+def _pair_statements(old: Sequence[_Sheet], new: Sequence[_Sheet]) -> dict[int, int]:
+    """Which statement of the later draft is which of the earlier one.
+
+    Of the same kind and title, the two with the most line labels in common, then the nearest in order
+    among their namesakes: a table inserted or dropped before them does not shift the others. A statement
+    left without a partner then takes one of the same kind whose title was read differently (the heading
+    above a table is reworded from one year to the next) when most of the smaller one's lines, three at
+    least, are in both.
+    """
+
+    def ranks(sheets: Sequence[_Sheet]) -> list[int]:
+        seen: Counter[tuple[str, str]] = Counter()
+        out = []
+        for sheet in sheets:
+            out.append(seen[sheet.name])
+            seen[sheet.name] += 1
+        return out
+
+    r_old, r_new = ranks(old), ranks(new)
+    by_name: dict[tuple[str, str], list[int]] = {}
+    for j, b in enumerate(new):
+        by_name.setdefault(b.name, []).append(j)
+    candidates = sorted(
+        (-len(a.labels & new[j].labels), abs(r_old[i] - r_new[j]), i, j)
+        for i, a in enumerate(old)
+        for j in by_name.get(a.name, [])
+    )
+    pairs: dict[int, int] = {}
+    used: set[int] = set()
+    for common, _, i, j in candidates:
+        if common < 0 and i not in pairs and j not in used:
+            pairs[i] = j
+            used.add(j)
+    retitled = sorted(
+        (-len(a.labels & b.labels), i, j)
+        for i, a in enumerate(old)
+        if i not in pairs
+        for j, b in enumerate(new)
+        if j not in used and a.name[0] == b.name[0]
+    )
+    for common, i, j in retitled:
+        smaller = min(len(old[i].labels), len(new[j].labels))
+        if -common >= max(3, smaller / 2) and i not in pairs and j not in used:
+            pairs[i] = j
+            used.add(j)
+    return pairs
+
+
+def _drafts(old: Sequence[_Sheet], new: Sequence[_Sheet]) -> tuple[_Draft, _Draft]:
+    """Both drafts' figures and relations, a paired statement keyed alike in both."""
+    partner = {j: i for i, j in _pair_statements(old, new).items()}
+
+    def keyed(sheets: Sequence[_Sheet], sid: Callable[[int], object]) -> _Draft:
+        figures = {
+            (sid(i), *k[1:]): replace(f, key=(sid(i), *k[1:]))
+            for i, sheet in enumerate(sheets)
+            for k, f in sheet.figures.items()
+        }
+        ties = {(sid(i), *k[1:]): t for i, sheet in enumerate(sheets) for k, t in sheet.ties.items()}
+        return _Draft(figures, ties)
+
+    return keyed(old, lambda i: i), keyed(new, lambda j: partner.get(j, ("new", j)))
 
 
 def _read_statement(
     statement: Statement,
     table: Table,
-    skey: Key,
+    skey: object,
     figures: dict[Key, _Printed],
     ties: dict[Key, _Tie],
 ) -> None:
@@ -330,7 +406,7 @@ def diff_documents(old: DocumentResult, new: DocumentResult) -> DocumentChanges:
         before and after, and a VER001 flag (in the later draft) for each relation the changes broke; a
         broken relation that shares a changed figure with one already flagged points at that flag.
     """
-    a, b = _read(old), _read(new)
+    a, b = _drafts(_read(old), _read(new))
     partners = _partners(a, b)
     changes = list(_changes(a, b, partners))
     old_ties = _renamed(a.ties, partners)
