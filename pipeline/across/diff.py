@@ -109,7 +109,7 @@ def _read(result: DocumentResult) -> list[_Sheet]:
         ties: dict[Key, _Tie] = {}
         _read_statement(statement, table, i, figures, ties)
         name = (statement.kind, normalise_label(statement.title or ""))
-        sheets.append(_Sheet(name, frozenset(k[1][0] for k in figures), figures, ties))  # type: ignore[index]
+        sheets.append(_Sheet(name, frozenset(_label_of(k) for k in figures), figures, ties))
     return sheets
 
 
@@ -217,14 +217,14 @@ def _read_statement(
 
     where: dict[FigureKey, tuple[int, int, Cell]] = {}
     for line in lines:
-        row = rows.get(line.row)
-        if row is None:
+        view = rows.get(line.row)
+        if view is None:
             continue
-        for col, cell in row.numbers.items():
+        for col, cell in view.numbers.items():
             where[figure_key(cell.page, cell.bbox, cell.text)] = (line.row, col, cell)
             if col in columns and cell.number is not None:
-                key = (skey, line_keys[line.row], column_keys[col])
-                figures[key] = _Printed(key, place(line.row, col), cell)
+                fkey: Key = (skey, line_keys[line.row], column_keys[col])
+                figures[fkey] = _Printed(fkey, place(line.row, col), cell)
     log = RelationLog()
     check_tree(table, statement, log)
     metrics = {x.row: x.metric for x in lines}
@@ -236,13 +236,15 @@ def _read_statement(
             continue
         row, col, cell = at
         base = (skey, equation.rule, line_keys[row], column_keys[col])
-        key = (*base, seen[base])
+        tkey: Key = (*base, seen[base])
         seen[base] += 1
         n = cell.number
         # The relation holds base units when the table's scale is known, the figures as printed if not.
         scale = (n.scale or 0) if n is not None and n.base_value == total.value else 0
         places = n.places if n is not None else 0
-        ties[key] = _Tie(key, place(row, col), equation, columns[col].period, metrics.get(row), scale, places)
+        ties[tkey] = _Tie(
+            tkey, place(row, col), equation, columns[col].period, metrics.get(row), scale, places
+        )
 
 
 def _same(a: Cell, b: Cell) -> bool:
@@ -269,6 +271,13 @@ def _term_evidence(term: Term, role: str) -> Evidence:
     )
 
 
+def _label_of(key: Key) -> str:
+    """The normalised label of a figure's line (its key's line part: label, occurrence)."""
+    line = key[1]
+    assert isinstance(line, tuple)
+    return str(line[0])
+
+
 def _partners(old: _Draft, new: _Draft) -> dict[Key, Key]:
     """Each figure of the earlier draft → its partner in the later one, by statement, line and column.
 
@@ -286,10 +295,10 @@ def _partners(old: _Draft, new: _Draft) -> dict[Key, Key]:
     for key, was in old.figures.items():
         if key in partners:
             continue
-        label = str(key[1][0])
+        label = _label_of(key)
         candidates = spare.get((key[0], key[2]), [])
         for now in candidates:
-            other = str(now.key[1][0])
+            other = _label_of(now.key)
             glued = label.endswith(f" {other}") or other.endswith(f" {label}")
             if glued and _same(was.cell, now.cell):
                 partners[key] = now.key
