@@ -38,7 +38,7 @@ from bench.gt import corpus_dir
 from bench.planted.running import split_of
 from pipeline.across import diff_documents
 from pipeline.figures.taxonomy import normalise_label
-from sample_docs.drafts import render_pair
+from sample_docs.drafts import render_pair, seed_range
 from schemas.models import DocumentChanges, DocumentResult, FigureChange
 
 REAL_PAIRS = (
@@ -198,14 +198,9 @@ def real() -> list[dict[str, Any]]:
     return rows
 
 
-def _seeds(text: str) -> list[int]:
-    first, _, last = text.partition("-")
-    return list(range(int(first), int(last or first) + 1))
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    ap.add_argument("--seeds", type=_seeds, default=_seeds("0-9"), help="generated pairs, e.g. 0-9")
+    ap.add_argument("--seeds", type=seed_range, default=seed_range("0-9"), help="generated pairs, e.g. 0-9")
     ap.add_argument("--real", action="store_true", help="also the consecutive 10-Ks (slow the first time)")
     ap.add_argument("--json", type=Path, help="write the results here")
     args = ap.parse_args(argv)

@@ -45,6 +45,7 @@ from sample_docs.generate import (
     build_income_statement,
     build_segment_table,
     build_summary,
+    draw_opening,
     instant_key,
     narrative_paragraphs,
     ordered_years,
@@ -52,7 +53,7 @@ from sample_docs.generate import (
     transpose_digits,
 )
 
-__all__ = ["DraftPair", "render_pair", "write_pairs"]
+__all__ = ["DraftPair", "render_pair", "seed_range", "write_pairs"]
 
 BASE = next(d for d in DOCS if d.file == "aurelia_2025_prospectus.pdf")
 ISSUERS = (
@@ -232,14 +233,7 @@ def _draw(
         build_cash_flow(cfg, figs, dur),
     ]
     summary, segments, income, balance, cash = specs
-    r.cover(cfg.cover_lines)
-    r.new_page()
-    for text in cfg.intro:
-        r.paragraph(text)
-    r.table(summary)
-    r.footnotes(cfg.summary_footnotes)
-    r.paragraph(FILLER)
-    r.heading(_label(cfg, "mdna_title", "Operating and financial review"), 14, new_page=True)
+    draw_opening(r, cfg, summary)
     if inserted:
         title, paragraphs = INSERTED
         r.heading(title, 11)
@@ -390,7 +384,8 @@ def write_pairs(out: Path, seeds: Sequence[int]) -> list[dict[str, Any]]:
     return truths
 
 
-def _seeds(text: str) -> list[int]:
+def seed_range(text: str) -> list[int]:
+    """Seeds given as ``3`` or ``0-9`` (both ends included)."""
     first, _, last = text.partition("-")
     return list(range(int(first), int(last or first) + 1))
 
@@ -399,7 +394,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, required=True, help="output folder")
-    parser.add_argument("--seeds", type=_seeds, default=_seeds("0-9"), help="e.g. 0-9 or 3 (default 0-9)")
+    parser.add_argument(
+        "--seeds", type=seed_range, default=seed_range("0-9"), help="e.g. 0-9 or 3 (default 0-9)"
+    )
     args = parser.parse_args(argv)
     for truth in write_pairs(args.out, args.seeds):
         kinds = Counter(c["kind"] for c in truth["changes"])

@@ -1881,18 +1881,8 @@ def apply_injections(cfg: DocConfig, figs: Figures) -> dict[tuple[str, int], int
     return overrides
 
 
-def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
-    """Lay out one document and derive its truth entry from what was drawn."""
-    figs = build_figures(cfg)
-    segs = segment_figures(cfg, figs)
-    overrides = apply_injections(cfg, figs)
-    years = ordered_years(cfg)
-    dur_cols = [Col(y, f"FY{y}") for y in years]
-    inst_cols = [Col(y, instant_key(cfg, y)) for y in years]
-    two = [c for c in dur_cols if c.year in sorted(cfg.years)[-2:]]
-    recent = [c for c in dur_cols if c.year in sorted(cfg.years)[-cfg.summary_years :]]
-    r = Renderer(cfg)
-    summary = build_summary(cfg, figs, recent, overrides)
+def draw_opening(r: Renderer, cfg: DocConfig, summary: TableSpec) -> None:
+    """The cover (or a title block), the introduction, the key figures and the review's heading."""
     if cfg.cover_page:
         r.cover(cfg.cover_lines)
         r.new_page()
@@ -1907,6 +1897,20 @@ def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
     r.paragraph(FILLER)
 
     r.heading(_label(cfg, "mdna_title", "Operating and financial review"), 14, new_page=True)
+
+
+def render_document(cfg: DocConfig) -> tuple[bytes, dict[str, Any]]:
+    """Lay out one document and derive its truth entry from what was drawn."""
+    figs = build_figures(cfg)
+    segs = segment_figures(cfg, figs)
+    overrides = apply_injections(cfg, figs)
+    years = ordered_years(cfg)
+    dur_cols = [Col(y, f"FY{y}") for y in years]
+    inst_cols = [Col(y, instant_key(cfg, y)) for y in years]
+    two = [c for c in dur_cols if c.year in sorted(cfg.years)[-2:]]
+    recent = [c for c in dur_cols if c.year in sorted(cfg.years)[-cfg.summary_years :]]
+    r = Renderer(cfg)
+    draw_opening(r, cfg, build_summary(cfg, figs, recent, overrides))
     paras = narrative_paragraphs(cfg, figs, segs)
     r.heading(_label(cfg, "mdna_results", "Group results"), 11)
     for text, tag in paras[:2]:

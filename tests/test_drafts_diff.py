@@ -15,7 +15,7 @@ from pipeline.checks import RULES
 from pipeline.engine import process_bytes
 from pipeline.figures.taxonomy import normalise_label
 from sample_docs.drafts import DraftPair, render_pair
-from schemas.models import DocumentChanges, FigureChange
+from schemas.models import DocumentChanges, FigureChange, TieChange
 from tieout.cli import app
 
 
@@ -44,6 +44,15 @@ def _found(changes: DocumentChanges) -> Counter[tuple[object, ...]]:
 
 def _changed(changes: DocumentChanges, kind: str, line: str) -> list[FigureChange]:
     return [c for c in changes.changes if c.kind == kind and normalise_label(c.place.line).startswith(line)]
+
+
+def _tie(pair: DraftPair, changes: DocumentChanges, status: str, truth: str) -> list[TieChange]:
+    """The ties of ``status``, checked to be exactly the truth's one (its total line and period)."""
+    (want,) = pair.truth["ties"][truth]
+    found = [t for t in changes.ties if t.status == status]
+    got = [(normalise_label(t.place.line), t.place.period) for t in found]
+    assert got == [(normalise_label(want["line"]), want["period"])]
+    return found
 
 
 @pytest.mark.parametrize("seed", [0, 1])  # a ruled layout and a filing layout
@@ -91,12 +100,8 @@ def test_an_inserted_paragraph_is_no_change() -> None:
 
 
 def test_a_component_changed_without_its_total_breaks_the_tie_with_ver001() -> None:
-    pair, changes = _pair(0)
-    (want,) = pair.truth["ties"]["broken"]
-    broke = [t for t in changes.ties if t.status == "broke"]
-    assert [(normalise_label(t.place.line), t.place.period) for t in broke] == [
-        (normalise_label(want["line"]), want["period"])
-    ]
+    broke = _tie(*_pair(0), "broke", "broken")
+    changes = _pair(0)[1]
     (flag,) = changes.flags
     assert broke[0].flag_id == flag.flag_id and broke[0].held_before and broke[0].held_after is False
     tot = RULES["TOT001"]
@@ -109,12 +114,8 @@ def test_a_component_changed_without_its_total_breaks_the_tie_with_ver001() -> N
 
 
 def test_a_repaired_tie_is_reported_and_raises_no_flag() -> None:
-    pair, changes = _pair(0)
-    (want,) = pair.truth["ties"]["repaired"]
-    repaired = [t for t in changes.ties if t.status == "repaired"]
-    assert [(normalise_label(t.place.line), t.place.period) for t in repaired] == [
-        (normalise_label(want["line"]), want["period"])
-    ]
+    repaired = _tie(*_pair(0), "repaired", "repaired")
+    changes = _pair(0)[1]
     assert repaired[0].held_before is False and repaired[0].held_after
     assert repaired[0].flag_id is None and len(changes.flags) == 1  # the broken tie's only
 
