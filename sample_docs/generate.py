@@ -1983,10 +1983,14 @@ def render_document(cfg: DocConfig, model_years: Sequence[int] = ()) -> tuple[by
 
 
 def draw_front(doc: Layout, overrides: dict[tuple[str, int], int]) -> None:
-    """The cover (or a title block), the document's scale note if it opens with one, and the key figures."""
-    cfg, figs, r = doc.cfg, doc.figs, doc.r
+    """The front of the document: its opening over the key figures of the most recent years."""
+    cfg, figs = doc.cfg, doc.figs
     recent = [c for c in doc.dur_cols if c.year in sorted(cfg.years)[-cfg.summary_years :]]
-    summary = build_summary(cfg, figs, recent, overrides)
+    draw_opening(doc.r, cfg, build_summary(cfg, figs, recent, overrides))
+
+
+def draw_opening(r: Renderer, cfg: DocConfig, summary: TableSpec) -> None:
+    """The cover (or a title block), the introduction, the key figures and the review's heading."""
     if cfg.cover_page:
         r.cover(cfg.cover_lines)
         r.new_page()
@@ -1999,13 +2003,13 @@ def draw_front(doc: Layout, overrides: dict[tuple[str, int], int]) -> None:
     r.table(summary)
     r.footnotes(cfg.summary_footnotes)
     r.paragraph(FILLER)
+    r.heading(_label(cfg, "mdna_title", "Operating and financial review"), 14, new_page=True)
 
 
 def draw_review(doc: Layout, segs: Figures) -> None:
     """The operating and financial review: its prose, the segment table and the trait tables it holds."""
     cfg, figs, r, dur_cols, inst_cols = doc.cfg, doc.figs, doc.r, doc.dur_cols, doc.inst_cols
     two = [c for c in dur_cols if c.year in sorted(cfg.years)[-2:]]
-    r.heading(_label(cfg, "mdna_title", "Operating and financial review"), 14, new_page=True)
     paras = narrative_paragraphs(cfg, figs, segs)
     r.heading(_label(cfg, "mdna_results", "Group results"), 11)
     for text, tag in paras[:2]:

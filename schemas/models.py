@@ -23,6 +23,7 @@ __all__ = [
     "Cell",
     "Chunk",
     "ColumnSum",
+    "DocumentChanges",
     "DocumentIdentity",
     "DocumentResult",
     "DocumentStats",
@@ -31,6 +32,8 @@ __all__ = [
     "Evidence",
     "Fact",
     "FactProvenance",
+    "FigureChange",
+    "FigurePlace",
     "Flag",
     "FlagKind",
     "IdentityField",
@@ -51,6 +54,7 @@ __all__ = [
     "StatementColumn",
     "StatementKind",
     "Table",
+    "TieChange",
     "TypedNumber",
     "Unit",
 ]
@@ -703,6 +707,56 @@ class DocumentResult(Record):
     def failed(self) -> bool:
         """True when the document could not be processed at all."""
         return any(e.fatal for e in self.errors)
+
+
+class FigurePlace(Record):
+    """Where a figure sits among a document's statements, as two drafts are matched (never by page)."""
+
+    statement: StatementKind
+    title: str | None = None
+    line: str = Field(description="The line's label as printed (the new draft's when both print it).")
+    column: str = Field(description="The column's head as printed.")
+    period: str | None = Field(default=None, description="The column's period key, e.g. 'FY2025'.")
+    basis: Basis = "reported"
+    context: str | None = Field(default=None, description="Segment or dimension the column names.")
+
+
+class FigureChange(Record):
+    """A statement figure added, removed or changed between drafts, each printing with its page and box."""
+
+    kind: Literal["added", "removed", "changed"]
+    place: FigurePlace
+    old: Evidence | None = Field(default=None, description="As printed in the earlier draft (None: added).")
+    new: Evidence | None = Field(default=None, description="As printed in the later draft (None: removed).")
+
+
+class TieChange(Record):
+    """One relation (a total line in one column) in two drafts: whether it held before and after."""
+
+    rule: str = Field(
+        description="The rule that evaluates it: 'TOT001' (a line's children), 'TOT002' (a row)."
+    )
+    place: FigurePlace = Field(description="The total: its line and column.")
+    held_before: bool | None = Field(description="Held in the earlier draft; None: not evaluated there.")
+    held_after: bool | None = Field(description="Held in the later draft; None: not evaluated there.")
+    status: Literal["held", "broke", "repaired", "still_broken", "old_only", "new_only"]
+    flag_id: str | None = Field(default=None, description="The VER001 flag of a relation the changes broke.")
+
+
+class DocumentChanges(Record):
+    """What changed between two drafts of a document: figures matched by statement, line and column."""
+
+    old_doc_id: str
+    old_source: str
+    new_doc_id: str
+    new_source: str
+    old_figures: int = Field(ge=0, description="Statement figures of the earlier draft.")
+    new_figures: int = Field(ge=0, description="Statement figures of the later draft.")
+    matched: int = Field(ge=0, description="Figures of the earlier draft that found a partner in the later.")
+    matched_share: float = Field(ge=0.0, le=1.0, description="matched / old_figures (0 when there are none).")
+    changes: list[FigureChange] = Field(default_factory=list)
+    ties: list[TieChange] = Field(default_factory=list)
+    flags: list[Flag] = Field(default_factory=list, description="VER001: a change that broke a tie.")
 
 
 OUTPUT_RECORDS: dict[str, type[Record]] = {

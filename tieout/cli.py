@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from adapters.logs import configure_logging
-from tieout.commands import consume, dlq, export, plan, review, run, schemas, stack
+from tieout.commands import consume, diff, dlq, export, plan, review, run, schemas, stack
 from tieout.commands.common import console
 
 __all__ = ["app", "main"]
@@ -22,6 +22,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="Tie out fina
 for _command in (
     run.run,
     run.annotate,
+    diff.diff,
     consume.consume,
     consume.submit,
     consume.reconcile,

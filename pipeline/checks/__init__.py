@@ -13,6 +13,8 @@ Rules, one line a check in the order they run (:data:`CHECKS`; each module docum
   identities between the primary statements hold.
 * ``NAR001``/``NAR002`` (:mod:`.narrative`): narrative figures and changes agree with the tables; a
   sentence's own arithmetic holds.
+* ``VER001`` (:mod:`.versions`): a tie that held in the previous draft still holds (raised by
+  :mod:`pipeline.across` across two drafts; on one document it finds nothing).
 
 The rules that compare linear relations (sums, copies) record every relation they evaluate, holding or
 not; :mod:`.localize` then names the printed figure whose change explains each break, and sets apart as
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.checks import balance, changes, closing, crossref, ledger, narrative, per_share, sums
+from pipeline.checks import balance, changes, closing, crossref, ledger, narrative, per_share, sums, versions
 from pipeline.checks.confidence import calibrate
 from pipeline.checks.localize import Localized, RelationLog, localize_errors
 from pipeline.checks.rule import Check, CheckedDocument, Rule
@@ -63,6 +65,7 @@ CHECKS: tuple[Check, ...] = (
         (narrative.RULE, narrative.SENTENCE_RULE),
         lambda d: narrative.check_narrative(d.blocks, d.facts, d.taxonomy, doc_id=d.doc_id, source=d.source),
     ),
+    Check((versions.RULE,), lambda d: []),  # compares two drafts: pipeline.across.diff raises it
 )
 """Every check, in the order they run."""
 
