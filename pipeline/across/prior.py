@@ -9,10 +9,13 @@ document under check:
    may be printed several times on either side (a statement and its note; two notes with one label).
 2. **Prove.** A printing that agrees with none on the other side is compared with the printing there
    whose table agrees with its own table on the most other figures. Unless the two tables agree on two
-   thirds of the lines they both print, the difference is *unproven* and raises nothing: "same line, same
-   period" is proven by the tables' own agreement, not by a label alone (two tables of one report
-   may print "Americas" for revenue and for head count; a parent company's condensed statement shares
-   net income with the group's, and little else).
+   thirds of the other lines they both print, the difference is *unproven* and raises nothing: "same
+   line, same period" is proven by the tables' own agreement, not by a label alone (two tables of one
+   report may print "Americas" for revenue and for head count; a parent company's condensed statement
+   shares net income with the group's, and little else). A difference that looks like a keying error
+   (step 4) is also proven between tables that print two thirds of the same lines, or between the two
+   documents' main table of one primary statement: a restated or recast statement is still one
+   statement.
 3. **Compare** the two printings within their rounding.
 4. **Tell a restatement from an error.** A disagreement that does not look like a keying error is a
    *restatement* (PRI002, information, with the reason quoted) when its column is headed "as restated",
@@ -81,10 +84,12 @@ Verdict = Literal["agree", "restatement", "inconsistency", "unproven"]
 """What one matched pair is: agreeing, a restatement with a reason, an inconsistency, or a disagreement
 between tables that agree on nothing else (no proof that the two lines are one thing)."""
 
+_PRIMARY = frozenset({"income", "comprehensive_income", "balance_sheet", "cash_flow", "equity"})
+"""The primary statements: one of each (and each reporting entity) is a document's main table of it."""
 TablePair = tuple[str, str, str]
 """A table of the document under check, and an earlier document and its table."""
 _PROOF_SHARE = 2 / 3
-"""Two tables are one statement in two years when they agree on two thirds of the lines they share."""
+"""Two tables are one statement in two years when they agree on two thirds of the other lines they share."""
 
 _KEYING: frozenset[Relation] = frozenset({"swap", "digit_count", "sign", "scale"})
 """Differences that are how keying errors look, never how a recast looks."""
@@ -240,6 +245,63 @@ def _where(f: PublishedFigure) -> tuple[str, str, str]:
     return f.table_id, f.period, f.unit
 
 
+@dataclass(frozen=True)
+class _Proof:
+    """Which pairs of tables are one statement in two documents (step 2)."""
+
+    printing: Counter[TablePair]
+    """For each pair of tables, the printings of a key they both print."""
+    agreeing: Counter[TablePair]
+    """Of those, the printings that agree."""
+    lines: set[TablePair]
+    """Tables that print two thirds of the same lines in the periods both print: one statement, restated
+    in part (a change in accounting principle moves many of its figures)."""
+    main: set[TablePair]
+    """Each document's main table of one primary statement and reporting entity (the one that prints the
+    most figures): one statement, whatever was restated or recast in it."""
+
+    def holds(self, now: PublishedFigure, then: PublishedFigure) -> bool:
+        """Whether two printings are proven to be one line.
+
+        Their tables agree on two thirds of the other lines they both print (tables that agree on fewer,
+        such as a parent company's condensed statement against the group's, prove nothing); or, for a
+        difference that looks like a keying error, the tables print the same lines or are the two
+        documents' main table of one statement.
+        """
+        pair = (now.table_id, then.doc_id, then.table_id)
+        agree, others = self.agreeing[pair], self.printing[pair] - 1
+        if agree and agree >= _PROOF_SHARE * others:
+            return True
+        return (pair in self.lines or pair in self.main) and _keying(now, then) is not None
+
+
+def _main_tables(figures: Iterable[PublishedFigure]) -> dict[tuple[str, str, str | None], str]:
+    """Each document's main table of each primary statement and entity: the one that prints the most."""
+    size = Counter((f.doc_id, f.statement, f.entity, f.table_id) for f in figures if f.statement in _PRIMARY)
+    main: dict[tuple[str, str, str | None], str] = {}
+    for (doc, kind, entity, table), _ in size.most_common():
+        main.setdefault((doc, kind or "", entity), table)
+    return main
+
+
+def _same_lines(
+    current: Sequence[PublishedFigure], earlier: Sequence[PublishedFigure], pairs: Iterable[TablePair]
+) -> set[TablePair]:
+    """The pairs of tables that print two thirds of the same lines in the periods both print."""
+    lines: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
+    for f in (*current, *earlier):
+        lines[(f.doc_id, f.table_id)].add((f.key, f.period))
+    now_doc = current[0].doc_id if current else ""
+    same: set[TablePair] = set()
+    for table, doc, other in pairs:
+        mine, theirs = lines[(now_doc, table)], lines[(doc, other)]
+        periods = {p for _, p in mine} & {p for _, p in theirs}
+        a, b = {k for k, p in mine if p in periods}, {k for k, p in theirs if p in periods}
+        if a and b and len(a & b) >= _PROOF_SHARE * max(len(a), len(b)):
+            same.add((table, doc, other))
+    return same
+
+
 def _by_key(figures: Iterable[PublishedFigure]) -> dict[str, list[PublishedFigure]]:
     by_key: dict[str, list[PublishedFigure]] = defaultdict(list)
     for f in figures:
@@ -296,7 +358,21 @@ def compare_with_history(
             for e in theirs[k]:
                 printing[(c.table_id, e.doc_id, e.table_id)] += 1
                 agreeing[(c.table_id, e.doc_id, e.table_id)] += _agrees(c, e)
-    proven = {pair for pair, n in agreeing.items() if n >= _PROOF_SHARE * printing[pair]}
+    main = _main_tables((*current, *earlier))
+    proof = _Proof(
+        printing,
+        agreeing,
+        lines=_same_lines(current, earlier, printing.keys()),
+        main={
+            (c.table_id, e.doc_id, e.table_id)
+            for k in shared
+            for c in mine[k]
+            for e in theirs[k]
+            if c.statement in _PRIMARY
+            and main.get((c.doc_id, c.statement or "", c.entity)) == c.table_id
+            and main.get((e.doc_id, e.statement or "", e.entity)) == e.table_id
+        },
+    )
     only_now: dict[tuple[str, str, str], list[PublishedFigure]] = defaultdict(list)
     for k in mine.keys() - theirs.keys():
         for c in mine[k]:
@@ -309,7 +385,7 @@ def compare_with_history(
     explain = _Explanations(reasons, steady, only_now, only_then)
     matches: list[PriorMatch] = []
     for key in shared:
-        matches += _match_key(mine[key], theirs[key], agreeing, proven, explain)
+        matches += _match_key(mine[key], theirs[key], agreeing, proof, explain)
     several = sum(len(mine[k]) > 1 or len(theirs[k]) > 1 for k in shared)
     return PriorReport(tuple(matches), len(shared), several)
 
@@ -318,7 +394,7 @@ def _match_key(
     now: Sequence[PublishedFigure],
     then: Sequence[PublishedFigure],
     agreeing: Counter[TablePair],
-    proven: set[TablePair],
+    proof: _Proof,
     explain: _Explanations,
 ) -> list[PriorMatch]:
     """Steps 1 to 4 for the printings of one key in the document and in the earlier one."""
@@ -340,13 +416,20 @@ def _match_key(
     pairs |= {(max(range(len(now)), key=partial(_flipped, support_at, j)), j) for j in lonely_then}
     for i, j in sorted(pairs):
         c, e = now[i], then[j]
-        # Tables that agree on too few of the lines they share (a parent company's condensed statement
-        # against the group's: net income alike, the rest not) prove nothing about this one.
-        if (c.table_id, e.doc_id, e.table_id) in proven:
+        # One table printing the key twice, one printing matched: two sections the key does not tell
+        # apart (an electric and a gas "Residential"), not two printings of one line.
+        twin = any(c.table_id == x.table_id for x in _without(now, i)) or any(
+            e.table_id == x.table_id for x in _without(then, j)
+        )
+        if not twin and proof.holds(c, e):
             out.append(_judge(c, e, explain))
         else:
             out.append(PriorMatch(c, e, "unproven"))
     return out
+
+
+def _without(figures: Sequence[PublishedFigure], i: int) -> Sequence[PublishedFigure]:
+    return [*figures[:i], *figures[i + 1 :]]
 
 
 def _flipped(f: Callable[[int, int], int], j: int, i: int) -> int:
