@@ -23,7 +23,10 @@ Validation-split files are never used: the consecutive years are all development
 Usage::
 
     python -m bench.prior_period [--seeds 1,2,3] [--kinds swap,drop,double,sign,scale] [--workers 2]
-        [--cache DIR] [--no-plants] [--json OUT]
+        [--cache DIR] [--no-plants] [--generated] [--json OUT]
+
+``--generated`` adds two consecutive years of each generated layout variant (:mod:`sample_docs.years`),
+layouts no filing has and nothing was tuned on, measured the same way.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import json
 import random
 import re
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -291,6 +295,43 @@ def planted(
     }
 
 
+def generated_pairs(folder: Path) -> list[Pair]:
+    """Two consecutive years of each generated layout variant, written into ``folder`` (earlier first).
+
+    Layouts no filing has and nothing here was tuned on: each variant's issuer reports 2024 and 2025 from
+    one model of its business (:mod:`sample_docs.years`).
+    """
+    from sample_docs.generate import LAYOUT_VARIANTS
+    from sample_docs.years import consecutive_years
+
+    out: list[Pair] = []
+    for base in LAYOUT_VARIANTS:
+        written = []
+        for name, data, _ in consecutive_years(2025, 2, base=base):
+            (folder / name).write_bytes(data)
+            written.append(folder / name)
+        out.append((written[0], written[1]))
+    return out
+
+
+def _measure(
+    found: Sequence[Pair], pool: ProcessPoolExecutor, cache: Path | None, args: argparse.Namespace
+) -> dict[str, object]:
+    """Steps 1 and 2 over some pairs: the untouched table, then the plants unless ``--no-plants``."""
+    files = sorted({p for pair in found for p in pair})
+    clean = dict(zip(files, pool.map(_clean, files, [cache] * len(files)), strict=True))
+    reports, summary = untouched(found, clean)
+    if not args.no_plants:
+        kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+
+        def run(plants: Sequence[Plant]) -> list[Published]:
+            return list(pool.map(_planted, plants, [cache] * len(plants)))
+
+        summary["planted"] = planted(found, clean, reports, kinds, seeds, run)
+    return summary
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the bench and print its tables (and write them as JSON)."""
     ap = argparse.ArgumentParser(description="Prior-period consistency on consecutive years of one issuer.")
@@ -301,28 +342,27 @@ def main(argv: list[str] | None = None) -> int:
         "--cache", type=Path, default=DEFAULT_CACHE, help="keep each run's published figures here"
     )
     ap.add_argument("--no-plants", action="store_true", help="untouched pairs only")
+    ap.add_argument(
+        "--generated", action="store_true", help="also two years of each generated layout variant"
+    )
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     corpus = corpus_dir()
     found = pairs(sorted([*corpus.glob("filings/*.pdf"), *corpus.glob("financial/*.pdf")]))
-    if not found:
+    if not found and not args.generated:
         print(f"no consecutive years found (corpus {corpus}; set TIEOUT_CORPUS)")
         return 2
-    files = sorted({p for pair in found for p in pair})
     summary: dict[str, object] = {
         "command": " ".join(["python -m bench.prior_period", *(argv or sys.argv[1:])])
     }
     with ProcessPoolExecutor(max(1, args.workers)) as pool:
-        clean = dict(zip(files, pool.map(_clean, files, [args.cache] * len(files)), strict=True))
-        reports, summary["untouched"] = untouched(found, clean)
-        if not args.no_plants:
-            kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
-            seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-
-            def run(plants: Sequence[Plant]) -> list[Published]:
-                return list(pool.map(_planted, plants, [args.cache] * len(plants)))
-
-            summary["planted"] = planted(found, clean, reports, kinds, seeds, run)
+        if found:
+            print("real filings, consecutive years (development split)")
+            summary["filings"] = _measure(found, pool, args.cache, args)
+        if args.generated:
+            with tempfile.TemporaryDirectory(prefix="tieout-years-") as tmp:
+                print("\ngenerated layouts, two years each (nothing tuned on them)")
+                summary["generated"] = _measure(generated_pairs(Path(tmp)), pool, None, args)
     if args.json is not None:
         args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return 0

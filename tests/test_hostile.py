@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from pipeline import engine
+from pipeline import engine, reader
 from pipeline.config import EngineConfig
 from pipeline.engine import process_bytes, process_path
 from schemas.models import ErrorCategory
@@ -82,7 +82,10 @@ def test_limits_are_typed_errors(corpus: Path, monkeypatch: pytest.MonkeyPatch) 
     big = corpus / "hostile/unstructured__pdf2image-memory-error-test-400p.pdf"
     assert _cats(big, max_pages=100)[0] == ["too_many_pages"]
     assert _cats(big, max_bytes=1024)[0] == ["too_large"]
-    monkeypatch.setattr(engine, "time", SteppingTime())
+    # One clock for the engine, which sets the deadline, and the page reader, which checks it.
+    clock = SteppingTime()
+    monkeypatch.setattr(engine, "time", clock)
+    monkeypatch.setattr(reader, "time", clock)
     r = process_path(big, EngineConfig(timeout_s=0.5))
     (budget,) = [e for e in r.errors if e.category == "timeout"]
     assert not r.failed and not budget.fatal  # the pages read so far are kept

@@ -336,3 +336,51 @@ def test_tables_that_agree_on_under_two_thirds_of_their_lines_prove_nothing() ->
     assert {m.verdict for m in compare_with_history(now, then).matches} == {"agree", "unproven"}
     then[2] = old("Industrial", "500")  # two of three agree: one statement in two years
     assert {m.verdict for m in compare_with_history(now, then).matches} == {"agree", "inconsistency"}
+
+
+def test_a_keying_error_in_a_recast_statement_is_still_found() -> None:
+    # A change in accounting principle moved most of the statement's figures: the tables agree on little,
+    # but they print the same lines, and a swapped digit is no recast.
+    labels = ["Revenue", "Cost of sales", "Gross profit", "Operating income", "Income tax"]
+    now = [fig(label, v) for label, v in zip(labels, ["1,200", "710", "490", "1,352", "61"], strict=True)]
+    then = [old(label, v) for label, v in zip(labels, ["1,200", "702", "498", "1,325", "66"], strict=True)]
+    found, _ = verdicts(now, then, [RECLASSIFIED])
+    assert found["Operating income"] == "inconsistency"  # 1,325 → 1,352: two digits swapped
+    assert (
+        found["Cost of sales"] == "unproven"
+    )  # a recast amount: tables that agree on so little prove nothing
+
+
+_A = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # labels lose their numbers when normalised ("Note 2"), not their letters
+
+
+def test_the_main_statements_of_two_years_prove_a_keying_error_whatever_was_recast() -> None:
+    # This year's cash flow statement prints new lines and many recast figures (operations discontinued).
+    now = [fig(f"Line {_A[i]}", f"{100 + i}") for i in range(8)] + [fig("Repayment of debt", "(15,550)")]
+    then = [old(f"Line {_A[i]}", f"{200 + i}") for i in range(2, 8)] + [old("Repayment of debt", "(1,550)")]
+    then += [old(f"Old line {_A[i]}", "5") for i in range(6)]
+    found, _ = verdicts(now, then)
+    assert found["Repayment of debt"] == "inconsistency"  # a doubled digit
+    # The same tables, but neither is its document's main income statement: nothing proves the relation.
+    then += [old(f"Main {_A[i]}", "1", table="t-main") for i in range(20)]
+    found, _ = verdicts(now, then)
+    assert found["Repayment of debt"] == "unproven"
+
+
+def test_a_section_the_key_does_not_name_is_no_error() -> None:
+    # This year's revenue table prints electric and gas "Residential"; last year's prints electric only.
+    now = [*steady_now(), fig("Residential", "6,089"), fig("Residential", "2,759")]
+    then = [*steady_then(), old("Residential", "6,089")]
+    report = compare_with_history(now, then)
+    assert sorted(m.verdict for m in report.matches if m.current.label == "Residential") == [
+        "agree",
+        "unproven",
+    ]
+    assert prior_flags(report, DocRef("new", "new.pdf")) == []
+
+
+def test_the_line_under_judgement_does_not_count_against_its_own_proof() -> None:
+    # Three lines, one mistyped: the other two agree, which is all the table can say.
+    now = [fig("Accrued marketing", "93"), fig("Prepaid supply", "916"), fig("Total", "1,478")]
+    then = [old("Accrued marketing", "933"), old("Prepaid supply", "916"), old("Total", "1,478")]
+    assert verdicts(now, then)[0]["Accrued marketing"] == "inconsistency"
