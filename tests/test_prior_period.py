@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from pipeline.across.prior import (
     restatement_reasons,
 )
 from pipeline.checks.rule import DocRef
-from schemas.models import Basis, Block, PublishedFigure
+from schemas.models import Basis, Block, Flag, PublishedFigure
 
 FY24 = "2024-01-01T00:00:00/2025-01-01T00:00:00"
 RECLASSIFIED = Reason(
@@ -81,6 +82,14 @@ def verdicts(
     return {m.current.label: m.verdict for m in report.matches}, report
 
 
+def cost_of_sales(now: str, then: str, reasons: Sequence[Reason] = ()) -> tuple[Verdict, list[Flag]]:
+    """The verdict on "Cost of sales" printed ``now`` this year and ``then`` last year, and the flags."""
+    found, report = verdicts(
+        [*steady_now(), fig("Cost of sales", now)], [*steady_then(), old("Cost of sales", then)], reasons
+    )
+    return found["Cost of sales"], prior_flags(report, DocRef("new", "new.pdf"))
+
+
 def test_agreeing_figures_raise_nothing() -> None:
     found, report = verdicts(
         [*steady_now(), fig("Cost of sales", "700")],
@@ -91,13 +100,8 @@ def test_agreeing_figures_raise_nothing() -> None:
 
 
 def test_a_swapped_comparative_is_an_inconsistency_even_where_the_document_reclassified() -> None:
-    found, report = verdicts(
-        [*steady_now(), fig("Cost of sales", "7,150")],
-        [*steady_then(), old("Cost of sales", "7,510")],
-        [RECLASSIFIED],
-    )
-    assert found["Cost of sales"] == "inconsistency"
-    (flag,) = prior_flags(report, DocRef("new", "new.pdf"))
+    verdict, (flag,) = cost_of_sales("7,150", "7,510", [RECLASSIFIED])
+    assert verdict == "inconsistency"
     assert flag.rule == "PRI001" and flag.severity == "error"
     assert "swap" in flag.message
     assert flag.pages == [40]  # the flag's pages are its own document's
@@ -108,23 +112,14 @@ def test_a_swapped_comparative_is_an_inconsistency_even_where_the_document_recla
 
 
 def test_a_recast_with_a_stated_reason_is_a_restatement_quoting_it() -> None:
-    found, report = verdicts(
-        [*steady_now(), fig("Cost of sales", "712")],
-        [*steady_then(), old("Cost of sales", "705")],
-        [RECLASSIFIED],
-    )
-    assert found["Cost of sales"] == "restatement"
-    (flag,) = prior_flags(report, DocRef("new", "new.pdf"))
+    verdict, (flag,) = cost_of_sales("712", "705", [RECLASSIFIED])
+    assert verdict == "restatement"
     assert flag.rule == "PRI002" and flag.severity == "info"
     assert "reclassified to conform" in flag.message and "p. 50" in flag.message
 
 
 def test_a_difference_no_reason_explains_is_an_inconsistency() -> None:
-    found, _ = verdicts(
-        [*steady_now(), fig("Cost of sales", "712")],
-        [*steady_then(), old("Cost of sales", "705")],
-    )
-    assert found["Cost of sales"] == "inconsistency"
+    assert cost_of_sales("712", "705")[0] == "inconsistency"
 
 
 def test_a_restated_column_is_a_restatement_quoting_its_head() -> None:
@@ -204,12 +199,7 @@ def test_the_latest_earlier_document_is_the_reference() -> None:
     ],
 )
 def test_which_differences_look_like_keying_errors(now: str, then: str, verdict: str) -> None:
-    found, _ = verdicts(
-        [*steady_now(), fig("Cost of sales", now)],
-        [*steady_then(), old("Cost of sales", then)],
-        [RECLASSIFIED],
-    )
-    assert found["Cost of sales"] == verdict
+    assert cost_of_sales(now, then, [RECLASSIFIED])[0] == verdict
 
 
 def block(text: str, page: int = 7) -> Block:
@@ -259,7 +249,7 @@ def test_the_most_specific_reason_comes_first() -> None:
 
 
 def test_the_history_replaces_a_document_and_returns_only_earlier_ones(tmp_path: Path) -> None:
-    with SqliteHistory(tmp_path) as history:
+    with closing(SqliteHistory(tmp_path)) as history:
         then = StoredDocument("old", "acme", "2024-12-31", "old.pdf", (RECLASSIFIED,))
         history.put(then, [old("Revenue", "1,200")])
         history.put(then, [*steady_then(), old("Cost", "600")])  # a rerun replaces

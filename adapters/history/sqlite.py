@@ -13,7 +13,6 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 from pipeline.across.prior import Reason
 from schemas.models import PublishedFigure
@@ -53,7 +52,7 @@ class StoredDocument:
 
 
 class SqliteHistory:
-    """Published figures by issuer in one SQLite file; a context manager that closes it."""
+    """Published figures by issuer in one SQLite file (``contextlib.closing`` closes it after use)."""
 
     def __init__(self, folder: Path) -> None:
         """Open (or create) ``folder/history.sqlite``."""
@@ -107,11 +106,3 @@ class SqliteHistory:
     def close(self) -> None:
         """Close the file."""
         self._db.close()
-
-    def __enter__(self) -> SqliteHistory:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()

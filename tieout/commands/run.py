@@ -50,7 +50,7 @@ def run(
     ] = None,
 ) -> None:
     """Process PDFs in killable worker processes under quotas (no servers); write the results as JSONL."""
-    from contextlib import nullcontext
+    from contextlib import closing, nullcontext
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -75,7 +75,7 @@ def run(
     started = time.monotonic()
     stored: list[StoredDocument] = []
     with (
-        SqliteHistory(history) if history is not None else nullcontext() as store,
+        closing(SqliteHistory(history)) if history is not None else nullcontext() as store,
         JsonlOutputs(out) as outputs,
         Progress(
             TextColumn("[bold]tieout[/]"),
