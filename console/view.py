@@ -34,6 +34,7 @@ __all__ = [
     "fitting_zoom",
     "flag_pages",
     "fmt_value",
+    "own_evidence",
     "query_from_params",
     "queue_state",
     "role_class",
@@ -113,9 +114,14 @@ def box_for(n: int, ev: Evidence, bbox: BBox, css: str, scale: float) -> Box:
     )
 
 
+def own_evidence(flag: Flag) -> list[Evidence]:
+    """The flag's evidence printed in its own document (a finding across documents cites another's too)."""
+    return [e for e in flag.evidence if e.source is None]
+
+
 def shown_pages(flag: Flag, page_count: int) -> list[int]:
-    """The pages a flag's page shows side by side: every page it names or cites, in page order."""
-    return [p for p in sorted({*flag.pages, *(e.page for e in flag.evidence)}) if 1 <= p <= page_count]
+    """The pages a flag's page shows side by side: every page of its document it names or cites."""
+    return [p for p in sorted({*flag.pages, *(e.page for e in own_evidence(flag))}) if 1 <= p <= page_count]
 
 
 def _scaled(boxes: list[BBox], scale: float) -> list[Rect]:
@@ -173,7 +179,8 @@ def flag_pages(
         w, h = sizes[p - 1]
         views[p] = PageView(p, round(w * scale), round(h * scale), scale)
     for n, ev in enumerate(flag.evidence, 1):
-        view = views.get(ev.page)
+        # Numbered as the evidence table numbers it; a page of another document is not this one's page.
+        view = views.get(ev.page) if ev.source is None else None
         if view is not None and ev.bbox is not None:
             view.boxes.append(box_for(n, ev, ev.bbox, role_class(ev, first), scale))
     printed = printed or {}
@@ -190,7 +197,7 @@ SCROLLBAR_PX = 20.0
 
 def default_zoom(flag: Flag) -> float:
     """Side by side, two pages fit a laptop screen at 0.75; a single page shows at printed size."""
-    pages = {*flag.pages, *(e.page for e in flag.evidence)}
+    pages = {*flag.pages, *(e.page for e in own_evidence(flag))}
     return 0.75 if len(pages) > 1 else 1.0
 
 

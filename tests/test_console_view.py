@@ -193,3 +193,31 @@ def test_a_zoom_picked_on_a_single_page_does_not_open_a_cross_page_flag_off_scre
     assert _current_zoom(client.get(f"/flags/{cross.flag_id}?zoom=1.5").text) == "1.5"
     client.cookies.set(ROOM_COOKIE, "not a width")
     assert _current_zoom(client.get(f"/flags/{cross.flag_id}").text) == "1.5"
+
+
+# ------------------------------------------------------------------------------- across documents
+
+
+def test_evidence_printed_in_another_document_is_not_drawn_on_this_ones_pages() -> None:
+    from console.view import shown_pages
+    from schemas.models import Evidence
+
+    box = (300.0, 100.0, 340.0, 110.0)
+    flag = Flag(
+        flag_id="f",
+        doc_id="new",
+        source="acme_2025.pdf",
+        rule="PRI001",
+        kind="prior_period_mismatch",
+        severity="error",
+        message="Receivables (2024) is 1,567 here but 1,657 in acme_2024.pdf (p. 38).",
+        pages=[40],
+        evidence=[
+            Evidence(page=40, bbox=box, text="Receivables: 1,567", role="current"),
+            Evidence(page=38, bbox=box, text="Receivables: 1,657", role="earlier", source="acme_2024.pdf"),
+        ],
+    )
+    sizes = [(612.0, 792.0)] * 60
+    assert shown_pages(flag, len(sizes)) == [40]  # page 38 of this document holds nothing of the flag's
+    views = flag_pages(flag, sizes, 1.0)
+    assert [(v.page, [b.n for b in v.boxes]) for v in views] == [(40, [1])]

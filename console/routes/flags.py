@@ -18,6 +18,7 @@ from console.state import ConsoleState, state_of
 from console.view import (
     evidence_facts,
     flag_pages,
+    own_evidence,
     query_from_params,
     queue_state,
     shown_pages,
@@ -119,9 +120,9 @@ def flag_context(store: ReviewStore, row: QueueRow) -> dict[str, Any]:
     """The flag's statement context (lines of its tables' columns) and the same metric elsewhere."""
     flag = row.flag
     flagged: list[Fact] = []
-    for page_no in sorted({e.page for e in flag.evidence}):
+    for page_no in sorted({e.page for e in own_evidence(flag)}):
         on_page = store.facts_near(flag.doc_id, page_no)
-        for ev in flag.evidence:
+        for ev in own_evidence(flag):
             if ev.page == page_no:
                 flagged.extend(evidence_facts(ev, on_page))
     statements = []
