@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Literal
 
+from pipeline.checks.crossref import PRIMARY
 from pipeline.checks.rule import Located, Rule
 from pipeline.checks.tolerance import Relation, keying_relation
 from pipeline.figures.rounding import compare_values
@@ -60,8 +61,9 @@ __all__ = [
 ]
 
 _REQUIRES = (
-    "the same issuer, statement, line, period, unit, basis and dimension in an earlier document, whose "
-    "table agrees with this one on another figure they share"
+    "the same issuer, statement, line, period, unit, basis, dimension and reporting entity in an earlier "
+    "document, in a table that agrees with this one on two thirds of the other lines both print (for a "
+    "keying-error difference: a table that prints the same lines, or the same main primary statement)"
 )
 
 INCONSISTENCY_RULE = Rule(
@@ -84,8 +86,6 @@ Verdict = Literal["agree", "restatement", "inconsistency", "unproven"]
 """What one matched pair is: agreeing, a restatement with a reason, an inconsistency, or a disagreement
 between tables that agree on nothing else (no proof that the two lines are one thing)."""
 
-_PRIMARY = frozenset({"income", "comprehensive_income", "balance_sheet", "cash_flow", "equity"})
-"""The primary statements: one of each (and each reporting entity) is a document's main table of it."""
 TablePair = tuple[str, str, str]
 """A table of the document under check, and an earlier document and its table."""
 _PROOF_SHARE = 2 / 3
@@ -277,7 +277,7 @@ class _Proof:
 
 def _main_tables(figures: Iterable[PublishedFigure]) -> dict[tuple[str, str, str | None], str]:
     """Each document's main table of each primary statement and entity: the one that prints the most."""
-    size = Counter((f.doc_id, f.statement, f.entity, f.table_id) for f in figures if f.statement in _PRIMARY)
+    size = Counter((f.doc_id, f.statement, f.entity, f.table_id) for f in figures if f.statement in PRIMARY)
     main: dict[tuple[str, str, str | None], str] = {}
     for (doc, kind, entity, table), _ in size.most_common():
         main.setdefault((doc, kind or "", entity), table)
@@ -368,7 +368,7 @@ def compare_with_history(
             for k in shared
             for c in mine[k]
             for e in theirs[k]
-            if c.statement in _PRIMARY
+            if c.statement in PRIMARY
             and main.get((c.doc_id, c.statement or "", c.entity)) == c.table_id
             and main.get((e.doc_id, e.statement or "", e.entity)) == e.table_id
         },
