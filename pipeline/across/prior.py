@@ -492,40 +492,35 @@ def prior_flags(report: PriorReport, doc: Located) -> list[Flag]:
         evidence = [_evidence(now, "current", None), _evidence(then, "earlier", then.source)]
         comparison = compare_values(now.value, now.decimals, then.value, then.decimals)
         where = f"{then.source} (p. {then.page})"
+        line = f"{now.label} ({now.column or now.period})"
+        same = f"same line, period, basis, dimension and entity as {where}, in one statement with it"
         if m.verdict == "restatement":
             assert m.reason is not None  # a restatement always has its reason
             flag = RESTATEMENT_RULE.flag(
                 doc,
                 message=(
-                    f"{now.label} ({now.period}) is {now.printed} here and {then.printed} in {where}: "
+                    f"{line} is {now.printed} here and {then.printed} in {where}: "
                     f'{m.reason.kind}, the document says (p. {m.reason.page}): "{m.reason.quote}"'
                 ),
                 evidence=evidence,
                 comparison=comparison,
                 confidence=0.05,
-                reasons=[
-                    f"same line, period, basis and dimension as {where}",
-                    "the document states a restatement",
-                ],
+                reasons=[same, f"explained: {m.reason.kind}"],
             )
         else:
             signature = f"; the difference looks like a keying error ({m.relation})" if m.relation else ""
             flag = INCONSISTENCY_RULE.flag(
                 doc,
                 message=(
-                    f"{now.label} ({now.period}) is {now.printed} here but {then.printed} in {where}, "
+                    f"{line} is {now.printed} here but {then.printed} in {where}, "
                     f"and the document states no restatement{signature}."
                     if m.relation is None
-                    else f"{now.label} ({now.period}) is {now.printed} here but {then.printed} in {where}"
-                    f"{signature}."
+                    else f"{line} is {now.printed} here but {then.printed} in {where}{signature}."
                 ),
                 evidence=evidence,
                 comparison=comparison,
                 confidence=0.9 if m.relation else 0.6,
-                reasons=[
-                    f"same line, period, basis and dimension as {where}",
-                    "the two tables agree elsewhere",
-                ],
+                reasons=[same],
             )
         flags.append(flag.model_copy(update={"pages": [now.page]}))
     return flags
