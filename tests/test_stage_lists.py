@@ -18,7 +18,7 @@ import pytest
 
 import pipeline.checks
 from pipeline import engine
-from pipeline.checks import CHECKS, RULES
+from pipeline.checks import ACROSS_RULES, CHECKS, RULES
 from pipeline.checks.stage import verify
 from pipeline.engine import STAGES, PageTable, parse_path, process_path
 from pipeline.parse.scales import ScaleResolution, resolve_group_scales
@@ -116,11 +116,18 @@ def _bullets() -> list[tuple[list[str], str]]:
     return [(re.findall(r"``([A-Z]+\d+)``", ids), module) for ids, module in found]
 
 
+def _across_bullets() -> list[tuple[list[str], str]]:
+    doc = pipeline.checks.__doc__ or ""
+    found = re.findall(r"^- ((?:``[A-Z]+\d+``/?)+) \(:mod:`\.(\w+)`\)", doc, re.MULTILINE)
+    return [(re.findall(r"``([A-Z]+\d+)``", ids), module) for ids, module in found]
+
+
 def test_the_checks_docstring_lists_exactly_the_rules_as_they_run() -> None:
-    bullets = _bullets()
+    bullets, across = _bullets(), _across_bullets()
     assert [ids for ids, _ in bullets] == [[r.id for r in check.rules] for check in CHECKS]
-    assert [i for ids, _ in bullets for i in ids] == list(RULES)
-    for ids, module in bullets:
+    assert [i for ids, _ in across for i in ids] == [r.id for r in ACROSS_RULES]
+    assert [i for ids, _ in (*bullets, *across) for i in ids] == list(RULES)
+    for ids, module in (*bullets, *across):
         declared = vars(importlib.import_module(f"pipeline.checks.{module}")).values()
         for rule_id in ids:
             assert any(v is RULES[rule_id] for v in declared), (rule_id, module)

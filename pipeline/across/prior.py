@@ -41,7 +41,8 @@ from functools import partial
 from typing import Literal
 
 from pipeline.checks.crossref import PRIMARY
-from pipeline.checks.rule import Located, Rule
+from pipeline.checks.prior import INCONSISTENCY_RULE, RESTATEMENT_RULE
+from pipeline.checks.rule import Located
 from pipeline.checks.tolerance import Relation, keying_relation
 from pipeline.figures.rounding import compare_values
 from pipeline.figures.taxonomy import normalise_label
@@ -59,28 +60,6 @@ __all__ = [
     "prior_flags",
     "restatement_reasons",
 ]
-
-_REQUIRES = (
-    "the same issuer, statement, line, period, unit, basis, dimension and reporting entity in an earlier "
-    "document, in a table that agrees with this one on two thirds of the other lines both print (for a "
-    "keying-error difference: a table that prints the same lines, or the same main primary statement)"
-)
-
-INCONSISTENCY_RULE = Rule(
-    "PRI001",
-    "prior_period_mismatch",
-    "error",
-    "A figure agrees with what the same issuer published for that period in an earlier document.",
-    _REQUIRES,
-)
-RESTATEMENT_RULE = Rule(
-    "PRI002",
-    "prior_period_mismatch",
-    "info",
-    "A prior period's figure that differs from the earlier document where the document says why "
-    "(restated, recast, reclassified): information, with the reason quoted.",
-    _REQUIRES,
-)
 
 Verdict = Literal["agree", "restatement", "inconsistency", "unproven"]
 """What one matched pair is: agreeing, a restatement with a reason, an inconsistency, or a disagreement

@@ -13,8 +13,13 @@ Rules, one line a check in the order they run (:data:`CHECKS`; each module docum
   identities between the primary statements hold.
 * ``NAR001``/``NAR002`` (:mod:`.narrative`): narrative figures and changes agree with the tables; a
   sentence's own arithmetic holds.
-* ``VER001`` (:mod:`.versions`): a tie that held in the previous draft still holds (raised by
-  :mod:`pipeline.across` across two drafts; on one document it finds nothing).
+
+Rules raised across two documents, by :mod:`pipeline.across` (a single document never raises them;
+:data:`ACROSS_RULES`):
+
+- ``VER001`` (:mod:`.versions`): a tie that held in the previous draft still holds.
+- ``PRI001``/``PRI002`` (:mod:`.prior`): a figure agrees with what the issuer published for that period
+  in an earlier document; or it was restated, and the document says why.
 
 The rules that compare linear relations (sums, copies) record every relation they evaluate, holding or
 not; :mod:`.localize` then names the printed figure whose change explains each break, and sets apart as
@@ -28,7 +33,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.checks import balance, changes, closing, crossref, ledger, narrative, per_share, sums, versions
+from pipeline.checks import (
+    balance,
+    changes,
+    closing,
+    crossref,
+    ledger,
+    narrative,
+    per_share,
+    prior,
+    sums,
+    versions,
+)
 from pipeline.checks.confidence import calibrate
 from pipeline.checks.localize import Localized, RelationLog, localize_errors
 from pipeline.checks.rule import Check, CheckedDocument, Rule
@@ -37,7 +53,7 @@ from pipeline.figures.taxonomy import Taxonomy, load_taxonomy
 from pipeline.statements.build import build_statements
 from schemas.models import Block, Fact, Flag, Statement, Table
 
-__all__ = ["CHECKS", "RULES", "Localized", "check_document"]
+__all__ = ["ACROSS_RULES", "CHECKS", "RULES", "Localized", "check_document"]
 
 CHECKS: tuple[Check, ...] = (
     Check(
@@ -65,12 +81,14 @@ CHECKS: tuple[Check, ...] = (
         (narrative.RULE, narrative.SENTENCE_RULE),
         lambda d: narrative.check_narrative(d.blocks, d.facts, d.taxonomy, doc_id=d.doc_id, source=d.source),
     ),
-    Check((versions.RULE,), lambda d: []),  # compares two drafts: pipeline.across.diff raises it
 )
 """Every check, in the order they run."""
 
-RULES: dict[str, Rule] = {rule.id: rule for check in CHECKS for rule in check.rules}
-"""Rule id → its declaration (what it checks, the kind and severity of its flags)."""
+ACROSS_RULES: tuple[Rule, ...] = (versions.RULE, prior.INCONSISTENCY_RULE, prior.RESTATEMENT_RULE)
+"""The rules raised across two documents (:mod:`pipeline.across`), in the order the docstring lists them."""
+
+RULES: dict[str, Rule] = {rule.id: rule for rule in (*(r for c in CHECKS for r in c.rules), *ACROSS_RULES)}
+"""Rule id → its declaration (what it checks, the kind and severity of its flags), every rule."""
 
 
 def check_document(
