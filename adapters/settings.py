@@ -141,6 +141,12 @@ class Settings(BaseSettings):
         description="Whether the sink writes each document's xBRL report beside the Parquet datasets "
         "(xbrl/ingest_date=YYYY-MM-DD/<doc_id>/ in the artifact bucket; SINK_XBRL=0: none).",
     )
+    sink_history: bool = Field(
+        default=True,
+        description="Whether the sink keeps the history of published figures in PostgreSQL (with PG_DSN) "
+        "and flags each document's comparatives against its issuer's earlier documents (PRI001/PRI002; "
+        "SINK_HISTORY=0: none).",
+    )
     notifications: bool = Field(
         default=True,
         validation_alias="s3_notifications",

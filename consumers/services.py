@@ -76,6 +76,7 @@ from schemas.topology import Stage, Topic
 if TYPE_CHECKING:
     from adapters.sinks.quality import GateResult
     from adapters.workers.isolation import IsolatedEngine
+    from consumers.prior import PriorPeriods
     from pipeline.model.strategy import ModelStage
     from schemas.rewards import RewardRecord
 
@@ -383,16 +384,19 @@ class SinkHandler:
         committed: Callable[[str, int], Awaitable[int | None]],
         sinks: Sequence[Sink] = (),
         gate: Callable[[DocumentResult], GateResult] | None = None,
+        prior: PriorPeriods | None = None,
     ) -> None:
         """Wire the store, the sinks written before the topics, and the gate (default: the GX suites).
 
         ``committed`` is the transport's :meth:`~consumers.runner.Transport.committed`: it settles intents.
+        ``prior`` is the history of published figures (PRI001/PRI002 flags); none: no prior-period checks.
         """
         self.settings = settings
         self.store = store
         self.committed = committed
         self.sinks = list(sinks)
         self.gate = gate
+        self.prior = prior
         self._handling: dict[tuple[str, int, int], _Intent] = {}  # by input position, until committed
         # Positions committed by this process whose intent is not yet settled (the store was away): the
         # broker's committed offset can trail a commit for a moment, this memory does not.
@@ -424,6 +428,7 @@ class SinkHandler:
                 doc_id=doc_id,
                 source=event.source,
             )
+        result, later = await self._prior(result, trace_id)
         batch = SinkBatch(result, ingest_date=event.produced_at[:10], model_stage=event.model_stage)
         datasets: list[str] = []
         for sink in self.sinks:
@@ -474,7 +479,28 @@ class SinkHandler:
             | {_reward_id(r) for r in rewards}
             | {summary_id}
         ) - done
-        return out
+        return out + later
+
+    async def _prior(self, result: DocumentResult, trace_id: str) -> tuple[DocumentResult, list[Outgoing]]:
+        """The document with its PRI flags (:mod:`consumers.prior`); its issuer's later documents' flags."""
+        if self.prior is None:
+            return result, []
+        from consumers.prior import add_flags
+
+        with step(self.stage, "history"):
+            found = await self.prior.check(result)
+            await add_flags(self.sinks, [f for flags in found.later.values() for f in flags])
+        later = [
+            Outgoing(
+                self.settings.topic(Topic.FLAGS),
+                doc_id.encode(),
+                f.model_dump_json().encode(),
+                _headers(trace_id, doc_id, self.settings.worker),
+            )
+            for doc_id, flags in found.later.items()
+            for f in flags
+        ]
+        return result.model_copy(update={"flags": [*result.flags, *found.flags]}), later
 
     async def _write(self, sink: Sink, batch: SinkBatch, doc_id: str, source: str) -> list[str]:
         """Write to one sink, timed and counted by outcome.

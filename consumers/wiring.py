@@ -284,7 +284,10 @@ def _verify_handler(service: _Service, encoder: TopicEncoder | None) -> Handler:
 
 
 def _sink_handler(service: _Service, encoder: TopicEncoder | None) -> Handler:
-    """The sink stage's handler: Parquet datasets, xBRL reports (``SINK_XBRL``), PostgreSQL (``PG_DSN``)."""
+    """The sink stage's handler: Parquet datasets, xBRL reports (``SINK_XBRL``), PostgreSQL (``PG_DSN``).
+
+    With PostgreSQL, the history of published figures is there too (``SINK_HISTORY``; PRI001/PRI002).
+    """
     from adapters.sinks.parquet import ParquetDatasets
 
     settings = service.settings
@@ -293,11 +296,18 @@ def _sink_handler(service: _Service, encoder: TopicEncoder | None) -> Handler:
         from adapters.sinks.xbrl import XbrlReports
 
         sinks.append(XbrlReports(service.store, settings.artifact_bucket))
+    prior = None
     if settings.pg_dsn:
+        from adapters.history.postgres import PostgresHistory
         from adapters.sinks.postgres import PostgresTables
+        from consumers.prior import PriorPeriods
 
         sinks.append(PostgresTables.from_dsn(settings.pg_dsn))
-    return SinkHandler(settings, service.store, committed=service.transport.committed, sinks=sinks)
+        # The history of published figures lives beside the tables: one database to wait for, one probe.
+        prior = PriorPeriods(PostgresHistory(settings.pg_dsn)) if settings.sink_history else None
+    return SinkHandler(
+        settings, service.store, committed=service.transport.committed, sinks=sinks, prior=prior
+    )
 
 
 HANDLERS: Mapping[Stage, HandlerFactory] = {

@@ -29,7 +29,7 @@ from consumers.services import ParseHandler, SinkHandler, VerifyHandler, resume_
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.engine import process_path
 from pipeline.model.strategy import ModelStage, ModelStageConfig
-from schemas.models import DocumentResult
+from schemas.models import DocumentResult, Flag
 from tests.support.fake_model import FakeTokenizer, SlowPort, StallingPort, jumping_loops
 
 SAMPLE = sorted((Path(__file__).parents[1] / "sample_docs").glob("*.pdf"))[0]
@@ -61,6 +61,7 @@ class World:
         self.engine = InThreadEngine()
         self.gate: Callable[[DocumentResult], GateResult] = lambda r: GateResult(True)
         self.pg_rows: list[str] = []
+        self.pg_flags: list[str] = []
         self.pg_error: Exception | None = None
         self.pg_failures = 0
 
@@ -70,6 +71,10 @@ class World:
             self.pg_failures -= 1
             raise self.pg_error
         self.pg_rows.append(result.doc_id)
+
+    def add_flags(self, flags: Sequence[Flag]) -> None:
+        """What PostgresSink.add_flags does: flags of documents already written."""
+        self.pg_flags += [f.flag_id for f in flags]
 
     def handlers(self) -> dict[str, Handler]:
         return {

@@ -7,7 +7,7 @@ and marked ``flagged``, as the report marks it.
 
 from __future__ import annotations
 
-from adapters.history.sqlite import SqliteHistory, StoredDocument
+from adapters.history.store import HistoryStore, StoredDocument
 from adapters.xbrl.figures import select
 from pipeline.across.prior import (
     PriorReport,
@@ -82,7 +82,7 @@ def published_figures(
     return out
 
 
-def record_document(history: SqliteHistory, result: DocumentResult) -> StoredDocument | None:
+def record_document(history: HistoryStore, result: DocumentResult) -> StoredDocument | None:
     """Put a processed document's published figures and stated restatements in its issuer's history.
 
     Args:
@@ -108,7 +108,7 @@ def record_document(history: SqliteHistory, result: DocumentResult) -> StoredDoc
     return document
 
 
-def check_against_history(history: SqliteHistory, document: StoredDocument) -> tuple[PriorReport, list[Flag]]:
+def check_against_history(history: HistoryStore, document: StoredDocument) -> tuple[PriorReport, list[Flag]]:
     """Compare a stored document with the documents of its issuer whose period ends earlier.
 
     Args:

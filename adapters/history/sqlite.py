@@ -8,13 +8,11 @@ rows (keyed by doc id), so a rerun is idempotent.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.across.prior import Reason
+from adapters.history.store import StoredDocument, dump_reasons, load_reasons
 from schemas.models import PublishedFigure
 
 __all__ = ["HISTORY_FILE", "SqliteHistory", "StoredDocument"]
@@ -40,15 +38,11 @@ CREATE INDEX IF NOT EXISTS figures_doc ON figures (doc_id);
 """
 
 
-@dataclass(frozen=True)
-class StoredDocument:
-    """A document of the history: who published it, when its period ends, and what it says it restated."""
+_DOCUMENT = "doc_id, issuer_key, period_end, source, reasons"
 
-    doc_id: str
-    issuer_key: str
-    period_end: str
-    source: str
-    reasons: tuple[Reason, ...] = ()
+
+def _stored(row: tuple[str, str, str, str, str]) -> StoredDocument:
+    return StoredDocument(row[0], row[1], row[2], row[3], load_reasons(row[4]))
 
 
 class SqliteHistory:
@@ -59,14 +53,15 @@ class SqliteHistory:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / HISTORY_FILE
         # The run's main thread is the only writer; a timeout rather than failing at once if another
-        # process holds the file (two runs sharing one history folder).
-        self._db = sqlite3.connect(self.path, timeout=30.0)
+        # process holds the file (two runs sharing one history folder). Any one thread at a time may use it
+        # (the services call their history from a worker thread, one call after another).
+        self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
         self._db.execute("PRAGMA foreign_keys = ON")
         self._db.executescript(_SCHEMA)
 
     def put(self, document: StoredDocument, figures: Sequence[PublishedFigure]) -> None:
         """Store a document's figures and reasons, replacing what was stored for it (one transaction)."""
-        reasons = json.dumps([[r.page, r.quote, r.kind] for r in document.reasons])
+        reasons = dump_reasons(document.reasons)
         with self._db:
             self._db.execute("DELETE FROM documents WHERE doc_id = ?", (document.doc_id,))
             self._db.execute(
@@ -80,14 +75,8 @@ class SqliteHistory:
 
     def document(self, doc_id: str) -> StoredDocument | None:
         """The stored document with this id, if any."""
-        row = self._db.execute(
-            "SELECT doc_id, issuer_key, period_end, source, reasons FROM documents WHERE doc_id = ?",
-            (doc_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        reasons = tuple(Reason(page, quote, kind) for page, quote, kind in json.loads(row[4]))
-        return StoredDocument(row[0], row[1], row[2], row[3], reasons)
+        row = self._db.execute(f"SELECT {_DOCUMENT} FROM documents WHERE doc_id = ?", (doc_id,)).fetchone()
+        return None if row is None else _stored(row)
 
     def figures(self, doc_id: str) -> list[PublishedFigure]:
         """The figures stored for one document."""
@@ -102,6 +91,15 @@ class SqliteHistory:
             (document.issuer_key, document.period_end, document.doc_id),
         )
         return [PublishedFigure.model_validate_json(r[0]) for r in rows]
+
+    def later(self, document: StoredDocument) -> list[StoredDocument]:
+        """Its issuer's documents whose period ends after this one's, earliest first."""
+        rows = self._db.execute(
+            f"SELECT {_DOCUMENT} FROM documents WHERE issuer_key = ? AND period_end > ? "
+            "ORDER BY period_end, doc_id",
+            (document.issuer_key, document.period_end),
+        )
+        return [_stored(row) for row in rows]
 
     def close(self) -> None:
         """Close the file."""

@@ -336,6 +336,18 @@ class PostgresSink:
             cur.execute(_DELETE_STALE_FACTS, (result.doc_id, [f.fact_id for f in facts]))
             cur.execute(_DELETE_STALE_FLAGS, (result.doc_id, [f.flag_id for f in flags]))
 
+    def add_flags(self, flags: Sequence[Flag]) -> None:
+        """Upsert flags of documents already written, keeping their other rows (one transaction).
+
+        What the sink raises on a document when another lands (a prior-period flag on this year's report
+        when last year's lands after it); the document's next :meth:`write` replaces its flags as a whole.
+        """
+        rows = sorted({f.flag_id: f for f in flags}.values(), key=lambda f: f.flag_id)
+        conn = self._connection()
+        with conn.transaction(), conn.cursor() as cur:
+            if rows:
+                cur.executemany(_UPSERT_FLAG, [_with_record(FLAGS, f) for f in rows])
+
     def counts(self) -> dict[str, int]:
         """Row counts of ``documents``, ``facts`` and ``flags``."""
         row = (
@@ -398,6 +410,8 @@ def database_transient(exc: BaseException) -> bool:
 class _Writer(Protocol):
     def write(self, result: DocumentResult, *, ingest_date: str, model_stage: str = "skipped") -> None: ...
 
+    def add_flags(self, flags: Sequence[Flag]) -> None: ...
+
 
 class PostgresTables:
     """The PostgreSQL tables as a :class:`~adapters.sinks.base.Sink`.
@@ -426,14 +440,24 @@ class PostgresTables:
 
     def write(self, batch: SinkBatch) -> list[str]:
         """Replace the document's rows."""
+        self._call(
+            lambda db: db.write(batch.result, ingest_date=batch.ingest_date, model_stage=batch.model_stage)
+        )
+        return []
+
+    def add_flags(self, flags: Sequence[Flag]) -> None:
+        """Add flags to documents already written (:meth:`PostgresSink.add_flags`)."""
+        self._call(lambda db: db.add_flags(flags))
+
+    def _call(self, call: Callable[[_Writer], None]) -> None:
+        """One call on the database, its failure as a sink's (an outage, or a refusal)."""
         try:
             if self._db is None:
                 self._db = self._connect()
-            self._db.write(batch.result, ingest_date=batch.ingest_date, model_stage=batch.model_stage)
+            call(self._db)
         except Exception as exc:
             if database_transient(exc):
                 raise SinkOutage(f"postgres: {type(exc).__name__}: {exc}") from exc
             raise SinkRefused(
                 f"postgres refused the document: {type(exc).__name__}: {exc}", category="database"
             ) from exc
-        return []
