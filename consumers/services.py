@@ -5,8 +5,9 @@
   processed at all goes to the dead-letter topic with its typed error record.
 * ``verify``: ``parsed`` → load the parsed document → deterministic checks, then the model stage when one
   is configured → verified document to object storage → ``verified`` event.
-* ``sink``: ``verified`` → quality gate → every sink (Parquet datasets, xBRL reports, PostgreSQL) →
-  ``facts``, ``flags``, ``rewards`` and ``summaries`` records not yet published for the document.
+* ``sink``: ``verified`` → the changes since the document's previous version (:mod:`consumers.versions`)
+  → quality gate → every sink (Parquet datasets, xBRL reports, PostgreSQL) → ``facts``, ``flags``,
+  ``rewards``, ``summaries`` and ``changes`` records not yet published for the document.
 
 Every output is keyed by document id and pipeline version, so a redelivered message or a re-uploaded
 identical file yields no second set of results. What the handlers keep in the object store is
@@ -57,6 +58,7 @@ from consumers.runner import (
     utc_now,
 )
 from consumers.telemetry import engine_stages, step
+from consumers.versions import Versions, changes_id, versions_of
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.parse.sniff import not_a_pdf
 from schemas.events import (
@@ -415,6 +417,9 @@ class SinkHandler:
         with step(self.stage, "load"):
             raw = await store_call(self.store.read_uri, event.artifact)
             result = DocumentResult.model_validate_json(raw)
+        with step(self.stage, "changes"):
+            versions = await versions_of(self.store, self.settings, result, event.artifact)
+        result, changes = versions.result, versions.changes
         with step(self.stage, "gate"):
             gate = await asyncio.to_thread(self._gate, result)
         if not gate.success:
@@ -424,7 +429,7 @@ class SinkHandler:
                 doc_id=doc_id,
                 source=event.source,
             )
-        batch = SinkBatch(result, ingest_date=event.produced_at[:10], model_stage=event.model_stage)
+        batch = SinkBatch(result, event.produced_at[:10], event.model_stage, changes)
         datasets: list[str] = []
         for sink in self.sinks:
             datasets += await self._write(sink, batch, doc_id, event.source)
@@ -462,18 +467,21 @@ class SinkHandler:
             if _reward_id(r) not in done
         ]
         summary_id = f"summary:{event.model_stage}:{len(result.facts)}:{len(result.flags)}"
-        if summary_id not in done:
-            out.append(
-                Outgoing(
-                    self.settings.topic(Topic.SUMMARIES), key, summary.model_dump_json().encode(), headers
-                )
-            )
+        records: dict[str, tuple[Topic, BaseModel]] = {summary_id: (Topic.SUMMARIES, summary)}
+        if changes is not None:
+            records[changes_id(changes)] = (Topic.CHANGES, changes)
+        out += [
+            Outgoing(self.settings.topic(topic), key, record.model_dump_json().encode(), headers)
+            for record_id, (topic, record) in records.items()
+            if record_id not in done
+        ]
         intent.ids = (
             {f.fact_id for f in result.facts}
             | {f.flag_id for f in result.flags}
             | {_reward_id(r) for r in rewards}
-            | {summary_id}
+            | set(records)
         ) - done
+        intent.versions = versions
         return out
 
     async def _write(self, sink: Sink, batch: SinkBatch, doc_id: str, source: str) -> list[str]:
@@ -540,14 +548,17 @@ class SinkHandler:
         """
         intent = self._handling.pop(_position(msg), None)
         self._handling.clear()  # messages handled but not committed (held, revoked) are handled again
-        if intent is None or not intent.written:
+        if intent is None:
             return
-        self._committed.add(_position(msg))
         bucket, version = self.settings.artifact_bucket, PIPELINE_VERSION
-        ids = intent.done | intent.ids
-        await store_call(self.store.put_bytes, bucket, manifest_key(version, intent.doc_id), _ids(ids))
-        await store_call(self.store.delete, bucket, intent_key(version, intent.doc_id))
-        self._committed.discard(_position(msg))
+        if intent.written:
+            self._committed.add(_position(msg))
+            ids = intent.done | intent.ids
+            await store_call(self.store.put_bytes, bucket, manifest_key(version, intent.doc_id), _ids(ids))
+            await store_call(self.store.delete, bucket, intent_key(version, intent.doc_id))
+            self._committed.discard(_position(msg))
+        if intent.versions is not None:  # its results are durable: the next version is compared with it
+            await intent.versions.record(self.store, bucket)
 
 
 @dataclass(slots=True)
@@ -558,6 +569,7 @@ class _Intent:
     done: frozenset[str]
     ids: set[str] = field(default_factory=set)
     written: bool = False
+    versions: Versions | None = None  # set once its results are built: its version is listed after commit
 
 
 def _position(msg: Incoming) -> tuple[str, int, int]:
