@@ -542,23 +542,22 @@ class SinkHandler:
         intent.written = True
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
-        """Add what this commit published to the document's manifest, then drop its intent.
+        """List the document's version, add what this commit published to its manifest, drop its intent.
 
         If a write fails the intent stays, settled the next time the document comes (from memory here).
         """
         intent = self._handling.pop(_position(msg), None)
         self._handling.clear()  # messages handled but not committed (held, revoked) are handled again
-        if intent is None:
+        if intent is not None and intent.versions is not None:  # durable now: the next version compares
+            await intent.versions.record(self.store, self.settings.artifact_bucket)
+        if intent is None or not intent.written:
             return
+        self._committed.add(_position(msg))
         bucket, version = self.settings.artifact_bucket, PIPELINE_VERSION
-        if intent.written:
-            self._committed.add(_position(msg))
-            ids = intent.done | intent.ids
-            await store_call(self.store.put_bytes, bucket, manifest_key(version, intent.doc_id), _ids(ids))
-            await store_call(self.store.delete, bucket, intent_key(version, intent.doc_id))
-            self._committed.discard(_position(msg))
-        if intent.versions is not None:  # its results are durable: the next version is compared with it
-            await intent.versions.record(self.store, bucket)
+        ids = intent.done | intent.ids
+        await store_call(self.store.put_bytes, bucket, manifest_key(version, intent.doc_id), _ids(ids))
+        await store_call(self.store.delete, bucket, intent_key(version, intent.doc_id))
+        self._committed.discard(_position(msg))
 
 
 @dataclass(slots=True)
