@@ -50,6 +50,7 @@ __all__ = [
     "safe_key",
     "split_uri",
     "stored_key",
+    "versions_key",
     "xbrl_key",
 ]
 
@@ -351,6 +352,15 @@ def xbrl_key(ingest_date: str, doc_id: str, name: str) -> str:
     and a replay overwrites the same keys.
     """
     return f"xbrl/ingest_date={ingest_date}/{doc_id}/{name}"
+
+
+def versions_key(version_key: str) -> str:
+    """The sink's pointer to the versions of one document (:attr:`DocumentIdentity.version_key`).
+
+    One object per version key, named by the key's SHA-256 (an issuer's name is free text); not per
+    pipeline version, so a draft processed after an upgrade is still compared with the one before it.
+    """
+    return f"versions/{hashlib.sha256(version_key.encode()).hexdigest()}.json"
 
 
 def marker_key(stage: str, pipeline_version: str, doc_id: str) -> str:

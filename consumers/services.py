@@ -5,8 +5,9 @@
   processed at all goes to the dead-letter topic with its typed error record.
 * ``verify``: ``parsed`` → load the parsed document → deterministic checks, then the model stage when one
   is configured → verified document to object storage → ``verified`` event.
-* ``sink``: ``verified`` → quality gate → every sink (Parquet datasets, xBRL reports, PostgreSQL) →
-  ``facts``, ``flags``, ``rewards`` and ``summaries`` records not yet published for the document.
+* ``sink``: ``verified`` → the changes since the document's previous version (:mod:`consumers.versions`)
+  → quality gate → every sink (Parquet datasets, xBRL reports, PostgreSQL) → ``facts``, ``flags``,
+  ``rewards``, ``summaries`` and ``changes`` records not yet published for the document.
 
 Every output is keyed by document id and pipeline version, so a redelivered message or a re-uploaded
 identical file yields no second set of results. What the handlers keep in the object store is
@@ -57,6 +58,7 @@ from consumers.runner import (
     utc_now,
 )
 from consumers.telemetry import engine_stages, step
+from consumers.versions import Versions, changes_id, versions_of
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.parse.sniff import not_a_pdf
 from schemas.events import (
@@ -419,6 +421,9 @@ class SinkHandler:
         with step(self.stage, "load"):
             raw = await store_call(self.store.read_uri, event.artifact)
             result = DocumentResult.model_validate_json(raw)
+        with step(self.stage, "changes"):
+            versions = await versions_of(self.store, self.settings, result, event.artifact)
+        result, changes = versions.result, versions.changes
         with step(self.stage, "gate"):
             gate = await asyncio.to_thread(self._gate, result)
         if not gate.success:
@@ -429,7 +434,7 @@ class SinkHandler:
                 source=event.source,
             )
         result, later = await self._prior(result, trace_id)
-        batch = SinkBatch(result, ingest_date=event.produced_at[:10], model_stage=event.model_stage)
+        batch = SinkBatch(result, event.produced_at[:10], event.model_stage, changes)
         datasets: list[str] = []
         for sink in self.sinks:
             datasets += await self._write(sink, batch, doc_id, event.source)
@@ -467,18 +472,21 @@ class SinkHandler:
             if _reward_id(r) not in done
         ]
         summary_id = f"summary:{event.model_stage}:{len(result.facts)}:{len(result.flags)}"
-        if summary_id not in done:
-            out.append(
-                Outgoing(
-                    self.settings.topic(Topic.SUMMARIES), key, summary.model_dump_json().encode(), headers
-                )
-            )
+        records: dict[str, tuple[Topic, BaseModel]] = {summary_id: (Topic.SUMMARIES, summary)}
+        if changes is not None:
+            records[changes_id(changes)] = (Topic.CHANGES, changes)
+        out += [
+            Outgoing(self.settings.topic(topic), key, record.model_dump_json().encode(), headers)
+            for record_id, (topic, record) in records.items()
+            if record_id not in done
+        ]
         intent.ids = (
             {f.fact_id for f in result.facts}
             | {f.flag_id for f in result.flags}
             | {_reward_id(r) for r in rewards}
-            | {summary_id}
+            | set(records)
         ) - done
+        intent.versions = versions
         return out + later
 
     async def _prior(self, result: DocumentResult, trace_id: str) -> tuple[DocumentResult, list[Outgoing]]:
@@ -560,12 +568,14 @@ class SinkHandler:
         intent.written = True
 
     async def after_commit(self, msg: Incoming, published: Sequence[Outgoing]) -> None:
-        """Add what this commit published to the document's manifest, then drop its intent.
+        """List the document's version, add what this commit published to its manifest, drop its intent.
 
         If a write fails the intent stays, settled the next time the document comes (from memory here).
         """
         intent = self._handling.pop(_position(msg), None)
         self._handling.clear()  # messages handled but not committed (held, revoked) are handled again
+        if intent is not None and intent.versions is not None:  # durable now: the next version compares
+            await intent.versions.record(self.store, self.settings.artifact_bucket)
         if intent is None or not intent.written:
             return
         self._committed.add(_position(msg))
@@ -584,6 +594,7 @@ class _Intent:
     done: frozenset[str]
     ids: set[str] = field(default_factory=set)
     written: bool = False
+    versions: Versions | None = None  # set once its results are built: its version is listed after commit
 
 
 def _position(msg: Incoming) -> tuple[str, int, int]:

@@ -9,7 +9,7 @@ stage's consumer group ``<prefix><group>``.
 
 ::
 
-    landing ──parse──▶ parsed ──verify──▶ verified ──sink──▶ facts, flags, summaries, rewards
+    landing ──parse──▶ parsed ──verify──▶ verified ──sink──▶ facts, flags, summaries, rewards, changes
     each stage ──▶ dlq (what it cannot process)      the review console's decisions ──▶ reviews
 """
 
@@ -22,7 +22,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from schemas.events import DeadLetter, DocumentSummary, ParsedEvent, S3EventNotification, VerifiedEvent
-from schemas.models import Fact, Flag
+from schemas.models import DocumentChanges, Fact, Flag
 from schemas.reviews import ReviewDecision
 from schemas.rewards import RewardRecord
 
@@ -47,6 +47,7 @@ class Topic(StrEnum):
     FLAGS = "flags"
     SUMMARIES = "summaries"
     REWARDS = "rewards"
+    CHANGES = "changes"
     REVIEWS = "reviews"
     DLQ = "dlq"
 
@@ -155,6 +156,7 @@ TOPOLOGY = Topology(
         TopicSpec(Topic.FLAGS, Flag),
         TopicSpec(Topic.SUMMARIES, DocumentSummary),
         TopicSpec(Topic.REWARDS, RewardRecord),
+        TopicSpec(Topic.CHANGES, DocumentChanges),
         TopicSpec(Topic.REVIEWS, ReviewDecision, human_paced=True),
         TopicSpec(Topic.DLQ, DeadLetter, human_paced=True),
     ),
@@ -164,7 +166,7 @@ TOPOLOGY = Topology(
         StageSpec(
             Stage.SINK,
             input=Topic.VERIFIED,
-            outputs=(Topic.FACTS, Topic.FLAGS, Topic.SUMMARIES, Topic.REWARDS),
+            outputs=(Topic.FACTS, Topic.FLAGS, Topic.SUMMARIES, Topic.REWARDS, Topic.CHANGES),
             group="sink",
         ),
     ),

@@ -89,7 +89,7 @@ def test_partitions_cover_the_consuming_stage_at_max_replicas(docs: float, pages
         assert s.max_replicas >= s.min_replicas
         assert plan.topic(s.input_topic).partitions >= s.max_replicas
         assert plan.topic(s.input_topic).partitions >= math.ceil(2 * s.max_replicas)
-    for name in ("facts", "flags", "summaries", "rewards"):
+    for name in ("facts", "flags", "summaries", "rewards", "changes"):
         assert plan.topic(name).partitions == plan.topic("verified").partitions
     assert plan.topic("dlq").partitions == Policy().min_partitions
     assert partitions_for(1, Policy()) == 3 and partitions_for(7, Policy()) == 14
@@ -171,7 +171,18 @@ def test_helm_values_have_exactly_the_charts_keys() -> None:
     assert (
         set(values["topics"])
         == set(TOPICS)
-        == {"landing", "parsed", "verified", "facts", "flags", "summaries", "rewards", "reviews", "dlq"}
+        == {
+            "landing",
+            "parsed",
+            "verified",
+            "facts",
+            "flags",
+            "summaries",
+            "rewards",
+            "changes",
+            "reviews",
+            "dlq",
+        }
     )
     for topic in values["topics"].values():
         assert set(topic) == {"partitions", "retentionMs"}

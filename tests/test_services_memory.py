@@ -29,7 +29,7 @@ from consumers.services import ParseHandler, SinkHandler, VerifyHandler, resume_
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.engine import process_path
 from pipeline.model.strategy import ModelStage, ModelStageConfig
-from schemas.models import DocumentResult, Flag
+from schemas.models import DocumentChanges, DocumentResult, Flag
 from tests.support.fake_model import FakeTokenizer, SlowPort, StallingPort, jumping_loops
 
 SAMPLE = sorted((Path(__file__).parents[1] / "sample_docs").glob("*.pdf"))[0]
@@ -62,15 +62,24 @@ class World:
         self.gate: Callable[[DocumentResult], GateResult] = lambda r: GateResult(True)
         self.pg_rows: list[str] = []
         self.pg_flags: list[str] = []
+        self.pg_changes: list[str] = []
         self.pg_error: Exception | None = None
         self.pg_failures = 0
 
-    def write(self, result: DocumentResult, *, ingest_date: str, model_stage: str = "skipped") -> None:
+    def write(
+        self,
+        result: DocumentResult,
+        *,
+        ingest_date: str,
+        model_stage: str = "skipped",
+        changes: DocumentChanges | None = None,
+    ) -> None:
         """What PostgresSink.write does, with failures on demand."""
         if self.pg_error is not None and self.pg_failures != 0:
             self.pg_failures -= 1
             raise self.pg_error
         self.pg_rows.append(result.doc_id)
+        self.pg_changes += [changes.new_doc_id] if changes is not None else []
 
     def add_flags(self, flags: Sequence[Flag]) -> None:
         """What PostgresSink.add_flags does: flags of documents already written."""

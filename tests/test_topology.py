@@ -46,6 +46,7 @@ def test_wire_names_are_the_ones_deployments_know() -> None:
         "flags",
         "summaries",
         "rewards",
+        "changes",
         "reviews",
         "dlq",
     ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from adapters.storage import StorageError, Store
-from schemas.models import DocumentResult
+from schemas.models import DocumentChanges, DocumentResult
 
 __all__ = ["BucketSink", "Sink", "SinkBatch", "SinkOutage", "SinkRefused", "store_errors"]
 
@@ -25,6 +25,7 @@ class SinkBatch:
     result: DocumentResult
     ingest_date: str  # YYYY-MM-DD, the partition date
     model_stage: str = "skipped"
+    changes: DocumentChanges | None = None  # since the document's previous version, when there is one
 
 
 class SinkOutage(Exception):

@@ -1,8 +1,9 @@
 """Parquet datasets in object storage (pyarrow), partitioned by ingest date, schema versioned.
 
 Layout: ``datasets/<name>/schema=v4/ingest_date=YYYY-MM-DD/<doc_id>.parquet`` for ``facts``, ``flags`` and
-``documents``. One file per document and dataset, named by document id: a replay overwrites the same file,
-so replaying a topic adds no rows. Readers use ``pyarrow.dataset`` with hive partitioning.
+``documents``, and ``changes`` for a document that has an earlier version. One file per document and
+dataset, named by document id: a replay overwrites the same file, so replaying a topic adds no rows.
+Readers use ``pyarrow.dataset`` with hive partitioning.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from adapters.sinks.base import BucketSink, SinkBatch, store_errors
-from adapters.sinks.rows import DECIMAL_PLACES, DOCUMENTS, FACTS, FLAGS, ColumnType, RowLayout
+from adapters.sinks.rows import CHANGES, DECIMAL_PLACES, DOCUMENTS, FACTS, FLAGS, ColumnType, RowLayout
 from adapters.storage import Store, dataset_key
 
 __all__ = ["PARQUET_SCHEMA_VERSION", "ParquetDatasets", "arrow_schema", "tables_of", "write_parquet"]
 
 PARQUET_SCHEMA_VERSION = "v4"
-"""v4: facts carry ``provenance`` (taxonomy, or mapped by the model and corroborated or not).
+"""v4: facts carry ``provenance`` (taxonomy, or mapped by the model and corroborated or not); the ``changes``
+dataset was added later at v4 (a new dataset, no existing layout changed).
 v3: the columns derived from the records (:mod:`adapters.sinks.rows`): exact decimal amounts, period
 dates, concept ids, bbox structs, evidence as JSON."""
 
@@ -65,12 +67,15 @@ def _table(layout: RowLayout[Any], records: Sequence[Any]) -> pa.Table:
 
 
 def tables_of(batch: SinkBatch) -> dict[str, pa.Table]:
-    """The three datasets' rows for one document, with their fixed schemas."""
-    return {
+    """The datasets' rows for one document, with their fixed schemas (``changes`` only when it has some)."""
+    tables = {
         FACTS.name: _table(FACTS, batch.result.facts),
         FLAGS.name: _table(FLAGS, batch.result.flags),
         DOCUMENTS.name: _table(DOCUMENTS, [batch]),
     }
+    if batch.changes is not None:
+        tables[CHANGES.name] = _table(CHANGES, [batch.changes])
+    return tables
 
 
 def write_parquet(store: Store, bucket: str, batch: SinkBatch) -> list[str]:

@@ -1,4 +1,4 @@
-"""PostgreSQL sink: one row per document, fact and flag, with ordered SQL migrations.
+"""PostgreSQL sink: one row per document, fact and flag (and changes), with ordered SQL migrations.
 
 Migrations are the ``NNNN_name.sql`` files of ``adapters/sinks/migrations`` (shipped as package data),
 applied in numeric order, each in its own transaction and recorded in ``schema_migrations``. A writer
@@ -26,8 +26,8 @@ import psycopg
 from psycopg import sql
 
 from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
-from adapters.sinks.rows import DOCUMENTS, FACTS, FLAGS, ColumnType, R, RowLayout
-from schemas.models import DocumentResult, Fact, Flag
+from adapters.sinks.rows import CHANGES, DOCUMENTS, FACTS, FLAGS, ColumnType, R, RowLayout
+from schemas.models import DocumentChanges, DocumentResult, Fact, Flag
 
 __all__ = [
     "MIGRATIONS_DIR",
@@ -174,6 +174,7 @@ def _with_record(layout: RowLayout[R], record: R) -> list[object]:
 _UPSERT_DOCUMENT = _upsert(DOCUMENTS, [("ingest_date", "%s"), ("updated_at", "now()")])
 _UPSERT_FACT = _upsert(FACTS, [(RECORD_COLUMN, "%s::jsonb")])
 _UPSERT_FLAG = _upsert(FLAGS, [(RECORD_COLUMN, "%s::jsonb")])
+_UPSERT_CHANGES = _upsert(CHANGES, [("ingest_date", "%s"), ("updated_at", "now()")])
 
 # `<> ALL(empty array)` is true, so a result without facts (or flags) deletes them all, as it should.
 _DELETE_STALE_FACTS = b"DELETE FROM facts WHERE doc_id = %s AND fact_id <> ALL(%s::text[])"
@@ -304,16 +305,25 @@ class PostgresSink:
                 conn.execute(b"SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
         return applied
 
-    def write(self, result: DocumentResult, *, ingest_date: str, model_stage: str = "skipped") -> None:
+    def write(
+        self,
+        result: DocumentResult,
+        *,
+        ingest_date: str,
+        model_stage: str = "skipped",
+        changes: DocumentChanges | None = None,
+    ) -> None:
         """Store ``result`` as the document's current state, in one transaction.
 
-        Upserts the document row, its facts and its flags, and deletes the document's facts and flags
-        that ``result`` does not contain.
+        Upserts the document row, its facts and its flags (and its changes since its previous version),
+        and deletes the document's facts and flags that ``result`` does not contain.
 
         Args:
             result: The document's result (verified or not).
             ingest_date: ISO date ``YYYY-MM-DD`` the document was ingested (the partition date).
             model_stage: The model stage's status for this result (``done``, ``pending``, ``skipped``).
+            changes: What changed since the document's previous version (its VER001 flags are in
+                ``result.flags``); None when it has none.
 
         Raises:
             ValueError: if ``ingest_date`` is not an ISO date.
@@ -335,6 +345,8 @@ class PostgresSink:
                 cur.executemany(_UPSERT_FLAG, [_with_record(FLAGS, f) for f in flags])
             cur.execute(_DELETE_STALE_FACTS, (result.doc_id, [f.fact_id for f in facts]))
             cur.execute(_DELETE_STALE_FLAGS, (result.doc_id, [f.flag_id for f in flags]))
+            if changes is not None:
+                cur.execute(_UPSERT_CHANGES, [*_params(CHANGES, changes), day])
 
     def add_flags(self, flags: Sequence[Flag]) -> None:
         """Upsert flags of documents already written, keeping their other rows (one transaction).
@@ -408,7 +420,14 @@ def database_transient(exc: BaseException) -> bool:
 
 
 class _Writer(Protocol):
-    def write(self, result: DocumentResult, *, ingest_date: str, model_stage: str = "skipped") -> None: ...
+    def write(
+        self,
+        result: DocumentResult,
+        *,
+        ingest_date: str,
+        model_stage: str = "skipped",
+        changes: DocumentChanges | None = None,
+    ) -> None: ...
 
     def add_flags(self, flags: Sequence[Flag]) -> None: ...
 
@@ -441,7 +460,12 @@ class PostgresTables:
     def write(self, batch: SinkBatch) -> list[str]:
         """Replace the document's rows."""
         self._call(
-            lambda db: db.write(batch.result, ingest_date=batch.ingest_date, model_stage=batch.model_stage)
+            lambda db: db.write(
+                batch.result,
+                ingest_date=batch.ingest_date,
+                model_stage=batch.model_stage,
+                changes=batch.changes,
+            )
         )
         return []
 

@@ -30,9 +30,10 @@ from typing import Annotated, Any, Generic, Literal, TypeVar, Union, get_args, g
 from pydantic import BaseModel
 
 from adapters.sinks.base import SinkBatch
-from schemas.models import BBox, Fact, Flag, Period
+from schemas.models import BBox, DocumentChanges, Fact, Flag, Period
 
 __all__ = [
+    "CHANGES",
     "DECIMAL_PLACES",
     "DOCUMENTS",
     "FACTS",
@@ -55,8 +56,8 @@ ColumnType = Literal[
 DECIMAL_PLACES = 10
 """Fractional digits kept of an amount whose precision is not recorded (a computed difference)."""
 
-_SCORES = frozenset({"confidence"})
-"""Float fields that are scores, not amounts: stored as floats."""
+_SCORES = frozenset({"confidence", "matched_share"})
+"""Float fields that are scores or shares, not amounts: stored as floats."""
 
 R = TypeVar("R")
 M = TypeVar("M", bound=BaseModel)
@@ -222,6 +223,10 @@ FACTS: RowLayout[Fact] = layout_of(Fact, "facts", "fact_id")
 
 FLAGS: RowLayout[Flag] = layout_of(Flag, "flags", "flag_id")
 """One row per flag; ``evidence`` is JSON (page, bbox, text, role, value per side)."""
+
+CHANGES: RowLayout[DocumentChanges] = layout_of(DocumentChanges, "changes", "new_doc_id")
+"""One row per version of a document that has an earlier one: the two doc ids and sources, the counts,
+and the figure changes, the ties and the VER001 flags as JSON (one element per change, tie or flag)."""
 
 DOCUMENTS: RowLayout[SinkBatch] = RowLayout(
     "documents",

@@ -21,7 +21,7 @@ from adapters.sinks.postgres import (
     load_migrations,
     table_columns,
 )
-from adapters.sinks.rows import DOCUMENTS, FACTS, FLAGS
+from adapters.sinks.rows import CHANGES, DOCUMENTS, FACTS, FLAGS
 from pipeline.engine import process_path
 from schemas.models import DocumentResult, Fact, Flag
 
@@ -236,8 +236,9 @@ def test_the_migrated_tables_hold_every_column_of_the_projection(sink: PostgresS
         "facts": {RECORD_COLUMN: "jsonb"},
         "flags": {RECORD_COLUMN: "jsonb"},
         "documents": {"ingest_date": "date", "updated_at": "timestamp with time zone"},
+        "changes": {"ingest_date": "date", "updated_at": "timestamp with time zone"},
     }
-    for layout in (FACTS, FLAGS, DOCUMENTS):
+    for layout in (FACTS, FLAGS, DOCUMENTS, CHANGES):
         got = {
             str(name): str(kind)
             for name, kind in _rows(
