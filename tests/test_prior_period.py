@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from adapters.history.sqlite import SqliteHistory, StoredDocument
+from adapters.history.store import HistoryStore
 from pipeline.across.prior import (
     PriorReport,
     Reason,
@@ -248,22 +249,31 @@ def test_the_most_specific_reason_comes_first() -> None:
     ]
 
 
+def check_history_store(history: HistoryStore) -> None:
+    """What every history store does (the SQLite file here, PostgreSQL in the integration tier)."""
+    then = StoredDocument("old", "acme", "2024-12-31", "old.pdf", (RECLASSIFIED,))
+    history.put(then, [old("Revenue", "1,200")])
+    history.put(then, [*steady_then(), old("Cost", "600")])  # a rerun or a redelivery replaces
+    later = StoredDocument("later", "acme", "2026-12-31", "later.pdf")
+    history.put(later, [fig("Revenue", "1,300", doc="later", period_end="2026-12-31")])
+    other = StoredDocument("other", "globex", "2023-12-31", "other.pdf")
+    history.put(other, [fig("Revenue", "9", doc="other", period_end="2023-12-31")])
+    now = StoredDocument("new", "acme", "2025-12-31", "new.pdf")
+    history.put(now, [fig("Revenue", "1,200")])
+    assert sorted(f.label for f in history.earlier(now)) == ["Cost", "Gross profit", "Revenue"]
+    assert {f.doc_id for f in history.earlier(now)} == {"old"}
+    assert [f.label for f in history.figures("old")] == ["Revenue", "Gross profit", "Cost"]
+    assert history.figures("old")[0] == steady_then()[0]
+    stored = history.document("old")
+    assert stored == then and stored.reasons == (RECLASSIFIED,)
+    assert history.document("missing") is None
+    assert [d.doc_id for d in history.later(then)] == ["new", "later"]
+    assert history.later(later) == []
+
+
 def test_the_history_replaces_a_document_and_returns_only_earlier_ones(tmp_path: Path) -> None:
     with closing(SqliteHistory(tmp_path)) as history:
-        then = StoredDocument("old", "acme", "2024-12-31", "old.pdf", (RECLASSIFIED,))
-        history.put(then, [old("Revenue", "1,200")])
-        history.put(then, [*steady_then(), old("Cost", "600")])  # a rerun replaces
-        later = StoredDocument("later", "acme", "2026-12-31", "later.pdf")
-        history.put(later, [fig("Revenue", "1,300", doc="later", period_end="2026-12-31")])
-        other = StoredDocument("other", "globex", "2023-12-31", "other.pdf")
-        history.put(other, [fig("Revenue", "9", doc="other", period_end="2023-12-31")])
-        now = StoredDocument("new", "acme", "2025-12-31", "new.pdf")
-        history.put(now, [fig("Revenue", "1,200")])
-        assert sorted(f.label for f in history.earlier(now)) == ["Cost", "Gross profit", "Revenue"]
-        assert {f.doc_id for f in history.earlier(now)} == {"old"}
-        stored = history.document("old")
-        assert stored is not None and stored.reasons == (RECLASSIFIED,)
-        assert history.document("missing") is None
+        check_history_store(history)
 
 
 def test_a_line_about_discontinued_operations_may_move_by_any_amount_where_they_were_recast() -> None:

@@ -8,12 +8,11 @@ import psycopg
 import pytest
 
 from adapters.history.postgres import PostgresHistory
-from adapters.history.store import StoredDocument
 from adapters.storage import ObjectStore
 from sample_docs.generate import Injection
 from sample_docs.years import consecutive_years
 from tests.integration.conftest import Isolated
-from tests.test_prior_period import RECLASSIFIED, fig, old, steady_then
+from tests.test_prior_period import check_history_store
 
 pytestmark = pytest.mark.integration
 
@@ -28,25 +27,8 @@ def history(db_dsn: str) -> Iterator[PostgresHistory]:
 
 
 def test_the_history_replaces_a_document_and_returns_only_earlier_ones(history: PostgresHistory) -> None:
-    # As tests/test_prior_period.py holds the SQLite store to it, on PostgreSQL (migration 0009).
-    then = StoredDocument("old", "acme", "2024-12-31", "old.pdf", (RECLASSIFIED,))
-    history.put(then, [old("Revenue", "1,200")])
-    history.put(then, [*steady_then(), old("Cost", "600")])  # a redelivery replaces
-    later = StoredDocument("later", "acme", "2026-12-31", "later.pdf")
-    history.put(later, [fig("Revenue", "1,300", doc="later", period_end="2026-12-31")])
-    other = StoredDocument("other", "globex", "2023-12-31", "other.pdf")
-    history.put(other, [fig("Revenue", "9", doc="other", period_end="2023-12-31")])
-    now = StoredDocument("new", "acme", "2025-12-31", "new.pdf")
-    history.put(now, [fig("Revenue", "1,200")])
-    assert sorted(f.label for f in history.earlier(now)) == ["Cost", "Gross profit", "Revenue"]
-    assert {f.doc_id for f in history.earlier(now)} == {"old"}
-    assert [f.label for f in history.figures("old")] == ["Revenue", "Gross profit", "Cost"]
-    assert history.figures("old")[0] == steady_then()[0]
-    stored = history.document("old")
-    assert stored == then and stored.reasons == (RECLASSIFIED,)
-    assert history.document("missing") is None
-    assert [d.doc_id for d in history.later(then)] == ["new", "later"]
-    assert history.later(later) == []
+    # What tests/test_prior_period.py holds the SQLite store to, on PostgreSQL (migration 0009).
+    check_history_store(history)
 
 
 def test_two_years_uploaded_raise_a_prior_period_flag_on_the_flags_topic(
