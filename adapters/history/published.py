@@ -49,18 +49,15 @@ def published_figures(
         line = lines.get((table_id, fact.row)) if fact.row is not None else None
         parent = lines.get((table_id, line.parent)) if line is not None and line.parent is not None else None
         entity = entities.get(table_id)
-        keys = [
-            figure_key(kind, label, figure.period, figure.unit, fact.basis, fact.context, entity)
-            for label in (fact.label, parent.label if parent is not None else None)
-            if label is not None
-        ]
+        # The line's key and its total's: one statement, column and period, two labels.
+        where = (figure.period, figure.unit, fact.basis, fact.context, entity)
         out.append(
             PublishedFigure(
                 issuer_key=issuer_key,
                 doc_id=result.doc_id,
                 source=result.source,
                 period_end=period_end,
-                key=keys[0],
+                key=figure_key(kind, fact.label, *where),
                 table_id=table_id,
                 statement=kind,
                 label=fact.label,
@@ -70,7 +67,7 @@ def published_figures(
                 basis=fact.basis,
                 dimension=fact.context,
                 entity=entity,
-                parent_key=keys[1] if len(keys) > 1 else None,
+                parent_key=figure_key(kind, parent.label, *where) if parent is not None else None,
                 value=fact.value,
                 decimals=fact.decimals,
                 printed=fact.printed,

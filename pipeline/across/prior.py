@@ -35,9 +35,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Literal
 
 from pipeline.checks.crossref import PRIMARY
@@ -239,6 +238,10 @@ class _Proof:
     """Each document's main table of one primary statement and reporting entity (the one that prints the
     most figures): one statement, whatever was restated or recast in it."""
 
+    def support(self, now: PublishedFigure, then: PublishedFigure) -> int:
+        """How many printings the two printings' tables agree on."""
+        return self.agreeing[(now.table_id, then.doc_id, then.table_id)]
+
     def holds(self, now: PublishedFigure, then: PublishedFigure) -> bool:
         """Whether two printings are proven to be one line.
 
@@ -261,6 +264,11 @@ def _main_tables(figures: Iterable[PublishedFigure]) -> dict[tuple[str, str, str
     for (doc, kind, entity, table), _ in size.most_common():
         main.setdefault((doc, kind or "", entity), table)
     return main
+
+
+def _is_main(f: PublishedFigure, main: Mapping[tuple[str, str, str | None], str]) -> bool:
+    """Whether ``f`` is printed in its document's main table of a primary statement."""
+    return f.statement in PRIMARY and main.get((f.doc_id, f.statement or "", f.entity)) == f.table_id
 
 
 def _same_lines(
@@ -329,42 +337,37 @@ def compare_with_history(
     """
     mine, theirs = _by_key(current), _latest_earlier(earlier)
     shared = sorted(mine.keys() & theirs.keys())
-    # Step 2's proof: for each pair of tables, the keys both print and those they agree on.
+    main = _main_tables((*current, *earlier))
+    # One pass over the pairs of printings of the keys both print: step 2's proof (for each pair of
+    # tables, the printings they share and those they agree on; the pairs of main statements) and the
+    # keys printed alike, with this document's printing (step 4).
     printing: Counter[TablePair] = Counter()
     agreeing: Counter[TablePair] = Counter()
+    mains: set[TablePair] = set()
+    steady: dict[str, PublishedFigure] = {}
     for k in shared:
         for c in mine[k]:
             for e in theirs[k]:
-                printing[(c.table_id, e.doc_id, e.table_id)] += 1
-                agreeing[(c.table_id, e.doc_id, e.table_id)] += _agrees(c, e)
-    main = _main_tables((*current, *earlier))
-    proof = _Proof(
-        printing,
-        agreeing,
-        lines=_same_lines(current, earlier, printing.keys()),
-        main={
-            (c.table_id, e.doc_id, e.table_id)
-            for k in shared
-            for c in mine[k]
-            for e in theirs[k]
-            if c.statement in PRIMARY
-            and main.get((c.doc_id, c.statement or "", c.entity)) == c.table_id
-            and main.get((e.doc_id, e.statement or "", e.entity)) == e.table_id
-        },
-    )
+                pair = (c.table_id, e.doc_id, e.table_id)
+                printing[pair] += 1
+                if _agrees(c, e):
+                    agreeing[pair] += 1
+                    steady[k] = c
+                if _is_main(c, main) and _is_main(e, main):
+                    mains.add(pair)
+    proof = _Proof(printing, agreeing, _same_lines(current, earlier, printing.keys()), mains)
     only_now: dict[tuple[str, str, str], list[PublishedFigure]] = defaultdict(list)
-    for k in mine.keys() - theirs.keys():
-        for c in mine[k]:
+    for c in current:  # in the document's order: the first line that explains a difference is quoted
+        if c.key not in theirs:
             only_now[_where(c)].append(c)
     only_then: dict[tuple[str, str, str], list[PublishedFigure]] = defaultdict(list)
     for f in earlier:
         if f.key not in mine:
             only_then[_where(f)].append(f)
-    steady = {k: c for k in shared for c in mine[k] if any(_agrees(c, e) for e in theirs[k])}
     explain = _Explanations(reasons, steady, only_now, only_then)
     matches: list[PriorMatch] = []
     for key in shared:
-        matches += _match_key(mine[key], theirs[key], agreeing, proof, explain)
+        matches += _match_key(mine[key], theirs[key], proof, explain)
     several = sum(len(mine[k]) > 1 or len(theirs[k]) > 1 for k in shared)
     return PriorReport(tuple(matches), len(shared), several)
 
@@ -372,18 +375,10 @@ def compare_with_history(
 def _match_key(
     now: Sequence[PublishedFigure],
     then: Sequence[PublishedFigure],
-    agreeing: Counter[TablePair],
     proof: _Proof,
     explain: _Explanations,
 ) -> list[PriorMatch]:
     """Steps 1 to 4 for the printings of one key in the document and in the earlier one."""
-
-    def support(c: PublishedFigure, e: PublishedFigure) -> int:
-        return agreeing[(c.table_id, e.doc_id, e.table_id)]
-
-    def support_at(i: int, j: int) -> int:
-        return support(now[i], then[j])
-
     lonely_now = [i for i, c in enumerate(now) if not any(_agrees(c, e) for e in then)]
     lonely_then = [j for j, e in enumerate(then) if not any(_agrees(c, e) for c in now)]
     out: list[PriorMatch] = []
@@ -391,8 +386,8 @@ def _match_key(
         c = next(c for i, c in enumerate(now) if i not in lonely_now)
         out.append(PriorMatch(c, next(e for e in then if _agrees(c, e)), "agree"))
     # Each lonely printing against the other side's printing whose table supports it most (indices).
-    pairs = {(i, max(range(len(then)), key=partial(support_at, i))) for i in lonely_now}
-    pairs |= {(max(range(len(now)), key=partial(_flipped, support_at, j)), j) for j in lonely_then}
+    pairs = {(i, _partner_then(now[i], then, proof)) for i in lonely_now}
+    pairs |= {(_partner_now(now, then[j], proof), j) for j in lonely_then}
     for i, j in sorted(pairs):
         c, e = now[i], then[j]
         # One table printing the key twice, one printing matched: two sections the key does not tell
@@ -407,12 +402,18 @@ def _match_key(
     return out
 
 
+def _partner_then(now: PublishedFigure, then: Sequence[PublishedFigure], proof: _Proof) -> int:
+    """The earlier printing whose table supports ``now``'s the most (the first of equals)."""
+    return max(range(len(then)), key=lambda j: proof.support(now, then[j]))
+
+
+def _partner_now(now: Sequence[PublishedFigure], then: PublishedFigure, proof: _Proof) -> int:
+    """This document's printing whose table supports ``then``'s the most (the first of equals)."""
+    return max(range(len(now)), key=lambda i: proof.support(now[i], then))
+
+
 def _without(figures: Sequence[PublishedFigure], i: int) -> Sequence[PublishedFigure]:
     return [*figures[:i], *figures[i + 1 :]]
-
-
-def _flipped(f: Callable[[int, int], int], j: int, i: int) -> int:
-    return f(i, j)
 
 
 def _agrees(a: PublishedFigure, b: PublishedFigure) -> bool:
