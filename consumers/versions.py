@@ -4,8 +4,8 @@ Documents with the same :attr:`~schemas.models.DocumentIdentity.version_key` are
 (a draft and the next, a filing and its amendment); their doc ids tell their bytes apart. The sink keeps
 one small pointer per version key in the artifact bucket (:func:`adapters.storage.versions_key`)::
 
-    {"version_key": "...", "doc_id": <latest>, "artifact": <its verified artifact>,
-     "versions": [{"doc_id": ..., "artifact": ..., "source": ...}, ...]}   # in the order they came
+    {"version_key": "...", "versions": [{"doc_id": ..., "artifact": ..., "source": ...}, ...]}
+    # in the order they came: the last is the latest
 
 A document not yet listed is compared with the latest version (:func:`diff_documents` on both verified
 artifacts) and joins the list once its results are committed (:meth:`Versions.record`, called after the
@@ -88,8 +88,7 @@ async def versions_of(store: Store, settings: Settings, result: DocumentResult, 
     else:
         previous = listed[-1] if listed else None
         entry = {"doc_id": result.doc_id, "artifact": artifact, "source": result.source}
-        body = {"version_key": version_key, "doc_id": result.doc_id, "artifact": artifact}
-        pointer = (key, json.dumps({**body, "versions": [*listed, entry]}).encode())
+        pointer = (key, json.dumps({"version_key": version_key, "versions": [*listed, entry]}).encode())
     old = await _verified(store, previous) if previous is not None else None
     if old is None:
         return Versions(result, None, pointer)
