@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
@@ -35,6 +36,7 @@ from pipeline.figures.taxonomy import Taxonomy, load_taxonomy, normalise_label
 from pipeline.figures.text_facts import extract_text_facts
 from pipeline.ids import document_id, stable_id
 from pipeline.parse.chunks import build_chunks, classify_blocks
+from pipeline.parse.cover_ocr import ocr_lines
 from pipeline.parse.identity import COVER_PAGES, read_identity
 from pipeline.parse.plumber import second_opinion
 from pipeline.parse.scales import (
@@ -246,7 +248,8 @@ def _read_pages(opened: Opened) -> Pages:
 def _identity(pages: Pages) -> Identified:
     """Stage ``identity``: issuer, identifiers, form and period end, from the first pages' printed lines."""
     read = sum(1 for p in pages.page_info if p.page <= COVER_PAGES and p.has_text_layer)
-    return _extend(Identified, pages, identity=read_identity(pages.cover, pages_read=read))
+    ocr = partial(ocr_lines, pages.run.data)  # called only for a cover whose text layer does not read
+    return _extend(Identified, pages, identity=read_identity(pages.cover, pages_read=read, ocr=ocr))
 
 
 def _starting(first: RawTable, on_its_page: Sequence[PageTable]) -> PageTable:
@@ -481,7 +484,7 @@ def identify_bytes(data: bytes, config: EngineConfig | None = None) -> DocumentI
         lines, read = cover_lines(doc, COVER_PAGES)
     finally:
         doc.close()
-    return read_identity(lines, pages_read=read)
+    return read_identity(lines, pages_read=read, ocr=partial(ocr_lines, data))
 
 
 def parse_path(

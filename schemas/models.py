@@ -615,13 +615,24 @@ class IdentityField(Record):
 
     ``value`` None means unknown: ``reason`` says why (nothing of the kind is printed on the pages read, a
     candidate failed its check digit, ...). A known value always has the ``page`` and the ``evidence`` it
-    was read from; it is never guessed (from the file name or anything else not printed).
+    was read from and its ``source``; it is never guessed (from the file name or anything else not
+    printed).
     """
 
     value: str | None = Field(default=None, description="The normalised value; None when unknown.")
     page: PageNo | None = Field(default=None, description="The page the evidence is printed on.")
     evidence: str | None = Field(default=None, description="The text as printed that proves the value.")
     reason: str | None = Field(default=None, description="Why the value is unknown (None when known).")
+    source: Literal["cover", "body", "ocr"] | None = Field(
+        default=None,
+        description=(
+            "Where a known value was read: 'cover', the cover's own statement of it (the registrant line, the"
+            " form line, 'For the fiscal year ended ...', a results headline); 'body', the text elsewhere on"
+            " the pages read, a weaker witness (an 'X, Inc., incorporated under the laws of ...' sentence,"
+            " the balance sheet's date); 'ocr', the page image read by OCR because its text layer is"
+            " unreadable. None when unknown."
+        ),
+    )
 
 
 class DocumentIdentity(Record):

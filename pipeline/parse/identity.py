@@ -33,10 +33,15 @@ import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 from pipeline.figures.periods import parse_period
+from pipeline.parse.cover_ocr import OCR_PAGES, OcrUnavailable, unreadable_pages
 from schemas.models import Block, DocumentIdentity, IdentityField
+
+Source = Literal["cover", "body", "ocr"]
+OcrReader = Callable[[Sequence[int]], Sequence[Block]]
+"""Reads the given pages (from 1) by OCR, one block per line; raises :class:`OcrUnavailable` without it."""
 
 __all__ = [
     "COVER_PAGES",
@@ -171,6 +176,7 @@ class _Line:
     y0: float
     x1: float
     y1: float
+    ocr: bool = False
 
     @property
     def height(self) -> float:
@@ -184,17 +190,18 @@ class _Found:
     value: str
     line: _Line
     evidence: str
+    source: Source = "cover"
 
 
 class _Cover:
     """The lines of the pages read, by page, with the geometry the readers need."""
 
-    def __init__(self, blocks: Sequence[Block]) -> None:
+    def __init__(self, blocks: Sequence[Block], ocr_pages: frozenset[int] = frozenset()) -> None:
         self.pages: dict[int, list[_Line]] = {}
         for b in blocks:
             text = " ".join(b.text.translate(_DASHES).split())
             if text:
-                line = _Line(text, b.page, *b.bbox)
+                line = _Line(text, b.page, *b.bbox, ocr=b.page in ocr_pages)
                 self.pages.setdefault(b.page, []).append(line)
         # Each page's lines top down (by top edge) and bottom up (by bottom edge), for the column walks.
         self._down = {p: sorted(ls, key=lambda o: (o.y0, o.x0)) for p, ls in self.pages.items()}
@@ -227,7 +234,8 @@ def _overlap(a: _Line, b: _Line) -> bool:
 def _field(found: _Found | None, unknown: str) -> IdentityField:
     if found is None:
         return IdentityField(reason=unknown)
-    return IdentityField(value=found.value, page=found.line.page, evidence=found.evidence)
+    source: Source = "ocr" if found.line.ocr else found.source
+    return IdentityField(value=found.value, page=found.line.page, evidence=found.evidence, source=source)
 
 
 def _first(cover: _Cover, pattern: re.Pattern[str], value: Callable[[re.Match[str]], str]) -> _Found | None:
@@ -361,9 +369,49 @@ def _period_in(cover: _Cover, pattern: re.Pattern[str], lines: Sequence[_Line]) 
     return None
 
 
+_BALANCE_SHEET: Final = re.compile(
+    r"^(?:consolidated\s+|group\s+|company\s+)?(?:balance\s+sheets?|statements?\s+of\s+financial\s+position)"
+    r"(?:\s*\(continued\))?$",
+    re.IGNORECASE,
+)
+_HEAD_LINES: Final = 6
+"""Lines under a balance sheet's title searched for its column heads (a unit line may come between)."""
+
+
+def _instant(text: str) -> str | None:
+    """The ISO date of a column head that is one date ("31.12.2025", "As at 31 December 2025")."""
+    period = parse_period(text)
+    day = period.end_day() if period is not None and period.kind == "instant" else None
+    return None if day is None else day.isoformat()
+
+
+def _balance_sheet_date(cover: _Cover) -> _Found | None:
+    """The latest date heading a column of the first balance sheet titled on the pages read.
+
+    A report that never prints "<period> ended <date>" ("Annual Report 2025" over year column heads) still
+    dates its balance sheet: the statement of financial position is drawn up at the end of the period
+    reported (IAS 1.10, ASC 210), so its latest column date is the period end, read from the body.
+    """
+    for line in cover.lines():
+        if not _BALANCE_SHEET.match(line.text):
+            continue
+        down = cover._down[line.page]
+        under = [o for o in down if o.y0 >= line.y1 - 0.5][:_HEAD_LINES]
+        dated = [(d, o) for o in under if (d := _instant(o.text)) is not None]
+        if dated:
+            row = [(d, o) for d, o in dated if abs(o.y0 - dated[0][1].y0) < dated[0][1].height]
+            end, head = max(row, key=lambda t: t[0])
+            return _Found(end, head, f"{line.text}: {head.text}", "body")
+    return None
+
+
 def _period_end(cover: _Cover) -> _Found | None:
     lines = cover.lines()
-    return _period_in(cover, _COVER_PERIOD, lines) or _period_in(cover, _ANY_PERIOD, lines)
+    return (
+        _period_in(cover, _COVER_PERIOD, lines)
+        or _period_in(cover, _ANY_PERIOD, lines)
+        or _balance_sheet_date(cover)
+    )
 
 
 # --- issuer -----------------------------------------------------------------------------------------------
@@ -461,13 +509,27 @@ def _before_ticker(cover: _Cover) -> _Found | None:
     return None
 
 
+_DATELINE_SUBJECT: Final = re.compile(r"^(?P<name>.+?)\s+today\s+(?:reported|announced)\b", re.IGNORECASE)
+"""A release's first sentence: "CHICAGO, IL - McDonald's Corporation today announced results ..."."""
+_DATELINE_END: Final = re.compile(r"(?:^|[-:)]|\bPRNewswire\b|\bBusiness\s?Wire\b)$", re.IGNORECASE)
+"""What may stand before the subject: nothing, or a dateline's end ("CHICAGO, IL -", "(BUSINESS WIRE)--")."""
+
+
 def _headline_subject(cover: _Cover) -> _Found | None:
+    """The subject of a results headline, else of the release's dateline sentence, on the first page."""
     for page in sorted(cover.pages):
         for line in cover.pages[page]:
+            if not _RESULTS_HEADLINE.search(_with_below(cover, line)):
+                continue
             m = _RESULTS_SUBJECT.match(line.text)
-            if m is not None and _RESULTS_HEADLINE.search(_with_below(cover, line)):
-                name = _name_before(m.group("name"))
-                if name and name == m.group("name").strip(" ,"):
+            name = _name_before(m.group("name")) if m is not None else None
+            if m is not None and name and name == m.group("name").strip(" ,"):
+                return _Found(name, line, line.text)
+            m = _DATELINE_SUBJECT.match(line.text)
+            name = _name_before(m.group("name")) if m is not None else None
+            if m is not None and name:
+                before = m.group("name").strip(" ,")[: -len(name)].strip()
+                if _DATELINE_END.search(before) and name_words(name)[-1:] != ["company"]:
                     return _Found(name, line, line.text)
         break  # the headline is on the first page
     return None
@@ -488,6 +550,38 @@ def _titled_name(cover: _Cover) -> _Found | None:
     return None
 
 
+_INCORPORATED: Final = re.compile(
+    r",?\s+(?:(?:was|is)\s+)?(?:incorporated|organized)\s+(?:in\s+(?:19|20)\d\d\s+)?under\s+the\s+laws\s+of\b"
+    r"|,?\s+(?:(?:was|is)\s+)?(?:incorporated|organized)\s+in\s+(?:the\s+state\s+of\s+)?[A-Z]",
+    re.IGNORECASE,
+)
+"""The body's "Foot Locker, Inc., incorporated under the laws of the State of New York in 1989"."""
+
+
+def _incorporated_name(cover: _Cover) -> _Found | None:
+    """A name with a legal form that the text says was incorporated: the body's account of the registrant.
+
+    For a cover whose registrant name is not in the text layer (printed as an image): the business
+    section's first sentence names the company as it was incorporated. "The Company was incorporated" is
+    not a name (only legal forms are left of it).
+    """
+    lines = cover.lines()
+    # Each line alone first: joined to the line under it, a heading above the sentence ("General") would
+    # read as the name's first word; the join is for a sentence wrapped between the name and its verb.
+    for line, text in [*((o, o.text) for o in lines), *((o, _with_below(cover, o)) for o in lines)]:
+        for m in _INCORPORATED.finditer(text):
+            name = _name_before(text[: m.start()])
+            if (
+                name
+                and _LEGAL_FORM_END.search(name)
+                and not all(w in _LEGAL_FORMS for w in name_words(name))
+                and not _NOT_A_NAME.search(name)
+            ):
+                said = " ".join(text[text.rfind(name, 0, m.start()) : m.end()].split())
+                return _Found(name, line, said, "body")
+    return None
+
+
 def _issuer(cover: _Cover) -> _Found | None:
     return (
         _registrant(cover)
@@ -495,6 +589,7 @@ def _issuer(cover: _Cover) -> _Found | None:
         or _before_ticker(cover)
         or _headline_subject(cover)
         or _titled_name(cover)
+        or _incorporated_name(cover)
     )
 
 
@@ -580,24 +675,74 @@ def _checked_code(
 # ----------------------------------------------------------------------------------------------------------
 # The stage
 # ----------------------------------------------------------------------------------------------------------
-def read_identity(blocks: Sequence[Block], *, pages_read: int) -> DocumentIdentity:
+def _pages(pages: Sequence[int]) -> str:
+    """Page numbers for a reason: "1-8" for a run, "1, 3" otherwise."""
+    run = len(pages) > 2 and list(pages) == list(range(pages[0], pages[-1] + 1))
+    return f"{pages[0]}-{pages[-1]}" if run else ", ".join(map(str, pages))
+
+
+def _known(cover: _Cover) -> bool:
+    """Whether the three fields that make a version key are read."""
+    return bool(_form(cover) and _period_end(cover) and _issuer(cover))
+
+
+def _readable(blocks: Sequence[Block], ocr: OcrReader | None) -> tuple[_Cover, str]:
+    """The lines worth reading: an unreadable page's dropped, and read by OCR instead when it can be.
+
+    OCR takes seconds a page: the unreadable pages are read one at a time, up to
+    :data:`~pipeline.parse.cover_ocr.OCR_PAGES`, until the issuer, form and period end are known.
+
+    Returns:
+        The cover, and what to say first in an unknown field's reason ('' when every page was read).
+    """
+    bad = unreadable_pages(blocks)
+    kept = [b for b in blocks if b.page not in bad]
+    if not bad:
+        return _Cover(kept), ""
+    unread = f"text layer unreadable on page(s) {_pages(bad)}"
+    if ocr is None:
+        return _Cover(kept), f"{unread}, not read by OCR here; "
+    seen: list[Block] = []
+    done: list[int] = []
+    cover = _Cover(kept)
+    for page in bad[:OCR_PAGES]:
+        try:
+            seen += ocr([page])
+        except OcrUnavailable:
+            return cover, f"{unread}; install tieout[ocr] to read it by OCR; "
+        done.append(page)
+        cover = _Cover([*kept, *seen], frozenset(done))
+        if _known(cover):
+            break
+    return cover, f"{unread}, page(s) {_pages(done)} read by OCR; "
+
+
+def read_identity(
+    blocks: Sequence[Block], *, pages_read: int, ocr: OcrReader | None = None
+) -> DocumentIdentity:
     """A document's identity from the printed lines of its first pages.
+
+    A page whose text layer does not read (glyph codes: :func:`~pipeline.parse.cover_ocr.unreadable_pages`)
+    is not read as text; ``ocr`` reads the first :data:`~pipeline.parse.cover_ocr.OCR_PAGES` of them
+    instead, and a field found there says so (``source`` 'ocr').
 
     Args:
         blocks: One block per printed line of the pages read (tables' text included), in reading order.
         pages_read: How many pages the lines come from (said in the reasons).
+        ocr: Reads pages by OCR (:func:`pipeline.parse.cover_ocr.ocr_lines` over the PDF's bytes); None
+            where no PDF is at hand.
 
     Returns:
         Every field found with its page and evidence; every other one unknown, with why.
     """
-    cover = _Cover(blocks)
+    cover, unread = _readable(blocks, ocr)
     where = f"the first {pages_read} page(s)" if pages_read else "no page with text"
     form = _form(cover)
     period = _period_end(cover)
     issuer = _issuer(cover)
     cik = _cik(cover)
     key = issuer_key(issuer.value if issuer else None, cik.value if cik else None)
-    return DocumentIdentity(
+    identity = DocumentIdentity(
         issuer=_field(issuer, f"no registrant name, ticker mention, headline or titled name on {where}"),
         cik=_field(cik, f"no 'Central Index Key' or 'CIK' printed on {where}"),
         file_number=_field(
@@ -611,4 +756,14 @@ def read_identity(blocks: Sequence[Block], *, pages_read: int) -> DocumentIdenti
         issuer_key=key,
         version_key=version_key(key, form.value if form else None, period.value if period else None),
         pages_read=pages_read,
+    )
+    if not unread:
+        return identity
+    # Every unknown field says first that a page could not be read, and what would read it.
+    return identity.model_copy(
+        update={
+            name: field.model_copy(update={"reason": unread + field.reason})
+            for name, field in identity
+            if isinstance(field, IdentityField) and field.reason
+        }
     )

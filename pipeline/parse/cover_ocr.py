@@ -1,0 +1,128 @@
+"""The cover read by OCR when its text layer cannot be read: detection, and the optional OCR engine.
+
+Some PDFs carry a text layer of glyph codes from a font without a Unicode map: MuPDF extracts
+``!"# $&'()'*+,(-'`` where the page shows "McDONALD'S REPORTS FOURTH QUARTER". Nothing printed can be read
+from it, and reading it as text would only find noise. :func:`unreadable_pages` tells such pages from
+ordinary ones by how many of their tokens look like words or numbers; :func:`ocr_lines` then reads the
+page image with RapidOCR (PaddleOCR's detection and recognition networks on ONNX Runtime; the weights ship
+inside the ``rapidocr-onnxruntime`` wheel, so nothing is downloaded at run time). OCR is the optional
+extra ``tieout[ocr]``: without it, :func:`ocr_lines` raises :class:`OcrUnavailable` and the identity
+says so in its reasons.
+
+OCR costs ~10 s a page at 150 dpi on one busy core and ~650 MB of memory (the networks and the page
+image), so only the first :data:`OCR_PAGES` unreadable pages are read, and only when the text layer of
+the cover is unreadable: never for a cover whose text can be read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Any, Final
+
+import pymupdf
+
+from schemas.models import Block
+
+__all__ = ["OCR_DPI", "OCR_PAGES", "OcrUnavailable", "ocr_lines", "readable_share", "unreadable_pages"]
+
+OCR_PAGES: Final = 2
+"""Unreadable pages read by OCR, from the first: an SEC cover or a release's headline is on page 1 or 2."""
+
+OCR_DPI: Final = 150
+"""Render resolution for OCR: 10-point type is ~20 pixels high, what the recognition network reads well."""
+
+READABLE_SHARE: Final = 0.3
+"""A page with fewer than this share of tokens that read is unreadable. Every page of the corpus's
+development files and samples scores 0.5 or more (tables of figures count: numbers read; so do CJK
+words), the glyph-code layer of a font without a Unicode map 0.12 at most."""
+
+MIN_TOKENS: Final = 20
+"""Fewer tokens than this say too little to judge: such a page is taken as readable."""
+
+_WORD_LIKE: Final = re.compile(
+    r"[\"'“‘(\[]*(?:[A-Za-z][a-z]*[aeiouy][a-z]*|[A-Z]*[AEIOUY][A-Z]*|[A-Z][A-Za-z]*[aeiouy][a-z]*"
+    r"|[$€£]?[0-9][0-9.,/%-]*)[\"'”’)\].,;:%]*"
+)
+"""A token that reads: a word with a vowel ("the", "REPORTS", "McDonald"), or a number ("$2.59", "12.6%")."""
+
+
+class OcrUnavailable(RuntimeError):
+    """The OCR extra is not installed: the cover's text cannot be read."""
+
+
+_LEADER: Final = re.compile(r"[._=*·…\-–—]+")
+"""A dot leader or a rule: not a word, but no sign of an unreadable layer either (a contents page)."""
+
+
+def _reads(token: str) -> bool:
+    """Whether a token reads: a Latin word or number, or mostly letters of another script (CJK, ...)."""
+    if _WORD_LIKE.fullmatch(token):
+        return True
+    letters = sum(1 for c in token if c.isalpha() and not c.isascii())
+    return letters > 0 and 2 * sum(1 for c in token if c.isalpha()) >= len(token)
+
+
+def readable_share(texts: Iterable[str]) -> float | None:
+    """The share of the tokens of ``texts`` that read (words, numbers); None under :data:`MIN_TOKENS`.
+
+    Dot leaders and rules are not counted either way.
+    """
+    tokens = [t for text in texts for t in text.split() if not _LEADER.fullmatch(t)]
+    if len(tokens) < MIN_TOKENS:
+        return None
+    return sum(1 for t in tokens if _reads(t)) / len(tokens)
+
+
+def unreadable_pages(blocks: Sequence[Block]) -> list[int]:
+    """The pages whose printed lines are not text that reads (:data:`READABLE_SHARE`), in order."""
+    by_page: dict[int, list[str]] = {}
+    for b in blocks:
+        by_page.setdefault(b.page, []).append(b.text)
+    out = []
+    for page, texts in sorted(by_page.items()):
+        share = readable_share(texts)
+        if share is not None and share < READABLE_SHARE:
+            out.append(page)
+    return out
+
+
+@cache
+def _engine() -> Any:
+    """The OCR engine, loaded once a process (loading the networks takes a fraction of a second)."""
+    try:
+        from rapidocr_onnxruntime import RapidOCR  # type: ignore[import-not-found, unused-ignore]
+    except ImportError as exc:
+        raise OcrUnavailable("install tieout[ocr] to read it by OCR") from exc
+    return RapidOCR()
+
+
+def ocr_lines(data: bytes, pages: Sequence[int]) -> list[Block]:
+    """One block per line OCR reads on ``pages`` (numbered from 1) of the PDF ``data``, in page space.
+
+    Boxes are in points of the page as displayed (rotation applied), as the text layer's lines are.
+
+    Raises:
+        OcrUnavailable: The ``ocr`` extra (``rapidocr-onnxruntime``) is not installed.
+    """
+    engine = _engine()
+    import numpy as np  # the OCR extra's dependency; numpy comes with it
+
+    scale = 72 / OCR_DPI
+    out: list[Block] = []
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        for pno in pages:
+            if not 1 <= pno <= doc.page_count:
+                continue
+            pix = doc.load_page(pno - 1).get_pixmap(dpi=OCR_DPI, alpha=False)
+            image = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)
+            # The angle classifier is for text turned upside down; a cover's lines are upright.
+            found, _ = engine(image, use_cls=False)
+            for box, text, _score in found or ():
+                xs, ys = [p[0] * scale for p in box], [p[1] * scale for p in box]
+                text = " ".join(str(text).split())
+                if text:
+                    bbox = (min(xs), min(ys), max(xs), max(ys))
+                    out.append(Block(page=pno, bbox=bbox, text=text, font_size=round(bbox[3] - bbox[1], 1)))
+    return out
