@@ -181,3 +181,30 @@ def test_unreadable_blocks_are_dropped_before_reading() -> None:
     )
     assert got.form.value == "10-K" and got.period_end.value == "2022-12-31"
     assert (got.issuer.reason or "").startswith("text layer unreadable on page(s) 2, not read by OCR here; ")
+
+
+@pytest.mark.parametrize(
+    ("period_line", "end"),
+    [
+        # A cover that labels the date ("ended:") and gives it after a colon.
+        ("For the fiscal year ended: December 31, 2022", "2022-12-31"),
+        # A 53-week year counted in digits.
+        ("For the 53 weeks ended February 3, 2024", "2024-02-03"),
+        # A transition report: its period is a range, and it ends on the range's second date.
+        ("For the transition period from January 1, 2022 to June 30, 2022", "2022-06-30"),
+    ],
+)
+def test_cover_period_lines_in_other_words(period_line: str, end: str) -> None:
+    rows = ["FORM 10-K", period_line, "ACME CORP.", "(Exact name of registrant as specified in its charter)"]
+    got = identify(page(rows))
+    assert got.period_end.value == end and got.period_end.evidence == period_line
+
+
+def test_a_blank_transition_range_leaves_the_fiscal_year_to_date_the_report() -> None:
+    rows = [
+        "FORM 10-K",
+        "For the transition period from ______ to ______",
+        "For the fiscal year ended December 31, 2022",
+        "ACME CORP.",
+    ]
+    assert identify(page(rows)).period_end.value == "2022-12-31"

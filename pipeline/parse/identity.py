@@ -334,22 +334,30 @@ def _form(cover: _Cover) -> _Found | None:
 
 # --- period end -------------------------------------------------------------------------------------------
 _COVER_PERIOD: Final = re.compile(  # a line of its own on a cover, not a sentence's words
-    r"^\W*for\s+the\s+(?:fis\s?cal\s+year|financial\s+year|year|quarterly\s+period|quarter|period"
-    r"|(?:three|six|nine|twelve|thirteen|twenty-six|thirty-nine|fifty-two|fifty-three)[-\s](?:months|weeks))"
-    r"\s+ended\b",
+    r"^\W*for\s+the\s+(?:(?:fis\s?cal\s+year|financial\s+year|year|quarterly\s+period|quarter|period"
+    r"|(?:three|six|nine|twelve|thirteen|twenty-six|thirty-nine|fifty-two|fifty-three|\d{1,2})[-\s]"
+    r"(?:months|weeks))\s+ended\b|transition\s+period\s+from\b)",
     re.IGNORECASE,
 )
+"""A cover's period line; a 52/53-week year may count its weeks in digits ("For the 53 weeks ended"); a
+transition report states its period as a range ("For the transition period from July 1, 2022 to
+December 31, 2022"), whose end is the second date (a blank range, "from ____ to ____", has none)."""
 _ANY_PERIOD: Final = re.compile(
     r"\b(?:year|quarter|period|months|weeks)\s*,?\s+(?:then\s+)?ended\b", re.IGNORECASE
 )
 _ASIDE: Final = re.compile(r"\s*\([^()]{0,40}\)")
 _DATE_TAIL: Final = re.compile(r".{0,30}?(?<![0-9])(?:19|20)[0-9]{2}(?![0-9])")
 """What follows "ended" up to the first year: the date, and not the comparison that may follow it."""
+_RANGE_TAIL: Final = re.compile(
+    r".{0,30}?(?<![0-9])(?:19|20)[0-9]{2}\s*(?:to|through|-)\s*.{0,30}?(?<![0-9])(?:19|20)[0-9]{2}(?![0-9])"
+)
+"""What follows "period from": both dates of the range."""
 
 
 def _end_date(phrase: str) -> str | None:
     """The ISO end date of a duration phrase ("fiscal year ended December 31, 2022"), None without one."""
-    period = parse_period(phrase.replace("fis cal", "fiscal"))
+    # "ended:" (a cover's label and its value) reads as "ended".
+    period = parse_period(re.sub(r"(?i)\bended\s*:", "ended", phrase.replace("fis cal", "fiscal")))
     if period is None or period.kind != "duration":
         return None
     end = period.end_day()
@@ -362,8 +370,9 @@ def _period_in(cover: _Cover, pattern: re.Pattern[str], lines: Sequence[_Line]) 
         m = pattern.search(text)
         if m is None:
             continue
+        tails = _RANGE_TAIL if m.group(0).lower().endswith("from") else _DATE_TAIL
         for joined in (text, _ASIDE.sub("", _with_below(cover, line))):
-            tail = _DATE_TAIL.match(joined, m.end())
+            tail = tails.match(joined, m.end())
             if tail is not None and (end := _end_date(joined[m.start() : tail.end()])) is not None:
                 return _Found(end, line, joined[m.start() : tail.end()])
     return None
