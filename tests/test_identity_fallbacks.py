@@ -208,3 +208,36 @@ def test_a_blank_transition_range_leaves_the_fiscal_year_to_date_the_report() ->
         "ACME CORP.",
     ]
     assert identify(page(rows)).period_end.value == "2022-12-31"
+
+
+def _name_as_image_pdf() -> bytes:
+    """A 10-K whose cover draws the registrant's name as a picture, and whose next page names it in text."""
+    with pymupdf.open() as src:
+        logo = src.new_page(width=300, height=40)
+        logo.insert_text((10, 28), "ACME STORES, INC.", fontsize=20)
+        pix = logo.get_pixmap(dpi=150)
+    with pymupdf.open() as doc:
+        cover = doc.new_page()
+        for y, line in [
+            (72, "FORM 10-K"),
+            (90, "For the fiscal year ended January 28, 2023"),
+            (108, "Commission File No. 1-10299"),
+            (166, "(Exact name of registrant as specified in its charter)"),
+        ]:
+            cover.insert_text((72, y), line, fontsize=10)
+        cover.insert_image(pymupdf.Rect(72, 116, 372, 156), pixmap=pix)
+        body = doc.new_page()
+        for y, line in [
+            (72, "Item 1. Business"),
+            (90, "General"),
+            (108, "Acme Stores, Inc., incorporated under the laws of the State of New York in 1989."),
+        ]:
+            body.insert_text((72, y), line, fontsize=10)
+        data: bytes = doc.tobytes()
+    return data
+
+
+def test_the_engine_reads_an_image_name_from_the_body_without_ocr() -> None:
+    got = identify_bytes(_name_as_image_pdf())
+    assert got.issuer.value == "Acme Stores, Inc." and got.issuer.page == 2 and got.issuer.source == "body"
+    assert got.form.value == "10-K" and got.period_end.value == "2023-01-28"

@@ -9,9 +9,9 @@ inside the ``rapidocr-onnxruntime`` wheel, so nothing is downloaded at run time)
 extra ``tieout[ocr]``: without it, :func:`ocr_lines` raises :class:`OcrUnavailable` and the identity
 says so in its reasons.
 
-OCR costs ~10 s a page at 150 dpi on one busy core and ~650 MB of memory (the networks and the page
-image), so only the first :data:`OCR_PAGES` unreadable pages are read, and only when the text layer of
-the cover is unreadable: never for a cover whose text can be read.
+OCR costs ~10 s a page at 150 dpi on a quiet 2-core machine (several times that on a loaded one) and
+~700 MB of memory (the networks and the page image), so only the first :data:`OCR_PAGES` unreadable pages
+are read, and only when the text layer of the cover is unreadable: never for a cover whose text reads.
 """
 
 from __future__ import annotations

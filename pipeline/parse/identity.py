@@ -13,17 +13,27 @@ What is read, strongest evidence first:
   10-K it prints pages later is an annual report), or an earnings release's headline ("eBay Inc. Reports
   Second Quarter 2023 Results", "today reported financial results");
 * **period end**: an SEC cover's "For the fiscal year ended December 31, 2022" / "For the quarterly
-  period ended ..." (the date may be printed on the line below, in the same column), else the first
-  "<quarter | year | period | months | weeks> ended <date>" on the pages read; dates are read by
+  period ended ..." / "For the 53 weeks ended ..." / a transition report's "For the transition period
+  from <date> to <date>" (the date may be printed on the line below, in the same column), else the first
+  "<quarter | year | period | months | weeks> ended <date>" on the pages read, else (from the body) the
+  latest date heading the first balance sheet's columns; dates are read by
   :func:`pipeline.figures.periods.parse_period`;
 * **issuer**: the line above "(Exact name of registrant as specified in its charter)", else the name
   printed under the "Commission file number" line, else the name before a ticker ("MGM Resorts
-  International (NYSE: MGM)"), else the subject of a results headline, else a name with a legal form
-  ("Inc.", "plc", "AG", ...) among the first lines of the first page;
+  International (NYSE: MGM)"), else the subject of a results headline or of a release's dateline
+  ("CHICAGO, IL - McDonald's Corporation today announced results"), else a name with a legal form
+  ("Inc.", "plc", "AG", ...) among the first lines of the first page, else (from the body, for a cover
+  that prints its name as a picture) "<Name, Inc.>, incorporated under the laws of ...";
 * **identifiers**: "Commission File Number 1-3285" (or a registration statement's "Registration No.
   333-..."), "Central Index Key", the first symbol of the cover's "Trading Symbol(s)" column or an
   "(Exchange: TICKER)" mention, an LEI (20 characters, ISO 17442: mod 97 = 1) and an ISIN (12 characters,
   Luhn check digit) on a page that names them, so that a random string is never taken for one.
+
+Each field found says its ``source``: ``cover`` (the readers above, on what the cover states), ``body``
+(the weaker fallbacks read elsewhere on the pages read) or ``ocr``. A page whose text layer is glyph
+codes (:mod:`pipeline.parse.cover_ocr`) is never read as text: with the ``ocr`` extra its image is read by
+OCR instead; without it, every unknown field's reason says that the text layer is unreadable and how to
+read it.
 """
 
 from __future__ import annotations
