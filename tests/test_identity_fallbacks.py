@@ -8,11 +8,13 @@ a Unicode map leaves it), and is skipped only when the ``ocr`` extra is not inst
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 import pymupdf
 import pytest
 
 from pipeline.engine import identify_bytes
+from pipeline.parse import cover_ocr
 from pipeline.parse.cover_ocr import readable_share, unreadable_pages
 from pipeline.parse.identity import read_identity
 from schemas.models import Block
@@ -150,9 +152,17 @@ def _glyph_code_pdf() -> bytes:
     return data
 
 
-@pytest.mark.skipif(HAS_OCR, reason="the ocr extra is installed: the path without it is not taken here")
-def test_without_the_ocr_extra_an_unreadable_cover_says_how_to_read_it() -> None:
-    got = identify_bytes(_glyph_code_pdf())
+def test_without_the_ocr_extra_an_unreadable_cover_says_how_to_read_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The extra is removed for this test (None in sys.modules makes its import fail), so that the path is
+    # taken whether or not the test tier's venv has it.
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)
+    cover_ocr._engine.cache_clear()
+    try:
+        got = identify_bytes(_glyph_code_pdf())
+    finally:
+        cover_ocr._engine.cache_clear()
     assert got.issuer.value is None
     assert (got.issuer.reason or "").startswith(
         "text layer unreadable on page(s) 1; install tieout[ocr] to read it by OCR; "

@@ -92,7 +92,7 @@ def unreadable_pages(blocks: Sequence[Block]) -> list[int]:
 def _engine() -> Any:
     """The OCR engine, loaded once a process (loading the networks takes a fraction of a second)."""
     try:
-        from rapidocr_onnxruntime import RapidOCR  # type: ignore[import-not-found, unused-ignore]
+        from rapidocr_onnxruntime import RapidOCR
     except ImportError as exc:
         raise OcrUnavailable("install tieout[ocr] to read it by OCR") from exc
     return RapidOCR()
