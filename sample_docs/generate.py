@@ -15,7 +15,7 @@ import argparse
 import functools
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -902,43 +902,50 @@ def build_balance_sheet(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> T
     kind = cfg.bs_kind
 
     if kind in ("us", "jp"):
-        b.section(lb("assets_head", "Assets"))
-        _bs_current(b)
-        _bs_non_current(b)
-        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
-        b.section(lb("le_head", "Liabilities and equity"), key="le_head")
-        _bs_liabilities(b)
-        _bs_equity(b)
-        b.add(lb("tle", "Total liabilities and equity"), "tle", kind="total")
+        _bs_assets(b, "Assets", _bs_current, _bs_non_current)
+        _bs_claims(b, "Liabilities and equity", "Total liabilities and equity", _bs_liabilities, _bs_equity)
     elif kind == "in":
-        b.section(lb("assets_head", "ASSETS"))
-        _bs_non_current(b)
-        _bs_current(b)
-        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
-        b.section(lb("le_head", "EQUITY AND LIABILITIES"), key="le_head")
-        _bs_equity(b)
-        b.section(lb("liab_head", "Liabilities"))
-        _bs_liabilities(b)
-        b.add(lb("tle", "Total equity and liabilities"), "tle", kind="total")
+        _bs_assets(b, "ASSETS", _bs_non_current, _bs_current)
+        _bs_claims(
+            b, "EQUITY AND LIABILITIES", "Total equity and liabilities", _bs_equity, _bs_headed_liabilities
+        )
     elif kind == "uk":
-        _bs_non_current(b)
-        _bs_current(b)
-        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
+        _bs_assets(b, None, _bs_non_current, _bs_current)
         _bs_liabilities(b)
         b.add(lb("net_assets", "Net assets"), "te", kind="subtotal", metric="total_equity")
         _bs_equity(b)
     else:
-        b.section(lb("assets_head", "Assets"))
-        _bs_non_current(b)
-        _bs_current(b)
-        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
-        b.section(lb("le_head", "Equity and liabilities"), key="le_head")
-        _bs_equity(b)
-        _bs_liabilities(b)
-        b.add(lb("tle", "Total equity and liabilities"), "tle", kind="total")
+        _bs_assets(b, "Assets", _bs_non_current, _bs_current)
+        _bs_claims(b, "Equity and liabilities", "Total equity and liabilities", _bs_equity, _bs_liabilities)
     if cfg.bs_break_before:
         b.break_before(cfg.bs_break_before)
     return b.statement("Consolidated balance sheet", instant=True, notes=cfg.notes_col)
+
+
+def _bs_assets(b: Builder, head: str | None, *sections: Callable[[Builder], None]) -> None:
+    """The assets: a heading (none in UK balance sheets), their sections in the GAAP's order, the total."""
+    lb = functools.partial(_label, b.cfg)
+    if head is not None:
+        b.section(lb("assets_head", head))
+    for section in sections:
+        section(b)
+    b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
+
+
+def _bs_claims(b: Builder, head: str, total: str, *sections: Callable[[Builder], None]) -> None:
+    """Liabilities and equity under one heading, in the GAAP's order, and their total (which equals total
+    assets)."""
+    lb = functools.partial(_label, b.cfg)
+    b.section(lb("le_head", head), key="le_head")
+    for section in sections:
+        section(b)
+    b.add(lb("tle", total), "tle", kind="total")
+
+
+def _bs_headed_liabilities(b: Builder) -> None:
+    """The liabilities under a heading of their own (Ind AS prints them after equity)."""
+    b.section(_label(b.cfg, "liab_head", "Liabilities"))
+    _bs_liabilities(b)
 
 
 def _bs_non_current(b: Builder) -> None:
