@@ -670,6 +670,12 @@ class Builder:
         """Add a label-only row (a section caption such as "Current assets")."""
         self.rows.append(TRow(label, (), "section", indent, key=key))
 
+    def headed(self, heading: str, lines: Sequence[tuple[str, str]], values: Figures) -> None:
+        """Add a section caption and, indented under it, a line of ``values`` for each ``(label, key)``."""
+        self.section(heading)
+        for label, key in lines:
+            self.add(label, key, values=values, indent=1)
+
     def break_before(self, key: str) -> None:
         """Force a page break before the first row with ``key`` (where the printed page ran out)."""
         for i, row in enumerate(self.rows):
@@ -813,9 +819,7 @@ def single_step_lines(cfg: DocConfig, b: Builder) -> None:
             "costs": f["cogs"] + f["sga"] + impairment,
             "associates": f["other_op"] + impairment,
         }
-    b.section("Revenues")
-    b.add("Product revenue", "product", values=values, indent=1)
-    b.add("Service revenue", "service", values=values, indent=1)
+    b.headed("Revenues", [("Product revenue", "product"), ("Service revenue", "service")], values)
     b.add("", "revenue", kind="subtotal", values=values)
     b.section("Costs and expenses")
     b.add(_label(cfg, "cogs", "Cost of sales"), "cogs", indent=1)
@@ -1149,16 +1153,20 @@ def build_equity_sections(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) ->
             "close": closing + awards + issued + other,
         }
         closing = values[year]["close"]
-    b.section("Share capital:")
-    b.add("Balance, beginning of year", "cap", values=values, indent=1)
-    b.add("Shares issued", "nil", values=values, indent=1)
-    b.add("Balance, end of year", "cap", values=values, indent=1)
-    b.section("Share premium:")
-    b.add("Balance, beginning of year", "open", values=values, indent=1)
-    b.add("Share-based compensation", "awards", values=values, indent=1)
-    b.add("Shares issued under employee plans", "issued", values=values, indent=1)
-    b.add("Other", "other", values=values, indent=1)
-    b.add("Balance, end of year", "close", values=values, indent=1)
+    capital = [
+        ("Balance, beginning of year", "cap"),
+        ("Shares issued", "nil"),
+        ("Balance, end of year", "cap"),
+    ]
+    b.headed("Share capital:", capital, values)
+    premium = [
+        ("Balance, beginning of year", "open"),
+        ("Share-based compensation", "awards"),
+        ("Shares issued under employee plans", "issued"),
+        ("Other", "other"),
+        ("Balance, end of year", "close"),
+    ]
+    b.headed("Share premium:", premium, values)
     return note_table(cfg, b, "Statement of changes in share capital and premium", instant=False)
 
 
@@ -1275,14 +1283,9 @@ def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableS
             "def_for": deferred - deferred * 2 - deferred // 3,
             "all": tax,
         }
-    b.section("Current:")
-    b.add("Domestic", "cur_dom", values=values, indent=1)
-    b.add("Regional", "cur_reg", values=values, indent=1)
-    b.add("Foreign", "cur_for", values=values, indent=1)
-    b.section("Deferred:")
-    b.add("Domestic", "def_dom", values=values, indent=1)
-    b.add("Regional", "def_reg", values=values, indent=1)
-    b.add("Foreign", "def_for", values=values, indent=1)
+    places = (("Domestic", "dom"), ("Regional", "reg"), ("Foreign", "for"))
+    for heading, section in (("Current:", "cur"), ("Deferred:", "def")):
+        b.headed(heading, [(label, f"{section}_{place}") for label, place in places], values)
     b.add("Charge for taxation on profit", "all", values=values)
     return note_table(cfg, b, "The tax charge comprises:", instant=False)
 
