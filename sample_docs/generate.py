@@ -15,7 +15,7 @@ import argparse
 import functools
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -670,6 +670,12 @@ class Builder:
         """Add a label-only row (a section caption such as "Current assets")."""
         self.rows.append(TRow(label, (), "section", indent, key=key))
 
+    def headed(self, heading: str, lines: Sequence[tuple[str, str]], values: Figures) -> None:
+        """Add a section caption and, indented under it, a line of ``values`` for each ``(label, key)``."""
+        self.section(heading)
+        for label, key in lines:
+            self.add(label, key, values=values, indent=1)
+
     def break_before(self, key: str) -> None:
         """Force a page break before the first row with ``key`` (where the printed page ran out)."""
         for i, row in enumerate(self.rows):
@@ -813,9 +819,7 @@ def single_step_lines(cfg: DocConfig, b: Builder) -> None:
             "costs": f["cogs"] + f["sga"] + impairment,
             "associates": f["other_op"] + impairment,
         }
-    b.section("Revenues")
-    b.add("Product revenue", "product", values=values, indent=1)
-    b.add("Service revenue", "service", values=values, indent=1)
+    b.headed("Revenues", [("Product revenue", "product"), ("Service revenue", "service")], values)
     b.add("", "revenue", kind="subtotal", values=values)
     b.section("Costs and expenses")
     b.add(_label(cfg, "cogs", "Cost of sales"), "cogs", indent=1)
@@ -902,43 +906,50 @@ def build_balance_sheet(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> T
     kind = cfg.bs_kind
 
     if kind in ("us", "jp"):
-        b.section(lb("assets_head", "Assets"))
-        _bs_current(b)
-        _bs_non_current(b)
-        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
-        b.section(lb("le_head", "Liabilities and equity"), key="le_head")
-        _bs_liabilities(b)
-        _bs_equity(b)
-        b.add(lb("tle", "Total liabilities and equity"), "tle", kind="total")
+        _bs_assets(b, "Assets", _bs_current, _bs_non_current)
+        _bs_claims(b, "Liabilities and equity", "Total liabilities and equity", _bs_liabilities, _bs_equity)
     elif kind == "in":
-        b.section(lb("assets_head", "ASSETS"))
-        _bs_non_current(b)
-        _bs_current(b)
-        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
-        b.section(lb("le_head", "EQUITY AND LIABILITIES"), key="le_head")
-        _bs_equity(b)
-        b.section(lb("liab_head", "Liabilities"))
-        _bs_liabilities(b)
-        b.add(lb("tle", "Total equity and liabilities"), "tle", kind="total")
+        _bs_assets(b, "ASSETS", _bs_non_current, _bs_current)
+        _bs_claims(
+            b, "EQUITY AND LIABILITIES", "Total equity and liabilities", _bs_equity, _bs_headed_liabilities
+        )
     elif kind == "uk":
-        _bs_non_current(b)
-        _bs_current(b)
-        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
+        _bs_assets(b, None, _bs_non_current, _bs_current)
         _bs_liabilities(b)
         b.add(lb("net_assets", "Net assets"), "te", kind="subtotal", metric="total_equity")
         _bs_equity(b)
     else:
-        b.section(lb("assets_head", "Assets"))
-        _bs_non_current(b)
-        _bs_current(b)
-        b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
-        b.section(lb("le_head", "Equity and liabilities"), key="le_head")
-        _bs_equity(b)
-        _bs_liabilities(b)
-        b.add(lb("tle", "Total equity and liabilities"), "tle", kind="total")
+        _bs_assets(b, "Assets", _bs_non_current, _bs_current)
+        _bs_claims(b, "Equity and liabilities", "Total equity and liabilities", _bs_equity, _bs_liabilities)
     if cfg.bs_break_before:
         b.break_before(cfg.bs_break_before)
     return b.statement("Consolidated balance sheet", instant=True, notes=cfg.notes_col)
+
+
+def _bs_assets(b: Builder, head: str | None, *sections: Callable[[Builder], None]) -> None:
+    """The assets: a heading (none in UK balance sheets), their sections in the GAAP's order, the total."""
+    lb = functools.partial(_label, b.cfg)
+    if head is not None:
+        b.section(lb("assets_head", head))
+    for section in sections:
+        section(b)
+    b.add(lb("ta", "Total assets"), "ta", kind="total", metric="total_assets")
+
+
+def _bs_claims(b: Builder, head: str, total: str, *sections: Callable[[Builder], None]) -> None:
+    """Liabilities and equity under one heading, in the GAAP's order, and their total (which equals total
+    assets)."""
+    lb = functools.partial(_label, b.cfg)
+    b.section(lb("le_head", head), key="le_head")
+    for section in sections:
+        section(b)
+    b.add(lb("tle", total), "tle", kind="total")
+
+
+def _bs_headed_liabilities(b: Builder) -> None:
+    """The liabilities under a heading of their own (Ind AS prints them after equity)."""
+    b.section(_label(b.cfg, "liab_head", "Liabilities"))
+    _bs_liabilities(b)
 
 
 def _bs_non_current(b: Builder) -> None:
@@ -1142,16 +1153,20 @@ def build_equity_sections(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) ->
             "close": closing + awards + issued + other,
         }
         closing = values[year]["close"]
-    b.section("Share capital:")
-    b.add("Balance, beginning of year", "cap", values=values, indent=1)
-    b.add("Shares issued", "nil", values=values, indent=1)
-    b.add("Balance, end of year", "cap", values=values, indent=1)
-    b.section("Share premium:")
-    b.add("Balance, beginning of year", "open", values=values, indent=1)
-    b.add("Share-based compensation", "awards", values=values, indent=1)
-    b.add("Shares issued under employee plans", "issued", values=values, indent=1)
-    b.add("Other", "other", values=values, indent=1)
-    b.add("Balance, end of year", "close", values=values, indent=1)
+    capital = [
+        ("Balance, beginning of year", "cap"),
+        ("Shares issued", "nil"),
+        ("Balance, end of year", "cap"),
+    ]
+    b.headed("Share capital:", capital, values)
+    premium = [
+        ("Balance, beginning of year", "open"),
+        ("Share-based compensation", "awards"),
+        ("Shares issued under employee plans", "issued"),
+        ("Other", "other"),
+        ("Balance, end of year", "close"),
+    ]
+    b.headed("Share premium:", premium, values)
     return note_table(cfg, b, "Statement of changes in share capital and premium", instant=False)
 
 
@@ -1268,14 +1283,9 @@ def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableS
             "def_for": deferred - deferred * 2 - deferred // 3,
             "all": tax,
         }
-    b.section("Current:")
-    b.add("Domestic", "cur_dom", values=values, indent=1)
-    b.add("Regional", "cur_reg", values=values, indent=1)
-    b.add("Foreign", "cur_for", values=values, indent=1)
-    b.section("Deferred:")
-    b.add("Domestic", "def_dom", values=values, indent=1)
-    b.add("Regional", "def_reg", values=values, indent=1)
-    b.add("Foreign", "def_for", values=values, indent=1)
+    places = (("Domestic", "dom"), ("Regional", "reg"), ("Foreign", "for"))
+    for heading, section in (("Current:", "cur"), ("Deferred:", "def")):
+        b.headed(heading, [(label, f"{section}_{place}") for label, place in places], values)
     b.add("Charge for taxation on profit", "all", values=values)
     return note_table(cfg, b, "The tax charge comprises:", instant=False)
 

@@ -39,6 +39,12 @@ class HistoryWorld(World):
     def prior_flags(self) -> list[dict[str, object]]:
         return [f for f in self.values("flags") if str(f["rule"]).startswith("PRI")]
 
+    def land(self, name: str, data: bytes) -> list[dict[str, object]]:
+        """Upload a document, run the services until they are idle; the prior-period flags so far."""
+        self.upload(name, data)
+        self.run()
+        return self.prior_flags()
+
 
 def _years(injections: dict[int, tuple[Injection, ...]] | None = None) -> list[tuple[str, bytes]]:
     return [(name, data) for name, data, _ in consecutive_years(2025, 2, injections=injections)]
@@ -48,12 +54,8 @@ def test_a_mistyped_comparative_is_flagged_on_the_flags_topic_for_the_later_year
     (earlier, first), (later, second) = _years(MISTYPED)
     with closing(SqliteHistory(tmp_path)) as history:
         world = HistoryWorld(history)
-        world.upload(earlier, first)
-        world.run()
-        assert world.prior_flags() == []
-        world.upload(later, second)
-        world.run()
-        flags = world.prior_flags()
+        assert world.land(earlier, first) == []
+        flags = world.land(later, second)
         assert flags and {f["rule"] for f in flags} == {"PRI001"}
         assert {f["source"] for f in flags} == {later}
         assert all(f["evidence"][1]["source"] == earlier for f in flags)  # type: ignore[index]
@@ -78,12 +80,8 @@ def test_the_earlier_year_landing_second_still_flags_the_later_year(tmp_path: Pa
     (earlier, first), (later, second) = _years(MISTYPED)
     with closing(SqliteHistory(tmp_path)) as history:
         world = HistoryWorld(history)
-        world.upload(later, second)
-        world.run()
-        assert world.prior_flags() == []  # nothing earlier to compare with yet
-        world.upload(earlier, first)
-        world.run()
-        flags = world.prior_flags()
+        assert world.land(later, second) == []  # nothing earlier to compare with yet
+        flags = world.land(earlier, first)
         assert flags and {f["rule"] for f in flags} == {"PRI001"}
         # Keyed by and about the later document, though the earlier one's landing raised them.
         assert {f["source"] for f in flags} == {later}
@@ -93,6 +91,4 @@ def test_the_earlier_year_landing_second_still_flags_the_later_year(tmp_path: Pa
         assert {f["flag_id"] for f in flags} <= set(world.pg_flags)
         # Landing again (a redelivery) publishes the same flags: stable ids, nothing new.
         ids = {f["flag_id"] for f in flags}
-        world.upload(earlier, first)
-        world.run()
-        assert {f["flag_id"] for f in world.prior_flags()} == ids
+        assert {f["flag_id"] for f in world.land(earlier, first)} == ids

@@ -29,6 +29,15 @@ def _changes(world: World) -> list[DocumentChanges]:
     return [DocumentChanges.model_validate(v) for v in world.values("changes")]
 
 
+def _both_drafts() -> World:
+    """The services after the first draft, then the second, each landed and run until idle."""
+    world = World()
+    for key, data in (("drafts/one.pdf", _pair().old), ("drafts/two.pdf", _pair().new)):
+        world.upload(key, data)
+        world.run()
+    return world
+
+
 def test_the_first_draft_alone_publishes_no_changes() -> None:
     world = World()
     world.upload("drafts/one.pdf", _pair().old)
@@ -46,11 +55,7 @@ def test_the_first_draft_alone_publishes_no_changes() -> None:
 
 
 def test_the_next_draft_publishes_its_changes_and_a_ver001_flag_for_the_broken_tie() -> None:
-    world = World()
-    world.upload("drafts/one.pdf", _pair().old)
-    world.run()
-    world.upload("drafts/two.pdf", _pair().new)
-    world.run()
+    world = _both_drafts()
     first, second = (str(s["doc_id"]) for s in world.values("summaries"))
     (changes,) = _changes(world)
     assert (changes.old_doc_id, changes.new_doc_id) == (first, second)
@@ -74,11 +79,7 @@ def test_the_next_draft_publishes_its_changes_and_a_ver001_flag_for_the_broken_t
 
 
 def test_a_draft_that_comes_again_gives_the_same_record_and_publishes_nothing_twice() -> None:
-    world = World()
-    world.upload("drafts/one.pdf", _pair().old)
-    world.run()
-    world.upload("drafts/two.pdf", _pair().new)
-    world.run()
+    world = _both_drafts()
     (before,) = world.values("changes")
     flags = len(world.values("flags"))
     # re-announced: the sink's manifest keeps the topics free of duplicates
