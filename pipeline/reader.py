@@ -20,6 +20,7 @@ import pymupdf
 from pipeline.config import EngineConfig
 from pipeline.failures import raise_if_out_of_memory
 from pipeline.figures.taxonomy import Taxonomy
+from pipeline.parse.cover_ocr import unreadable_share
 from pipeline.parse.identity import COVER_PAGES
 from pipeline.parse.layout import Word, build_lines, transform_words
 from pipeline.parse.scales import (
@@ -255,6 +256,12 @@ def read_page(page: pymupdf.Page, pno: int, run: Run, errors: list[ErrorRecord])
             why = "page has content but no text layer (OCR is not run)"
             errors.append(run.error("parse", "no_text_layer", why, pno))
         return PageResult(PageInfo(**info_kw, has_text_layer=False), (), (), 0)
+    if (share := unreadable_share(w[4] for w in words)) is not None:
+        # Glyph codes of a font without a Unicode map: the words are not what the page shows, so labels and
+        # figures read from them are not either. The page is still read (the cover's lines go to the
+        # identity stage, which reads such a page by OCR) and says so, never silently.
+        why = f"text layer does not read ({share:.0%} of its words read: glyph codes without a Unicode map)"
+        errors.append(run.error("parse", "no_text_layer", why, pno))
     lines = build_lines(words)
 
     def collect_rules() -> Rules | None:

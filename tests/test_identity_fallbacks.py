@@ -13,7 +13,7 @@ import sys
 import pymupdf
 import pytest
 
-from pipeline.engine import identify_bytes
+from pipeline.engine import identify_bytes, parse_bytes
 from pipeline.parse import cover_ocr
 from pipeline.parse.cover_ocr import readable_share, unreadable_pages
 from pipeline.parse.identity import read_identity
@@ -251,3 +251,21 @@ def test_the_engine_reads_an_image_name_from_the_body_without_ocr() -> None:
     got = identify_bytes(_name_as_image_pdf())
     assert got.issuer.value == "Acme Stores, Inc." and got.issuer.page == 2 and got.issuer.source == "body"
     assert got.form.value == "10-K" and got.period_end.value == "2023-01-28"
+
+
+def test_a_page_whose_text_layer_does_not_read_says_so() -> None:
+    # Regression: such a page was parsed like any other and the document came out with no error item, so
+    # a reader of its (empty or garbled) facts could not tell that the page was never read.
+    result = parse_bytes(_glyph_code_pdf(), source="glyphs.pdf")
+    unread = [e for e in result.errors if e.category == "no_text_layer"]
+    assert [(e.page, e.stage, e.fatal) for e in unread] == [(1, "parse", False)]
+    assert "text layer does not read" in unread[0].message
+
+
+def test_a_readable_page_raises_no_such_error() -> None:
+    with pymupdf.open() as doc:
+        out = doc.new_page()
+        for i, line in enumerate(RELEASE * 3):
+            out.insert_text((54, 90 + 12 * i), line, fontsize=9)
+        data = doc.tobytes()
+    assert not [e for e in parse_bytes(data, source="plain.pdf").errors if e.category == "no_text_layer"]

@@ -25,7 +25,15 @@ import pymupdf
 
 from schemas.models import Block
 
-__all__ = ["OCR_DPI", "OCR_PAGES", "OcrUnavailable", "ocr_lines", "readable_share", "unreadable_pages"]
+__all__ = [
+    "OCR_DPI",
+    "OCR_PAGES",
+    "OcrUnavailable",
+    "ocr_lines",
+    "readable_share",
+    "unreadable_pages",
+    "unreadable_share",
+]
 
 OCR_PAGES: Final = 2
 """Unreadable pages read by OCR, from the first: an SEC cover or a release's headline is on page 1 or 2."""
@@ -75,17 +83,18 @@ def readable_share(texts: Iterable[str]) -> float | None:
     return sum(1 for t in tokens if _reads(t)) / len(tokens)
 
 
+def unreadable_share(texts: Iterable[str]) -> float | None:
+    """The share of ``texts``' tokens that read when it is under :data:`READABLE_SHARE`, else None."""
+    share = readable_share(texts)
+    return share if share is not None and share < READABLE_SHARE else None
+
+
 def unreadable_pages(blocks: Sequence[Block]) -> list[int]:
     """The pages whose printed lines are not text that reads (:data:`READABLE_SHARE`), in order."""
     by_page: dict[int, list[str]] = {}
     for b in blocks:
         by_page.setdefault(b.page, []).append(b.text)
-    out = []
-    for page, texts in sorted(by_page.items()):
-        share = readable_share(texts)
-        if share is not None and share < READABLE_SHARE:
-            out.append(page)
-    return out
+    return [page for page, texts in sorted(by_page.items()) if unreadable_share(texts) is not None]
 
 
 @cache
