@@ -16,13 +16,16 @@ from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
+from typer.testing import CliRunner
 
 from adapters.review.sqlite import SqliteReviewStore
 from console.app import create_app
 from console.changes import changes_view
-from schemas.models import Flag
+from pipeline.across.versions import previous_version
+from schemas.models import DocumentChanges, Flag
 from tests.support.changes import DraftRun, drafts_config, drafts_run
 from tests.support.review import login
+from tieout.cli import app
 
 
 @pytest.fixture(scope="module")
@@ -65,15 +68,30 @@ def test_a_run_of_two_versions_writes_their_changes_and_the_broken_tie(run: Draf
     assert previous and {e.source for e in previous} == {changes.old_source}
 
 
-def test_a_run_without_a_second_version_writes_no_changes(tmp_path: Path, run: DraftRun) -> None:
-    from typer.testing import CliRunner
-
-    from tieout.cli import app
-
-    pdf = run.pdfs / str(run.truth["new"])
-    res = CliRunner().invoke(app, ["run", "--history", str(tmp_path / "h"), "--out", str(tmp_path), str(pdf)])
+def _run(history: Path, out: Path, *pdfs: Path) -> list[DocumentChanges]:
+    args = ["run", "--history", str(history), "--out", str(out), *map(str, pdfs)]
+    res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
-    assert (tmp_path / "changes.jsonl").read_text() == ""
+    lines = (out / "changes.jsonl").read_text(encoding="utf-8").splitlines()
+    return [DocumentChanges.model_validate_json(x) for x in lines]
+
+
+def test_a_version_is_compared_with_the_one_an_earlier_run_kept(tmp_path: Path, run: DraftRun) -> None:
+    old, new = run.pdfs / str(run.truth["old"]), run.pdfs / str(run.truth["new"])
+    history = tmp_path / "history"
+    assert _run(history, tmp_path / "first", old) == []  # a first version: nothing to compare with
+    (later,) = _run(history, tmp_path / "second", new)
+    assert later == run.changes()[0]
+    # run again, both at once: each compared with the version listed before it, the same record
+    assert _run(history, tmp_path / "again", old, new) == run.changes()
+
+
+def test_the_version_a_document_is_compared_with() -> None:
+    assert previous_version([], "a") == (None, True)
+    assert previous_version(["a"], "b") == (0, True)
+    assert previous_version(["a", "b"], "c") == (1, True)
+    assert previous_version(["a", "b"], "b") == (0, False)  # a rerun: the one listed before it
+    assert previous_version(["a", "b"], "a") == (None, False)
 
 
 # --------------------------------------------------------------------------------- the embedded store

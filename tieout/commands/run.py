@@ -22,6 +22,7 @@ from tieout.commands.common import collect_inputs, console, fail
 if TYPE_CHECKING:
     from adapters.files import JsonlOutputs
     from adapters.history.sqlite import SqliteHistory, StoredDocument
+    from adapters.history.versions import SqliteVersions
     from schemas.models import DocumentResult
 
 __all__ = ["annotate", "run"]
@@ -44,8 +45,8 @@ def run(
         typer.Option(
             help=(
                 "Folder of the issuers' published figures (one SQLite file, kept across runs): each document "
-                "is compared with its issuer's earlier documents there (PRI001, PRI002), and with the "
-                "version before it in this run (same issuer, form and period: changes.jsonl, VER001)."
+                "is compared with its issuer's earlier documents there (PRI001, PRI002), and with its "
+                "previous version there (same issuer, form and period: changes.jsonl, VER001)."
             )
         ),
     ] = None,
@@ -58,6 +59,7 @@ def run(
     from adapters.files import JsonlOutputs
     from adapters.history.published import record_document
     from adapters.history.sqlite import SqliteHistory
+    from adapters.history.versions import SqliteVersions
     from adapters.workers.isolation import Job, run_isolated
 
     files = collect_inputs(paths)
@@ -103,7 +105,8 @@ def run(
             # Across documents once all are in the history: a folder of several years ties out whatever
             # order its files were processed in.
             _across(store, stored, outputs)
-            _versions([results[i] for i in range(len(jobs))], outputs)
+            with closing(SqliteVersions(store.path.parent)) as versions:
+                _versions(versions, [results[i] for i in range(len(jobs))], outputs)
     elapsed = time.monotonic() - started
     failed = _summary([results[i] for i in range(len(jobs))], elapsed, out, outputs.counts)
     raise typer.Exit(1 if failed else 0)
@@ -127,34 +130,39 @@ def _across(store: SqliteHistory, stored: list[StoredDocument], outputs: JsonlOu
     )
 
 
-def _versions(results: list[DocumentResult], outputs: JsonlOutputs) -> None:
-    """Compare each document with the version of it before it in the run; write the changes and flags.
+def _versions(versions: SqliteVersions, results: list[DocumentResult], outputs: JsonlOutputs) -> None:
+    """Compare each document with its previous version in the history; write the changes and flags.
 
     Versions of one document share a :attr:`~schemas.models.DocumentIdentity.version_key` (issuer, form
-    family, period); in input order, each is compared with the one before it (:func:`diff_documents`, as
-    the services' sink compares a version with the latest one it knows). What changed goes to
+    family, period) and are listed in the history in the order they came, this run's in input order: each
+    is compared with the version before it (:func:`previous_version`, :func:`diff_documents`: the sink's
+    rule and diff), whether that came earlier in this run or in an earlier one. What changed goes to
     ``changes.jsonl``, one :class:`~schemas.models.DocumentChanges` per later version, and the ties the
     changes broke to ``flags.jsonl`` as VER001 flags of the later version.
     """
     from pipeline.across import diff_documents
+    from pipeline.across.versions import previous_version
 
-    latest: dict[str, DocumentResult] = {}
     compared = broken = 0
     for result in results:
         key = result.identity.version_key if result.identity is not None and not result.failed else None
         if key is None:
             continue
-        previous, latest[key] = latest.get(key), result
-        if previous is None or previous.doc_id == result.doc_id:
+        listed = versions.listed(key)
+        at, joins = previous_version(listed, result.doc_id)
+        if joins:
+            versions.add(key, result)
+        old = versions.result(key, listed[at]) if at is not None else None
+        if old is None:
             continue
-        changes = diff_documents(previous, result)
+        changes = diff_documents(old, result)
         outputs.add("changes", [changes])
         outputs.add("flags", changes.flags)
         compared += 1
         broken += len(changes.flags)
     if compared:
         console.print(
-            f"versions: {compared} document(s) compared with their previous version in this run; "
+            f"versions: {compared} document(s) compared with their previous version; "
             f"{broken} tie(s) broken since (VER001) -> changes.jsonl"
         )
 
