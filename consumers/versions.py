@@ -29,7 +29,6 @@ import structlog
 from adapters.settings import Settings
 from adapters.storage import Store, split_uri, versions_key
 from consumers.artifacts import read_json, store_call
-from pipeline.across.versions import previous_version
 from schemas.models import DocumentChanges, DocumentResult
 
 __all__ = ["Versions", "changes_id", "versions_of"]
@@ -80,6 +79,9 @@ async def versions_of(store: Store, settings: Settings, result: DocumentResult, 
     version_key = result.identity.version_key if result.identity else None
     if version_key is None:
         return Versions(result)
+    # imported here, as diff_documents is: pipeline.across pulls in the checks (not needed to start)
+    from pipeline.across.versions import previous_version
+
     bucket, key = settings.artifact_bucket, versions_key(version_key)
     listed: list[dict[str, Any]] = list((await read_json(store, bucket, key) or {}).get("versions", []))
     at, joins = previous_version([str(v["doc_id"]) for v in listed], result.doc_id)

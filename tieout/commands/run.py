@@ -22,7 +22,6 @@ from tieout.commands.common import collect_inputs, console, fail
 if TYPE_CHECKING:
     from adapters.files import JsonlOutputs
     from adapters.history.sqlite import SqliteHistory, StoredDocument
-    from adapters.history.versions import SqliteVersions
     from schemas.models import DocumentResult
 
 __all__ = ["annotate", "run"]
@@ -59,7 +58,6 @@ def run(
     from adapters.files import JsonlOutputs
     from adapters.history.published import record_document
     from adapters.history.sqlite import SqliteHistory
-    from adapters.history.versions import SqliteVersions
     from adapters.workers.isolation import Job, run_isolated
 
     files = collect_inputs(paths)
@@ -105,8 +103,7 @@ def run(
             # Across documents once all are in the history: a folder of several years ties out whatever
             # order its files were processed in.
             _across(store, stored, outputs)
-            with closing(SqliteVersions(store.path.parent)) as versions:
-                _versions(versions, [results[i] for i in range(len(jobs))], outputs)
+            _versions(store.path.parent, [results[i] for i in range(len(jobs))], outputs)
     elapsed = time.monotonic() - started
     failed = _summary([results[i] for i in range(len(jobs))], elapsed, out, outputs.counts)
     raise typer.Exit(1 if failed else 0)
@@ -130,8 +127,8 @@ def _across(store: SqliteHistory, stored: list[StoredDocument], outputs: JsonlOu
     )
 
 
-def _versions(versions: SqliteVersions, results: list[DocumentResult], outputs: JsonlOutputs) -> None:
-    """Compare each document with its previous version in the history; write the changes and flags.
+def _versions(history: Path, results: list[DocumentResult], outputs: JsonlOutputs) -> None:
+    """Compare each document with its previous version in the history folder; write changes and flags.
 
     Versions of one document share a :attr:`~schemas.models.DocumentIdentity.version_key` (issuer, form
     family, period) and are listed in the history in the order they came, this run's in input order: each
@@ -140,26 +137,30 @@ def _versions(versions: SqliteVersions, results: list[DocumentResult], outputs: 
     ``changes.jsonl``, one :class:`~schemas.models.DocumentChanges` per later version, and the ties the
     changes broke to ``flags.jsonl`` as VER001 flags of the later version.
     """
+    from contextlib import closing
+
+    from adapters.history.versions import SqliteVersions
     from pipeline.across import diff_documents
     from pipeline.across.versions import previous_version
 
     compared = broken = 0
-    for result in results:
-        key = result.identity.version_key if result.identity is not None and not result.failed else None
-        if key is None:
-            continue
-        listed = versions.listed(key)
-        at, joins = previous_version(listed, result.doc_id)
-        if joins:
-            versions.add(key, result)
-        old = versions.result(key, listed[at]) if at is not None else None
-        if old is None:
-            continue
-        changes = diff_documents(old, result)
-        outputs.add("changes", [changes])
-        outputs.add("flags", changes.flags)
-        compared += 1
-        broken += len(changes.flags)
+    with closing(SqliteVersions(history)) as versions:
+        for result in results:
+            key = result.identity.version_key if result.identity is not None and not result.failed else None
+            if key is None:
+                continue
+            listed = versions.listed(key)
+            at, joins = previous_version(listed, result.doc_id)
+            if joins:
+                versions.add(key, result)
+            old = versions.result(key, listed[at]) if at is not None else None
+            if old is None:
+                continue
+            changes = diff_documents(old, result)
+            outputs.add("changes", [changes])
+            outputs.add("flags", changes.flags)
+            compared += 1
+            broken += len(changes.flags)
     if compared:
         console.print(
             f"versions: {compared} document(s) compared with their previous version; "
