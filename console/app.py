@@ -23,7 +23,7 @@ from starlette.staticfiles import StaticFiles
 from console.guard import Guard
 from console.pages import error, templates
 from console.params import BadParameter
-from console.routes import auth, decisions, documents, flags, queue
+from console.routes import auth, changes, decisions, documents, flags, queue
 from console.sessions import Sessions
 from console.state import ConsoleConfig, ConsoleState, DecisionHook
 
@@ -46,6 +46,7 @@ def create_app(config: ConsoleConfig) -> Starlette:
         *flags.ROUTES,
         *decisions.ROUTES,
         *documents.ROUTES,
+        *changes.ROUTES,
         Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
     ]
     middleware = [

@@ -80,6 +80,8 @@ class Box:
     value: float | None
     label: str = ""
     label_rect: Rect = (0.0, 0.0, 0.0, 0.0)
+    name: str = ""
+    """What its label says after its number (default: its ``css`` class, e.g. 'other page')."""
 
     @property
     def rect(self) -> Rect:
@@ -150,7 +152,7 @@ def with_labels(view: PageView, printed: PrintedBoxes) -> PageView:
         taken += [r for j, r in enumerate(outlined) if j != i] + placed
         free = [w for w in words if not _inside(w, own)]
         text, (x0, y0, x1, y1) = place_label(
-            own, (f"{b.n} · {b.css.replace('-', ' ')}", str(b.n)), taken, free, page
+            own, (f"{b.n} · {b.name or b.css.replace('-', ' ')}", str(b.n)), taken, free, page
         )
         placed.append((x0, y0, x1, y1))
         rel = (round(x0 - b.left, 2), round(y0 - b.top, 2), round(x1 - x0, 2), round(y1 - y0, 2))

@@ -10,7 +10,8 @@ one small pointer per version key in the artifact bucket (:func:`adapters.storag
 A document not yet listed is compared with the latest version (:func:`diff_documents` on both verified
 artifacts) and joins the list once its results are committed (:meth:`Versions.record`, called after the
 commit). A document already listed — a redelivery, a replay, its model stage completed later — is
-compared with the version listed before it, so it gives the same record every time.
+compared with the version listed before it, so it gives the same record every time
+(:func:`pipeline.across.versions.previous_version`, the rule the embedded run follows too).
 
 Two versions of one document handled at the same moment by two sink workers may each miss the other
 (the pointer is read, then written): each is then compared with the version before both.
@@ -78,15 +79,15 @@ async def versions_of(store: Store, settings: Settings, result: DocumentResult, 
     version_key = result.identity.version_key if result.identity else None
     if version_key is None:
         return Versions(result)
+    # imported here, as diff_documents is: pipeline.across pulls in the checks (not needed to start)
+    from pipeline.across.versions import previous_version
+
     bucket, key = settings.artifact_bucket, versions_key(version_key)
     listed: list[dict[str, Any]] = list((await read_json(store, bucket, key) or {}).get("versions", []))
-    ids = [str(v["doc_id"]) for v in listed]
+    at, joins = previous_version([str(v["doc_id"]) for v in listed], result.doc_id)
+    previous = listed[at] if at is not None else None
     pointer = None
-    if result.doc_id in ids:
-        at = ids.index(result.doc_id)
-        previous = listed[at - 1] if at else None
-    else:
-        previous = listed[-1] if listed else None
+    if joins:
         entry = {"doc_id": result.doc_id, "artifact": artifact, "source": result.source}
         pointer = (key, json.dumps({"version_key": version_key, "versions": [*listed, entry]}).encode())
     old = await _verified(store, previous) if previous is not None else None

@@ -752,6 +752,11 @@ class TieChange(Record):
     held_after: bool | None = Field(description="Held in the later draft; None: not evaluated there.")
     status: Literal["held", "broke", "repaired", "still_broken", "old_only", "new_only"]
     flag_id: str | None = Field(default=None, description="The VER001 flag of a relation the changes broke.")
+    changed: list[int] = Field(
+        default_factory=list,
+        description="The relation's figures (in either draft) that changed, were added or were removed: "
+        "indices into DocumentChanges.changes.",
+    )
 
 
 class DocumentChanges(Record):
@@ -777,5 +782,6 @@ OUTPUT_RECORDS: dict[str, type[Record]] = {
     "chunks": Chunk,
     "tables": Table,
     "errors": ErrorRecord,
+    "changes": DocumentChanges,
 }
 """The embedded run's output files (``<name>.jsonl``) and the record each line holds."""

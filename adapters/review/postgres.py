@@ -15,7 +15,7 @@ from typing import Any
 
 from adapters.review.store import Columns, DocumentRow, SqlReviewStore
 from adapters.sinks.postgres import BoundedConnection, PostgresSink
-from schemas.models import Flag
+from schemas.models import DocumentChanges, Flag
 from schemas.reviews import FlagReview, ReviewDecision
 
 __all__ = ["COLUMNS", "DECISION_LOCK_KEY", "PostgresReviewStore"]
@@ -40,6 +40,10 @@ COLUMNS = Columns(
         "COALESCE(to_char(r.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), '')"
     ),
 )
+
+
+_CHANGES = [name for name in DocumentChanges.model_fields if name != "schema_version"]
+"""The ``changes`` table's columns that hold a DocumentChanges' fields (migration 0010_changes)."""
 
 
 class PostgresReviewStore(SqlReviewStore):
@@ -153,8 +157,18 @@ class PostgresReviewStore(SqlReviewStore):
 
     def sources(self) -> list[tuple[str, str]]:
         """See :meth:`adapters.review.store.ReviewStore.sources`."""
-        rows = self._query("SELECT doc_id, source FROM documents WHERE flags > 0 ORDER BY source, doc_id")
+        # the documents with flags, and both versions of each changes record (the earlier may have none)
+        rows = self._query(
+            "SELECT doc_id, min(source) FROM (SELECT doc_id, source FROM documents WHERE flags > 0"
+            " UNION ALL SELECT new_doc_id, new_source FROM changes"
+            " UNION ALL SELECT old_doc_id, old_source FROM changes) v GROUP BY doc_id ORDER BY 2, 1"
+        )
         return [(str(d), str(s)) for d, s in rows]
+
+    def changes_of(self, doc_id: str) -> DocumentChanges | None:
+        """See :meth:`adapters.review.store.ReviewStore.changes_of` (the sink's ``changes`` row)."""
+        rows = self._query(f"SELECT {', '.join(_CHANGES)} FROM changes WHERE new_doc_id = %s", (doc_id,))
+        return DocumentChanges.model_validate(dict(zip(_CHANGES, rows[0], strict=True))) if rows else None
 
     def options(self) -> dict[str, list[str]]:
         """See :meth:`adapters.review.store.ReviewStore.options`."""

@@ -1,7 +1,8 @@
 """The embedded run's review store: one SQLite file beside the run's results.
 
-``tieout review --out DIR`` opens ``DIR/reviews.sqlite`` and imports ``DIR/flags.jsonl`` and
-``DIR/facts.jsonl`` into it at start-up. The import is keyed by ``flag_id`` and ``fact_id`` and skipped
+``tieout review --out DIR`` opens ``DIR/reviews.sqlite`` and imports ``DIR/flags.jsonl``,
+``DIR/facts.jsonl`` and ``DIR/changes.jsonl`` into it at start-up. The import is keyed by ``flag_id``,
+``fact_id`` and the later version's doc id, and skipped
 when the files have not changed since the last one, so starting the console again costs nothing and
 keeps every decision. A flag that a later run no longer raises leaves the queue unless an analyst has
 already judged it; its decisions stay in the audit trail either way.
@@ -21,15 +22,22 @@ from typing import Any, TypeVar
 
 from adapters.files import create_private, tighten
 from adapters.review.decision_rules import ReviewError
-from adapters.review.store import SEVERITY_RANK, Columns, DocumentRow, SqlReviewStore, ts_key
-from schemas.models import Fact, Flag
+from adapters.review.store import (
+    SEVERITY_RANK,
+    Columns,
+    DocumentRow,
+    SqlReviewStore,
+    decode,
+    ts_key,
+)
+from schemas.models import DocumentChanges, Fact, Flag
 from schemas.reviews import FlagReview, ReviewDecision
 
 __all__ = ["COLUMNS", "DB_NAME", "SqliteReviewStore"]
 
 DB_NAME = "reviews.sqlite"
 
-_T = TypeVar("_T", Flag, Fact)
+_T = TypeVar("_T", Flag, Fact, DocumentChanges)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -77,6 +85,14 @@ CREATE TABLE IF NOT EXISTS facts (
 CREATE INDEX IF NOT EXISTS facts_metric ON facts (doc_id, metric, period_key);
 CREATE INDEX IF NOT EXISTS facts_table ON facts (doc_id, table_id);
 CREATE INDEX IF NOT EXISTS facts_page ON facts (doc_id, page);
+-- What changed since a document's previous version (changes.jsonl): one row per later version.
+CREATE TABLE IF NOT EXISTS changes (
+    new_doc_id TEXT PRIMARY KEY,
+    new_source TEXT NOT NULL,
+    old_doc_id TEXT NOT NULL,
+    old_source TEXT NOT NULL,
+    record     TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS decisions (
     seq        INTEGER PRIMARY KEY AUTOINCREMENT,
     review_id  TEXT NOT NULL UNIQUE,
@@ -221,10 +237,14 @@ class SqliteReviewStore(SqlReviewStore):
         return bool(row) and row[0][0] == stamp, stamp
 
     def import_run(self, out: Path) -> dict[str, int]:
-        """Import ``flags.jsonl`` and ``facts.jsonl`` of a run folder (skipped when unchanged).
+        """Import ``flags.jsonl``, ``facts.jsonl`` and ``changes.jsonl`` of a run folder.
+
+        Each is skipped when unchanged since the last import; the last two when missing (a run of an
+        earlier version wrote neither).
 
         Returns:
-            How many flags and facts were read (0 for a file that was unchanged).
+            How many flags and facts were read, and changes records when the run wrote them (0 for a file
+            that was unchanged).
         """
         counts = {"flags": 0, "facts": 0}
         flags_path = out / "flags.jsonl"
@@ -236,6 +256,13 @@ class SqliteReviewStore(SqlReviewStore):
             same, stamp = self._unchanged(facts_path)
             if not same:
                 counts["facts"] = self.import_facts(_read(facts_path, Fact), stamp=(facts_path.name, stamp))
+        changes_path = out / "changes.jsonl"
+        if changes_path.is_file():
+            counts["changes"] = 0
+            same, stamp = self._unchanged(changes_path)
+            if not same:
+                records = _read(changes_path, DocumentChanges)
+                counts["changes"] = self.import_changes(records, stamp=(changes_path.name, stamp))
         return counts
 
     def import_flags(
@@ -267,6 +294,20 @@ class SqliteReviewStore(SqlReviewStore):
             db.execute("DELETE FROM facts")
             rows = (_fact_row(item, i) for i, item in enumerate(facts, 1))
             n = _in_batches(rows, lambda batch: _insert_facts(db, batch))
+            _stamp(db, stamp)
+        return n
+
+    def import_changes(
+        self,
+        records: Iterable[DocumentChanges | tuple[DocumentChanges, str]],
+        *,
+        stamp: tuple[str, str] | None = None,
+    ) -> int:
+        """Replace the changes records (they carry no state of their own). Returns how many were read."""
+        with self._write() as db:
+            db.execute("DELETE FROM changes")
+            n = _in_batches(map(_changes_row, records), lambda batch: _insert_changes(db, batch))
+            self._remember_choices(db)
             _stamp(db, stamp)
         return n
 
@@ -327,6 +368,11 @@ class SqliteReviewStore(SqlReviewStore):
         """See :meth:`adapters.review.store.ReviewStore.sources`."""
         return [(d, s) for d, s in self._meta("sources") or []]
 
+    def changes_of(self, doc_id: str) -> DocumentChanges | None:
+        """See :meth:`adapters.review.store.ReviewStore.changes_of`."""
+        rows = self._query("SELECT record FROM changes WHERE new_doc_id = ?", (doc_id,))
+        return decode(DocumentChanges, rows[0][0]) if rows else None
+
     def options(self) -> dict[str, list[str]]:
         """See :meth:`adapters.review.store.ReviewStore.options`."""
         out: dict[str, list[str]] = dict(self._meta("options") or {})
@@ -342,7 +388,12 @@ class SqliteReviewStore(SqlReviewStore):
             name: [r[0] for r in db.execute(f"SELECT DISTINCT {name} FROM flags ORDER BY 1")]
             for name in ("rule", "kind", "severity")
         }
-        sources = db.execute("SELECT doc_id, min(source) FROM flags GROUP BY doc_id ORDER BY 2, 1").fetchall()
+        # the documents with flags, and both versions of each changes record (the earlier may have none)
+        sources = db.execute(
+            "SELECT doc_id, min(source) FROM (SELECT doc_id, source FROM flags"
+            " UNION ALL SELECT new_doc_id, new_source FROM changes"
+            " UNION ALL SELECT old_doc_id, old_source FROM changes) GROUP BY doc_id ORDER BY 2, 1"
+        ).fetchall()
         db.execute("INSERT OR REPLACE INTO meta VALUES ('options', ?)", (json.dumps(options),))
         db.execute("INSERT OR REPLACE INTO meta VALUES ('sources', ?)", (json.dumps(sources),))
 
@@ -380,6 +431,16 @@ def _fact_row(item: Fact | tuple[Fact, str], n: int) -> tuple[object, ...]:
     fact, raw = item if isinstance(item, tuple) else (item, item.model_dump_json())
     period = fact.period.key if fact.period else None
     return (fact.fact_id, fact.doc_id, fact.metric, period, fact.table_id, fact.page, n, raw)
+
+
+def _changes_row(item: DocumentChanges | tuple[DocumentChanges, str]) -> tuple[object, ...]:
+    """The ``changes`` row of a changes record (and its JSON line, when read from one)."""
+    c, raw = item if isinstance(item, tuple) else (item, item.model_dump_json())
+    return (c.new_doc_id, c.new_source, c.old_doc_id, c.old_source, raw)
+
+
+def _insert_changes(db: sqlite3.Connection, batch: list[tuple[object, ...]]) -> None:
+    db.executemany("INSERT OR REPLACE INTO changes VALUES (?, ?, ?, ?, ?)", batch)
 
 
 def _stamp(db: sqlite3.Connection, stamp: tuple[str, str] | None) -> None:

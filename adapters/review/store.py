@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Literal, Protocol, TypeVar, get_args
 
 from adapters.review.decision_rules import DecisionRequest, ReviewError, StaleDecision, apply_decision
 from adapters.review.logins import SessionStore, SqlSessionStore
-from schemas.models import Fact, Flag
+from schemas.models import DocumentChanges, Fact, Flag
 from schemas.reviews import REVIEW_STATUSES, FlagReview, ReviewDecision, ReviewStatus
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "ReviewStore",
     "SortKey",
     "SqlReviewStore",
+    "VersionRow",
     "check_limit",
     "decode",
     "decode_cursor",
@@ -122,6 +123,16 @@ class DocumentRow:
     source: str
     flags: int
     open: int
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    """A document compared with its previous version: the two, as the documents page lists them."""
+
+    doc_id: str
+    source: str
+    previous_id: str
+    previous_source: str
 
 
 @dataclass(frozen=True)
@@ -368,7 +379,19 @@ class ReviewStore(SessionStore, Protocol):
         ...
 
     def sources(self) -> list[tuple[str, str]]:
-        """``(doc_id, source)`` of every document with flags, by source (cheap: the queue's filter list)."""
+        """``(doc_id, source)`` of every document with flags or changes, by source.
+
+        Cheap: the queue's filter list, and the documents whose pages the console shows (a previous
+        version without flags among them).
+        """
+        ...
+
+    def versions(self) -> list[VersionRow]:
+        """Every document compared with its previous version (one per changes record), by source."""
+        ...
+
+    def changes_of(self, doc_id: str) -> DocumentChanges | None:
+        """What changed in ``doc_id`` since its previous version; None when it was compared with none."""
         ...
 
     def options(self) -> dict[str, list[str]]:
@@ -397,7 +420,7 @@ def empty_counts() -> dict[str, int]:
     return dict.fromkeys(REVIEW_STATUSES, 0)
 
 
-_M = TypeVar("_M", Flag, Fact, ReviewDecision)
+_M = TypeVar("_M", Flag, Fact, ReviewDecision, DocumentChanges)
 
 
 def decode(model: type[_M], raw: Any) -> _M:
@@ -599,6 +622,16 @@ class SqlReviewStore(SqlSessionStore):
             f" WHERE excluded.seq > {self.CURSORS}.seq",
             (name, seq),
         )
+
+    # ------------------------------------------------------------------ versions
+
+    def versions(self) -> list[VersionRow]:
+        """See :meth:`ReviewStore.versions` (both stores keep a ``changes`` table with these columns)."""
+        rows = self._query(
+            "SELECT new_doc_id, new_source, old_doc_id, old_source FROM changes"
+            " ORDER BY new_source, new_doc_id"
+        )
+        return [VersionRow(*map(str, r)) for r in rows]
 
     # ------------------------------------------------------------------ facts
 

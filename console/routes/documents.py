@@ -45,8 +45,11 @@ THUMB_ZOOM = 0.25
 
 
 async def documents(request: Request) -> Response:
-    """``GET /documents``: every document with flags, and how many are open."""
-    return page(request, "documents.html", documents=await call(state_of(request).store.documents))
+    """``GET /documents``: every document with flags, how many are open, and those with a previous version."""
+    store = state_of(request).store
+    return page(
+        request, "documents.html", documents=await call(store.documents), versions=await call(store.versions)
+    )
 
 
 async def document_page(request: Request) -> Response:
@@ -66,6 +69,7 @@ async def document_page(request: Request) -> Response:
         result=result,
         thumbs=thumbnails(result.rows, sizes),
         missing=missing,
+        changed=await call(state.store.changes_of, doc_id) is not None,
     )
 
 

@@ -347,8 +347,14 @@ def _comparison(equation: Equation) -> Comparison:
     return Comparison(False, expected, total.used, total.used - expected, equation.tolerance)
 
 
-def _flag(new: DocumentResult, tie: _Tie, before: _Tie, moved: Sequence[FigureChange]) -> Flag:
-    """VER001 on a relation that held in the earlier draft and fails in this one."""
+def _flag(
+    old: DocumentResult, new: DocumentResult, tie: _Tie, before: _Tie, moved: Sequence[FigureChange]
+) -> Flag:
+    """VER001 on a relation that held in the earlier draft and fails in this one.
+
+    The earlier draft's printings are cited with its ``source``: a page of another document, which the
+    console shows beside this one's rather than on it.
+    """
     eq, c = tie.equation, _comparison(tie.equation)
     name = f"{tie.place.line or 'Unlabelled total'} {period_text(tie.period) or tie.place.column}".strip()
     what = "; ".join(
@@ -370,7 +376,11 @@ def _flag(new: DocumentResult, tie: _Tie, before: _Tie, moved: Sequence[FigureCh
     evidence = [_term_evidence(t, "total" if i == 0 else "component") for i, t in enumerate(eq.terms)]
     evidence += [
         Evidence(
-            page=ch.old.page, bbox=ch.old.bbox, text=f"{ch.place.line}: {ch.old.text}", role="previous draft"
+            page=ch.old.page,
+            bbox=ch.old.bbox,
+            text=f"{ch.place.line}: {ch.old.text}",
+            role="previous draft",
+            source=old.source,
         )
         for ch in moved
         if ch.old is not None
@@ -390,6 +400,25 @@ def _flag(new: DocumentResult, tie: _Tie, before: _Tie, moved: Sequence[FigureCh
     )
     # The earlier draft's pages are not pages of this document: its printings are evidence, not places.
     return flag.model_copy(update={"pages": sorted({t.page for t in eq.terms})})
+
+
+def _positions(changes: Sequence[FigureChange], side: Literal["old", "new"]) -> dict[FigureKey, int]:
+    """Each change's printing on one side (its page, box and text) → its index among the changes."""
+    out: dict[FigureKey, int] = {}
+    for i, ch in enumerate(changes):
+        ev = ch.old if side == "old" else ch.new
+        if ev is not None:
+            out[figure_key(ev.page, ev.bbox, ev.text)] = i
+    return out
+
+
+def _terms_changed(
+    before: _Tie | None, at_old: dict[FigureKey, int], after: _Tie | None, at_new: dict[FigureKey, int]
+) -> list[int]:
+    """The changes among a relation's figures in either draft, as indices of the changes, in order."""
+    found = {at_old[t.key] for t in (before.equation.terms if before else ()) if t.key in at_old}
+    found |= {at_new[t.key] for t in (after.equation.terms if after else ()) if t.key in at_new}
+    return sorted(found)
 
 
 def _renamed(ties: dict[Key, _Tie], partners: dict[Key, Key]) -> dict[Key, _Tie]:
@@ -422,6 +451,7 @@ def diff_documents(old: DocumentResult, new: DocumentResult) -> DocumentChanges:
     by_new_cell = {
         figure_key(ch.new.page, ch.new.bbox, ch.new.text): ch for ch in changes if ch.new is not None
     }
+    at_old, at_new = _positions(changes, "old"), _positions(changes, "new")
     ties: list[TieChange] = []
     flags: list[Flag] = []
     flagged: dict[FigureKey, str] = {}  # a changed figure → the flag of the first relation it broke
@@ -435,7 +465,7 @@ def diff_documents(old: DocumentResult, new: DocumentResult) -> DocumentChanges:
                 (flagged[ch_key] for t in after.equation.terms if (ch_key := t.key) in flagged), None
             )
             if flag_id is None:
-                flag = _flag(new, after, before, moved)
+                flag = _flag(old, new, after, before, moved)
                 flags.append(flag)
                 flag_id = flag.flag_id
                 flagged.update(
@@ -451,6 +481,7 @@ def diff_documents(old: DocumentResult, new: DocumentResult) -> DocumentChanges:
                 held_after=after.equation.holds if after else None,
                 status=status,
                 flag_id=flag_id,
+                changed=_terms_changed(before, at_old, after, at_new),
             )
         )
     matched = len(partners)

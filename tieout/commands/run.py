@@ -44,7 +44,8 @@ def run(
         typer.Option(
             help=(
                 "Folder of the issuers' published figures (one SQLite file, kept across runs): each document "
-                "is compared with its issuer's earlier documents there (PRI001, PRI002)."
+                "is compared with its issuer's earlier documents there (PRI001, PRI002), and with its "
+                "previous version there (same issuer, form and period: changes.jsonl, VER001)."
             )
         ),
     ] = None,
@@ -102,6 +103,7 @@ def run(
             # Across documents once all are in the history: a folder of several years ties out whatever
             # order its files were processed in.
             _across(store, stored, outputs)
+            _versions(store.path.parent, [results[i] for i in range(len(jobs))], outputs)
     elapsed = time.monotonic() - started
     failed = _summary([results[i] for i in range(len(jobs))], elapsed, out, outputs.counts)
     raise typer.Exit(1 if failed else 0)
@@ -123,6 +125,47 @@ def _across(store: SqliteHistory, stored: list[StoredDocument], outputs: JsonlOu
         f"{counts['compared']} figures printed before, {counts['agree']} agree, "
         f"{counts['restatement']} restated (PRI002), {counts['inconsistency']} inconsistent (PRI001)"
     )
+
+
+def _versions(history: Path, results: list[DocumentResult], outputs: JsonlOutputs) -> None:
+    """Compare each document with its previous version in the history folder; write changes and flags.
+
+    Versions of one document share a :attr:`~schemas.models.DocumentIdentity.version_key` (issuer, form
+    family, period) and are listed in the history in the order they came, this run's in input order: each
+    is compared with the version before it (:func:`previous_version`, :func:`diff_documents`: the sink's
+    rule and diff), whether that came earlier in this run or in an earlier one. What changed goes to
+    ``changes.jsonl``, one :class:`~schemas.models.DocumentChanges` per later version, and the ties the
+    changes broke to ``flags.jsonl`` as VER001 flags of the later version.
+    """
+    from contextlib import closing
+
+    from adapters.history.versions import SqliteVersions
+    from pipeline.across import diff_documents
+    from pipeline.across.versions import previous_version
+
+    compared = broken = 0
+    with closing(SqliteVersions(history)) as versions:
+        for result in results:
+            key = result.identity.version_key if result.identity is not None and not result.failed else None
+            if key is None:
+                continue
+            listed = versions.listed(key)
+            at, joins = previous_version(listed, result.doc_id)
+            if joins:
+                versions.add(key, result)
+            old = versions.result(key, listed[at]) if at is not None else None
+            if old is None:
+                continue
+            changes = diff_documents(old, result)
+            outputs.add("changes", [changes])
+            outputs.add("flags", changes.flags)
+            compared += 1
+            broken += len(changes.flags)
+    if compared:
+        console.print(
+            f"versions: {compared} document(s) compared with their previous version; "
+            f"{broken} tie(s) broken since (VER001) -> changes.jsonl"
+        )
 
 
 def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: dict[str, int]) -> int:
