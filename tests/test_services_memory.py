@@ -16,6 +16,7 @@ import pytest
 
 from adapters.model_client import Endpoint, ModelClient
 from adapters.settings import Settings
+from adapters.sinks.base import SinkBatch
 from adapters.sinks.parquet import ParquetDatasets
 from adapters.sinks.postgres import PostgresTables
 from adapters.sinks.quality import GateResult
@@ -29,7 +30,7 @@ from consumers.services import ParseHandler, SinkHandler, VerifyHandler, resume_
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.engine import process_path
 from pipeline.model.strategy import ModelStage, ModelStageConfig
-from schemas.models import DocumentChanges, DocumentResult, Flag
+from schemas.models import DocumentResult, Flag
 from tests.support.fake_model import FakeTokenizer, SlowPort, StallingPort, jumping_loops
 
 SAMPLE = sorted((Path(__file__).parents[1] / "sample_docs").glob("*.pdf"))[0]
@@ -66,20 +67,13 @@ class World:
         self.pg_error: Exception | None = None
         self.pg_failures = 0
 
-    def write(
-        self,
-        result: DocumentResult,
-        *,
-        ingest_date: str,
-        model_stage: str = "skipped",
-        changes: DocumentChanges | None = None,
-    ) -> None:
+    def write(self, batch: SinkBatch) -> None:
         """What PostgresSink.write does, with failures on demand."""
         if self.pg_error is not None and self.pg_failures != 0:
             self.pg_failures -= 1
             raise self.pg_error
-        self.pg_rows.append(result.doc_id)
-        self.pg_changes += [changes.new_doc_id] if changes is not None else []
+        self.pg_rows.append(batch.result.doc_id)
+        self.pg_changes += [batch.changes.new_doc_id] if batch.changes is not None else []
 
     def add_flags(self, flags: Sequence[Flag]) -> None:
         """What PostgresSink.add_flags does: flags of documents already written."""

@@ -27,7 +27,7 @@ from psycopg import sql
 
 from adapters.sinks.base import SinkBatch, SinkOutage, SinkRefused
 from adapters.sinks.rows import CHANGES, DOCUMENTS, FACTS, FLAGS, ColumnType, R, RowLayout
-from schemas.models import DocumentChanges, DocumentResult, Fact, Flag
+from schemas.models import Fact, Flag
 
 __all__ = [
     "MIGRATIONS_DIR",
@@ -305,31 +305,23 @@ class PostgresSink:
                 conn.execute(b"SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
         return applied
 
-    def write(
-        self,
-        result: DocumentResult,
-        *,
-        ingest_date: str,
-        model_stage: str = "skipped",
-        changes: DocumentChanges | None = None,
-    ) -> None:
-        """Store ``result`` as the document's current state, in one transaction.
+    def write(self, batch: SinkBatch) -> None:
+        """Store ``batch.result`` as the document's current state, in one transaction.
 
-        Upserts the document row, its facts and its flags (and its changes since its previous version),
-        and deletes the document's facts and flags that ``result`` does not contain.
+        Upserts the document row, its facts and its flags (and its changes since its previous version,
+        ``batch.changes``, whose VER001 flags are in the result's flags), and deletes the document's facts
+        and flags that the result does not contain. The row's partition is ``batch.ingest_date``.
 
         Args:
-            result: The document's result (verified or not).
-            ingest_date: ISO date ``YYYY-MM-DD`` the document was ingested (the partition date).
-            model_stage: The model stage's status for this result (``done``, ``pending``, ``skipped``).
-            changes: What changed since the document's previous version (its VER001 flags are in
-                ``result.flags``); None when it has none.
+            batch: The document's result (verified or not), its ingest date, its model stage's status
+                and its changes; see :class:`~adapters.sinks.base.SinkBatch`.
 
         Raises:
-            ValueError: if ``ingest_date`` is not an ISO date.
+            ValueError: if ``batch.ingest_date`` is not an ISO date.
             psycopg.Error: if the database rejects the write; nothing of it is kept.
         """
-        day = date.fromisoformat(ingest_date)
+        result, changes = batch.result, batch.changes
+        day = date.fromisoformat(batch.ingest_date)
         # One row per id, in id order: a duplicate id would otherwise be upserted twice, and a fixed
         # order means two writers of overlapping rows lock them in the same order (no deadlock).
         facts = sorted({f.fact_id: f for f in result.facts}.values(), key=lambda f: f.fact_id)
@@ -337,7 +329,6 @@ class PostgresSink:
         conn = self._connection()
         with conn.transaction(), conn.cursor() as cur:
             # The document row first: its row lock serialises concurrent writers of the same document.
-            batch = SinkBatch(result, ingest_date=ingest_date, model_stage=model_stage)
             cur.execute(_UPSERT_DOCUMENT, [*_params(DOCUMENTS, batch), day])
             if facts:
                 cur.executemany(_UPSERT_FACT, [_with_record(FACTS, f) for f in facts])
@@ -420,14 +411,7 @@ def database_transient(exc: BaseException) -> bool:
 
 
 class _Writer(Protocol):
-    def write(
-        self,
-        result: DocumentResult,
-        *,
-        ingest_date: str,
-        model_stage: str = "skipped",
-        changes: DocumentChanges | None = None,
-    ) -> None: ...
+    def write(self, batch: SinkBatch) -> None: ...
 
     def add_flags(self, flags: Sequence[Flag]) -> None: ...
 
@@ -459,14 +443,7 @@ class PostgresTables:
 
     def write(self, batch: SinkBatch) -> list[str]:
         """Replace the document's rows."""
-        self._call(
-            lambda db: db.write(
-                batch.result,
-                ingest_date=batch.ingest_date,
-                model_stage=batch.model_stage,
-                changes=batch.changes,
-            )
-        )
+        self._call(lambda db: db.write(batch))
         return []
 
     def add_flags(self, flags: Sequence[Flag]) -> None:

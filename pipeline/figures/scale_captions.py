@@ -12,14 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from pipeline.figures import number_grammar as _grammar
+# Imported by name: a caption is read after a cheap pre-filter, once per table, so the per-word binding
+# of :mod:`pipeline.figures.numbers` buys nothing here.
+from pipeline.figures.number_grammar import SCALE_ABBREVIATIONS, SCALE_WORDS, normalise
 
 __all__ = ["ScaleHint", "detect_scale"]
-
-# Bound by assignment rather than imported by name (see :mod:`pipeline.figures.numbers` for why).
-_normalise: Final = _grammar.normalise
-_SCALE_WORDS: Final = _grammar.SCALE_WORDS
-_SCALE_ABBREVIATIONS: Final = _grammar.SCALE_ABBREVIATIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +32,7 @@ class ScaleHint:
 # Caption vocabulary: unit words and currency names as captions print them.
 # --------------------------------------------------------------------------------------------------
 _UNIT_WORDS: Final[dict[str, int]] = {
-    **_SCALE_WORDS,
+    **SCALE_WORDS,
     "mio": 6,
     "mio.": 6,
     "mrd": 9,
@@ -177,7 +174,7 @@ def _unit_scale(unit: str) -> int:
     key = unit.lower()
     if "000" in key:
         return 3
-    return _UNIT_WORDS.get(key) or _SCALE_ABBREVIATIONS.get(key, 0)
+    return _UNIT_WORDS.get(key) or SCALE_ABBREVIATIONS.get(key, 0)
 
 
 def _hint(m: re.Match[str], scope: str) -> ScaleHint:
@@ -223,7 +220,7 @@ def detect_scale(text: str) -> ScaleHint | None:
         The scale (3 thousands, 6 millions, 9 billions, 7 crore, 5 lakh, 0 units) with the currency the
         caption names, or None when the text declares no unit.
     """
-    normalised = _normalise(text)
+    normalised = normalise(text)
     for paren in _PAREN.finditer(normalised):
         content = paren.group(1)
         m = _IN_UNIT.search(content) or _UNIT_FIRST.match(content)

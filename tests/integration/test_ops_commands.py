@@ -22,6 +22,7 @@ from confluent_kafka import Consumer, TopicPartition
 
 from adapters.review.decision_rules import DecisionRequest
 from adapters.review.postgres import PostgresReviewStore
+from adapters.sinks.base import SinkBatch
 from adapters.sinks.postgres import PostgresSink
 from adapters.storage import ObjectStore, manifest_key, refused_key
 from consumers.ingest import s3_event
@@ -282,7 +283,7 @@ def test_review_services_publishes_decisions_from_postgresql(
     result = process_path(SAMPLES / RUN_PDFS[0])
     with PostgresSink(db_dsn) as sink:
         sink.migrate()
-        sink.write(result, ingest_date="2026-12-01")
+        sink.write(SinkBatch(result, ingest_date="2026-12-01"))
     store = PostgresReviewStore(db_dsn)
     first, second = result.flags[0], result.flags[1]
     decided = store.decide(DecisionRequest(first.flag_id, "confirm", "alice", version=0))

@@ -14,6 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from adapters.sinks.base import SinkBatch
 from adapters.sinks.postgres import (
     RECORD_COLUMN,
     BoundedConnection,
@@ -57,7 +58,7 @@ def written(sink: PostgresSink, results: list[DocumentResult]) -> None:
     """The sink's tables migrated, and every result written (ingested on ``DAY``)."""
     sink.migrate()
     for r in results:
-        sink.write(r, ingest_date=DAY)
+        sink.write(SinkBatch(r, ingest_date=DAY))
 
 
 def _rows(dsn: str, query: bytes, *params: object) -> list[tuple[object, ...]]:
@@ -110,7 +111,7 @@ def test_write_counts_and_replay_adds_nothing(
     }
     assert sink.counts() == expected
     for r in results:  # replay, as when a topic is consumed again
-        sink.write(r, ingest_date=DAY, model_stage="done")
+        sink.write(SinkBatch(r, ingest_date=DAY, model_stage="done"))
     assert sink.counts() == expected
     docs = _rows(
         db_dsn,
@@ -136,7 +137,7 @@ def test_a_changed_result_leaves_exactly_the_new_set(
     new = old.model_copy(
         update={"facts": old.facts[1:], "flags": old.flags[1:], "pipeline_version": "next-version"}
     )
-    sink.write(new, ingest_date="2026-12-01")
+    sink.write(SinkBatch(new, ingest_date="2026-12-01"))
     assert sink.counts() == {
         "documents": before["documents"],
         "facts": before["facts"] - 1,
@@ -155,7 +156,7 @@ def test_a_changed_result_leaves_exactly_the_new_set(
         (len(other.facts),)
     ]
     # A result with nothing left deletes the rest.
-    sink.write(new.model_copy(update={"facts": [], "flags": []}), ingest_date=DAY)
+    sink.write(SinkBatch(new.model_copy(update={"facts": [], "flags": []}), ingest_date=DAY))
     assert _rows(db_dsn, b"SELECT count(*) FROM facts WHERE doc_id = %s", old.doc_id) == [(0,)]
     assert _rows(db_dsn, b"SELECT count(*) FROM flags WHERE doc_id = %s", old.doc_id) == [(0,)]
 
@@ -165,17 +166,17 @@ def test_a_failed_write_keeps_nothing_of_it(
 ) -> None:
     sink.migrate()
     good = results[0]
-    sink.write(good, ingest_date=DAY)
+    sink.write(SinkBatch(good, ingest_date=DAY))
     # A fact pointing at a document that does not exist violates the foreign key half-way through.
     orphan = good.facts[0].model_copy(update={"fact_id": "orphan", "doc_id": "no-such-document"})
     bad = good.model_copy(update={"facts": [*good.facts[2:], orphan], "pipeline_version": "bad"})
     with pytest.raises(psycopg.errors.ForeignKeyViolation):
-        sink.write(bad, ingest_date=DAY)
+        sink.write(SinkBatch(bad, ingest_date=DAY))
     assert sink.counts()["facts"] == len(good.facts)
     assert _rows(db_dsn, b"SELECT pipeline_version FROM documents") == [(good.pipeline_version,)]
     with pytest.raises(ValueError):
-        sink.write(good, ingest_date="30/11/2026")
-    sink.write(good, ingest_date=DAY)  # the sink is still usable after the failures
+        sink.write(SinkBatch(good, ingest_date="30/11/2026"))
+    sink.write(SinkBatch(good, ingest_date=DAY))  # the sink is still usable after the failures
     assert sink.counts()["facts"] == len(good.facts)
 
 

@@ -19,6 +19,7 @@ from adapters.review.documents import PageImages, StoreDocuments
 from adapters.review.postgres import PostgresReviewStore
 from adapters.review.sqlite import SqliteReviewStore
 from adapters.review.store import SORT_KEYS, FlagQuery
+from adapters.sinks.base import SinkBatch
 from adapters.sinks.postgres import PostgresSink, load_migrations
 from adapters.storage import MemoryStore
 from console.app import ConsoleConfig, create_app
@@ -44,7 +45,7 @@ def store(db_dsn: str, results: list[DocumentResult]) -> Iterator[PostgresReview
     with PostgresSink(db_dsn) as sink:
         sink.migrate()
         for r in results:
-            sink.write(r, ingest_date=DAY)
+            sink.write(SinkBatch(r, ingest_date=DAY))
     s = PostgresReviewStore(db_dsn)
     yield s
     s.close()
@@ -133,7 +134,7 @@ def test_decisions_versions_and_the_append_only_trail(
     # the sink replaces the document without that flag: the queue loses it, the judgement stays
     with PostgresSink(db_dsn) as sink:
         r0 = results[0]
-        sink.write(r0.model_copy(update={"flags": r0.flags[1:]}), ingest_date=DAY)
+        sink.write(SinkBatch(r0.model_copy(update={"flags": r0.flags[1:]}), ingest_date=DAY))
     assert store.get(flag.flag_id) is None
     assert len(store.history(flag.flag_id)) == 3 and store.latest_decisions() == [d2]
 
