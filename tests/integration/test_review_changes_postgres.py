@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from adapters.review.postgres import PostgresReviewStore
+from adapters.sinks.base import SinkBatch
 from adapters.sinks.postgres import PostgresSink
 from pipeline.across import diff_documents
 from pipeline.engine import process_path
@@ -39,9 +40,9 @@ def test_the_store_reads_the_changes_the_sink_wrote(db_dsn: str, tmp_path: Path)
     assert changes.flags, "the second draft breaks a tie"
     with PostgresSink(db_dsn) as sink:
         sink.migrate()
-        sink.write(old, ingest_date=DAY)
+        sink.write(SinkBatch(old, ingest_date=DAY))
         flagged = new.model_copy(update={"flags": [*new.flags, *changes.flags]})
-        sink.write(flagged, ingest_date=DAY, changes=changes)
+        sink.write(SinkBatch(flagged, ingest_date=DAY, changes=changes))
     store = PostgresReviewStore(db_dsn)
     try:
         got = store.changes_of(new.doc_id)
