@@ -8,6 +8,7 @@ the dominant text direction already undone, so that a table printed sideways rea
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -218,6 +219,51 @@ def _x0(w: Word) -> float:
 
 def _ymid2(w: Word) -> float:
     return w[1] + w[3]
+
+
+def split_at_walls(line: Line, segments: Sequence[Segment], walls: Sequence[float]) -> list[Segment]:
+    """Split segments at the vertical rules that cross them between two words.
+
+    In a ruled grid a cell wall separates two cells however close their texts sit: a right-aligned head
+    ("Price") and the left-aligned head of the next cell ("May yet be purchased") can be closer than a
+    column gap, and :func:`split_segments` alone reads them as one. A wall through a word splits nothing.
+
+    Args:
+        line: The line the segments were split from (its words decide where a wall falls).
+        segments: The line's segments.
+        walls: X of the vertical rules crossing the line.
+
+    Returns:
+        The segments, each cut where a wall passes between two of its words.
+    """
+    out: list[Segment] = []
+    for seg in segments:
+        inner = [x for x in walls if seg.x0 < x < seg.x1]
+        words = [w for w in line.words if w[0] >= seg.x0 - 0.5 and w[2] <= seg.x1 + 0.5]
+        if not inner or len(words) < 2:
+            out.append(seg)
+            continue
+        piece: list[Word] = [words[0]]
+        for prev, w in itertools.pairwise(words):
+            if any(prev[2] <= x <= w[0] for x in inner):
+                out.append(_segment_of(piece))
+                piece = []
+            piece.append(w)
+        out.append(_segment_of(piece) if len(piece) < len(words) else seg)
+    return out
+
+
+def _segment_of(words: Sequence[Word]) -> Segment:
+    """A segment of consecutive words of one line."""
+    text = " ".join(w[4] for w in words)
+    return Segment(
+        words[0][0],
+        min(w[1] for w in words),
+        max(w[2] for w in words),
+        max(w[3] for w in words),
+        text,
+        is_figure(text),
+    )
 
 
 def split_segments(line: Line) -> list[Segment]:

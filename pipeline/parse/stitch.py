@@ -122,7 +122,12 @@ def continues(
         return False
     caption = [c for c in nxt.caption if furniture_key(c) not in furniture]
     title = nxt.title if nxt.title and furniture_key(nxt.title) not in furniture else None
-    said_continued = any(_CONTINUED.search(c) for c in caption) or bool(title and _CONTINUED.search(title))
+    # The label column's head: a table of one value column takes its title lines into its head ("Maturities
+    # of lease liabilities (continued)" over "As at 31 December 2025").
+    label_heads = [row[0].text for row in nxt.rows[: nxt.header_rows] if row and row[0].col == 0]
+    said_continued = any(_CONTINUED.search(c) for c in [*caption, *label_heads]) or bool(
+        title and _CONTINUED.search(title)
+    )
     new_title = title and prev.title and _title_key(title) != _title_key(prev.title)
     if not said_continued and new_title and not section_headings(caption):
         # A new title is a new table (the same statement of another registrant, the next note).
@@ -174,6 +179,8 @@ def stitch_pages(
     prev_last: TableGroup | None = None
     prev_height = 0.0
     for tables, height in pages:
+        if tables and furniture:
+            _drop_furniture_rows(tables[-1], furniture)
         for i, t in enumerate(tables):
             if (
                 i == 0
@@ -187,6 +194,25 @@ def stitch_pages(
         prev_last = groups[-1] if tables and groups and groups[-1].last is tables[-1] else None
         prev_height = height
     return groups
+
+
+def _drop_furniture_rows(table: RawTable, furniture: frozenset[str]) -> None:
+    """Take a running foot off the bottom of a page's last table.
+
+    A table that runs to the foot of its page takes the foot in as its last row when the page number sits
+    under a value column ("Aurelia Logistik SE | Prospectus" and "8"): a row that is no line item, which a
+    continuation then carries into the middle of the logical table. The table's box keeps its extent, as
+    it still ran to the bottom of the page (what :func:`continues` asks).
+
+    In place, like :func:`_drop_furniture`.
+    """
+    while table.n_rows > table.header_rows + 1:
+        last = table.rows[-1]
+        if furniture_key(" ".join(c.text for c in last)) not in furniture:
+            return
+        table.rows.pop()
+        if len(table.row_tops) > len(table.rows):
+            table.row_tops.pop()
 
 
 def _drop_furniture(table: RawTable, furniture: frozenset[str]) -> None:

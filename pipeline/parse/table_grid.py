@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.parse.layout import Line, Segment
+from pipeline.parse.layout import Line, Segment, split_at_walls
 from pipeline.parse.table_types import BBoxT, RawCell, RawTable, Rules, TableFinderSettings
 
 __all__ = [
@@ -302,7 +302,7 @@ def _head_rows(
     for k in header_idx:
         spanning: list[RawCell] = []
         cuts = _rules_at(rules, lines[k]) if fully_ruled and rules is not None else []
-        for s in segs[k]:
+        for s in split_at_walls(lines[k], segs[k], cuts) if cuts else segs[k]:
             c, span = _ruled_span(s, bounds, cuts) if cuts else column_span(s, bounds)
             if span > 1:
                 spanning.append(RawCell(0, c, s.text, (s.x0, s.y0, s.x1, s.y1), span, True))

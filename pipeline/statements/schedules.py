@@ -68,7 +68,10 @@ def labelled_schedule(
     names the next year, a last one the years after them, and the total adds them all. With one column no
     other column proves that, but the labels do, as a roll-forward's opening and closing lines do. It is
     taken when at least three consecutive years, each printed, run up to the total (a line for the later
-    years may end them), whether or not it holds.
+    years may end them), whether or not it holds — and when the schedule is whole: its first year starts
+    the table or follows a line without a figure (a heading). A figure line that names no year above the
+    years means the run is a part (a page foot read as a row split a schedule that ran over a page
+    break), and a part does not add up to the total.
     """
     run: list[int] = []
     years_in_run = 0
@@ -85,6 +88,9 @@ def labelled_schedule(
             break
         run.insert(0, r)
     if years_in_run < TREE_SETTINGS.min_schedule_years or any(columns[0] not in grid.get(r, {}) for r in run):
+        return None
+    above = visible.index(run[0]) - 1
+    if above >= 0 and columns[0] in grid.get(visible[above], {}):
         return None
     structure = Structure(total, tuple((r, 1) for r in run), "sum")
     result = evaluate(structure, grid, columns[0])

@@ -1,0 +1,91 @@
+"""A one-column schedule that runs over a page break is one table, without the page's foot in it.
+
+Found on mixed layouts (``sample_docs.mixed``), two classes at once, each of which raised a false TOT001 on
+a clean lease maturity schedule ("2028, 2029, 2030, Thereafter" added up against the whole "Total"):
+
+* a table of one value column takes its title lines into its label column's head, so the continuation's
+  "Maturities of lease liabilities (continued)" was in no caption or title and the two parts stayed apart;
+* a table that runs to the foot of its page took the foot in as a row when the page number sits under the
+  value column ("Aurelia Logistik SE | Prospectus" over "8"), which then split the stitched schedule.
+
+The two documents are the mixed layouts that showed them, written out as settings over the issuers' own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+
+import pytest
+
+from pipeline.engine import process_bytes
+from sample_docs.generate import DOCS, DocConfig, render_document
+from schemas.models import DocumentResult
+
+_DONORS = {cfg.file: cfg for cfg in DOCS}
+
+CASES: dict[str, DocConfig] = {
+    # The foot "Aurelia Logistik SE | Prospectus" with the page number at the value column's edge.
+    "foot": replace(
+        _DONORS["aurelia_2025_prospectus.pdf"],
+        file="pb-foot.pdf",
+        seed=157617073,
+        page_size=(612.0, 792.0),
+        style="filing",
+        neg="paren",
+        notes_col=None,
+        label_width=230.0,
+        col_width=78.0,
+        cf_start="pbt",
+        summary_years=2,
+        has_other_op=False,
+        duration_header="two_line_uk",
+        segment_profit=True,
+        footer="rule",
+        sbc_twice=True,
+        titled_note=True,
+        maturities=True,
+        fair_value_columns=True,
+        single_step=True,
+        injections=(),
+    ),
+    # A running head ("Table of Contents") over the continuation, which says "(continued)" in its head.
+    "continued": replace(
+        _DONORS["halvorsen_2025_form_10k.pdf"],
+        file="pb-continued.pdf",
+        seed=635758879,
+        page_size=(595.0, 842.0),
+        neg="minus",
+        nil="–",
+        label_width=230.0,
+        col_width=62.0,
+        duration_header="two_line_us",
+        instant_header="two_line_uk",
+        summary_header=None,
+        footer_offset=0,
+        cover_page=False,
+        sbc_twice=True,
+        tax_sections=True,
+        maturities=True,
+        injections=(),
+    ),
+}
+
+
+@cache
+def _result(name: str) -> DocumentResult:
+    return process_bytes(render_document(CASES[name])[0], source=CASES[name].file)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_schedule_over_a_page_break_is_one_table_and_raises_nothing(name: str) -> None:
+    result = _result(name)
+    schedule = [t for t in result.tables if any(c.text == "Thereafter" for c in t.cells)]
+    # The layout still breaks the schedule over two pages (else this test shows nothing).
+    assert len(schedule) == 1 and len(schedule[0].pages) == 2, [(t.table_id, t.pages) for t in schedule]
+    labels = [c.text for c in schedule[0].cells if c.col == 0 and not c.is_header]
+    years = [str(y) for y in range(max(CASES[name].years) + 1, max(CASES[name].years) + 6)]
+    assert labels == [*years, "Thereafter", "Total"]
+    totals = [(ln.proven, len(ln.children)) for s in result.statements for ln in s.lines if ln.label == "Total"]
+    assert (True, 6) in totals
+    assert not result.flags, [f.message for f in result.flags]
