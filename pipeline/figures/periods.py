@@ -561,6 +561,12 @@ def _named_year(joined: str) -> Period | None:
     return None if period is None else period.model_copy(update={"label": joined})
 
 
+_YEAR_ENDED: Final = re.compile(
+    r"(?:fiscal\s+|financial\s+)?years?\s*,?\s+(?:ended|ending)\s*,?\s*((?:19|20)[0-9]{2})", re.IGNORECASE
+)
+"""A year's length over a bare year: "Year Ended" over "2021"."""
+
+
 def combine_periods(parts: Sequence[str]) -> Period | None:
     """Read a column's stacked header lines, top to bottom, as one period.
 
@@ -568,7 +574,8 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
     passed with each year below it: ``["Year ended December 31,", "2025"]``, ``["Three Months Ended",
     "March 31,", "2021"]``, ``["As at", "31 December", "2025"]``. A bare year under "As at" or a
     month-and-day line becomes an instant. A year under a name that says nothing of a period
-    (``["U.S. Pension Plans", "2023"]``) is that year, as a bare "2023" is.
+    (``["U.S. Pension Plans", "2023"]``) is that year, as a bare "2023" is; under "Year Ended"
+    (``["Year Ended", "2021"]``), the twelve months of that fiscal year.
 
     Args:
         parts: The header lines of one column, top first; blank lines are ignored.
@@ -588,6 +595,12 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
         if year is not None:
             y = int(year.group(1))
             return Period(kind="instant", key=str(y), label=joined, fiscal_year=y)
+    year_ended = _YEAR_ENDED.fullmatch(_strip_noise(normalised))
+    if year_ended is not None:
+        # "Year Ended" over a bare "2021": the length is printed, the year too; the fiscal year's end is
+        # the document's year end, as a bare year's is. A quarter or a half over a bare year says
+        # neither which one nor when it ends: no period.
+        return _duration(joined, 12, None, fiscal_year=int(year_ended.group(1)))
     return _named_year(normalised)
 
 
