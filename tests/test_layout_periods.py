@@ -8,7 +8,9 @@ development filings print (issue 26):
 * "Quarter Ended 2021" over the row labels, "Mar 31  Jun 30  Sep 30  Dec 31" over the columns (a
   quarterly summary);
 * "Year Ended December 31, 2019" alone on its line over segment columns, read over the middle ones only;
-* "As of December 31, 2021, ... were as follows:" over columns of components (derivative balances).
+* "As of December 31, 2021, ... were as follows:" over columns of components (derivative balances);
+* "Three Months  Six Months" over "2023  2022  2023  2022" under "... for the three and six months ended
+  July 1, 2023 and July 2, 2022 were as follows:" (revenue by region in a 52/53-week company's quarter).
 
 A period the page does not print stays unknown: a fiscal quarter's year, a head over two spans of the
 same segments, a balance table whose sections print dates of their own.
@@ -168,11 +170,39 @@ def test_a_lead_in_at_one_date_dates_every_column_of_balances() -> None:
     assert _periods(_derivatives(rows=moves)) == [None] * 4
 
 
+_LEAD = "Revenue by region for the three and six months ended July 1, 2023 and July 2, 2022 were as follows:"
+
+
+def _lead_in(lead: str = _LEAD) -> bytes:
+    heads = [[_over(0, 1, "Three Months"), _over(2, 3, "Six Months")], _heads("2023", "2022", "2023", "2022")]
+    return _page(heads, _FLOWS, caption=[lead])
+
+
+def test_a_length_over_years_dated_by_the_sentence_introducing_the_table() -> None:
+    # each year ends on the day the sentence prints for it (a 52/53-week year: July 1, 2023, July 2, 2022)
+    assert _periods(_lead_in()) == ["Q2-2023", "Q2-2022", "H1-2023", "H1-2022"]
+    result = process_bytes(_lead_in(), source="lead.pdf")
+    (statement,) = [s for s in result.statements if len(s.columns) == 4]
+    assert [c.period.end_date if c.period else None for c in statement.columns] == [
+        "2023-07-01",
+        "2022-07-02",
+    ] * 2
+    # a sentence that names another length, or no day in a column's year, dates nothing
+    assert _periods(_lead_in(_LEAD.replace("three and six", "nine"))) == [None] * 4
+    assert _periods(_lead_in(_LEAD.replace("and July 2, 2022", "and 2021"))) == [
+        "Q2-2023",
+        None,
+        "H1-2023",
+        None,
+    ]
+
+
 _LAYOUTS = {
     "year ended": _year_ended,
     "quarters": _quarters,
     "segments": _segments,
     "derivatives": _derivatives,
+    "lead-in": _lead_in,
 }
 
 

@@ -26,7 +26,7 @@ from typing import Final
 
 from schemas.models import Period
 
-__all__ = ["combine_periods", "parse_period", "period_key", "period_lengths"]
+__all__ = ["combine_periods", "lead_in_period", "parse_period", "period_key", "period_lengths"]
 
 # --------------------------------------------------------------------------------------------------
 # Normalisation: one character to one character, so positions stay valid.
@@ -602,6 +602,41 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
         # neither which one nor when it ends: no period.
         return _duration(joined, 12, None, fiscal_year=int(year_ended.group(1)))
     return _named_year(normalised)
+
+
+_LENGTHS_SHARED: Final = re.compile(
+    rf"\b({_NUMBER_WORD_RE}|[0-9]{{1,2}})\s+and\s+({_NUMBER_WORD_RE}|[0-9]{{1,2}})\s+(months|weeks)\b",
+    re.IGNORECASE,
+)
+"""Two lengths sharing one unit: "three and six months"."""
+
+
+def lead_in_period(lead: str, months: int, year: int) -> Period | None:
+    """The period of a column that prints its length and year only, dated by the sentence above its table.
+
+    "Revenue by geographic area for the three and six months ended June 2, 2023 and June 3, 2022 were as
+    follows:" over "Three Months 2023  2022  Six Months 2023  2022": the column "Three Months 2023" is the
+    three months ended June 2, 2023. Only when the sentence names that length before "ended" and prints
+    exactly one day in that year (a 52/53-week year ends on another day each year: never carried over).
+
+    Args:
+        lead: The sentence introducing the table.
+        months: The column's length in months, as its head (or its span's) prints it.
+        year: The column's year, as its head prints it.
+
+    Returns:
+        The duration, or None when the sentence does not date it.
+    """
+    text = _LENGTHS_SHARED.sub(r"\1 \3 and \2 \3", _normalise(lead))
+    ended = [m for m in _DURATION_PHRASE.finditer(text)]
+    if not ended or months not in {
+        n for m in _LENGTH_WORDS.finditer(text[: ended[-1].end()]) if (n := _length_months(m))
+    }:
+        return None
+    days = [d for d in _find_dates(text[ended[0].start() :]) if d.day is not None and d.year == year]
+    if len(days) != 1:
+        return None
+    return _duration(f"{months} months ended {days[0].iso}", months, days[0])
 
 
 def period_key(period: Period) -> str:
