@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from adapters.xbrl.check import XbrlCheck
 from adapters.xbrl.figures import Figure, Selection, Sheet, cell_fact_id, sheets
 from pipeline.checks import balance, sums
+from pipeline.statements.structures import blanks_are_nil, evaluate
 from schemas.models import BBox, DocumentResult, Evidence
 
 __all__ = ["RULE", "Agreement", "agreement", "tot001_totals"]
@@ -106,20 +107,27 @@ def tot001_totals(
         questions: The totals of its structure questions instead of its flags.
     """
     nodes: dict[frozenset[tuple[int, BBox | None]], tuple[int, BBox | None]] = {}
+    broken: set[tuple[int, BBox | None]] = set()  # node totals whose lines do not add up to them
     for sheet in sheets(result) if read is None else read:
+        nil = blanks_are_nil(sheet.grid)
         for _, structure in sheet.nodes:
             for col, total in sheet.grid.get(structure.total, {}).items():
                 rows = [structure.total, *(r for r, _ in structure.components)]
                 cells = [sheet.grid[r][col].cell for r in rows if col in sheet.grid.get(r, {})]
                 nodes[frozenset((c.page, c.bbox) for c in cells)] = (total.cell.page, total.cell.bbox)
+                found = evaluate(structure, sheet.grid, col, nil_blanks=nil)
+                if found is not None and not found.comparison.ok:
+                    broken.add((total.cell.page, total.cell.bbox))
     totals = set(nodes.values())
     out: dict[tuple[int, BBox | None], Evidence] = {}
     for flag in result.structure_questions if questions else result.flags:
         folds = any(_FOLD in r and f"{RULE} " in r.split(_FOLD, 1)[1] for r in flag.reasons)
         if flag.rule == RULE or folds:
+            # a host of another rule prints its own totals too (a TOT002 row's total column, also the
+            # total of a node down that column that adds up): of those, the folded TOT001's are broken
+            among = totals if flag.rule == RULE else broken
             for e in flag.evidence:
-                # the folded flags' totals: a TOT002 row's total column is no node of a tree
-                if e.role == "total" and any(e.page == p and _same_box(e.bbox, b) for p, b in totals):
+                if e.role == "total" and any(e.page == p and _same_box(e.bbox, b) for p, b in among):
                     out.setdefault((e.page, e.bbox), e)
         elif flag.rule == BALANCE_RULE and (
             at := nodes.get(frozenset((e.page, e.bbox) for e in flag.evidence))

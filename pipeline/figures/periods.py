@@ -26,7 +26,7 @@ from typing import Final
 
 from schemas.models import Period
 
-__all__ = ["combine_periods", "parse_period", "period_key", "period_lengths"]
+__all__ = ["combine_periods", "lead_in_period", "parse_period", "period_key", "period_lengths"]
 
 # --------------------------------------------------------------------------------------------------
 # Normalisation: one character to one character, so positions stay valid.
@@ -561,6 +561,12 @@ def _named_year(joined: str) -> Period | None:
     return None if period is None else period.model_copy(update={"label": joined})
 
 
+_YEAR_ENDED: Final = re.compile(
+    r"(?:fiscal\s+|financial\s+)?years?\s*,?\s+(?:ended|ending)\s*,?\s*((?:19|20)[0-9]{2})", re.IGNORECASE
+)
+"""A year's length over a bare year: "Year Ended" over "2021"."""
+
+
 def combine_periods(parts: Sequence[str]) -> Period | None:
     """Read a column's stacked header lines, top to bottom, as one period.
 
@@ -568,7 +574,8 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
     passed with each year below it: ``["Year ended December 31,", "2025"]``, ``["Three Months Ended",
     "March 31,", "2021"]``, ``["As at", "31 December", "2025"]``. A bare year under "As at" or a
     month-and-day line becomes an instant. A year under a name that says nothing of a period
-    (``["U.S. Pension Plans", "2023"]``) is that year, as a bare "2023" is.
+    (``["U.S. Pension Plans", "2023"]``) is that year, as a bare "2023" is; under "Year Ended"
+    (``["Year Ended", "2021"]``), the twelve months of that fiscal year.
 
     Args:
         parts: The header lines of one column, top first; blank lines are ignored.
@@ -588,7 +595,48 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
         if year is not None:
             y = int(year.group(1))
             return Period(kind="instant", key=str(y), label=joined, fiscal_year=y)
+    year_ended = _YEAR_ENDED.fullmatch(_strip_noise(normalised))
+    if year_ended is not None:
+        # "Year Ended" over a bare "2021": the length is printed, the year too; the fiscal year's end is
+        # the document's year end, as a bare year's is. A quarter or a half over a bare year says
+        # neither which one nor when it ends: no period.
+        return _duration(joined, 12, None, fiscal_year=int(year_ended.group(1)))
     return _named_year(normalised)
+
+
+_LENGTHS_SHARED: Final = re.compile(
+    rf"\b({_NUMBER_WORD_RE}|[0-9]{{1,2}})\s+and\s+({_NUMBER_WORD_RE}|[0-9]{{1,2}})\s+(months|weeks)\b",
+    re.IGNORECASE,
+)
+"""Two lengths sharing one unit: "three and six months"."""
+
+
+def lead_in_period(lead: str, months: int, year: int) -> Period | None:
+    """The period of a column that prints its length and year only, dated by the sentence above its table.
+
+    "Revenue by geographic area for the three and six months ended June 2, 2023 and June 3, 2022 were as
+    follows:" over "Three Months 2023  2022  Six Months 2023  2022": the column "Three Months 2023" is the
+    three months ended June 2, 2023. Only when the sentence names that length before "ended" and prints
+    exactly one day in that year (a 52/53-week year ends on another day each year: never carried over).
+
+    Args:
+        lead: The sentence introducing the table.
+        months: The column's length in months, as its head (or its span's) prints it.
+        year: The column's year, as its head prints it.
+
+    Returns:
+        The duration, or None when the sentence does not date it.
+    """
+    text = _LENGTHS_SHARED.sub(r"\1 \3 and \2 \3", _normalise(lead))
+    ended = [m for m in _DURATION_PHRASE.finditer(text)]
+    if not ended or months not in {
+        n for m in _LENGTH_WORDS.finditer(text[: ended[-1].end()]) if (n := _length_months(m))
+    }:
+        return None
+    days = [d for d in _find_dates(text[ended[0].start() :]) if d.day is not None and d.year == year]
+    if len(days) != 1:
+        return None
+    return _duration(f"{months} months ended {days[0].iso}", months, days[0])
 
 
 def period_key(period: Period) -> str:

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from pipeline.figures.facts import is_change_column
 from pipeline.figures.numbers import parse_number
 from pipeline.figures.periods import combine_periods, parse_period, period_lengths
 from pipeline.figures.rounding import within_rounding
@@ -68,7 +69,126 @@ def column_periods(group: TableGroup) -> dict[int, Period]:
             p = combine_periods([phrase, *parts]) or combine_periods([phrase, *year]) or p
         if p is not None:
             out[col] = p
-    return _share_period_context(out, stacks)
+    out = _share_period_context(out, stacks)
+    out |= _stub_year_dates(first, stacks, out)
+    out = _lone_spanning_head(first, stacks, out)
+    return out or _caption_instant(group, stacks)
+
+
+_STUB_YEAR = re.compile(r"(?P<length>.*\b(?:ended|ending))\s*,?\s*(?P<year>(?:19|20)\d\d)", re.IGNORECASE)
+"""A length and a year printed once for every column: "Quarter Ended 2021" over the row labels."""
+_FISCAL = re.compile(r"\b(?:fiscal|FY)", re.IGNORECASE)
+
+
+def _stub_year_dates(
+    first: RawTable, stacks: Mapping[int, Sequence[str]], periods: Mapping[int, Period]
+) -> dict[int, Period]:
+    """Columns headed by a month and day alone, dated by the year printed over the row labels.
+
+    A quarterly summary prints "Quarter Ended 2021" in its stub head (or as its caption) and "Mar 31",
+    "Jun 30", ... over the columns: each column is the quarter ended that day of 2021. A fiscal year
+    ("Fiscal Quarter Ended 2021") may begin in the calendar year before: which year a day falls in is not
+    printed, so it dates nothing.
+    """
+    texts = [t for t in (*stacks.get(0, []), *first.caption) if t.strip()]
+    phrases = [m for t in texts if (m := _STUB_YEAR.fullmatch(" ".join(t.split()))) is not None]
+    if len(phrases) != 1 or _FISCAL.search(phrases[0].group(0)):
+        return {}
+    length, year = phrases[0].group("length"), phrases[0].group("year")
+    out: dict[int, Period] = {}
+    for col, parts in stacks.items():
+        head = " ".join(" ".join(parts).split()).rstrip(" ,")
+        if col == 0 or col in periods or not head or _YEAR.search(head):
+            continue
+        day = parse_period(f"As of {head}, {year}")
+        if day is None or day.kind != "instant" or day.end_date is None or len(day.end_date) != 10:
+            continue  # the head is no month and day ("Americas", "Note 3")
+        p = combine_periods([f"{length} {head}, {year}"])
+        if p is not None and p.kind == "duration" and p.end_date == day.end_date:
+            out[col] = p
+    return out
+
+
+def _lone_spanning_head(
+    first: RawTable, stacks: Mapping[int, Sequence[str]], periods: dict[int, Period]
+) -> dict[int, Period]:
+    """The period of a head printed alone over segment columns, for the columns beside its span too.
+
+    "Year Ended December 31, 2019" centred over "Activision  Blizzard  King  ...  Total" is read over the
+    middle columns only. When it is the only head of its line and it names a whole period (its end, and
+    a length unless it is an instant), and the columns' own heads are distinct names that state no
+    period (one span of segments, not two years of the same segments), every column is of that period.
+    """
+    values = sorted(c for c in stacks if c > 0)
+    for row in first.rows[: first.header_rows]:
+        cells = [c for c in row if c.text.strip()]
+        if len(cells) != 1 or cells[0].col == 0:
+            continue
+        head = cells[0]
+        p = combine_periods([head.text])
+        if p is None or not p.end_date or (p.kind != "instant" and not p.months):
+            continue
+        names = [" ".join(stacks[c][-1].split()).casefold() for c in values if stacks[c]]
+        if len(names) != len(values) or len(set(names)) != len(names):
+            continue
+        spanned = set(range(head.col, head.col + head.col_span))
+        outside = [c for c in values if c not in spanned]
+        if not outside or any(
+            c in periods or combine_periods(stacks[c]) is not None or is_change_column(" ".join(stacks[c]))
+            for c in outside
+        ):
+            continue  # a column of its own period, or of changes ("Increase (decrease)"): not one span
+        if any(periods.get(c) is None or periods[c].key != p.key for c in spanned if c in stacks):
+            continue
+        out = dict(periods)
+        for c in outside:
+            shared = combine_periods([head.text, *stacks[c]])
+            if shared is not None and shared.key == p.key:
+                out[c] = shared
+        return out
+    return periods
+
+
+def _caption_instant(group: TableGroup, stacks: Mapping[int, Sequence[str]]) -> dict[int, Period]:
+    """Every column of a table whose heads state no period at the one date its lead-in names.
+
+    "As of December 31, 2021, the Utility's outstanding derivative balances were as follows:" over
+    "Gross Derivative Balance  Netting  Cash Collateral  Total": each column is a balance at that date.
+    Only when the line nearest the table that prints a date prints that one date, after "as of", and no
+    length (a year's or a quarter's figures are no balances at a date); and when no row of the table
+    prints a date of its own (sections "December 31, 2020" stacked below) or is an opening or closing
+    balance (a roll-forward's movements are flows), nor a page it continues on a caption of its own.
+    """
+    first = group.first
+    if any(_YEAR.search(" ".join(f.caption)) for f in group.fragments[1:]):
+        return {}
+    dated = [line for line in first.caption if _YEAR.search(line)]
+    if not dated:
+        return {}
+    line = " ".join(dated[-1].split())
+    p = parse_period(line)
+    if (
+        p is None
+        or p.kind != "instant"
+        or p.end_date is None
+        or len(p.end_date) != 10
+        or len(_YEAR.findall(line)) != 1
+        or period_lengths(line)
+    ):
+        return {}
+    labels = [c.text for f in group.fragments for row in f.rows[f.header_rows :] for c in row if c.col == 0]
+    if any(_YEAR.search(label) or _ROLL_LINE.search(label) for label in labels):
+        return {}
+    return {col: p for col in stacks if col > 0}
+
+
+_ROLL_LINE = re.compile(
+    r"^\W*(?:balances?|outstanding)\b|\b(?:beginning|opening|ending|closing)\b|"
+    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter)\b|\b(?:brought|carried) forward\b",
+    re.IGNORECASE,
+)
+"""A line of a roll-forward (an opening or closing balance): its movements are flows, not balances at the
+lead-in's date."""
 
 
 def _share_period_context(

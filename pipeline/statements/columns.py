@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from pipeline.figures.facts import header_dimension, is_change_column
 from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.periods import lead_in_period, period_lengths
 from pipeline.figures.rounding import within_rounding
 from pipeline.figures.taxonomy import normalise_label
 from pipeline.statements.labels import TOTAL_LABEL
@@ -207,6 +208,53 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
         out.append(column)
         if period is not None:
             periods[col] = column
+    return _dated_by_lead_in(out, heading)
+
+
+_LAST_YEAR = re.compile(r"(?:^|\s)((?:19|20)\d\d)$")
+"""The year a column head ends with ("Three Months 2023", "2022")."""
+
+
+def _lead_in(heading: str) -> str | None:
+    """The sentence that introduces the table ("... were as follows:"), or None."""
+    lines = [" ".join(line.split()) for line in heading.splitlines() if line.strip()]
+    text = " ".join(lines[-3:])
+    if not text.endswith(":"):
+        return None
+    return re.split(r"(?<=[.:])\s+(?=[A-Z])", text)[-1]
+
+
+def _dated_by_lead_in(columns: list[StatementColumn], heading: str) -> list[StatementColumn]:
+    """Columns that print a length and a year only, dated by the sentence introducing the table.
+
+    "Three Months" over "2023  2022" under "... for the three and six months ended June 2, 2023 and June 3,
+    2022 were as follows:": each column ends on the day the sentence prints in its year
+    (:func:`~pipeline.figures.periods.lead_in_period`). A bare year takes the length printed over the
+    first column of its span (the run of columns to its left whose years all differ).
+    """
+    lead = _lead_in(heading)
+    if lead is None or all(c.period is not None for c in columns):
+        return columns
+    out: list[StatementColumn] = []
+    length: int | None = None
+    years: set[int] = set()
+    for column in columns:
+        head = " ".join(column.header.split())
+        m = _LAST_YEAR.search(head)
+        named = period_lengths(head)
+        if m is None or len(named) > 1:
+            length, years = None, set()
+            out.append(column)
+            continue
+        year = int(m.group(1))
+        if named:
+            length, years = named[0], {year}
+        elif year in years:
+            length = None  # a year met again: another span, whose length is not printed
+        else:
+            years.add(year)
+        period = None if column.period is not None or length is None else lead_in_period(lead, length, year)
+        out.append(column if period is None else column.model_copy(update={"period": period}))
     return out
 
 
