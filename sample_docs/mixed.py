@@ -29,7 +29,7 @@ from typing import Any
 
 from sample_docs.generate import DOCS, LAYOUT_VARIANTS, DocConfig, write_documents
 
-__all__ = ["ISSUER_FIELDS", "LAYOUT_GROUPS", "TRAITS", "mixed_layouts", "main"]
+__all__ = ["ISSUER_FIELDS", "LAYOUT_GROUPS", "TRAITS", "main", "mixed_layouts"]
 
 ISSUER_FIELDS: tuple[str, ...] = (
     "issuer",
@@ -117,7 +117,8 @@ TRAITS: tuple[str, ...] = (
 def _covered() -> set[str]:
     """Every DocConfig field this module decides (a test keeps the three lists complete)."""
     drawn = {name for group in LAYOUT_GROUPS for name in group}
-    return set(ISSUER_FIELDS) | drawn | set(TRAITS) | {"file", "seed", "injections", "eps_note", "show_tax_split"}
+    fixed = {"file", "seed", "injections", "eps_note", "show_tax_split"}
+    return set(ISSUER_FIELDS) | drawn | set(TRAITS) | fixed
 
 
 def mixed_layouts(count: int, seed: int, trait_share: float = 0.3) -> list[DocConfig]:
@@ -162,10 +163,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     truth = write_documents(args.out, configs)
     for cfg, doc in zip(configs, truth["documents"], strict=True):
         on = [t for t in (*TRAITS, "eps_note") if getattr(cfg, t)]
-        print(f"{doc['file']}: {doc['pages']} pages, {len(doc['facts'])} facts; traits: {', '.join(on) or '-'}")
+        traits = ", ".join(on) or "-"
+        print(f"{doc['file']}: {doc['pages']} pages, {len(doc['facts'])} facts; traits: {traits}")
     return 0
 
 
 if __name__ == "__main__":
     raise SystemExit(main())
-

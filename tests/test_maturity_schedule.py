@@ -9,6 +9,8 @@ years, then a total.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from pipeline.figures.taxonomy import load_taxonomy
@@ -47,7 +49,7 @@ def test_a_keying_error_in_the_later_years_is_flagged(name: str) -> None:
     CASES.caught(name, ["Thereafter"], "double", "TOT001")
 
 
-def _one_column_total(rows: list[tuple[str, list[str | None]]]) -> tuple[bool, int]:
+def _one_column_total(rows: Sequence[tuple[str, Sequence[str | None]]]) -> tuple[bool, int]:
     table = make_table(rows, periods=("2025-12-31",), headers=("As at 31 December 2025",), scale=3)
     statement = build_statements([table], {}, load_taxonomy())[0]
     line = next(line for line in statement.lines if line.label == "Total")
@@ -58,11 +60,21 @@ def test_a_schedule_cut_by_a_figure_line_that_names_no_year_is_no_schedule() -> 
     # A schedule that ran over a page break, with the page's foot read as a row between its parts
     # (found on a mixed layout: "Aurelia Logistik SE | Prospectus" over the page number 8): the years
     # below the foot are a part of the schedule and do not add up to its total.
-    years = [("2028", ["63,890"]), ("2029", ["56,800"]), ("2030", ["49,711"]), ("Thereafter", ["212,909"])]
-    head = [("2026", ["78,069"]), ("2027", ["70,980"])]
+    years: list[tuple[str, Sequence[str | None]]] = [
+        ("2028", ["63,890"]),
+        ("2029", ["56,800"]),
+        ("2030", ["49,711"]),
+        ("Thereafter", ["212,909"]),
+    ]
+    head: list[tuple[str, Sequence[str | None]]] = [("2026", ["78,069"]), ("2027", ["70,980"])]
     cut = [*head, ("Aurelia Logistik SE | Prospectus", ["8"]), *years, ("Total", ["532,359"])]
     assert not _one_column_total(cut)[0]
     # The whole schedule, and one under a heading line without figures, are proven by their labels.
     assert _one_column_total([*head, *years, ("Total", ["532,359"])]) == (True, 6)
-    under_heading = [("Operating leases", [None]), *head, *years, ("Total", ["532,359"])]
+    under_heading: list[tuple[str, Sequence[str | None]]] = [
+        ("Operating leases", [None]),
+        *head,
+        *years,
+        ("Total", ["532,359"]),
+    ]
     assert _one_column_total(under_heading) == (True, 6)

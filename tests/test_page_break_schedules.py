@@ -86,6 +86,8 @@ def test_a_schedule_over_a_page_break_is_one_table_and_raises_nothing(name: str)
     labels = [c.text for c in schedule[0].cells if c.col == 0 and not c.is_header]
     years = [str(y) for y in range(max(CASES[name].years) + 1, max(CASES[name].years) + 6)]
     assert labels == [*years, "Thereafter", "Total"]
-    totals = [(ln.proven, len(ln.children)) for s in result.statements for ln in s.lines if ln.label == "Total"]
+    totals = [
+        (ln.proven, len(ln.children)) for s in result.statements for ln in s.lines if ln.label == "Total"
+    ]
     assert (True, 6) in totals
     assert not result.flags, [f.message for f in result.flags]
