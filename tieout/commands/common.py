@@ -8,6 +8,8 @@ defined once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,6 +35,7 @@ __all__ = [
     "console",
     "fail",
     "quotas",
+    "refused",
 ]
 
 console = Console(stderr=True)
@@ -152,3 +155,25 @@ def fail(message: str, code: int) -> typer.Exit:
     # not wrapped at the console's width: a terminal wraps it, a log or a pipe keeps the one line whole
     console.print(f"[red]{message}[/]", soft_wrap=True)
     return typer.Exit(code)
+
+
+@contextmanager
+def refused(*errors: type[Exception]) -> Iterator[None]:
+    """End the command with status 2 and the error's own message when the block raises one of ``errors``.
+
+    For the errors that mean the command line or the settings are wrong (a file that is not there, a value
+    refused, a service out of reach): the message says what to change, without a traceback.
+
+    Args:
+        *errors: The exception types that the block raises when its input is refused.
+
+    Yields:
+        Nothing: the block runs inside.
+
+    Raises:
+        typer.Exit: Status 2, once the message is printed (:func:`fail`), chained to the error.
+    """
+    try:
+        yield
+    except errors as exc:
+        raise fail(str(exc), 2) from exc

@@ -15,7 +15,7 @@ from rich.table import Table as RichTable
 
 from adapters.files import write_private
 from tieout.commands import common
-from tieout.commands.common import collect_inputs, console, fail
+from tieout.commands.common import collect_inputs, console, refused
 from tieout.commands.review import review_store
 
 if TYPE_CHECKING:
@@ -63,10 +63,8 @@ def export_rewards_cmd(
     from pipeline.rewards.decisions import check_records
     from pipeline.rewards.records import build_reward_records
 
-    try:
+    with refused(FileNotFoundError):
         judged, decisions = _folded_reviews(reviews)
-    except FileNotFoundError as exc:
-        raise fail(str(exc), 2) from exc
     results = []
     records = []
     for r in _processed(paths):
@@ -112,10 +110,8 @@ def export_reviews_cmd(
     """Dismissed flags as regression cases (document, pages, rule, reason) for new tests."""
     from pipeline.rewards.regressions import regression_cases
 
-    try:
+    with refused(FileNotFoundError, ValueError, ConnectionError):
         store = review_store(out, services, env_file)
-    except (FileNotFoundError, ValueError, ConnectionError) as exc:
-        raise fail(str(exc), 2) from exc
     decisions = store.latest_decisions("dismissed")
     flags = {d.flag_id: row.flag for d in decisions if (row := store.get(d.flag_id)) is not None}
     cases = regression_cases(decisions, flags)
@@ -155,10 +151,8 @@ def export_xbrl_cmd(
         folder = out / r.doc_id
         exported.append((r.source, write_artifact(artifact, folder), artifact.report))
         console.print(f"wrote {folder}", soft_wrap=True)
-    try:
+    with refused(RuntimeError):
         checks = check_reports([p for _, p, _ in exported]) if check else []
-    except RuntimeError as exc:
-        raise fail(str(exc), 2) from exc
     summary = RichTable("document", "facts", "excluded", "Arelle errors", "inconsistent sums", title="xBRL")
     for (name, _, report), verdict in itertools.zip_longest(exported, checks):
         errors = "-" if verdict is None else str(len(verdict.errors))

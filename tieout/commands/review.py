@@ -18,7 +18,7 @@ import typer
 
 from adapters.settings import Settings
 from tieout.commands import common
-from tieout.commands.common import console, fail
+from tieout.commands.common import console, fail, refused
 
 if TYPE_CHECKING:
     import uvicorn
@@ -84,10 +84,8 @@ def review(
         origin = require_origin(public_url) if public_url is not None else None
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--public-url") from exc
-    try:
+    with refused(FileNotFoundError, ValueError, ConnectionError):
         config = _review_config(out, pdfs or [Path(".")], services, env_file, users, secure_cookie)
-    except (FileNotFoundError, ValueError, ConnectionError) as exc:
-        raise fail(str(exc), 2) from exc
     if host not in ("127.0.0.1", "localhost", "::1"):
         console.print(f"[yellow]listening on {host}: the console is reachable from other machines[/]")
     sock = _bind(host, port)
@@ -247,10 +245,8 @@ def review_adduser(
     """Create a console user (or set a new password); the file keeps only a scrypt hash (mode 0600)."""
     from console.auth import add_user
 
-    try:
+    with refused(ValueError):
         new = add_user(users, name, _password(password_stdin), display=display)
-    except ValueError as exc:
-        raise fail(str(exc), 2) from exc
     console.print(f"{'added' if new else 'updated'} {name} in {users}")
 
 
@@ -270,10 +266,8 @@ def review_passwd(
     """
     from console.auth import set_password
 
-    try:
+    with refused(ValueError):
         set_password(users, name, _password(password_stdin))
-    except ValueError as exc:
-        raise fail(str(exc), 2) from exc
     console.print(f"new password for {name} in {users}{_end_sessions(name, out, services, env_file)}")
 
 

@@ -17,7 +17,7 @@ from rich.table import Table as RichTable
 from pipeline.config import EngineConfig
 from pipeline.ids import document_id
 from tieout.commands import common
-from tieout.commands.common import collect_inputs, console, fail
+from tieout.commands.common import collect_inputs, console, fail, refused
 
 if TYPE_CHECKING:
     from adapters.files import JsonlOutputs
@@ -248,10 +248,8 @@ def annotate(
     for folder, hint in ((results, "--results"), (reviews, "--reviews")):
         if folder is not None and not folder.is_dir():
             raise typer.BadParameter(f"{folder} is not a folder", param_hint=hint)
-    try:
+    with refused(FileNotFoundError):
         decisions = standing(review_store(reviews, False, None).latest_decisions()) if reviews else {}
-    except FileNotFoundError as exc:
-        raise fail(str(exc), 2) from exc
     target = out or Path("out") / f"{pdf.stem}.annotated.pdf"
     data = pdf.read_bytes()
     started = time.monotonic()
