@@ -284,6 +284,18 @@ class DocConfig:
     # A note of deferred fees, less deferred costs and reserves (printed negative), then "Deferred fees, net":
     # a line named after the first one, net of those between, with no deduction word above it.
     net_of_first: bool = False
+    # A property note: land, buildings, machinery and construction in progress, a "Gross property, plant and
+    # equipment" line that adds them without saying "total" (and, as in 3M's notes, printed at the same indent
+    # as its lines), accumulated depreciation printed negative, and the net line (the balance sheet's
+    # figure), the difference of the two.
+    ppe_note: bool = False
+    # Unrecognized tax benefits rolled forward in each year's column: opening balance, increases and
+    # decreases of two or three digits, the closing balance; the first year's closing is the next's opening.
+    tax_benefits: bool = False
+    # A schedule of valuation and qualifying accounts: for each allowance, a row per year from the balance at
+    # the beginning, charges and deductions (negative) to the balance at the end of the year, a column each;
+    # figures of two or three digits, and no column headed "Total".
+    valuation_accounts: bool = False
     # A lease note's maturity schedule in one column (the latest balance-sheet date): a line for each of the
     # next five years, "Thereafter" and "Total", whose structure only its labels state.
     maturities: bool = False
@@ -1222,6 +1234,59 @@ def build_net_of_first(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> Ta
     return note_table(cfg, b, "Deferred fees", instant=True)
 
 
+def build_ppe_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """Property at cost by class, its gross line, accumulated depreciation (negative) and the net line."""
+    b = Builder(cfg, figs, "ppe_note", cols)
+    values: Figures = {}
+    for c in cols:
+        net = abs(figs[c.year]["ppe"])
+        gross = net * 5 // 3 + 17
+        land, buildings, machinery = gross // 20, gross * 3 // 10, gross // 2
+        values[c.year] = {
+            "land": land,
+            "buildings": buildings,
+            "machinery": machinery,
+            "cip": gross - land - buildings - machinery,
+            "gross": gross,
+            "dep": net - gross,
+            "net": net,
+        }
+    b.section("Property, plant and equipment - at cost")
+    b.add("Land", "land", values=values)
+    b.add("Buildings and leasehold improvements", "buildings", values=values)
+    b.add("Machinery and equipment", "machinery", values=values)
+    b.add("Construction in progress", "cip", values=values)
+    b.add("Gross property, plant and equipment", "gross", values=values)
+    b.add("Accumulated depreciation", "dep", values=values)
+    b.add("Property, plant and equipment - net", "net", values=values)
+    return note_table(cfg, b, "Property, plant and equipment", instant=True)
+
+
+def build_tax_benefits(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """Unrecognized tax benefits, from each year's opening balance to its closing one: small figures."""
+    b = Builder(cfg, figs, "utb", cols)
+    values: Figures = {}
+    balance = 150 + abs(figs[min(c.year for c in cols)]["revenue"]) % 97
+    for k, year in enumerate(sorted(c.year for c in cols)):
+        moves = {"prior_up": 14 + k, "prior_down": -(2 + 3 * k), "current_up": 18 + 26 * k}
+        moves |= {"settled": -(11 + 6 * k), "lapse": -(52 - 27 * k)}
+        closing = balance + sum(moves.values())
+        values[year] = {"opening": balance, **moves, "closing": closing}
+        balance = closing
+    gross = "Gross {} in unrecognized tax benefits – {} year tax positions"
+    for label, key in (
+        ("Beginning balance", "opening"),
+        (gross.format("increases", "prior"), "prior_up"),
+        (gross.format("decreases", "prior"), "prior_down"),
+        (gross.format("increases", "current"), "current_up"),
+        ("Settlements with taxing authorities", "settled"),
+        ("Lapse of statute of limitations", "lapse"),
+        ("Ending balance", "closing"),
+    ):
+        b.add(label, key, values=values)
+    return note_table(cfg, b, "Unrecognized tax benefits", instant=False)
+
+
 def build_maturities(cfg: DocConfig, figs: Figures, col: Col) -> TableSpec:
     """Lease payments due in each of the next five years, thereafter and in total, in one column."""
     b = Builder(cfg, figs, "leases", [col])
@@ -1265,6 +1330,31 @@ def build_securities(cfg: DocConfig, figs: Figures, year: int) -> TableSpec:
     caption = _label(cfg, "bs_caption", _label(cfg, "is_caption", cfg.unit_caption))
     title = f"Available-for-sale securities at {date_text(cfg, year, 'us')}"
     return TableSpec("afs", title, None, caption or None, header, tuple(rows), len(heads))
+
+
+ALLOWANCES = ("Allowance for doubtful accounts", "Allowance for sales returns", "Tax valuation allowance")
+
+
+def build_valuation_accounts(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """Each allowance rolled forward a row a year, across columns, to the balance at the end of the year."""
+    seed = abs(figs[min(cfg.years)]["revenue"]) % 89
+    rows: list[TRow] = []
+    for k, name in enumerate(ALLOWANCES):
+        rows.append(TRow(name, (), "section"))
+        balance = 40 + 23 * k + seed
+        for j, year in enumerate(sorted(cfg.years)):
+            charged = 60 + 17 * j + 9 * k + seed // 3
+            deducted = -(charged - 11 + 7 * ((j + k) % 3) - 8)
+            units = (balance, charged, deducted, balance + charged + deducted)
+            cells = tuple(TCell(fmt_amount(u, cfg.decimals, cfg.neg, cfg.nil)) for u in units)
+            rows.append(TRow(str(year), cells, indent=1))
+            balance = units[-1]
+    heads = ("Beginning of year", "Charged to expense", "Deductions", "End of year")
+    header = (tuple((head, i, i) for i, head in enumerate(heads)),)
+    caption = _label(cfg, "bs_caption", _label(cfg, "is_caption", cfg.unit_caption))
+    return TableSpec(
+        "valuation", "Valuation and qualifying accounts", None, caption or None, header, tuple(rows), 4
+    )
 
 
 def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
@@ -2085,6 +2175,13 @@ def draw_notes(doc: Layout) -> None:
     if cfg.net_of_first:
         r.heading("8. Deferred fees", 10)
         r.table(build_net_of_first(cfg, figs, inst_cols))
+    if cfg.tax_benefits:
+        r.heading("13. Uncertain tax positions", 10)
+        r.paragraph("The changes in the gross amount of unrecognized tax benefits were as follows:")
+        r.table(build_tax_benefits(cfg, figs, dur_cols))
+    if cfg.ppe_note:
+        r.heading("12. Property, plant and equipment", 10)
+        r.table(build_ppe_note(cfg, figs, inst_cols))
     if cfg.maturities:
         r.heading("9. Leases", 10)
         r.paragraph("Undiscounted lease payments fall due as follows:")
@@ -2094,6 +2191,9 @@ def draw_notes(doc: Layout) -> None:
         r.paragraph(
             f"As a percentage of revenue, {_label(cfg, 'cogs', 'Cost of sales').lower()} decreased by 1%."
         )
+    if cfg.valuation_accounts:
+        r.heading("14. Valuation and qualifying accounts", 10)
+        r.table(build_valuation_accounts(cfg, figs))
     if cfg.fair_value_columns:
         r.heading("10. Investments", 10)
         r.table(build_securities(cfg, figs, max(doc.years)))

@@ -110,6 +110,9 @@ TRAITS: tuple[str, ...] = (
     "fair_value_columns",
     "single_step",
     "ratio_sentence",
+    "ppe_note",
+    "tax_benefits",
+    "valuation_accounts",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

@@ -166,11 +166,22 @@ def _column_sum(
     a total), and fail in at most one.
     """
     results = across_rows(rows, grid, total, parts)
-    held = [
-        sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0)
-        for r, c in results.items()
-        if c.ok and abs(c.actual) >= TREE_SETTINGS.min_signal * max(c.tolerance, 1e-12)
-    ]
+
+    def held_rows(signal: float) -> list[int]:
+        """The non-zero parts of each row that holds with a total ``signal`` tolerances from zero."""
+        return [
+            sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0)
+            for r, c in results.items()
+            if c.ok and abs(c.actual) >= signal * max(c.tolerance, 1e-12)
+        ]
+
+    held = held_rows(TREE_SETTINGS.min_signal)
+    several = held_rows(TREE_SETTINGS.min_signal_each)
+    if sum(1 for n in several if n >= 2) >= TREE_SETTINGS.min_sum_rows_unheaded:
+        # Row after row adding two figures or more is itself the evidence, as several columns are for a
+        # total line (:func:`.structures.support_of`): a schedule of valuation accounts rolls allowances of
+        # tens forward, beginning balance, charges and write-offs to the balance at the end, in every row.
+        held = several
     strong = sum(1 for n in held if n >= 2)
     # (a row whose total is its column's only dash is no failure: "not applicable")
     fails = sum(1 for r, c in results.items() if not c.ok and (r, total) not in lone)

@@ -113,7 +113,8 @@ def total_strength(
 
     Returns:
         2 for "Total …"/"Subtotal"/"Net increase in cash …", closing balances and total metrics; 1 (weak)
-        for unlabelled rows, "Net …" rows and rows outdented relative to the row above; 0 otherwise.
+        for unlabelled rows, "Net …" and "Gross …" rows and rows outdented relative to the row above; 0
+        otherwise.
     """
     label = normalise_label(row.label)
     if (
@@ -127,8 +128,10 @@ def total_strength(
     metric = taxonomy.match(row.label) if label else None
     if metric is not None and metric.is_total:
         return 2
-    if not label or label.startswith("net "):
-        # "Net unrealized gains" is often a subtotal, but "Net sales" or "Net interest" are not.
+    if not label or label.startswith(("net ", "gross ")):
+        # "Net unrealized gains" is often a subtotal, but "Net sales" or "Net interest" are not; "Gross
+        # property, plant and equipment" adds the classes above it, at their indent, before the deduction
+        # that makes it net, while "Gross unrealized gains" adds nothing: the figures decide.
         return 1
     if label.endswith(" net") and (
         (previous is not None and _DEDUCTION_LINE.search(previous.label)) or label[: -len(" net")] in section

@@ -233,7 +233,7 @@ class _Walk:
             resolution = resolve_total(inner, self.grid, self.columns, 1) if inner else None
         if strength == 2 and (resolution is None or not resolution.proven):
             resolution = _single_item(row, self.visible, self.starts, self.grid, self.columns) or resolution
-        if resolution is None and rollforward and len(self.columns) == 1:
+        if resolution is None and rollforward:
             resolution = labelled_rollforward(
                 row.index, self.visible, self.by_index, self.grid, self.columns, self.signs
             )
