@@ -22,6 +22,7 @@ from pipeline.checks.tolerance import (
     compare_sum,
     fmt_amount,
     fmt_small,
+    keying_relation,
     period_text,
     printed_decimals,
 )
@@ -41,6 +42,7 @@ from pipeline.statements.structures import (
     evaluate,
     grid_of,
     lone_dashes,
+    prints_no_dash,
     supports,
 )
 from schemas.models import Evidence, Flag, LineItem, Period, Statement, Table
@@ -221,6 +223,49 @@ def proven_structures(
             yield line, Structure(line.row, tuple((r, 1) for r in line.parts), "breakdown")
 
 
+def _keyed_away(structure: Structure, grid: Grid, result: ColumnResult) -> bool:
+    """Whether one printed figure, re-keyed, would make a failing column hold.
+
+    Re-keyed as :func:`.tolerance.keying_relation` sees it: a digit, two swapped, one dropped or doubled,
+    the sign, a power of a thousand.
+    """
+    diff = result.comparison.difference  # printed total minus the sum of its lines
+    fixes = [(structure.total, -diff)] + [(r, sign * diff) for r, sign in structure.components]
+    for r, change in fixes:
+        v = grid.get(r, {}).get(result.col)
+        if v is not None and keying_relation(v.value, v.decimals, v.value + change, v.decimals) not in (
+            None,
+            "near_miss",
+        ):
+            return True
+    return False
+
+
+def blanks_shown_nil(structures: Sequence[Structure], grid: Grid, columns: Sequence[int]) -> bool:
+    """Whether a statement that prints no dash shows by its own sums that a blank cell is nil.
+
+    A cash-flow statement in millions that prints no dash leaves "Proceeds from sale of a business" blank
+    in the years without one (Corning's 10-Ks); no column with a blank line was then checked, and a keying
+    error in it went unflagged. A blank may also be a figure the reader lost, so it is taken as nil only
+    when a proven total adds up, to the unit and at a size that proves it, in a column where one of its
+    lines is blank: the statement's own arithmetic says what its blanks mean.
+    """
+    if not prints_no_dash(grid):
+        return False
+    for structure in structures:
+        for col in columns:
+            if all(grid.get(r, {}).get(col) is not None for r, _ in structure.components):
+                continue
+            result = evaluate(structure, grid, col, nil_blanks=True)
+            if (
+                result is not None
+                and supports(result, TREE_SETTINGS.min_signal_each)
+                and abs(result.comparison.difference) <= 1e-9 * max(abs(result.comparison.actual), 1.0)
+            ):
+                return True
+    return False
+
+
 def _sum_equation(
     structure: Structure,
     grid: Grid,
@@ -264,11 +309,26 @@ def check_tree(
     flagged: set[tuple[int, int]] = set()
     misprints: dict[tuple[int, int], float] = {}  # flagged (row, col) → printed minus expected
     across = _across_failures(statement, rows)
-    nil = blanks_are_nil(grid)
+    nil = blanks_are_nil(grid) or blanks_shown_nil(
+        [structure for _, structure in proven_structures(statement, lines)], grid, columns
+    )
     lone = lone_dashes(grid)
     log = relations if relations is not None else RelationLog()
+    no_dash = not nil and prints_no_dash(grid)
     for line, structure in proven_structures(statement, lines):
         results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
+        # A statement that prints no dash may mean nil by a blank even where no sum of its shows it: a column
+        # with a blank line is then checked too, but a break in it counts only when one printed figure,
+        # re-keyed, explains it (a figure the reader lost would break it by an arbitrary amount).
+        blank_cols = {
+            r.col: r
+            for c in columns
+            if no_dash
+            and not any(x.col == c for x in results)
+            and (r := evaluate(structure, grid, c, nil_blanks=True)) is not None
+            and (r.comparison.ok or _keyed_away(structure, grid, r))
+        }
+        results = sorted([*results, *blank_cols.values()], key=lambda r: columns.index(r.col))
         support = [r for r in results if supports(r, TREE_SETTINGS.min_signal_each)]
         label = _label(line)
         proof = (

@@ -30,6 +30,7 @@ __all__ = [
     "grid_of",
     "lone_dashes",
     "one_kind",
+    "prints_no_dash",
     "support_of",
     "supports",
 ]
@@ -102,9 +103,15 @@ def blanks_are_nil(grid: Grid) -> bool:
     nil cell blank; a US statement prints "—".
     """
     figures = [f for cols in grid.values() for f in cols.values()]
-    if not figures or any(f.cell.number is not None and f.cell.number.is_dash for f in figures):
-        return False
-    return all(f.cell.number is not None and f.cell.number.places >= 2 for f in figures)
+    return prints_no_dash(grid) and all(
+        f.cell.number is not None and f.cell.number.places >= 2 for f in figures
+    )
+
+
+def prints_no_dash(grid: Grid) -> bool:
+    """Whether a table prints figures and not one dash: a nil line of it is left blank."""
+    figures = [f for cols in grid.values() for f in cols.values()]
+    return bool(figures) and not any(f.cell.number is not None and f.cell.number.is_dash for f in figures)
 
 
 Convention = str  # "sum" | "first_less_rest" | "by_label"
