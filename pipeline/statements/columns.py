@@ -150,7 +150,9 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
     headers = column_headers(table)
     counts: dict[int, int] = {}
     percents: dict[int, int] = {}
-    marked: set[int] = set()  # columns whose first figure or total row says "%" or prints 100
+    marked: set[int] = set()  # columns whose first figure or total row says "%"
+    hundred: set[int] = set()  # columns whose total row prints 100
+    beyond: Counter[int] = Counter()  # figures over 100 in magnitude, per column
     periods: dict[int, StatementColumn] = {}
     for row in rows:
         label = normalise_label(row.label)
@@ -167,8 +169,16 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
             # A "%" printed on the first and total rows only makes the whole column percentages, and a
             # total of exactly 100 makes it shares of the total; a "Percentage of total" line among
             # amounts does not.
-            if (percent and (first or total_row)) or (total_row and n.value == 100.0 and n.places <= 2):
+            if percent and (first or total_row):
                 marked.add(col)
+            if total_row and n.value == 100.0 and n.places <= 2:
+                hundred.add(col)
+            elif abs(n.value) > 100.0:
+                beyond[col] += 1
+    # ... unless the column prints amounts over 100 in several lines: shares of a total are at most 100,
+    # one line perhaps beyond it against an elimination ("Total finance lease liabilities" of 100 under
+    # leased property of 223 and its amortization of 117 is an amount).
+    marked |= {col for col in hundred if beyond[col] < 2}
     table_basis = basis_of(table.title or "", naming_lines(heading))
     kept = [
         col
