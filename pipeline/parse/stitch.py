@@ -272,8 +272,13 @@ def _lines_between(prev: RawTable, nxt: RawTable, lines: Sequence[Line]) -> list
     for ln in gap:
         if ln.text.rstrip().endswith(".") and len(ln.words) >= 6:
             return None  # a sentence between them: two tables
-        if len(ln.words) > 10 or ln.x0 < x0 - 40 or ln.x1 > prev.col_bounds[0][1] + 12:
-            return None  # not a label of the table's label column (sub-items may be indented deep)
+        values_from = min((b[0] for b in prev.col_bounds[1:]), default=prev.col_bounds[0][1] + 12)
+        if ln.x0 < x0 - 40 or ln.x1 > values_from - 6:
+            # Not a label of the table's label column (sub-items may be indented deep). However many words
+            # it holds, a line that stops short of the value columns is a wrapped label ("Customers (net of
+            # allowance for doubtful accounts of $166 million …" over three lines, wider than any label of
+            # the rows above); running text spans the page.
+            return None
     return gap
 
 
