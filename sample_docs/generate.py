@@ -296,6 +296,9 @@ class DocConfig:
     # the beginning, charges and deductions (negative) to the balance at the end of the year, a column each;
     # figures of two or three digits, and no column headed "Total".
     valuation_accounts: bool = False
+    # A reconciliation of EBITDA to the profit for the year under "Less:" and "Add:" headings, a line under
+    # "Less:" whose own words name no cost ("Exceptional items"): only the headings give the signs.
+    signed_headings: bool = False
     # A lease note's maturity schedule in one column (the latest balance-sheet date): a line for each of the
     # next five years, "Thereafter" and "Total", whose structure only its labels state.
     maturities: bool = False
@@ -1332,6 +1335,31 @@ def build_securities(cfg: DocConfig, figs: Figures, year: int) -> TableSpec:
     return TableSpec("afs", title, None, caption or None, header, tuple(rows), len(heads))
 
 
+def build_signed_headings(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """EBITDA, less depreciation, finance costs, tax and exceptional items, add associates: the profit."""
+    b = Builder(cfg, figs, "ebitda", cols)
+    values: Figures = {}
+    for c in cols:
+        f = figs[c.year]
+        less = {k: abs(f[k]) for k in ("dep", "fin_cost", "tax")} | {"exceptional": abs(f["revenue"]) // 200}
+        associates = abs(f["revenue"]) // 150
+        ebitda = f["net"] + sum(less.values()) - associates
+        values[c.year] = {"ebitda": ebitda, **less, "associates": associates, "net": f["net"]}
+    b.add("EBITDA", "ebitda", values=values)
+    b.section("Less:")
+    for label, key in (
+        ("Depreciation and amortisation", "dep"),
+        ("Net finance costs", "fin_cost"),
+        ("Income tax expense", "tax"),
+        ("Exceptional items", "exceptional"),
+    ):
+        b.add(label, key, values=values, indent=1)
+    b.section("Add:")
+    b.add("Share of profit of associates", "associates", values=values, indent=1)
+    b.add(_label(cfg, "net", "Profit for the year"), "net", values=values)
+    return note_table(cfg, b, "Reconciliation of EBITDA to profit for the year", instant=False)
+
+
 ALLOWANCES = ("Allowance for doubtful accounts", "Allowance for sales returns", "Tax valuation allowance")
 
 
@@ -2191,6 +2219,9 @@ def draw_notes(doc: Layout) -> None:
         r.paragraph(
             f"As a percentage of revenue, {_label(cfg, 'cogs', 'Cost of sales').lower()} decreased by 1%."
         )
+    if cfg.signed_headings:
+        r.heading("15. Alternative performance measures", 10)
+        r.table(build_signed_headings(cfg, figs, dur_cols))
     if cfg.valuation_accounts:
         r.heading("14. Valuation and qualifying accounts", 10)
         r.table(build_valuation_accounts(cfg, figs))

@@ -113,6 +113,7 @@ TRAITS: tuple[str, ...] = (
     "ppe_note",
     "tax_benefits",
     "valuation_accounts",
+    "signed_headings",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

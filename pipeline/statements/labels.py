@@ -22,6 +22,7 @@ __all__ = [
     "OPENING_LABEL",
     "TOTAL_LABEL",
     "clean_label",
+    "heading_sign",
     "headings_over",
     "label_sign",
     "line_kinds",
@@ -150,13 +151,41 @@ def total_strength(
     return 1 if outdented else 0
 
 
-def label_sign(row: RowView, grid: Mapping[int, Mapping[int, Figure]], label: str | None = None) -> int:
-    """−1 for a cost printed positive (it is subtracted), +1 otherwise; by ``label`` when given."""
+def label_sign(
+    row: RowView,
+    grid: Mapping[int, Mapping[int, Figure]],
+    label: str | None = None,
+    section: int | None = None,
+) -> int:
+    """−1 for a cost printed positive (it is subtracted), +1 otherwise; by ``label`` when given.
+
+    ``section``: the sign its section's heading gives every line under it (:func:`heading_sign`), which
+    overrules the line's own words: "Depreciation" under "Add:" is added back.
+    """
     label = normalise_label(row.label) if label is None else label
-    if not _COST_WORDS.search(label) or _GAIN_WORDS.search(label.replace("income tax", "tax")):
+    if section is not None:
+        if section > 0:
+            return 1
+    elif not _COST_WORDS.search(label) or _GAIN_WORDS.search(label.replace("income tax", "tax")):
         return 1
     values = [v.value for v in grid.get(row.index, {}).values() if v.value != 0.0]
     return -1 if values and sum(1 for v in values if v > 0) * 2 > len(values) else 1
+
+
+_SIGNED_HEADING = re.compile(r"^(?:(add|plus)|(less|deduct|subtract|minus))(?: back)?\W*$")
+
+
+def heading_sign(label: str) -> int | None:
+    """+1 under a heading "Add:" ("Add back:", "Plus:"), −1 under "Less:" ("Deduct:"); None otherwise.
+
+    A reconciliation (net operating income to net income, net income to adjusted EBITDA) says in its
+    section headings whether the lines below are added or subtracted, whatever their own words say.
+    """
+    # (the raw words: normalising drops a leading "Add" from "Add back")
+    m = _SIGNED_HEADING.match(" ".join(re.findall(r"[a-z]+", label.lower())))
+    if m is None:
+        return None
+    return 1 if m.group(1) else -1
 
 
 # A line of per-share amounts or of share counts, by how such lines begin; a balance sheet's "Common

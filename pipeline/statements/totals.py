@@ -20,6 +20,7 @@ from pipeline.statements.labels import (
     CLOSING_LABEL,
     OPENING_LABEL,
     TOTAL_LABEL,
+    heading_sign,
     label_sign,
     line_kinds,
     table_names,
@@ -282,15 +283,19 @@ def build_tree(
     last_row = max(grid) if grid else -1
     named = table_names(*titles)
     section_labels: set[str] = set()
+    section_sign: int | None = None  # what an "Add:" or "Less:" heading makes of the lines under it
     for row in rows:
         if row.is_heading:
             walk.starts.append(len(walk.visible))
             walk.section_row = row.index
             section_labels.clear()
+            section_sign = heading_sign(row.label)
             continue
         if row.index not in grid:
             continue
         label = normalise_label(row.label)
+        if section_sign is not None:
+            walk.signs[row.index] = label_sign(row, grid, section=section_sign)
         if OPENING_LABEL.search(label):
             walk.starts.append(len(walk.visible))  # an opening balance begins a roll-forward
         strength = total_strength(row, previous, taxonomy, section_labels)
