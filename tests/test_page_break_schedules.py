@@ -91,3 +91,44 @@ def test_a_schedule_over_a_page_break_is_one_table_and_raises_nothing(name: str)
     ]
     assert (True, 6) in totals
     assert not result.flags, [f.message for f in result.flags]
+
+
+# A schedule broken over a page with no heads repeated: the part at the top of the next page starts with a
+# year and has no heads or title, so it may be the rest of a schedule whose first years the page before
+# printed (found on a mixed layout: "2027 … 2030, Thereafter, Total" added up against the whole total).
+HEADLESS = replace(
+    _DONORS["aurelia_2025_prospectus.pdf"],
+    file="pb-headless.pdf",
+    seed=103087025,
+    font="cour",
+    bold="cobo",
+    italic="coit",
+    style="filing",
+    notes_col=None,
+    label_width=230.0,
+    cf_start="opinc",
+    summary_years=2,
+    has_other_op=False,
+    has_fx=False,
+    footer="center",
+    repeat_header_on_break=False,
+    ppe_at_cost=True,
+    net_debt=True,
+    net_of_first=True,
+    tax_benefits=True,
+    maturities=True,
+    single_step=True,
+    ratio_sentence=True,
+    injections=(),
+)
+
+
+def test_a_headless_part_of_a_schedule_proves_nothing() -> None:
+    result = process_bytes(render_document(HEADLESS)[0], source=HEADLESS.file)
+    first_year = str(max(HEADLESS.years) + 1)
+    parts = [t for t in result.tables if any(c.text == "Thereafter" for c in t.cells)]
+    # The layout still cuts the schedule before its second year, heads not repeated (else this shows nothing).
+    assert parts and all(
+        t.header_rows == 0 and not t.title and first_year not in {c.text for c in t.cells} for t in parts
+    ), [(t.pages, t.header_rows, t.title) for t in parts]
+    assert not result.flags, [f.message for f in result.flags]

@@ -273,11 +273,13 @@ def _lines_between(prev: RawTable, nxt: RawTable, lines: Sequence[Line]) -> list
         if ln.text.rstrip().endswith(".") and len(ln.words) >= 6:
             return None  # a sentence between them: two tables
         values_from = min((b[0] for b in prev.col_bounds[1:]), default=prev.col_bounds[0][1] + 12)
-        if ln.x0 < x0 - 40 or ln.x1 > values_from - 6:
+        wider = ln.x1 > prev.col_bounds[0][1] + 12
+        if ln.x0 < x0 - 40 or ln.x1 > values_from - 6 or (wider and ln.text.rstrip().endswith((":", "."))):
             # Not a label of the table's label column (sub-items may be indented deep). However many words
-            # it holds, a line that stops short of the value columns is a wrapped label ("Customers (net of
-            # allowance for doubtful accounts of $166 million …" over three lines, wider than any label of
-            # the rows above); running text spans the page.
+            # it holds, a line wider than the labels above it that stops short of the value columns is a
+            # wrapped label ("Customers (net of allowance for doubtful accounts of $166 million …" over
+            # three lines), unless it ends as a sentence or a lead-in does ("Undiscounted lease payments
+            # fall due as follows:" introduces another table); running text spans the page.
             return None
     return gap
 

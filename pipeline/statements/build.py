@@ -77,7 +77,8 @@ def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement
     metrics = [m.id for row in rows if row.label.strip() and (m := taxonomy.match(row.label)) is not None]
     kind = classify(table, heading, metrics)
     above = [line for line in heading.splitlines() if line.strip()][-2:]
-    nodes = build_tree(rows, grid, cols, taxonomy, kind, (table.title, *above))
+    headless = not table.header_rows and not table.title
+    nodes = build_tree(rows, grid, cols, taxonomy, kind, (table.title, *above), headless=headless)
     sums = column_sums(table, rows)
     return Statement(
         statement_id=stable_id(table.doc_id, "statement", table.table_id),

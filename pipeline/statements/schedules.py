@@ -71,7 +71,13 @@ _SCHEDULE_LATER = re.compile(r"\b(?:thereafter|after|later|beyond|more than|over
 
 
 def labelled_schedule(
-    total: int, visible: Sequence[int], by_index: Mapping[int, RowView], grid: Grid, columns: Sequence[int]
+    total: int,
+    visible: Sequence[int],
+    by_index: Mapping[int, RowView],
+    grid: Grid,
+    columns: Sequence[int],
+    *,
+    headless: bool = False,
 ) -> Resolution | None:
     """A "Total" printed in a single column under a schedule of years ("2023 … 2027, Thereafter, Total").
 
@@ -82,7 +88,9 @@ def labelled_schedule(
     years may end them), whether or not it holds — and when the schedule is whole: its first year starts
     the table or follows a line without a figure (a heading). A figure line that names no year above the
     years means the run is a part (a page foot read as a row split a schedule that ran over a page
-    break), and a part does not add up to the total.
+    break), and a part does not add up to the total. So is a ``headless`` table (no column heads, no
+    title) that starts with its first year: the top of a page carrying on a schedule whose first years the
+    page before printed.
     """
     run: list[int] = []
     years_in_run = 0
@@ -102,6 +110,8 @@ def labelled_schedule(
         return None
     above = visible.index(run[0]) - 1
     if above >= 0 and columns[0] in grid.get(visible[above], {}):
+        return None
+    if headless and above < 0 and min(by_index) == run[0]:
         return None
     structure = Structure(total, tuple((r, 1) for r in run), "sum")
     result = evaluate(structure, grid, columns[0])
