@@ -19,8 +19,11 @@ from functools import cache
 import pytest
 
 from pipeline.engine import process_bytes
+from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.statements.build import build_statements, maybe_partial
 from sample_docs.generate import DOCS, DocConfig, render_document
 from schemas.models import DocumentResult
+from tests.support.tables import make_table
 
 _DONORS = {cfg.file: cfg for cfg in DOCS}
 
@@ -132,3 +135,33 @@ def test_a_headless_part_of_a_schedule_proves_nothing() -> None:
         t.header_rows == 0 and not t.title and first_year not in {c.text for c in t.cells} for t in parts
     ), [(t.pages, t.header_rows, t.title) for t in parts]
     assert not result.flags, [f.message for f in result.flags]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_schedule_whose_heads_are_not_printed_again_is_still_one_table(name: str) -> None:
+    # The continuation's only head row is then the running head ("Table of Contents"), no column head.
+    cfg = replace(CASES[name], file=f"pb-{name}-bare.pdf", repeat_header_on_break=False)
+    result = process_bytes(render_document(cfg)[0], source=cfg.file)
+    schedule = [t for t in result.tables if any(c.text == "Thereafter" for c in t.cells)]
+    assert len(schedule) == 1 and len(schedule[0].pages) == 2, [(t.table_id, t.pages) for t in schedule]
+    labels = [c.text for c in schedule[0].cells if c.col == 0 and not c.is_header]
+    assert "Table of Contents" not in labels
+    assert not result.flags, [f.message for f in result.flags]
+
+
+def test_a_schedule_that_says_continued_on_its_own_page_proves_nothing() -> None:
+    # The schedule's first year sat alone at the foot of the page before, read as no table: the part left
+    # says "(continued)" and starts with the second year (found on a mixed layout: a false TOT001).
+    rows = [(str(y), [f"{100 + y % 7}.4"]) for y in range(2027, 2031)] + [
+        ("Thereafter", ["662.3"]),
+        ("Total", ["1,107.9"]),
+    ]
+    part = make_table(rows, periods=("2025-12-31",), title="Maturities of lease liabilities (continued)")
+    whole = make_table(rows, periods=("2025-12-31",), title="Maturities of lease liabilities")
+    assert maybe_partial(part) and not maybe_partial(whole)
+    totals = {
+        t.title: [ln.proven for ln in s.lines if ln.label == "Total"]
+        for t in (part, whole)
+        for s in build_statements([t], {}, load_taxonomy())
+    }
+    assert totals == {part.title: [False], whole.title: [True]}

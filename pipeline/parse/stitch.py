@@ -132,12 +132,15 @@ def continues(
     if not said_continued and new_title and not section_headings(caption):
         # A new title is a new table (the same statement of another registrant, the next note).
         return False
-    same_header = nxt.header_rows > 0 and _header_texts(prev) == _header_texts(nxt)
-    no_header = nxt.header_rows == 0 and not caption
+    # A running head read as the continuation's only head row ("Table of Contents" over a schedule whose
+    # heads were not printed again) is no column head.
+    heads = nxt.header_rows - _furniture_heads(nxt, furniture)
+    same_header = heads > 0 and _header_texts(prev) == _header_texts(nxt)
+    no_header = heads == 0 and not caption
     ran_to_bottom = prev.bbox[3] > 0.72 * page_height
     # A statement kept together by section ("Current liabilities" starts the next page) need not have
     # filled its page: the heading over figures without column heads is the continuation's mark.
-    by_section = nxt.header_rows == 0 and section_headings(caption)
+    by_section = heads == 0 and section_headings(caption)
     return said_continued or by_section or ((same_header or no_header) and ran_to_bottom)
 
 
@@ -215,11 +218,26 @@ def _drop_furniture_rows(table: RawTable, furniture: frozenset[str]) -> None:
             table.row_tops.pop()
 
 
+def _furniture_heads(table: RawTable, furniture: frozenset[str]) -> int:
+    """How many of a table's first rows are head rows that print a running head and nothing else."""
+    k = 0
+    while k < table.header_rows and furniture_key(" ".join(c.text for c in table.rows[k])) in furniture:
+        k += 1
+    return k
+
+
 def _drop_furniture(table: RawTable, furniture: frozenset[str]) -> None:
-    """Take running heads off a continuation's caption, so they do not become rows of the statement.
+    """Take running heads off a continuation's caption and head rows, so they do not become rows of it.
 
     In place: the page stage keys each table's scale context by the object.
     """
+    if (k := _furniture_heads(table, furniture)) and furniture:
+        del table.rows[:k]
+        del table.row_tops[:k]
+        for i, row in enumerate(table.rows):
+            for cell in row:
+                cell.row = i
+        table.header_rows -= k
     kept = [k for k, text in enumerate(table.caption) if furniture_key(text) not in furniture]
     if len(kept) == len(table.caption):
         return

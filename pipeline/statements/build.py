@@ -7,6 +7,7 @@ every fact its statement, role, parent and basis.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from pipeline.figures.grid import RowView
@@ -20,7 +21,7 @@ from pipeline.statements.structures import Grid, TreeNode, grid_of
 from pipeline.statements.totals import build_tree
 from schemas.models import ColumnSum, Fact, LineItem, LineRole, Statement, Table
 
-__all__ = ["annotate_facts", "build_statement", "build_statements", "with_tables"]
+__all__ = ["annotate_facts", "build_statement", "build_statements", "maybe_partial", "with_tables"]
 
 
 def _lines(
@@ -65,6 +66,21 @@ def _lines(
     return out
 
 
+_CONTINUED = re.compile(r"\bcontinued\b", re.IGNORECASE)
+
+
+def maybe_partial(table: Table) -> bool:
+    """Whether a table may be the rest of one begun on the page before, which the reader did not join.
+
+    It prints no column heads and no title, or says it is "continued" yet starts on its own page (the
+    part before it, a line or two at the foot of a page, was read as no table).
+    """
+    if not table.header_rows and not table.title:
+        return True
+    heads = [c.text for c in table.cells if c.row < table.header_rows]
+    return len(table.pages) == 1 and any(_CONTINUED.search(t) for t in [table.title or "", *heads])
+
+
 def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement | None:
     """The calculation tree of one table (None when it has no value columns)."""
     rows = statement_rows(table)
@@ -77,8 +93,7 @@ def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement
     metrics = [m.id for row in rows if row.label.strip() and (m := taxonomy.match(row.label)) is not None]
     kind = classify(table, heading, metrics)
     above = [line for line in heading.splitlines() if line.strip()][-2:]
-    headless = not table.header_rows and not table.title
-    nodes = build_tree(rows, grid, cols, taxonomy, kind, (table.title, *above), headless=headless)
+    nodes = build_tree(rows, grid, cols, taxonomy, kind, (table.title, *above), partial=maybe_partial(table))
     sums = column_sums(table, rows)
     return Statement(
         statement_id=stable_id(table.doc_id, "statement", table.table_id),

@@ -77,7 +77,7 @@ def labelled_schedule(
     grid: Grid,
     columns: Sequence[int],
     *,
-    headless: bool = False,
+    partial: bool = False,
 ) -> Resolution | None:
     """A "Total" printed in a single column under a schedule of years ("2023 … 2027, Thereafter, Total").
 
@@ -88,9 +88,8 @@ def labelled_schedule(
     years may end them), whether or not it holds — and when the schedule is whole: its first year starts
     the table or follows a line without a figure (a heading). A figure line that names no year above the
     years means the run is a part (a page foot read as a row split a schedule that ran over a page
-    break), and a part does not add up to the total. So is a ``headless`` table (no column heads, no
-    title) that starts with its first year: the top of a page carrying on a schedule whose first years the
-    page before printed.
+    break), and a part does not add up to the total. So is a ``partial`` table that starts with its first
+    year: the top of a page carrying on a schedule whose first years the page before printed.
     """
     run: list[int] = []
     years_in_run = 0
@@ -111,7 +110,7 @@ def labelled_schedule(
     above = visible.index(run[0]) - 1
     if above >= 0 and columns[0] in grid.get(visible[above], {}):
         return None
-    if headless and above < 0 and min(by_index) == run[0]:
+    if partial and above < 0 and min(by_index) == run[0]:
         return None
     structure = Structure(total, tuple((r, 1) for r in run), "sum")
     result = evaluate(structure, grid, columns[0])

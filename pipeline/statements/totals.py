@@ -108,7 +108,7 @@ class _Walk:
     starts: list[int] = field(default_factory=lambda: [0])
     section_row: int = -1  # row of the last section heading
     totals: set[int] = field(default_factory=set)
-    headless: bool = False  # the table prints no column heads and no title
+    partial: bool = False  # the table may be the rest of one begun on the page before
     by_label: dict[str, list[int]] = field(init=False)  # normalised label → its rows, top to bottom
 
     def __post_init__(self) -> None:
@@ -247,7 +247,7 @@ class _Walk:
         ):
             resolution = (
                 labelled_schedule(
-                    row.index, self.visible, self.by_index, self.grid, self.columns, headless=self.headless
+                    row.index, self.visible, self.by_index, self.grid, self.columns, partial=self.partial
                 )
                 or resolution
             )
@@ -262,7 +262,7 @@ def build_tree(
     kind: StatementKind = "note",
     titles: Sequence[str | None] = (),
     *,
-    headless: bool = False,
+    partial: bool = False,
 ) -> list[TreeNode]:
     """Walk a table's rows top to bottom and recognise its totals (step 3 of :mod:`pipeline.statements`).
 
@@ -275,7 +275,7 @@ def build_tree(
         titles: The table's title and the lines just above it: a last line that repeats one ("Other
             Current Assets" over payment processor advances, prepaid expenses, other and "Other current
             assets") is its total.
-        headless: The table prints no column heads and no title: it may carry on a table of the page before.
+        partial: The table may be the rest of one begun on the page before (:func:`.build.maybe_partial`).
 
     Returns:
         The recognised totals in reading order, each with the rows it adds up and how.
@@ -283,7 +283,7 @@ def build_tree(
     if not columns:
         return []
     signs = {row.index: label_sign(row, grid) for row in rows if row.index in grid}
-    walk = _Walk(grid, columns, signs, line_kinds(rows), {row.index: row for row in rows}, headless=headless)
+    walk = _Walk(grid, columns, signs, line_kinds(rows), {row.index: row for row in rows}, partial=partial)
     previous: RowView | None = None
     nodes: list[TreeNode] = []
     last_row = max(grid) if grid else -1
