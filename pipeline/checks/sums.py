@@ -223,6 +223,26 @@ def proven_structures(
             yield line, Structure(line.row, tuple((r, 1) for r in line.parts), "breakdown")
 
 
+def _with_blank_columns(
+    structure: Structure, grid: Grid, columns: Sequence[int], results: Sequence[ColumnResult]
+) -> list[ColumnResult]:
+    """The results, with the columns a blank line kept out, in a statement that prints no dash.
+
+    Such a statement may mean nil by a blank even where no sum of its shows it: a column with a blank line
+    is then checked too, but a break in it counts only when one printed figure, re-keyed, explains it (a
+    figure the reader lost would break it by an arbitrary amount).
+    """
+    done = {r.col for r in results}
+    blank = [
+        r
+        for c in columns
+        if c not in done
+        and (r := evaluate(structure, grid, c, nil_blanks=True)) is not None
+        and (r.comparison.ok or _keyed_away(structure, grid, r))
+    ]
+    return sorted([*results, *blank], key=lambda r: columns.index(r.col))
+
+
 def _keyed_away(structure: Structure, grid: Grid, result: ColumnResult) -> bool:
     """Whether one printed figure, re-keyed, would make a failing column hold.
 
@@ -317,18 +337,8 @@ def check_tree(
     no_dash = not nil and prints_no_dash(grid)
     for line, structure in proven_structures(statement, lines):
         results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
-        # A statement that prints no dash may mean nil by a blank even where no sum of its shows it: a column
-        # with a blank line is then checked too, but a break in it counts only when one printed figure,
-        # re-keyed, explains it (a figure the reader lost would break it by an arbitrary amount).
-        blank_cols = {
-            r.col: r
-            for c in columns
-            if no_dash
-            and not any(x.col == c for x in results)
-            and (r := evaluate(structure, grid, c, nil_blanks=True)) is not None
-            and (r.comparison.ok or _keyed_away(structure, grid, r))
-        }
-        results = sorted([*results, *blank_cols.values()], key=lambda r: columns.index(r.col))
+        if no_dash:
+            results = _with_blank_columns(structure, grid, columns, results)
         support = [r for r in results if supports(r, TREE_SETTINGS.min_signal_each)]
         label = _label(line)
         proof = (

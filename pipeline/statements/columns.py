@@ -130,6 +130,41 @@ _RATIO_LABEL = re.compile(
 )
 
 
+def _column_figures(rows: Sequence[RowView]) -> tuple[Counter[int], Counter[int], set[int]]:
+    """Per column: the figures printed, the percentages among them, and whether it is marked as percentages.
+
+    A "%" printed on the first and total rows only makes the whole column percentages, and a total of
+    exactly 100 makes it shares of the total, unless the column prints amounts over 100 in several lines:
+    shares of a total are at most 100, one line perhaps beyond it against an elimination ("Total finance
+    lease liabilities" of 100 under leased property of 223 and its amortization of 117 is an amount). A
+    "Percentage of total" line among amounts marks nothing.
+    """
+    counts: Counter[int] = Counter()
+    percents: Counter[int] = Counter()
+    marked: set[int] = set()  # columns whose first figure or total row says "%"
+    hundred: set[int] = set()  # columns whose total row prints 100
+    beyond: Counter[int] = Counter()  # figures over 100 in magnitude, per column
+    for row in rows:
+        label = normalise_label(row.label)
+        total_row = bool(TOTAL_LABEL.search(label)) and not _RATIO_LABEL.search(label)
+        for col, cell in row.numbers.items():
+            n = cell.number
+            if n is None:
+                continue
+            first = col not in counts
+            counts[col] += 1
+            percent = n.unit in ("percent", "ratio")
+            if percent:
+                percents[col] += 1
+            if percent and (first or total_row):
+                marked.add(col)
+            if total_row and n.value == 100.0 and n.places <= 2:
+                hundred.add(col)
+            elif abs(n.value) > 100.0:
+                beyond[col] += 1
+    return counts, percents, marked | {col for col in hundred if beyond[col] < 2}
+
+
 def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") -> list[StatementColumn]:
     """The additive value columns of a table with their period, basis and dimension.
 
@@ -148,37 +183,8 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
         The columns, left to right.
     """
     headers = column_headers(table)
-    counts: dict[int, int] = {}
-    percents: dict[int, int] = {}
-    marked: set[int] = set()  # columns whose first figure or total row says "%"
-    hundred: set[int] = set()  # columns whose total row prints 100
-    beyond: Counter[int] = Counter()  # figures over 100 in magnitude, per column
+    counts, percents, marked = _column_figures(rows)
     periods: dict[int, StatementColumn] = {}
-    for row in rows:
-        label = normalise_label(row.label)
-        total_row = bool(TOTAL_LABEL.search(label)) and not _RATIO_LABEL.search(label)
-        for col, cell in row.numbers.items():
-            n = cell.number
-            if n is None:
-                continue
-            first = col not in counts
-            counts[col] = counts.get(col, 0) + 1
-            percent = n.unit in ("percent", "ratio")
-            if percent:
-                percents[col] = percents.get(col, 0) + 1
-            # A "%" printed on the first and total rows only makes the whole column percentages, and a
-            # total of exactly 100 makes it shares of the total; a "Percentage of total" line among
-            # amounts does not.
-            if percent and (first or total_row):
-                marked.add(col)
-            if total_row and n.value == 100.0 and n.places <= 2:
-                hundred.add(col)
-            elif abs(n.value) > 100.0:
-                beyond[col] += 1
-    # ... unless the column prints amounts over 100 in several lines: shares of a total are at most 100,
-    # one line perhaps beyond it against an elimination ("Total finance lease liabilities" of 100 under
-    # leased property of 223 and its amortization of 117 is an amount).
-    marked |= {col for col in hundred if beyond[col] < 2}
     table_basis = basis_of(table.title or "", naming_lines(heading))
     kept = [
         col
