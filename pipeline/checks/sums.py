@@ -12,6 +12,7 @@ tax) are checked where the tree did not already cover the cells.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -223,14 +224,32 @@ def proven_structures(
             yield line, Structure(line.row, tuple((r, 1) for r in line.parts), "breakdown")
 
 
+def _breaks_by_column(
+    statement: Statement, lines: Mapping[int, LineItem], grid: Grid, columns: Sequence[int]
+) -> Counter[int]:
+    """How many proven totals fail in each column, blank lines taken as nil."""
+    out: Counter[int] = Counter()
+    for _, structure in proven_structures(statement, lines):
+        for c in columns:
+            r = evaluate(structure, grid, c, nil_blanks=True)
+            if r is not None and not r.comparison.ok:
+                out[c] += 1
+    return out
+
+
 def _with_blank_columns(
-    structure: Structure, grid: Grid, columns: Sequence[int], results: Sequence[ColumnResult]
+    structure: Structure,
+    grid: Grid,
+    columns: Sequence[int],
+    results: Sequence[ColumnResult],
+    breaks: Mapping[int, int],
 ) -> list[ColumnResult]:
     """The results, with the columns a blank line kept out, in a statement that prints no dash.
 
     Such a statement may mean nil by a blank even where no sum of its shows it: a column with a blank line
     is then checked too, but a break in it counts only when one printed figure, re-keyed, explains it (a
-    figure the reader lost would break it by an arbitrary amount).
+    figure the reader lost would break it by an arbitrary amount) and it is the column's only break (a
+    value-at-risk table's minimum and maximum columns, whose lines do not add up, break in every total).
     """
     done = {r.col for r in results}
     blank = [
@@ -238,7 +257,7 @@ def _with_blank_columns(
         for c in columns
         if c not in done
         and (r := evaluate(structure, grid, c, nil_blanks=True)) is not None
-        and (r.comparison.ok or _keyed_away(structure, grid, r))
+        and (r.comparison.ok or (breaks.get(c, 0) <= 1 and _keyed_away(structure, grid, r)))
     ]
     return sorted([*results, *blank], key=lambda r: columns.index(r.col))
 
@@ -247,16 +266,18 @@ def _keyed_away(structure: Structure, grid: Grid, result: ColumnResult) -> bool:
     """Whether one printed figure, re-keyed, would make a failing column hold.
 
     Re-keyed as :func:`.tolerance.keying_relation` sees it: a digit, two swapped, one dropped or doubled,
-    the sign, a power of a thousand.
+    the sign, a power of a thousand — in a figure of three digits or more: between figures of one or two
+    digits one digit in two differs by chance (a bank's value-at-risk table leaves its diversification
+    benefit blank in the minimum and maximum columns, whose lines do not add up, and 40 against 80 "looks
+    like" a digit keyed wrong).
     """
     diff = result.comparison.difference  # printed total minus the sum of its lines
     fixes = [(structure.total, -diff)] + [(r, sign * diff) for r, sign in structure.components]
     for r, change in fixes:
         v = grid.get(r, {}).get(result.col)
-        if v is not None and keying_relation(v.value, v.decimals, v.value + change, v.decimals) not in (
-            None,
-            "near_miss",
-        ):
+        if v is None or v.cell.number is None or abs(v.cell.number.value) < 100.0:
+            continue
+        if keying_relation(v.value, v.decimals, v.value + change, v.decimals) not in (None, "near_miss"):
             return True
     return False
 
@@ -335,10 +356,11 @@ def check_tree(
     lone = lone_dashes(grid)
     log = relations if relations is not None else RelationLog()
     no_dash = not nil and prints_no_dash(grid)
+    breaks = _breaks_by_column(statement, lines, grid, columns) if no_dash else Counter[int]()
     for line, structure in proven_structures(statement, lines):
         results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
         if no_dash:
-            results = _with_blank_columns(structure, grid, columns, results)
+            results = _with_blank_columns(structure, grid, columns, results, breaks)
         support = [r for r in results if supports(r, TREE_SETTINGS.min_signal_each)]
         label = _label(line)
         proof = (
