@@ -1327,12 +1327,25 @@ def build_securities(cfg: DocConfig, figs: Figures, year: int) -> TableSpec:
         cost = base // (k + 2) + 37 * k + 11
         gains, losses = cost // (19 + 3 * k) + 2, -(cost // (23 + 2 * k)) - 1
         units = (cost, gains, losses, cost + gains + losses)
-        rows.append(TRow(name, tuple(TCell(fmt_amount(u, cfg.decimals, cfg.neg, cfg.nil)) for u in units)))
-    heads = ("Cost", "Gains", "Losses", "Fair value")
+        rows.append(_amounts_row(cfg, name, units))
+    title = f"Available-for-sale securities at {date_text(cfg, year, 'us')}"
+    return _headed_table(cfg, "afs", title, ("Cost", "Gains", "Losses", "Fair value"), rows)
+
+
+def _amounts_row(cfg: DocConfig, label: str, units: Sequence[int], indent: int = 0) -> TRow:
+    """A row of amounts printed as the issuer prints them, outside a :class:`Builder` (no truth)."""
+    return TRow(
+        label, tuple(TCell(fmt_amount(u, cfg.decimals, cfg.neg, cfg.nil)) for u in units), indent=indent
+    )
+
+
+def _headed_table(
+    cfg: DocConfig, tid: str, title: str, heads: Sequence[str], rows: Sequence[TRow]
+) -> TableSpec:
+    """A note table with a head over each value column, under the issuer's unit caption."""
     header = (tuple((head, i, i) for i, head in enumerate(heads)),)
     caption = _label(cfg, "bs_caption", _label(cfg, "is_caption", cfg.unit_caption))
-    title = f"Available-for-sale securities at {date_text(cfg, year, 'us')}"
-    return TableSpec("afs", title, None, caption or None, header, tuple(rows), len(heads))
+    return TableSpec(tid, title, None, caption or None, header, tuple(rows), len(heads))
 
 
 def build_signed_headings(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
@@ -1374,15 +1387,10 @@ def build_valuation_accounts(cfg: DocConfig, figs: Figures) -> TableSpec:
             charged = 60 + 17 * j + 9 * k + seed // 3
             deducted = -(charged - 11 + 7 * ((j + k) % 3) - 8)
             units = (balance, charged, deducted, balance + charged + deducted)
-            cells = tuple(TCell(fmt_amount(u, cfg.decimals, cfg.neg, cfg.nil)) for u in units)
-            rows.append(TRow(str(year), cells, indent=1))
+            rows.append(_amounts_row(cfg, str(year), units, indent=1))
             balance = units[-1]
     heads = ("Beginning of year", "Charged to expense", "Deductions", "End of year")
-    header = (tuple((head, i, i) for i, head in enumerate(heads)),)
-    caption = _label(cfg, "bs_caption", _label(cfg, "is_caption", cfg.unit_caption))
-    return TableSpec(
-        "valuation", "Valuation and qualifying accounts", None, caption or None, header, tuple(rows), 4
-    )
+    return _headed_table(cfg, "valuation", "Valuation and qualifying accounts", heads, rows)
 
 
 def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:

@@ -224,40 +224,27 @@ def proven_structures(
             yield line, Structure(line.row, tuple((r, 1) for r in line.parts), "breakdown")
 
 
-def _breaks_by_column(
-    statement: Statement, lines: Mapping[int, LineItem], grid: Grid, columns: Sequence[int]
-) -> Counter[int]:
-    """How many proven totals fail in each column, blank lines taken as nil."""
-    out: Counter[int] = Counter()
-    for _, structure in proven_structures(statement, lines):
-        for c in columns:
-            r = evaluate(structure, grid, c, nil_blanks=True)
-            if r is not None and not r.comparison.ok:
-                out[c] += 1
-    return out
-
-
 def _with_blank_columns(
     structure: Structure,
     grid: Grid,
-    columns: Sequence[int],
     results: Sequence[ColumnResult],
+    reading: Mapping[int, ColumnResult],
     breaks: Mapping[int, int],
+    columns: Sequence[int],
 ) -> list[ColumnResult]:
     """The results, with the columns a blank line kept out, in a statement that prints no dash.
 
     Such a statement may mean nil by a blank even where no sum of its shows it: a column with a blank line
-    is then checked too, but a break in it counts only when one printed figure, re-keyed, explains it (a
-    figure the reader lost would break it by an arbitrary amount) and it is the column's only break (a
-    value-at-risk table's minimum and maximum columns, whose lines do not add up, break in every total).
+    is then checked too (``reading``: the structure in each column, blank lines taken as nil), but a break
+    in it counts only when one printed figure, re-keyed, explains it (a figure the reader lost would break
+    it by an arbitrary amount) and it is the column's only break (``breaks``: a value-at-risk table's
+    minimum and maximum columns, whose lines do not add up, break in every total).
     """
     done = {r.col for r in results}
     blank = [
         r
-        for c in columns
-        if c not in done
-        and (r := evaluate(structure, grid, c, nil_blanks=True)) is not None
-        and (r.comparison.ok or (breaks.get(c, 0) <= 1 and _keyed_away(structure, grid, r)))
+        for c, r in reading.items()
+        if c not in done and (r.comparison.ok or (breaks.get(c, 0) <= 1 and _keyed_away(structure, grid, r)))
     ]
     return sorted([*results, *blank], key=lambda r: columns.index(r.col))
 
@@ -282,26 +269,34 @@ def _keyed_away(structure: Structure, grid: Grid, result: ColumnResult) -> bool:
     return False
 
 
-def blanks_shown_nil(structures: Sequence[Structure], grid: Grid, columns: Sequence[int]) -> bool:
+def blank_readings(
+    structures: Sequence[Structure], grid: Grid, columns: Sequence[int]
+) -> list[dict[int, ColumnResult]]:
+    """Each structure in each column where it can be evaluated, blank lines taken as nil."""
+    return [
+        {c: r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=True)) is not None}
+        for structure in structures
+    ]
+
+
+def blanks_shown_nil(
+    structures: Sequence[Structure], readings: Sequence[Mapping[int, ColumnResult]], grid: Grid
+) -> bool:
     """Whether a statement that prints no dash shows by its own sums that a blank cell is nil.
 
     A cash-flow statement in millions that prints no dash leaves "Proceeds from sale of a business" blank
     in the years without one (Corning's 10-Ks); no column with a blank line was then checked, and a keying
     error in it went unflagged. A blank may also be a figure the reader lost, so it is taken as nil only
     when a proven total adds up, to the unit and at a size that proves it, in a column where one of its
-    lines is blank: the statement's own arithmetic says what its blanks mean.
+    lines is blank: the statement's own arithmetic says what its blanks mean. ``readings``: each
+    structure's :func:`blank_readings`.
     """
-    if not prints_no_dash(grid):
-        return False
-    for structure in structures:
-        for col in columns:
+    for structure, reading in zip(structures, readings, strict=True):
+        for col, result in reading.items():
             if all(grid.get(r, {}).get(col) is not None for r, _ in structure.components):
                 continue
-            result = evaluate(structure, grid, col, nil_blanks=True)
-            if (
-                result is not None
-                and supports(result, TREE_SETTINGS.min_signal_each)
-                and abs(result.comparison.difference) <= 1e-9 * max(abs(result.comparison.actual), 1.0)
+            if supports(result, TREE_SETTINGS.min_signal_each) and abs(result.comparison.difference) <= (
+                1e-9 * max(abs(result.comparison.actual), 1.0)
             ):
                 return True
     return False
@@ -350,17 +345,20 @@ def check_tree(
     flagged: set[tuple[int, int]] = set()
     misprints: dict[tuple[int, int], float] = {}  # flagged (row, col) → printed minus expected
     across = _across_failures(statement, rows)
-    nil = blanks_are_nil(grid) or blanks_shown_nil(
-        [structure for _, structure in proven_structures(statement, lines)], grid, columns
-    )
+    nodes = list(proven_structures(statement, lines))
+    structures = [structure for _, structure in nodes]
+    nil = blanks_are_nil(grid)
+    # A statement that prints no dash may leave nil blank: each node read once with blank lines as nil.
+    readings = blank_readings(structures, grid, columns) if not nil and prints_no_dash(grid) else []
+    nil = nil or (bool(readings) and blanks_shown_nil(structures, readings, grid))
+    no_dash = bool(readings) and not nil
+    breaks = Counter(c for reading in readings for c, r in reading.items() if not r.comparison.ok)
     lone = lone_dashes(grid)
     log = relations if relations is not None else RelationLog()
-    no_dash = not nil and prints_no_dash(grid)
-    breaks = _breaks_by_column(statement, lines, grid, columns) if no_dash else Counter[int]()
-    for line, structure in proven_structures(statement, lines):
+    for k, (line, structure) in enumerate(nodes):
         results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
         if no_dash:
-            results = _with_blank_columns(structure, grid, columns, results, breaks)
+            results = _with_blank_columns(structure, grid, results, readings[k], breaks, columns)
         support = [r for r in results if supports(r, TREE_SETTINGS.min_signal_each)]
         label = _label(line)
         proof = (

@@ -22,11 +22,17 @@ __all__ = [
     "furniture_key",
     "join_split_tables",
     "page_furniture",
+    "says_continued",
     "section_headings",
     "stitch_pages",
 ]
 
 _CONTINUED = re.compile(r"\b(continued|cont['’]?d|cont\.)\b|\(cont", re.IGNORECASE)
+
+
+def says_continued(text: str) -> bool:
+    """Whether a title, caption or head says its table continues one from before ("(continued)", "cont'd")."""
+    return bool(_CONTINUED.search(text))
 
 
 @dataclass(slots=True)
@@ -125,9 +131,7 @@ def continues(
     # The label column's head: a table of one value column takes its title lines into its head ("Maturities
     # of lease liabilities (continued)" over "As at 31 December 2025").
     label_heads = [row[0].text for row in nxt.rows[: nxt.header_rows] if row and row[0].col == 0]
-    said_continued = any(_CONTINUED.search(c) for c in [*caption, *label_heads]) or bool(
-        title and _CONTINUED.search(title)
-    )
+    said_continued = any(says_continued(c) for c in [*caption, *label_heads, title or ""])
     new_title = title and prev.title and _title_key(title) != _title_key(prev.title)
     if not said_continued and new_title and not section_headings(caption):
         # A new title is a new table (the same statement of another registrant, the next note).
@@ -218,6 +222,13 @@ def _drop_furniture_rows(table: RawTable, furniture: frozenset[str]) -> None:
             table.row_tops.pop()
 
 
+def _renumber(rows: Sequence[Sequence[RawCell]]) -> None:
+    """Give each cell the index of its row, after rows were taken out or put together (in place)."""
+    for i, row in enumerate(rows):
+        for cell in row:
+            cell.row = i
+
+
 def _furniture_heads(table: RawTable, furniture: frozenset[str]) -> int:
     """How many of a table's first rows are head rows that print a running head and nothing else."""
     k = 0
@@ -234,9 +245,7 @@ def _drop_furniture(table: RawTable, furniture: frozenset[str]) -> None:
     if (k := _furniture_heads(table, furniture)) and furniture:
         del table.rows[:k]
         del table.row_tops[:k]
-        for i, row in enumerate(table.rows):
-            for cell in row:
-                cell.row = i
+        _renumber(table.rows)
         table.header_rows -= k
     kept = [k for k, text in enumerate(table.caption) if furniture_key(text) not in furniture]
     if len(kept) == len(table.caption):
@@ -316,9 +325,7 @@ def _join(prev: RawTable, nxt: RawTable, between: Sequence[Line]) -> RawTable:
         tops.append(ln.y0)
     rows.extend(list(r) for r in nxt.rows)
     tops.extend(nxt.row_tops)
-    for i, row in enumerate(rows):
-        for cell in row:
-            cell.row = i
+    _renumber(rows)
     bbox = (
         min(prev.bbox[0], nxt.bbox[0]),
         prev.bbox[1],

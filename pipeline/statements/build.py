@@ -7,12 +7,12 @@ every fact its statement, role, parent and basis.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import Taxonomy
 from pipeline.ids import stable_id
+from pipeline.parse.stitch import says_continued
 from pipeline.statements.column_sums import column_sums
 from pipeline.statements.columns import statement_columns, statement_rows
 from pipeline.statements.kinds import classify, entity_of
@@ -66,9 +66,6 @@ def _lines(
     return out
 
 
-_CONTINUED = re.compile(r"\bcontinued\b", re.IGNORECASE)
-
-
 def maybe_partial(table: Table) -> bool:
     """Whether a table may be the rest of one begun on the page before, which the reader did not join.
 
@@ -78,7 +75,7 @@ def maybe_partial(table: Table) -> bool:
     if not table.header_rows and not table.title:
         return True
     heads = [c.text for c in table.cells if c.row < table.header_rows]
-    return len(table.pages) == 1 and any(_CONTINUED.search(t) for t in [table.title or "", *heads])
+    return len(table.pages) == 1 and any(says_continued(t) for t in [table.title or "", *heads])
 
 
 def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement | None:
