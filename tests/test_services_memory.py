@@ -400,31 +400,56 @@ def test_a_model_stage_past_its_deadline_is_partial_committed_once_and_resumed_t
 
 def test_generated_hostile_documents_are_typed_dead_letters_and_the_parse_worker_goes_on() -> None:
     """The parse service's killable worker under quotas: each hostile document ends as a dead letter with
-    its category in the headers, the clean ones and the sample document go through, all in one worker."""
+    its category in the headers, the clean ones and the sample document go through, one worker a quota.
+
+    Each bomb runs under quotas where the other quota is far out of reach, so its category says what the
+    document does and not which of two quotas a machine happened to reach first: the font bomb fills 1 GiB
+    in about a CPU second (30 allowed); the blank bomb spends 2 CPU seconds long before it holds 1 GiB
+    (about 17 CPU seconds in, and the limit is 2 GiB).
+    """
     from adapters.workers.isolation import IsolatedEngine
     from tests.support import hostile_gen as gen
 
     w = World()
-    # wall clock: a liveness bound; the CPU quota (the kernel's) is what must end the blank bomb
-    engine = IsolatedEngine(EngineConfig(max_memory_bytes=1 << 30, max_cpu_s=2.0, timeout_s=600))
-    w.engine = engine  # type: ignore[assignment]
-    uploads = {
-        "in/nested.pdf": (gen.deeply_nested(100_000), "corrupt", "DocumentError"),
-        "in/pages.pdf": (gen.huge_page_count(200_000), "too_many_pages", "DocumentError"),
-        "in/tree.pdf": (gen.page_tree_bomb(7), "corrupt", "DocumentError"),
-        "in/font-bomb.pdf": (gen.decompression_bomb(8192), "memory_limit", "QuotaExceeded"),
-        "in/blank-bomb.pdf": (gen.decompression_bomb(4096, where="content"), "cpu_limit", "QuotaExceeded"),
-    }
+    # wall clock: a liveness bound; the kernel's quotas are what must end the bombs
+    memory_quota = EngineConfig(max_memory_bytes=1 << 30, max_cpu_s=30.0, timeout_s=600)
+    cpu_quota = EngineConfig(max_memory_bytes=2 << 30, max_cpu_s=2.0, timeout_s=600)
     clean = {"in/image.pdf": gen.giant_image(100_000), "in/ops.pdf": gen.drawing_ops(2_000_000)}
-    try:
-        for key, (data, _, _) in uploads.items():
-            w.upload(key, data)
-        for key, data in clean.items():
-            w.upload(key, data)
-        w.upload("in/a.pdf", SAMPLE.read_bytes())
-        w.run()
-    finally:
-        engine.close()
+    runs = [  # (quotas, hostile uploads with what they must end as, clean uploads after them in that worker)
+        (
+            memory_quota,
+            {
+                "in/nested.pdf": (gen.deeply_nested(100_000), "corrupt", "DocumentError"),
+                "in/pages.pdf": (gen.huge_page_count(200_000), "too_many_pages", "DocumentError"),
+                "in/tree.pdf": (gen.page_tree_bomb(7), "corrupt", "DocumentError"),
+                "in/font-bomb.pdf": (gen.decompression_bomb(8192), "memory_limit", "QuotaExceeded"),
+            },
+            clean,
+        ),
+        (
+            cpu_quota,
+            {
+                "in/blank-bomb.pdf": (
+                    gen.decompression_bomb(4096, where="content"),
+                    "cpu_limit",
+                    "QuotaExceeded",
+                ),
+            },
+            {"in/a.pdf": SAMPLE.read_bytes()},
+        ),
+    ]
+    uploads = {key: upload for _, hostile, _ in runs for key, upload in hostile.items()}
+    for config, hostile, after in runs:
+        engine = IsolatedEngine(config)
+        w.engine = engine  # type: ignore[assignment]
+        try:
+            for key, (data, _, _) in hostile.items():
+                w.upload(key, data)
+            for key, data in after.items():  # after the bombs, in the same worker
+                w.upload(key, data)
+            w.run()
+        finally:
+            engine.close()
     records = w.broker.records("t.dlq")
     letters = {str(json.loads(r.value or b"")["source"]): (json.loads(r.value or b""), r) for r in records}
     assert {k: (d["category"], d["error_class"]) for k, (d, _) in letters.items()} == {

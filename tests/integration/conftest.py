@@ -131,6 +131,10 @@ class Services:
         self.procs[name] = p
         return p
 
+    def stop(self, stage: str, worker: str) -> None:
+        """SIGTERM to one worker, which finishes its batch and leaves its group (SIGKILL after 30 s)."""
+        stop_processes([self.procs.pop(f"{stage}-{worker}")], timeout_s=30)
+
     def kill(self, stage: str, worker: str) -> None:
         p = self.procs.pop(f"{stage}-{worker}")
         p.send_signal(signal.SIGKILL)

@@ -61,6 +61,10 @@ def by_id(records: list[dict[str, object]]) -> list[dict[str, object]]:
     return sorted((_strip(r) for r in records), key=lambda r: str(r.get("fact_id") or r.get("flag_id")))
 
 
+def _records(n: int) -> Callable[[list[dict[str, object]]], bool]:
+    return lambda recs: len(recs) >= n
+
+
 def _verified(n: int) -> Callable[[list[dict[str, object]]], bool]:
     return lambda recs: len({r["doc_id"] for r in recs}) >= n
 
@@ -129,19 +133,37 @@ def test_quota_breaches_are_dead_lettered_by_category_and_the_parse_worker_goes_
     from tests.support import hostile_gen as gen
 
     it = isolated
-    # The quotas as a deployment sets them: in the parse service's environment.
-    it.services.env.update({"TIEOUT_MEMORY_MB": "1024", "TIEOUT_CPU_S": "2"})
-    parse = it.services.start("parse", "w1")
+    # The quotas as a deployment sets them: in the parse service's environment. Each bomb meets quotas
+    # where the other one is far out of reach, so its category does not depend on the machine's speed: the
+    # font bomb fills 1 GiB in about a CPU second (30 allowed), the blank bomb spends 2 CPU seconds long
+    # before it holds 1 GiB (about 17 CPU seconds in; 2 GiB allowed). The parse worker is restarted between.
+    runs = [
+        (
+            {"TIEOUT_MEMORY_MB": "1024", "TIEOUT_CPU_S": "30"},
+            {
+                "font-bomb.pdf": (gen.decompression_bomb(8192), "memory_limit", "QuotaExceeded"),
+                "nested.pdf": (gen.deeply_nested(100_000), "corrupt", "DocumentError"),
+            },
+        ),
+        (
+            {"TIEOUT_MEMORY_MB": "2048", "TIEOUT_CPU_S": "2"},
+            {"blank-bomb.pdf": (gen.decompression_bomb(4096, where="content"), "cpu_limit", "QuotaExceeded")},
+        ),
+    ]
     it.services.start("verify", "w1")
-    hostile = {
-        "font-bomb.pdf": (gen.decompression_bomb(8192), "memory_limit", "QuotaExceeded"),
-        "blank-bomb.pdf": (gen.decompression_bomb(4096, where="content"), "cpu_limit", "QuotaExceeded"),
-        "nested.pdf": (gen.deeply_nested(100_000), "corrupt", "DocumentError"),
-    }
-    for name, (data, _, _) in hostile.items():
-        (tmp_path / name).write_bytes(data)
-    keys = _upload_boto3(it, [*(tmp_path / n for n in hostile), SAMPLES[0]], "quotas")
-    dlq = it.read(it.topic("dlq"), until=lambda r: len(r) >= len(hostile))
+    hostile: dict[str, tuple[bytes, str, str]] = {}
+    for i, (quotas, bombs) in enumerate(runs):
+        if i:
+            it.services.stop("parse", "w1")  # to start again under the next quotas
+        it.services.env.update(quotas)
+        parse = it.services.start("parse", "w1")
+        for name, (data, _, _) in bombs.items():
+            (tmp_path / name).write_bytes(data)
+        _upload_boto3(it, [tmp_path / n for n in bombs], f"quotas-{i}")
+        hostile |= bombs
+        dlq = it.read(it.topic("dlq"), until=_records(len(hostile)))
+    # after the last bomb, the same parse worker goes on with a filing
+    keys = _upload_boto3(it, [SAMPLES[0]], "quotas")
     got = {Path(str(d["source"])).name: d for d in dlq}
     assert {n: (d["category"], d["error_class"]) for n, d in got.items()} == {
         n: (category, error_class) for n, (_, category, error_class) in hostile.items()
