@@ -138,3 +138,33 @@ def test_a_part_of_a_schedule_proves_nothing() -> None:
         for t in (whole, *parts)
     ]
     assert totals == [[True], [False], [False]]
+
+
+def test_a_schedule_a_lead_in_introduces_on_its_page_is_whole_without_heads() -> None:
+    # PayPal's 2023 10-Q prints its term debt's maturities with no column heads and no title, mid-page
+    # under "… were as follows (in millions):". A planted 500 -> 5,500 went unflagged: the table was taken
+    # for the rest of one begun on the page before, whose total a part need not add up to. A running head
+    # above a part ends in no colon.
+    def schedule(keyed: str) -> Table:
+        rows = [("Remaining 2023", ["—"]), ("2024", ["1,250"]), ("2025", ["1,207"]), ("2026", ["1,409"])]
+        rows += [("2027", [keyed]), ("Thereafter", ["6,256"]), ("Total", ["10,622"])]
+        return _headless(make_table(rows, periods=("2023-06-30",)))
+
+    lead_in = "FUTURE PRINCIPAL PAYMENTS\nAs of June 30, 2023, the future principal payments were as follows:"
+    running = (
+        "Table of Contents\nNOTES TO CONDENSED CONSOLIDATED FINANCIAL STATEMENTS (continued)\n(Unaudited)"
+    )
+    assert maybe_partial(schedule("500"), running) and not maybe_partial(schedule("500"), lead_in)
+
+    def total(keyed: str, above: str) -> tuple[bool, int]:
+        (line,) = [
+            ln
+            for s in build_statements([schedule(keyed)], {"t2": above}, load_taxonomy())
+            for ln in s.lines
+            if ln.label == "Total"
+        ]
+        return line.proven, len(line.children)
+
+    # As printed, the lines add up either way; keyed wrong, only the whole schedule still holds its lines.
+    assert [total("500", above) for above in (running, lead_in)] == [(True, 6), (True, 6)]
+    assert [total("5,500", above) for above in (running, lead_in)] == [(False, 0), (True, 6)]

@@ -66,12 +66,17 @@ def _lines(
     return out
 
 
-def maybe_partial(table: Table) -> bool:
+def maybe_partial(table: Table, heading: str = "") -> bool:
     """Whether a table may be the rest of one begun on the page before, which the reader did not join.
 
     It prints no column heads and no title, or says it is "continued" yet starts on its own page (the
-    part before it, a line or two at the foot of a page, was read as no table).
+    part before it, a line or two at the foot of a page, was read as no table). A table that a lead-in on
+    its own page introduces (``heading``, the text above it there, ends with ":", as in "future payments
+    were as follows (in millions):") begins there, heads or not.
     """
+    lines = [line.strip() for line in heading.splitlines() if line.strip()]
+    if lines and lines[-1].endswith(":"):
+        return False
     if not table.header_rows and not table.title:
         return True
     heads = [c.text for c in table.cells if c.row < table.header_rows]
@@ -90,7 +95,9 @@ def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement
     metrics = [m.id for row in rows if row.label.strip() and (m := taxonomy.match(row.label)) is not None]
     kind = classify(table, heading, metrics)
     above = [line for line in heading.splitlines() if line.strip()][-2:]
-    nodes = build_tree(rows, grid, cols, taxonomy, kind, (table.title, *above), partial=maybe_partial(table))
+    nodes = build_tree(
+        rows, grid, cols, taxonomy, kind, (table.title, *above), partial=maybe_partial(table, heading)
+    )
     sums = column_sums(table, rows)
     return Statement(
         statement_id=stable_id(table.doc_id, "statement", table.table_id),
