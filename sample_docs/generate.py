@@ -296,6 +296,10 @@ class DocConfig:
     # the beginning, charges and deductions (negative) to the balance at the end of the year, a column each;
     # figures of two or three digits, and no column headed "Total".
     valuation_accounts: bool = False
+    # An MD&A table of two lines, revenue and its subscriptions: the two years, the change ("Increase/
+    # (decrease)") and the percentage change ("% Change"), as in Activision Blizzard's 2021 results of
+    # operations; two rows are too few to prove either change column alone.
+    two_line_changes: bool = False
     # A reconciliation of EBITDA to the profit for the year under "Less:" and "Add:" headings, a line under
     # "Less:" whose own words name no cost ("Exceptional items"): only the headings give the signs.
     signed_headings: bool = False
@@ -1393,6 +1397,20 @@ def build_valuation_accounts(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _headed_table(cfg, "valuation", "Valuation and qualifying accounts", heads, rows)
 
 
+def build_two_line_changes(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """Revenue and its subscriptions in the last two years, the change and the percentage change."""
+    cur, prev = sorted(cfg.years)[-1], sorted(cfg.years)[-2]
+    rows: list[TRow] = []
+    for label, (now, then) in (("Revenue", (20, 20)), ("Subscriptions", (15, 14))):  # twentieths
+        a, b = figs[cur]["revenue"] * now // 20, figs[prev]["revenue"] * then // 20
+        row = _amounts_row(cfg, label, (a, b, a - b), indent=0 if now == 20 else 1)
+        change = pct_change(a, b)
+        percent = TCell(("-" if change < 0 else "") + fmt_tenths(change) + "%")
+        rows.append(replace(row, cells=(*row.cells, percent)))
+    heads = (str(cur), str(prev), "Increase/(decrease)", "% Change")
+    return _headed_table(cfg, "changes", "Revenue", heads, rows)
+
+
 def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Current and deferred tax by jurisdiction, each section without a total, then the tax charge."""
     b = Builder(cfg, figs, "taxnote", cols)
@@ -2233,6 +2251,10 @@ def draw_notes(doc: Layout) -> None:
     if cfg.valuation_accounts:
         r.heading("14. Valuation and qualifying accounts", 10)
         r.table(build_valuation_accounts(cfg, figs))
+    if cfg.two_line_changes:
+        r.heading("16. Results of operations", 10)
+        r.paragraph("Revenue and its subscriptions compared with the year before:")
+        r.table(build_two_line_changes(cfg, figs))
     if cfg.fair_value_columns:
         r.heading("10. Investments", 10)
         r.table(build_securities(cfg, figs, max(doc.years)))

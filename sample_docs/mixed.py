@@ -114,6 +114,7 @@ TRAITS: tuple[str, ...] = (
     "tax_benefits",
     "valuation_accounts",
     "signed_headings",
+    "two_line_changes",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

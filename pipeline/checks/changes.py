@@ -15,12 +15,16 @@ relation it follows:
    value that the rows' own rounding intervals agree on).
 
 A relation holds for a column when it holds (rounding-aware, :mod:`pipeline.figures.rounding`) in at least
-three
-rows and in three of every four rows where all its figures are printed. A row where it then fails is
-flagged unless another reading explains it — percentage points or basis points between two rates, a
-favourable/unfavourable sign, a negative base taken as printed — and only while the failures stay few (a
-column that fails in many rows follows some other rule). The failing relations of one row between the same
-two figures give one flag.
+three rows and in three of every four rows where all its figures are printed. A table of two rows has too few
+for that, but when it prints both an amount change and a percentage change of the same two columns, each
+head naming a change, every row tests the pair twice: the two relations are proven together when they hold
+in three of the four tests (or three of every four, in more rows) and each holds somewhere (an MD&A's
+"Consolidated net revenues" and one line under it, with "Increase/(decrease)" and "% Change").
+
+A row where a proven relation then fails is flagged unless another reading explains it — percentage points
+or basis points between two rates, a favourable/unfavourable sign, a negative base taken as printed — and
+only while the failures stay few (a column that fails in many rows follows some other rule). The failing
+relations of one row between the same two figures give one flag.
 """
 
 from __future__ import annotations
@@ -118,14 +122,15 @@ def _figures(rows: Sequence[RowView]) -> dict[int, dict[int, _Fig]]:
 
 
 def _value_columns(figs: Mapping[int, Mapping[int, _Fig]]) -> list[int]:
-    """Columns of amounts: at least three figures, most of them not percentages."""
+    """Columns of amounts: a figure in every row or at least three, most of them not percentages."""
     counts: dict[int, int] = {}
     percents: dict[int, int] = {}
     for row in figs.values():
         for col, f in row.items():
             counts[col] = counts.get(col, 0) + 1
             percents[col] = percents.get(col, 0) + f.percent
-    return sorted(c for c, n in counts.items() if n >= _MIN_ROWS and percents[c] * 2 < n)
+    need = min(_MIN_ROWS, len(figs))
+    return sorted(c for c, n in counts.items() if n >= need and percents[c] * 2 < n)
 
 
 def _percent_column(figs: Mapping[int, Mapping[int, _Fig]], col: int) -> bool:
@@ -282,12 +287,27 @@ def _holds(rel: _Relation | None) -> bool:
     return rel.hits >= need and rel.hits * 4 >= rel.seen * 3
 
 
+def _hold_together(rels: Sequence[_Relation]) -> list[_Relation]:
+    """Named amount and percentage changes of one pair of columns, proven by their tests pooled.
+
+    Each relation must hold in some row; together they must pass the test one relation passes alone.
+    """
+    proven: list[_Relation] = []
+    for amount in (r for r in rels if r.kind == "diff" and not _holds(r)):
+        for pct in (r for r in rels if r.kind == "pct" and (r.a, r.b) == (amount.a, amount.b)):
+            hits, seen = amount.hits + pct.hits, amount.seen + pct.seen
+            if amount.hits and pct.hits and hits >= _MIN_ROWS and hits * 4 >= seen * 3:
+                proven += [amount] + ([] if _holds(pct) else [pct])
+    return proven
+
+
 def _relations(table: Table, figs: Mapping[int, Mapping[int, _Fig]]) -> list[_Relation]:
     """Every column's proven relation."""
     headers = column_headers(table)
     values = _value_columns(figs)
     columns = sorted({col for row in figs.values() for col in row})
     out: list[_Relation] = []
+    named: list[_Relation] = []  # the fitted changes of columns whose heads name a change
     for col in columns:
         head = headers.get(col, "")
         percent = _percent_column(figs, col)
@@ -296,12 +316,14 @@ def _relations(table: Table, figs: Mapping[int, Mapping[int, _Fig]]) -> list[_Re
             ["diff"] if named_change and not percent else []
         )
         rel = _fit_pairs(figs, col, values, kinds) if kinds else None
+        if rel is not None and named_change:
+            named.append(rel)
         if not _holds(rel) and percent and not named_change:
             rel = _fit_share(figs, col, values)
         if _holds(rel):
             assert rel is not None
             out.append(rel)
-    return out
+    return out + _hold_together(named)
 
 
 def _label(row: RowView) -> str:
@@ -373,7 +395,7 @@ def check_table_changes(table: Table) -> list[Flag]:
     """
     rows = table_rows(table)
     figs = _figures(rows)
-    if len(figs) < _MIN_ROWS:
+    if len(figs) < _MIN_ROWS - 1:  # two rows: only a pair of changes proven together (_hold_together)
         return []
     by_index = {row.index: row for row in rows}
     failures: dict[tuple[int, int, int], _RowFailure] = {}
