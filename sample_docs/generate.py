@@ -300,6 +300,11 @@ class DocConfig:
     # (decrease)") and the percentage change ("% Change"), as in Activision Blizzard's 2021 results of
     # operations; two rows are too few to prove either change column alone.
     two_line_changes: bool = False
+    # Share options rolled forward in thousands, with their weighted average exercise price: outstanding at
+    # the beginning of the year (or at the prior year's end, by the seed's parity), granted, exercised,
+    # forfeited, "Options outstanding at <year end>" (named as the opening line, not "balance" or "total"),
+    # then the options exercisable, which are no part of it (Foot Locker's 2022 10-K).
+    option_rollforward: bool = False
     # A reconciliation of EBITDA to the profit for the year under "Less:" and "Add:" headings, a line under
     # "Less:" whose own words name no cost ("Exceptional items"): only the headings give the signs.
     signed_headings: bool = False
@@ -1411,6 +1416,29 @@ def build_two_line_changes(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _headed_table(cfg, "changes", "Revenue", heads, rows)
 
 
+def build_option_rollforward(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """Options outstanding at two moments, the grants, exercises and forfeitures between, a price each."""
+    cur = max(cfg.years)
+    seed = abs(figs[cur]["revenue"]) % 97
+    style = "us" if "us" in (cfg.instant_header or "") else "uk"
+    start = f"at {date_text(cfg, cur - 1, style)}" if cfg.seed % 2 else "at the beginning of the year"
+    opening = 3000 + 11 * seed
+    moves = (("Granted", 590 + seed), ("Exercised", -(207 + seed // 2)), ("Forfeited", -(338 - seed // 3)))
+    closing = opening + sum(n for _, n in moves)
+    lines = [
+        (f"Options outstanding {start}", opening, 4884),
+        *((label, n, 3171 + 417 * k) for k, (label, n) in enumerate(moves)),
+        (f"Options outstanding at {date_text(cfg, cur, style)}", closing, 4785),
+        (f"Options exercisable at {date_text(cfg, cur, style)}", closing * 3 // 4, 5236),
+    ]
+    rows = [
+        TRow(label, (TCell(fmt_amount(n, 0, cfg.neg, cfg.nil)), TCell(f"{cents // 100}.{cents % 100:02d}")))
+        for label, n, cents in lines
+    ]
+    heads = ("Number of options (thousands)", "Weighted average exercise price")
+    return _headed_table(cfg, "options", "Share options", heads, rows)
+
+
 def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Current and deferred tax by jurisdiction, each section without a total, then the tax charge."""
     b = Builder(cfg, figs, "taxnote", cols)
@@ -1924,7 +1952,9 @@ class Narrative:
             shift = 6 - cfg.scale + cfg.decimals - 1
             millions = round_div(units, 10**shift) if shift >= 0 else units * 10**-shift
             if abs(millions) >= 10_000:
-                return f"{symbol}{fmt_units(round_div(millions, 100), 2)} billion"
+                # Rounded once, from the printed figure: 1,014.97 million is 1.01 billion, not 1.015 → 1.02.
+                billions = round_div(units, 10 ** (shift + 2)) if shift >= 0 else round_div(millions, 100)
+                return f"{symbol}{fmt_units(billions, 2)} billion"
             return f"{symbol}{fmt_units(millions, 1)} million"
         amount = fmt_units(units, cfg.decimals)
         return {
@@ -2251,6 +2281,10 @@ def draw_notes(doc: Layout) -> None:
     if cfg.valuation_accounts:
         r.heading("14. Valuation and qualifying accounts", 10)
         r.table(build_valuation_accounts(cfg, figs))
+    if cfg.option_rollforward:
+        r.heading("17. Share-based payments", 10)
+        r.paragraph("Share option activity in the year:")
+        r.table(build_option_rollforward(cfg, figs))
     if cfg.two_line_changes:
         r.heading("16. Results of operations", 10)
         r.paragraph("Revenue and its subscriptions compared with the year before:")

@@ -115,6 +115,7 @@ TRAITS: tuple[str, ...] = (
     "valuation_accounts",
     "signed_headings",
     "two_line_changes",
+    "option_rollforward",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

@@ -199,11 +199,15 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
     kept = [col for col in kept if not _derived_change(rows, col, kept)]
     places = {col: p for col, p in _column_places(rows).items() if col in kept}
     usual = Counter(places.values()).most_common(1)[0][0] if places else 0
+    # Whole numbers beside cents: a count and its average price (an option table), not two amounts.
+    priced = sorted(places.values()) == [0, 2]
+    usual = 0 if priced else usual
     out: list[StatementColumn] = []
     for col in kept:
         header = headers.get(col, "")
-        if places.get(col, usual) != usual and len(places) >= 3:
-            # "17.8" years of remaining life beside whole millions: another kind of figure.
+        if places.get(col, usual) != usual and (len(places) >= 3 or priced):
+            # "17.8" years of remaining life beside whole millions, or "48.84" a share beside thousands of
+            # options (whose head, read as the table's title, did not say "price"): another kind of figure.
             continue
         period = next(
             (

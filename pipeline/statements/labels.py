@@ -13,6 +13,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 
 from pipeline.figures.grid import RowView
+from pipeline.figures.periods import parse_period
 from pipeline.figures.taxonomy import Taxonomy, normalise_label
 from pipeline.statements.settings import TREE_SETTINGS
 from pipeline.statements.structures import Figure
@@ -26,6 +27,8 @@ __all__ = [
     "headings_over",
     "label_sign",
     "line_kinds",
+    "named_closing",
+    "named_opening",
     "numerator_label",
     "table_names",
     "total_strength",
@@ -87,6 +90,44 @@ OPENING_LABEL = re.compile(
     r"^balances?,? (?:at )?(?:beginning|begin|opening)\b|期初|年初"
 )
 """An opening balance: where a roll-forward's run of lines begins."""
+_AT_WHEN = re.compile(r"^(?P<stem>[a-z].*?) (?:at|as of|as at) (?P<when>.+)$")
+"""A balance named with its moment: "options outstanding at january 28 2023" (a normalised label)."""
+_BEGINNING = re.compile(r"^(?:the )?(?:beginning|start) of (?:the )?(?:fiscal )?(?:year|period|quarter)$")
+_END = re.compile(r"^(?:the )?end of (?:the )?(?:fiscal )?(?:year|period|quarter)$")
+
+
+def _moment(when: str) -> str | None:
+    """A label's moment as a sortable key ("january 28 2023": "2023-01-28"); a period's beginning first.
+
+    A day must be printed in full; the beginning of a period sorts before every day and its end after.
+    """
+    if _BEGINNING.match(when):
+        return ""
+    if _END.match(when):
+        return "~"
+    period = parse_period(when)
+    return period.end_date if period is not None and period.kind == "instant" else None
+
+
+def named_opening(closing: str, above: str) -> bool:
+    """Whether ``above`` opens the roll-forward that ``closing`` closes, both normalised labels.
+
+    The two name one balance at two moments, the later below: "options outstanding at the beginning of
+    the year" or "outstanding at december 31 2021" above "options outstanding at january 28 2023" or
+    "outstanding at december 31 2022" (an option or award table, whose lines name no balance).
+    """
+    m, n = _AT_WHEN.match(closing), _AT_WHEN.match(above)
+    if m is None or n is None or m["stem"] != n["stem"]:
+        return False
+    late, early = _moment(m["when"]), _moment(n["when"])
+    return late is not None and early is not None and late > early and early != "~"
+
+
+def named_closing(label: str, section: Collection[str]) -> bool:
+    """Whether a line closes a roll-forward a line above it in its section opens (:func:`named_opening`)."""
+    return any(named_opening(label, above) for above in section)
+
+
 _COST_WORDS = re.compile(
     r"\b(?:costs?|expenses?|losses|loss|tax|taxes|provision|depreciation|amortization|impairments?|less|"
     r"deduct\w*|charges?|write-?downs?|dividends?|repurchases?|purchases?|payments?|repayments?|"
@@ -113,7 +154,8 @@ def total_strength(
         section: The normalised labels of the lines above it in its section.
 
     Returns:
-        2 for "Total …"/"Subtotal"/"Net increase in cash …", closing balances and total metrics; 1 (weak)
+        2 for "Total …"/"Subtotal"/"Net increase in cash …", closing balances (named so, or named as an
+        opening line above, :func:`named_closing`) and total metrics; 1 (weak)
         for unlabelled rows, "Net …" and "Gross …" rows and rows outdented relative to the row above; 0
         otherwise.
     """
@@ -129,7 +171,7 @@ def total_strength(
     metric = taxonomy.match(row.label) if label else None
     if metric is not None and metric.is_total:
         return 2
-    if not label or label.startswith(("net ", "gross ")):
+    if not label or label.startswith(("net ", "gross ")) or named_closing(label, section):
         # "Net unrealized gains" is often a subtotal, but "Net sales" or "Net interest" are not; "Gross
         # property, plant and equipment" adds the classes above it, at their indent, before the deduction
         # that makes it net, while "Gross unrealized gains" adds nothing: the figures decide.

@@ -10,7 +10,7 @@ heading, an opening balance, an earlier total). A structure the figures prove fo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pipeline.figures.grid import RowView
@@ -23,6 +23,7 @@ from pipeline.statements.labels import (
     heading_sign,
     label_sign,
     line_kinds,
+    named_closing,
     table_names,
     total_strength,
 )
@@ -212,9 +213,14 @@ class _Walk:
         c = held[0].comparison
         return abs(c.difference) > 1e-9 * max(abs(c.actual), 1.0)
 
-    def resolve(self, row: RowView, label: str, strength: int) -> Resolution | None:
-        """The structure of a candidate total: a natural run, then the fallbacks its label allows."""
-        rollforward = bool(CLOSING_LABEL.search(label))
+    def resolve(
+        self, row: RowView, label: str, strength: int, section: Collection[str] = ()
+    ) -> Resolution | None:
+        """The structure of a candidate total: a natural run, then the fallbacks its label allows.
+
+        ``section``: the normalised labels above it in its section, where an opening it closes may be.
+        """
+        rollforward = bool(CLOSING_LABEL.search(label)) or named_closing(label, section)
         candidates = self.candidates(row, label, strength, rollforward)
         need = self.support(strength)
         resolution = resolve_total(candidates, self.grid, self.columns, need, strict=not strength)
@@ -237,7 +243,7 @@ class _Walk:
             resolution = _single_item(row, self.visible, self.starts, self.grid, self.columns) or resolution
         if resolution is None and rollforward:
             resolution = labelled_rollforward(
-                row.index, self.visible, self.by_index, self.grid, self.columns, self.signs
+                row.index, self.visible, self.by_index, self.grid, self.columns, self.signs, closing=label
             )
         if (
             (resolution is None or not resolution.proven)
@@ -310,7 +316,7 @@ def build_tree(
         if label and row.index == last_row and label in named:
             strength = 2
         if walk.visible and (len(walk.visible) >= 2 or strength == 2) and (strength or len(columns) >= 3):
-            resolution = walk.resolve(row, label, strength)
+            resolution = walk.resolve(row, label, strength, section_labels)
             if resolution is not None:
                 if not label and walk.section_row in walk.by_index:
                     # An unlabelled total is named by its section's heading: under "Expenses", a cost that a
