@@ -305,6 +305,10 @@ class DocConfig:
     # forfeited, "Options outstanding at <year end>" (named as the opening line, not "balance" or "total"),
     # then the options exercisable, which are no part of it (Foot Locker's 2022 10-K).
     option_rollforward: bool = False
+    # An MD&A table of three lines, revenue, gross profit and operating profit, in the last two years and
+    # their percentage change only ("% Change"), as in Kraft Heinz's 2021 segment results: three rows, one
+    # of them keyed wrong, leave two that hold.
+    three_line_changes: bool = False
     # A reconciliation of EBITDA to the profit for the year under "Less:" and "Add:" headings, a line under
     # "Less:" whose own words name no cost ("Exceptional items"): only the headings give the signs.
     signed_headings: bool = False
@@ -1416,6 +1420,19 @@ def build_two_line_changes(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _headed_table(cfg, "changes", "Revenue", heads, rows)
 
 
+def build_three_line_changes(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """Revenue, gross profit and operating profit in the last two years and their percentage change."""
+    cur, prev = sorted(cfg.years)[-1], sorted(cfg.years)[-2]
+    rows: list[TRow] = []
+    for key, label in (("revenue", "Revenue"), ("gross", "Gross profit"), ("opinc", "Operating profit")):
+        a, b = figs[cur][key], figs[prev][key]
+        change = pct_change(a, b)
+        percent = TCell(("-" if change < 0 else "") + fmt_tenths(change) + "%")
+        row = _amounts_row(cfg, label, (a, b))
+        rows.append(replace(row, cells=(*row.cells, percent)))
+    return _headed_table(cfg, "pct_changes", "Results", (str(cur), str(prev), "% Change"), rows)
+
+
 def build_option_rollforward(cfg: DocConfig, figs: Figures) -> TableSpec:
     """Options outstanding at two moments, the grants, exercises and forfeitures between, a price each."""
     cur = max(cfg.years)
@@ -2281,6 +2298,10 @@ def draw_notes(doc: Layout) -> None:
     if cfg.valuation_accounts:
         r.heading("14. Valuation and qualifying accounts", 10)
         r.table(build_valuation_accounts(cfg, figs))
+    if cfg.three_line_changes:
+        r.heading("18. Results compared", 10)
+        r.paragraph("The year's results against the year before:")
+        r.table(build_three_line_changes(cfg, figs))
     if cfg.option_rollforward:
         r.heading("17. Share-based payments", 10)
         r.paragraph("Share option activity in the year:")

@@ -116,6 +116,7 @@ TRAITS: tuple[str, ...] = (
     "signed_headings",
     "two_line_changes",
     "option_rollforward",
+    "three_line_changes",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

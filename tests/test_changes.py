@@ -79,9 +79,15 @@ def test_a_column_that_fails_in_many_rows_follows_another_rule() -> None:
     assert flags(rows, HEADS_PCT) == []
 
 
-def test_changes_need_three_rows_of_proof() -> None:
+def test_changes_need_three_rows_of_proof_unless_their_head_names_them() -> None:
+    # Two rows that hold and one that fails: under a head naming the change, the head states the relation
+    # and two rows prove it (Kraft Heinz 2021's segment results); under a head that names nothing, three
+    # rows are needed. Two rows of two, one failing, prove nothing either way.
     rows = [*PCT_ROWS[:2], ("Gross profit", ["530", "350", "42.9"])]
-    assert flags(rows, HEADS_PCT) == []
+    (flag,) = flags(rows, HEADS_PCT)
+    assert flag.rule == "CHG001" and "Gross profit" in flag.message
+    assert flags(rows, ["2025", "2024", ""]) == []
+    assert flags([PCT_ROWS[0], rows[2]], HEADS_PCT) == []
 
 
 SHARE_ROWS = [

@@ -15,7 +15,8 @@ relation it follows:
    value that the rows' own rounding intervals agree on).
 
 A relation holds for a column when it holds (rounding-aware, :mod:`pipeline.figures.rounding`) in at least
-three rows and in three of every four rows where all its figures are printed. A table of two rows has too few
+three rows and in three of every four rows where all its figures are printed; a percentage change under a
+head that names it ("% Change"), in two rows and two of every three. A table of two rows has too few
 for that, but when it prints both an amount change and a percentage change of the same two columns, each
 head naming a change, every row tests the pair twice: the two relations are proven together when they hold
 in three of the four tests (or three of every four, in more rows) and each holds somewhere (an MD&A's
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pipeline.checks.rule import Rule
 from pipeline.figures.facts import is_change_column
@@ -89,6 +90,7 @@ class _Relation:
     base: tuple[float, float] = (0.0, 0.0)
     hits: int = 0
     seen: int = 0
+    named: bool = False  # the column's head names a change ("% Change")
 
 
 @dataclass(slots=True)
@@ -281,8 +283,17 @@ def _fit_share(
 
 
 def _holds(rel: _Relation | None) -> bool:
+    """Whether a fitted relation is proven by the rows it holds in.
+
+    A percentage change under a head that names it ("% Change") needs two rows of every three: the head
+    states the relation, and a change printed to the percent or its tenth lands on the computed one by
+    chance about once in a hundred rows, so two rows that hold prove it (a table of three lines, one of
+    them keyed wrong). Without such a head a column proves its relation in three rows and three of four.
+    """
     if rel is None:
         return False
+    if rel.named and rel.kind == "pct":
+        return rel.hits >= _MIN_ROWS - 1 and rel.hits * 3 >= rel.seen * 2
     need = _MIN_SHARE_ROWS if rel.kind == "share" else _MIN_ROWS
     return rel.hits >= need and rel.hits * 4 >= rel.seen * 3
 
@@ -317,6 +328,7 @@ def _relations(table: Table, figs: Mapping[int, Mapping[int, _Fig]]) -> list[_Re
         )
         rel = _fit_pairs(figs, col, values, kinds) if kinds else None
         if rel is not None and named_change:
+            rel = replace(rel, named=True)
             named.append(rel)
         if not _holds(rel) and percent and not named_change:
             rel = _fit_share(figs, col, values)
