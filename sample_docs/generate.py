@@ -1456,6 +1456,29 @@ def build_option_rollforward(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _headed_table(cfg, "options", "Share options", heads, rows)
 
 
+_INTRODUCED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures], TableSpec]], ...] = (
+    (
+        "three_line_changes",
+        "18. Results compared",
+        "The year's results against the year before:",
+        build_three_line_changes,
+    ),
+    (
+        "option_rollforward",
+        "17. Share-based payments",
+        "Share option activity in the year:",
+        build_option_rollforward,
+    ),
+    (
+        "two_line_changes",
+        "16. Results of operations",
+        "Revenue and its subscriptions compared with the year before:",
+        build_two_line_changes,
+    ),
+)
+"""Notes of one table under a sentence that introduces it, each a trait: (trait, heading, lead-in, table)."""
+
+
 def build_tax_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
     """Current and deferred tax by jurisdiction, each section without a total, then the tax charge."""
     b = Builder(cfg, figs, "taxnote", cols)
@@ -2298,18 +2321,11 @@ def draw_notes(doc: Layout) -> None:
     if cfg.valuation_accounts:
         r.heading("14. Valuation and qualifying accounts", 10)
         r.table(build_valuation_accounts(cfg, figs))
-    if cfg.three_line_changes:
-        r.heading("18. Results compared", 10)
-        r.paragraph("The year's results against the year before:")
-        r.table(build_three_line_changes(cfg, figs))
-    if cfg.option_rollforward:
-        r.heading("17. Share-based payments", 10)
-        r.paragraph("Share option activity in the year:")
-        r.table(build_option_rollforward(cfg, figs))
-    if cfg.two_line_changes:
-        r.heading("16. Results of operations", 10)
-        r.paragraph("Revenue and its subscriptions compared with the year before:")
-        r.table(build_two_line_changes(cfg, figs))
+    for trait, heading, lead_in, build in _INTRODUCED_NOTES:
+        if getattr(cfg, trait):
+            r.heading(heading, 10)
+            r.paragraph(lead_in)
+            r.table(build(cfg, figs))
     if cfg.fair_value_columns:
         r.heading("10. Investments", 10)
         r.table(build_securities(cfg, figs, max(doc.years)))
