@@ -309,6 +309,10 @@ class DocConfig:
     # their percentage change only ("% Change"), as in Kraft Heinz's 2021 segment results: three rows, one
     # of them keyed wrong, leave two that hold.
     three_line_changes: bool = False
+    # A restructuring provision by kind of cost (employee, asset, total): the expense, non-cash changes,
+    # cash payments and adjustments, then "Accrued restructuring balances as of <year end>", a closing line
+    # that starts with no "Balance" (3M's restructuring actions).
+    restructuring_balances: bool = False
     # A reconciliation of EBITDA to the profit for the year under "Less:" and "Add:" headings, a line under
     # "Less:" whose own words name no cost ("Exceptional items"): only the headings give the signs.
     signed_headings: bool = False
@@ -1456,12 +1460,39 @@ def build_option_rollforward(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _headed_table(cfg, "options", "Share options", heads, rows)
 
 
+def build_restructuring_balances(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """A restructuring provision from its expense to the accrued balances at the year end, by kind."""
+    cur = max(cfg.years)
+    seed = abs(figs[cur]["revenue"]) % 83
+    employee, asset = 125 + seed, 12 + seed // 7
+    paid, adjusted = 24 + seed // 3, 17 + seed // 5
+    style = "us" if "us" in (cfg.instant_header or "") else "uk"
+    lines = (
+        (f"Expense incurred in {cur}", employee, asset),
+        ("Non-cash changes", 0, -asset),
+        ("Cash payments", -paid, 0),
+        ("Adjustments", -adjusted, 0),
+        (f"Accrued restructuring balances as of {date_text(cfg, cur, style)}", employee - paid - adjusted, 0),
+    )
+    units = 10**cfg.decimals  # whole units of the statements' scale
+    rows = [_amounts_row(cfg, label, (e * units, a * units, (e + a) * units)) for label, e, a in lines]
+    return _headed_table(
+        cfg, "restructuring", "Restructuring", ("Employee-related", "Asset-related", "Total"), rows
+    )
+
+
 _INTRODUCED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures], TableSpec]], ...] = (
     (
         "three_line_changes",
         "18. Results compared",
         "The year's results against the year before:",
         build_three_line_changes,
+    ),
+    (
+        "restructuring_balances",
+        "19. Restructuring",
+        "Restructuring actions, including cash and non-cash impacts, follow:",
+        build_restructuring_balances,
     ),
     (
         "option_rollforward",

@@ -117,6 +117,7 @@ TRAITS: tuple[str, ...] = (
     "two_line_changes",
     "option_rollforward",
     "three_line_changes",
+    "restructuring_balances",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

@@ -82,7 +82,9 @@ _SUBTOTAL_LABEL = re.compile(
 )
 CLOSING_LABEL = re.compile(
     r"^(?:balances?|ending balance|closing balance|balance end)\b(?!.*\b(?:beginning|begin|opening)\b)|"
-    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b|^(?:ending|closing)\b|期末"
+    r"\bend of (?:the )?(?:fiscal )?(?:year|period|quarter|month)\b|^(?:ending|closing)\b|期末|"
+    # "Accrued restructuring action balances as of December 31, 2018": a named balance at a date
+    r"^(?!.*\b(?:beginning|begin|opening)\b).+ balances? (?:as of|at) "
 )
 """A closing balance: the total of a roll-forward, whose blank cells are nil."""
 OPENING_LABEL = re.compile(
