@@ -1410,6 +1410,17 @@ def build_valuation_accounts(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _headed_table(cfg, "valuation", "Valuation and qualifying accounts", heads, rows)
 
 
+def _pct_change_cell(cur: int, prev: int) -> TCell:
+    """The percentage change of two amounts as an MD&A table prints it, to a tenth: "8.6%", "-3.2%"."""
+    change = pct_change(cur, prev)
+    return TCell(("-" if change < 0 else "") + fmt_tenths(change) + "%")
+
+
+def _dates_style(cfg: DocConfig) -> str:
+    """How the issuer prints a date in a label: "December 31, 2025" (US heads) or "31 December 2025"."""
+    return "us" if "us" in (cfg.instant_header or "") else "uk"
+
+
 def build_two_line_changes(cfg: DocConfig, figs: Figures) -> TableSpec:
     """Revenue and its subscriptions in the last two years, the change and the percentage change."""
     cur, prev = sorted(cfg.years)[-1], sorted(cfg.years)[-2]
@@ -1417,9 +1428,7 @@ def build_two_line_changes(cfg: DocConfig, figs: Figures) -> TableSpec:
     for label, (now, then) in (("Revenue", (20, 20)), ("Subscriptions", (15, 14))):  # twentieths
         a, b = figs[cur]["revenue"] * now // 20, figs[prev]["revenue"] * then // 20
         row = _amounts_row(cfg, label, (a, b, a - b), indent=0 if now == 20 else 1)
-        change = pct_change(a, b)
-        percent = TCell(("-" if change < 0 else "") + fmt_tenths(change) + "%")
-        rows.append(replace(row, cells=(*row.cells, percent)))
+        rows.append(replace(row, cells=(*row.cells, _pct_change_cell(a, b))))
     heads = (str(cur), str(prev), "Increase/(decrease)", "% Change")
     return _headed_table(cfg, "changes", "Revenue", heads, rows)
 
@@ -1430,10 +1439,8 @@ def build_three_line_changes(cfg: DocConfig, figs: Figures) -> TableSpec:
     rows: list[TRow] = []
     for key, label in (("revenue", "Revenue"), ("gross", "Gross profit"), ("opinc", "Operating profit")):
         a, b = figs[cur][key], figs[prev][key]
-        change = pct_change(a, b)
-        percent = TCell(("-" if change < 0 else "") + fmt_tenths(change) + "%")
         row = _amounts_row(cfg, label, (a, b))
-        rows.append(replace(row, cells=(*row.cells, percent)))
+        rows.append(replace(row, cells=(*row.cells, _pct_change_cell(a, b))))
     return _headed_table(cfg, "pct_changes", "Results", (str(cur), str(prev), "% Change"), rows)
 
 
@@ -1441,7 +1448,7 @@ def build_option_rollforward(cfg: DocConfig, figs: Figures) -> TableSpec:
     """Options outstanding at two moments, the grants, exercises and forfeitures between, a price each."""
     cur = max(cfg.years)
     seed = abs(figs[cur]["revenue"]) % 97
-    style = "us" if "us" in (cfg.instant_header or "") else "uk"
+    style = _dates_style(cfg)
     start = f"at {date_text(cfg, cur - 1, style)}" if cfg.seed % 2 else "at the beginning of the year"
     opening = 3000 + 11 * seed
     moves = (("Granted", 590 + seed), ("Exercised", -(207 + seed // 2)), ("Forfeited", -(338 - seed // 3)))
@@ -1466,7 +1473,7 @@ def build_restructuring_balances(cfg: DocConfig, figs: Figures) -> TableSpec:
     seed = abs(figs[cur]["revenue"]) % 83
     employee, asset = 125 + seed, 12 + seed // 7
     paid, adjusted = 24 + seed // 3, 17 + seed // 5
-    style = "us" if "us" in (cfg.instant_header or "") else "uk"
+    style = _dates_style(cfg)
     lines = (
         (f"Expense incurred in {cur}", employee, asset),
         ("Non-cash changes", 0, -asset),

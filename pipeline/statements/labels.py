@@ -111,6 +111,21 @@ def _moment(when: str) -> str | None:
     return period.end_date if period is not None and period.kind == "instant" else None
 
 
+def _named_moment(label: str) -> tuple[str, str] | None:
+    """The balance a normalised label names and the moment it names it at (:func:`_moment`), if any."""
+    m = _AT_WHEN.match(label)
+    moment = _moment(m["when"]) if m is not None else None
+    return (m["stem"], moment) if m is not None and moment is not None else None
+
+
+def _opens(closing: tuple[str, str] | None, above: str) -> bool:
+    """Whether ``above`` names the balance of ``closing`` (:func:`_named_moment`) at an earlier moment."""
+    if closing is None or not above.startswith(closing[0]):
+        return False
+    early = _named_moment(above)
+    return early is not None and early[0] == closing[0] and closing[1] > early[1] and early[1] != "~"
+
+
 def named_opening(closing: str, above: str) -> bool:
     """Whether ``above`` opens the roll-forward that ``closing`` closes, both normalised labels.
 
@@ -118,16 +133,16 @@ def named_opening(closing: str, above: str) -> bool:
     the year" or "outstanding at december 31 2021" above "options outstanding at january 28 2023" or
     "outstanding at december 31 2022" (an option or award table, whose lines name no balance).
     """
-    m, n = _AT_WHEN.match(closing), _AT_WHEN.match(above)
-    if m is None or n is None or m["stem"] != n["stem"]:
-        return False
-    late, early = _moment(m["when"]), _moment(n["when"])
-    return late is not None and early is not None and late > early and early != "~"
+    return _opens(_named_moment(closing), above)
 
 
 def named_closing(label: str, section: Collection[str]) -> bool:
-    """Whether a line closes a roll-forward a line above it in its section opens (:func:`named_opening`)."""
-    return any(named_opening(label, above) for above in section)
+    """Whether a line closes a roll-forward a line above it in its section opens (:func:`named_opening`).
+
+    The line's own name and moment are read once, and only lines that start with its name are read again.
+    """
+    closing = _named_moment(label)
+    return closing is not None and any(_opens(closing, above) for above in section)
 
 
 _COST_WORDS = re.compile(
