@@ -313,6 +313,15 @@ class DocConfig:
     # cash payments and adjustments, then "Accrued restructuring balances as of <year end>", a closing line
     # that starts with no "Balance" (3M's restructuring actions).
     restructuring_balances: bool = False
+    # Pension plan assets by level of the fair-value hierarchy, "Level 1", "Level 2" and "Total" each over
+    # both years (3M's 10-Ks): funds measured at net asset value sit in no level, so their line is blank in
+    # the level columns and printed in the total columns only, while the table prints dashes for nil.
+    plan_asset_levels: bool = False
+    # The plans whose obligations exceed their assets, in one table of four lines: the accumulated benefit
+    # obligation and the plan assets, then the projected benefit obligation and the plan assets again
+    # (Boeing's 10-Ks). With an even seed the same plans are in both sections, so the line "Fair value of
+    # plan assets" prints one figure twice; with an odd seed the second section has more plans.
+    plan_assets_twice: bool = False
     # A reconciliation of EBITDA to the profit for the year under "Less:" and "Add:" headings, a line under
     # "Less:" whose own words name no cost ("Exceptional items"): only the headings give the signs.
     signed_headings: bool = False
@@ -1488,6 +1497,66 @@ def build_restructuring_balances(cfg: DocConfig, figs: Figures) -> TableSpec:
     )
 
 
+def build_plan_asset_levels(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """Plan assets by fair-value level, both years side by side under each level, funds at NAV in no level."""
+    cur = max(cfg.years)
+    header = (
+        tuple((head, 2 * k, 2 * k + 1) for k, head in enumerate(("Level 1", "Level 2", "Total"))),
+        tuple((str(year), i, i) for i, year in enumerate((cur, cur - 1) * 3)),
+    )
+    levels: dict[str, list[tuple[int, int, int]]] = {}  # line -> per year: level 1, level 2, at NAV
+    for year in (cur, cur - 1):
+        seed = abs(figs[year]["revenue"]) % 89
+        for label, amounts in (
+            ("Domestic", (1875 + 7 * seed, 0, 0)),
+            ("International", (1465 + 3 * seed, 214 + seed, 0)),
+            ("Funds at net asset value", (0, 0, 404 + seed)),
+            ("Government", (1417 + 5 * seed, 716 + seed, 0)),
+            ("Corporate", (0, 4620 + 2 * seed, 0)),
+        ):
+            levels.setdefault(label, []).append(amounts)
+    units = 10**cfg.decimals  # whole units of the statements' scale
+
+    def row(label: str, years: Sequence[Sequence[int]], nav: bool = False, indent: int = 0) -> TRow:
+        by_level = [
+            TCell("") if nav else TCell(fmt_amount(y[k] * units, cfg.decimals, cfg.neg, cfg.nil))
+            for k in (0, 1)
+            for y in years
+        ]
+        totals = [TCell(fmt_amount(sum(y) * units, cfg.decimals, cfg.neg, cfg.nil)) for y in years]
+        return TRow(label, (*by_level, *totals), indent=indent)
+
+    rows: list[TRow] = []
+    for section, members in (
+        ("Equities", ("Domestic", "International", "Funds at net asset value")),
+        ("Fixed income", ("Government", "Corporate")),
+    ):
+        rows.append(TRow(section, (), "section"))
+        rows.extend(row(m, levels[m], nav=m.endswith("net asset value"), indent=1) for m in members)
+        sums = [tuple(map(sum, zip(*(levels[m][i] for m in members), strict=True))) for i in (0, 1)]
+        rows.append(row(f"Total {section.lower()}", sums))
+    caption = _label(cfg, "bs_caption", _label(cfg, "is_caption", cfg.unit_caption))
+    return TableSpec("planassets", "Plan assets at fair value", None, caption or None, header, tuple(rows), 6)
+
+
+def build_plan_assets_twice(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """Obligations beside plan assets for the plans underfunded on each measure, two lines a measure."""
+    cur = max(cfg.years)
+    units = 10**cfg.decimals  # whole units of the statements' scale
+    rows: list[TRow] = []
+    for k, (measure, obligation) in enumerate((("accumulated", 48134), ("projected", 48770))):
+        amounts = []
+        for year in (cur, cur - 1):
+            seed = abs(figs[year]["revenue"]) % 97
+            assets = 42491 + 13 * seed + (2206 + seed if k and cfg.seed % 2 else 0)  # odd seed: more plans
+            amounts.append((obligation + 17 * seed + 636 * k, assets))
+        labels = (f"{measure.capitalize()} benefit obligation", "Fair value of plan assets")
+        rows.extend(
+            _amounts_row(cfg, label, [a[i] * units for a in amounts]) for i, label in enumerate(labels)
+        )
+    return _headed_table(cfg, "underfunded", "Underfunded plans", (str(cur), str(cur - 1)), rows)
+
+
 _INTRODUCED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures], TableSpec]], ...] = (
     (
         "three_line_changes",
@@ -1500,6 +1569,18 @@ _INTRODUCED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures], Tab
         "19. Restructuring",
         "Restructuring actions, including cash and non-cash impacts, follow:",
         build_restructuring_balances,
+    ),
+    (
+        "plan_asset_levels",
+        "20. Pension plan assets",
+        "The fair values of the plan assets by level of the fair value hierarchy follow:",
+        build_plan_asset_levels,
+    ),
+    (
+        "plan_assets_twice",
+        "21. Underfunded pension plans",
+        "Key information for the plans with obligations in excess of plan assets as of the year end:",
+        build_plan_assets_twice,
     ),
     (
         "option_rollforward",

@@ -118,6 +118,8 @@ TRAITS: tuple[str, ...] = (
     "option_rollforward",
     "three_line_changes",
     "restructuring_balances",
+    "plan_asset_levels",
+    "plan_assets_twice",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

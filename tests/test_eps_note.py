@@ -10,8 +10,13 @@ error in such a note (found on AMD's 2022 note, re-keyed by the planted-errors b
 * once they were earnings, a basic per-share figure whose basic numerator was re-keyed (×1,000) was
   "explained" by the diluted numerator, which is nearly the same figure.
 
+A third hid a keying error in the dilutive awards (Salesforce's 2023 note: 992 basic and 5 awards make 997
+diluted shares): "Employee stock awards" says no kind, its heading "Effect of dilutive securities:" none
+either, so it was read as an amount, which never adds up with share counts, and the diluted shares were
+never proven their sum. A line that says no kind between two share counts is one.
+
 Here, on the generated layout variants with such a note, the clean document raises nothing, and a re-keyed
-basic share count and a re-keyed basic numerator are both flagged on the note's page.
+basic share count, a re-keyed basic numerator and re-keyed awards are all flagged on the note's page.
 """
 
 from __future__ import annotations
@@ -53,6 +58,11 @@ def test_the_numerator_lines_are_earnings_and_nothing_is_flagged(name: str) -> N
     assert by_label["Net income for diluted earnings per share"] == "amount", by_label
     assert by_label["Basic weighted-average shares"] == "shares", by_label
     assert by_label["Basic"] == "per_share", by_label
+    # under "Effect of dilutive securities:" twice: the interest add-back is an amount, the awards and the
+    # notes' shares are share counts (they sit between the basic and the diluted shares)
+    assert by_label["Interest expense on convertible notes"] == "amount", by_label
+    assert by_label["Employee share awards"] == "shares", by_label
+    assert by_label["Convertible notes"] == "shares", by_label
 
 
 @pytest.mark.parametrize("name", CASES.names())
@@ -68,3 +78,10 @@ def test_a_keying_error_in_the_note_is_flagged(name: str, label: str, kind: str)
     hits, flags = CASES.planted_flags(name, target, new, "EPS001")
     assert hits, [f.message for f in flags]
     assert any(new in e.text for f in hits for e in f.evidence), [f.message for f in hits]
+
+
+@pytest.mark.parametrize("name", CASES.names())
+@pytest.mark.parametrize("kind", ["swap", "double"])
+def test_a_keying_error_in_the_dilutive_awards_is_flagged(name: str, kind: str) -> None:
+    column = -1 if CASES.cases[name].prior_first else 0
+    CASES.caught(name, ["Employee", "share", "awards"], kind, "TOT001", column=column, occurrence=-1)

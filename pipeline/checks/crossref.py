@@ -306,8 +306,11 @@ GroupKey = tuple[str, str, str, str | None, str, str | None]
 """(key, period key, unit, currency, basis, entity)."""
 
 
-def group_copies(copies: Iterable[Copy]) -> dict[GroupKey, list[Copy]]:
-    """Copies grouped by what they are; only groups printed in at least two tables."""
+def group_copies(copies: Iterable[Copy], *, repeated: bool = False) -> dict[GroupKey, list[Copy]]:
+    """Copies grouped by what they are; only groups printed in at least two tables.
+
+    ``repeated``: also the groups printed in one table only, on two lines of it.
+    """
     copies = list(copies)
     several_entities = len({c.entity for c in copies if c.entity}) > 1
     groups: dict[GroupKey, list[Copy]] = {}
@@ -319,7 +322,7 @@ def group_copies(copies: Iterable[Copy]) -> dict[GroupKey, list[Copy]]:
     for k, v in groups.items():
         # A fact and the line copy of the same cell are one copy.
         unique = list({c.cell: c for c in v}.values())
-        if len({c.table_id for c in unique}) >= 2:
+        if len({c.table_id for c in unique}) >= 2 or (repeated and len({c.row for c in unique}) >= 2):
             out[k] = unique
     return out
 
@@ -378,6 +381,14 @@ class _Ledger:
         """The same two lines agree, signed, in another period."""
         return any(
             compare_values(ca.value, ca.decimals, cb.value, cb.decimals).ok
+            for ca, cb in self._other_periods(a, b)
+        )
+
+    def anchored_figure(self, a: Copy, b: Copy) -> bool:
+        """The same two lines agree, signed, in another period on a figure of three digits or more."""
+        return any(
+            abs(ca.value) >= 100.0 * 10.0**ca.scale
+            and compare_values(ca.value, ca.decimals, cb.value, cb.decimals).ok
             for ca, cb in self._other_periods(a, b)
         )
 
@@ -563,7 +574,7 @@ def check_crossref(
         One flag per disagreeing group.
     """
     log = relations if relations is not None else RelationLog()
-    groups = group_copies(collect_copies(facts, tables, statements, taxonomy))
+    groups = group_copies(collect_copies(facts, tables, statements, taxonomy), repeated=True)
     ledger = _ledger(groups)
     flags: list[Flag] = []
     for _, group in sorted(groups.items(), key=lambda kv: kv[0][:2]):
@@ -571,21 +582,16 @@ def check_crossref(
             clusters = cluster(part)
             if clusters is None:
                 continue
-            for k in clusters:  # copies that agree: each pins the others
+            one_table = len({c.table_id for c in part}) == 1
+            for k in [] if one_table else clusters:  # copies that agree: each pins the others
                 head = _representative(k)
                 for other in k:
                     if other.cell != head.cell:
                         log.add(_copy_equation(head, other, True, "the same figure printed twice, agreeing"))
             if len(clusters) < 2:
                 continue
-            twins = not _two_sides(clusters)
-            if twins:
-                # Several concepts share the label ("Cost of revenues": the total, its stock-based
-                # compensation, its amortization): the lines that are one figure are told apart by agreeing
-                # in the other periods, table by table.
-                parts = [c for t in _twin_lines(part, ledger) if (c := cluster(t)) and _two_sides(c)]
-            else:
-                parts = [clusters]
+            twins = one_table or not _two_sides(clusters)
+            parts = _disagreeing(part, clusters, ledger, one_table=one_table, twins=twins)
             for sides in parts:
                 a, b = _representative(sides[0]), _representative(sides[1])
                 if ledger.unrelated(a, b):
@@ -603,6 +609,27 @@ def check_crossref(
     return flags
 
 
+def _disagreeing(
+    part: Sequence[Copy],
+    clusters: Sequence[Sequence[Copy]],
+    ledger: _Ledger,
+    *,
+    one_table: bool,
+    twins: bool,
+) -> list[Sequence[Sequence[Copy]]]:
+    """The pairs of clusters of one group that are one figure and disagree, as two sides each."""
+    if one_table:
+        # One table's lines of one label: only a line printed twice, agreeing elsewhere, is one figure.
+        return list(_repeated_lines(part, ledger))
+    if twins:
+        # Several concepts share the label ("Cost of revenues": the total, its stock-based compensation, its
+        # amortization): the lines that are one figure are told apart by agreeing in the other periods, table
+        # by table.
+        found = [c for t in _twin_lines(part, ledger) if (c := cluster(t)) and _two_sides(c)]
+        return [*found, *_repeated_lines(part, ledger)]
+    return [clusters]
+
+
 def _two_sides(clusters: Sequence[Sequence[Copy]]) -> bool:
     """Exactly two values, printed in different tables (one table printing both names two things)."""
     return len(clusters) == 2 and not {c.table_id for c in clusters[0]} & {c.table_id for c in clusters[1]}
@@ -611,6 +638,30 @@ def _two_sides(clusters: Sequence[Sequence[Copy]]) -> bool:
 def _twins(a: Copy, b: Copy, ledger: _Ledger) -> bool:
     """Whether two copies in different tables are twin lines: they agree in another period, differ in none."""
     return a.table_id != b.table_id and ledger.anchored_rows(a, b) and not ledger.contradicted_rows(a, b)
+
+
+def _repeated_lines(copies: Sequence[Copy], ledger: _Ledger) -> list[list[list[Copy]]]:
+    """Two lines of one table under one label that are one figure printed twice, and disagree here.
+
+    A note prints the plan assets twice, once beside the accumulated and once beside the projected benefit
+    obligation (Boeing's 10-Ks). One table naming two lines alike usually names two things ("Other" of the
+    assets and of the liabilities), so the lines count as one figure only when they agree in another period
+    on a figure of three digits or more and differ in no other.
+
+    Returns:
+        Each such pair as two one-copy clusters.
+    """
+    return [
+        [[a], [b]]
+        for i, a in enumerate(copies)
+        for b in copies[i + 1 :]
+        if a.table_id == b.table_id
+        and a.row != b.row
+        and a.label == b.label
+        and not compare_values(a.comparable, a.decimals, b.comparable, b.decimals).ok
+        and ledger.anchored_figure(a, b)
+        and not ledger.contradicted_rows(a, b)
+    ]
 
 
 def _twin_lines(copies: Sequence[Copy], ledger: _Ledger) -> list[list[Copy]]:

@@ -249,6 +249,45 @@ def _with_blank_columns(
     return sorted([*results, *blank], key=lambda r: columns.index(r.col))
 
 
+def _with_shown_blanks(
+    structure: Structure, grid: Grid, results: Sequence[ColumnResult], columns: Sequence[int]
+) -> list[ColumnResult]:
+    """The results, with the columns where the node's own sums show its blank lines to be nil.
+
+    A statement that prints dashes for nil may still leave a line blank in the columns it does not belong
+    to: a fair-value hierarchy prints investments measured at net asset value in its total columns only
+    (they sit in no level), a segment table prints a segment's own line under that segment only. Such a
+    column was never checked. It is checked with its blank lines left out when another column with the
+    same lines blank adds up without them, to the unit and at a size that proves it; a break in it then
+    counts only when one printed figure, re-keyed, explains it (a figure the reader lost breaks it by an
+    arbitrary amount).
+    """
+    done = {r.col for r in results}
+    readings: dict[int, tuple[frozenset[int], ColumnResult]] = {}
+    for c in columns:
+        if c in done or (reading := evaluate(structure, grid, c, nil_blanks=True)) is None:
+            continue
+        blanks = frozenset(r for r, _ in structure.components if grid.get(r, {}).get(c) is None)
+        readings[c] = (blanks, reading)
+    shown = [
+        (c, blanks)
+        for c, (blanks, reading) in readings.items()
+        if supports(reading, TREE_SETTINGS.min_signal_each) and _exact(reading)
+    ]
+    added = [
+        reading
+        for c, (blanks, reading) in readings.items()
+        if any(other != c and same == blanks for other, same in shown)
+        and (reading.comparison.ok or _keyed_away(structure, grid, reading))
+    ]
+    return sorted([*results, *added], key=lambda r: columns.index(r.col))
+
+
+def _exact(result: ColumnResult) -> bool:
+    """Whether a column adds up to the unit (no rounding spent): the proof a blank line is nil."""
+    return abs(result.comparison.difference) <= 1e-9 * max(abs(result.comparison.actual), 1.0)
+
+
 def _keyed_away(structure: Structure, grid: Grid, result: ColumnResult) -> bool:
     """Whether one printed figure, re-keyed, would make a failing column hold.
 
@@ -295,9 +334,7 @@ def blanks_shown_nil(
         for col, result in reading.items():
             if all(grid.get(r, {}).get(col) is not None for r, _ in structure.components):
                 continue
-            if supports(result, TREE_SETTINGS.min_signal_each) and abs(result.comparison.difference) <= (
-                1e-9 * max(abs(result.comparison.actual), 1.0)
-            ):
+            if supports(result, TREE_SETTINGS.min_signal_each) and _exact(result):
                 return True
     return False
 
@@ -359,6 +396,8 @@ def check_tree(
         results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
         if no_dash:
             results = _with_blank_columns(structure, grid, results, readings[k], breaks, columns)
+        elif not nil:
+            results = _with_shown_blanks(structure, grid, results, columns)
         support = [r for r in results if supports(r, TREE_SETTINGS.min_signal_each)]
         label = _label(line)
         proof = (

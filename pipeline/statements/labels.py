@@ -231,14 +231,18 @@ def label_sign(
     return -1 if values and sum(1 for v in values if v > 0) * 2 > len(values) else 1
 
 
-_SIGNED_HEADING = re.compile(r"^(?:(add|plus)|(less|deduct|subtract|minus))(?: back)?\W*$")
+_SIGNED_HEADING = re.compile(
+    r"^(?:(add|plus|(?:the )?effects? of dilutive(?: potential)?(?: common| ordinary)? (?:securities|shares)|"
+    r"dilutive effects? of)|(less|deduct|subtract|minus))(?: back)?\W*$"
+)
 
 
 def heading_sign(label: str) -> int | None:
-    """+1 under a heading "Add:" ("Add back:", "Plus:"), −1 under "Less:" ("Deduct:"); None otherwise.
+    """+1 under a heading "Add:" ("Add back:", "Effect of dilutive securities:"), −1 under "Less:"; else None.
 
-    A reconciliation (net operating income to net income, net income to adjusted EBITDA) says in its
-    section headings whether the lines below are added or subtracted, whatever their own words say.
+    A reconciliation (net operating income to net income, net income to adjusted EBITDA, basic to diluted
+    shares) says in its section headings whether the lines below are added or subtracted, whatever their
+    own words say.
     """
     # (the raw words: normalising drops a leading "Add" from "Add back")
     m = _SIGNED_HEADING.match(" ".join(re.findall(r"[a-z]+", label.lower())))
@@ -302,12 +306,28 @@ def headings_over(rows: Sequence[RowView]) -> dict[int, RowView | None]:
 
 
 def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
-    """Each row's kind; a row whose label says none ("Basic") takes its section heading's."""
+    """Each row's kind.
+
+    A row whose label says none ("Basic") takes its section heading's; failing that, lines that say none
+    between two lines of one kind other than amounts take that kind: "Employee stock awards" under "Effect
+    of dilutive securities:", between the basic and the diluted weighted-average shares, is a share count
+    (the heading says nothing of it: the same heading may stand over the numerator's interest add-back).
+    """
     own = {row.index: _line_kind(row.label) for row in rows}
-    return {
+    kinds = {
         r: own[r] if own[r] != "amount" or heading is None else own[heading.index]
         for r, heading in headings_over(rows).items()
     }
+    run: list[int] = []  # lines that say no kind since the last line that does
+    before: str | None = None
+    for r in kinds:
+        if kinds[r] == "amount":
+            run.append(r)
+            continue
+        if run and before == kinds[r]:
+            kinds.update(dict.fromkeys(run, before))
+        run, before = [], kinds[r]
+    return kinds
 
 
 _UNIT_NOTE = re.compile(r"\s*\([^()]*\)\s*:?\s*$|\s*:\s*$")

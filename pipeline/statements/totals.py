@@ -10,6 +10,7 @@ heading, an opening balance, an earlier total). A structure the figures prove fo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -96,6 +97,10 @@ def _fold(visible: list[int], starts: list[int], structure: Structure) -> tuple[
     return kept, sorted(new_starts)
 
 
+_DILUTED = re.compile(r"\bdilut")
+_BASIC = re.compile(r"\bbasic\b")
+
+
 @dataclass(slots=True)
 class _Walk:
     """The state of the walk down a table's rows: the lines still visible and where runs may start."""
@@ -152,6 +157,19 @@ class _Walk:
             if results and fails * 2 >= len(results):
                 return True
         return False
+
+    def diluted_count(self, row: int, label: str) -> bool:
+        """Whether a line is the diluted share count under the basic one: a weak total of the lines between.
+
+        "Diluted weighted-average shares" is the basic count plus the dilutive awards and notes printed
+        between them, though its label does not say it is a total.
+        """
+        if self.kinds.get(row) != "shares" or not _DILUTED.search(label):
+            return False
+        return any(
+            self.kinds.get(r) == "shares" and _BASIC.search(normalise_label(self.by_index[r].label))
+            for r in self.visible
+        )
 
     def candidates(self, row: RowView, label: str, strength: int, rollforward: bool) -> list[Structure]:
         """The runs the line may add up, by what its label says it is."""
@@ -299,9 +317,11 @@ def build_tree(
     for row in rows:
         if row.is_heading:
             walk.starts.append(len(walk.visible))
-            walk.section_row = row.index
             section_labels.clear()
             section_sign = heading_sign(row.label)
+            if section_sign is None:
+                # (the lines under "Add:" or "Less:" adjust the line above the heading: one section with it)
+                walk.section_row = row.index
             continue
         if row.index not in grid:
             continue
@@ -311,6 +331,8 @@ def build_tree(
         if OPENING_LABEL.search(label):
             walk.starts.append(len(walk.visible))  # an opening balance begins a roll-forward
         strength = total_strength(row, previous, taxonomy, section_labels)
+        if not strength and walk.diluted_count(row.index, label):
+            strength = 1
         if kind == "balance_sheet" and not label and row.index == last_row:
             strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
         if label and row.index == last_row and label in named:
