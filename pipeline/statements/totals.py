@@ -112,7 +112,8 @@ class _Walk:
     by_index: dict[int, RowView]
     visible: list[int] = field(default_factory=list)
     starts: list[int] = field(default_factory=lambda: [0])
-    section_row: int = -1  # row of the last section heading
+    section_row: int = -1  # row of the last heading that begins a section (not "Add:" or "Less:")
+    heading_row: int = -1  # row of the last heading
     totals: set[int] = field(default_factory=set)
     partial: bool = False  # the table may be the rest of one begun on the page before
     by_label: dict[str, list[int]] = field(init=False)  # normalised label → its rows, top to bottom
@@ -157,6 +158,16 @@ class _Walk:
             if results and fails * 2 >= len(results):
                 return True
         return False
+
+    def enter_heading(self, row: RowView) -> int | None:
+        """A heading row: a run may start below it; returns the sign it gives the lines under it, if any."""
+        self.starts.append(len(self.visible))
+        self.heading_row = row.index
+        sign = heading_sign(row.label)
+        if sign is None:
+            # (the lines under "Add:" or "Less:" adjust the line above the heading: one section with it)
+            self.section_row = row.index
+        return sign
 
     def diluted_count(self, row: int, label: str) -> bool:
         """Whether a line is the diluted share count under the basic one: a weak total of the lines between.
@@ -316,12 +327,8 @@ def build_tree(
     section_sign: int | None = None  # what an "Add:" or "Less:" heading makes of the lines under it
     for row in rows:
         if row.is_heading:
-            walk.starts.append(len(walk.visible))
             section_labels.clear()
-            section_sign = heading_sign(row.label)
-            if section_sign is None:
-                # (the lines under "Add:" or "Less:" adjust the line above the heading: one section with it)
-                walk.section_row = row.index
+            section_sign = walk.enter_heading(row)
             continue
         if row.index not in grid:
             continue
@@ -333,17 +340,16 @@ def build_tree(
         strength = total_strength(row, previous, taxonomy, section_labels)
         if not strength and walk.diluted_count(row.index, label):
             strength = 1
-        if kind == "balance_sheet" and not label and row.index == last_row:
-            strength = 2  # "$ 7,907  $ 8,135" under total equity: total liabilities and equity
-        if label and row.index == last_row and label in named:
+        if row.index == last_row and ((kind == "balance_sheet" and not label) or (label and label in named)):
+            # "$ 7,907  $ 8,135" under total equity: total liabilities and equity; or the table's own name
             strength = 2
         if walk.visible and (len(walk.visible) >= 2 or strength == 2) and (strength or len(columns) >= 3):
             resolution = walk.resolve(row, label, strength, section_labels)
             if resolution is not None:
-                if not label and walk.section_row in walk.by_index:
+                if not label and walk.heading_row in walk.by_index:
                     # An unlabelled total is named by its section's heading: under "Expenses", a cost that a
                     # line below subtracts ("Operating income" = revenues − expenses + affiliates' income).
-                    heading = normalise_label(walk.by_index[walk.section_row].label)
+                    heading = normalise_label(walk.by_index[walk.heading_row].label)
                     walk.signs[row.index] = label_sign(row, grid, heading)
                 nodes.append(TreeNode(resolution.structure, resolution.proven))
                 walk.totals.add(row.index)
