@@ -322,6 +322,11 @@ class DocConfig:
     # (Boeing's 10-Ks). With an even seed the same plans are in both sections, so the line "Fair value of
     # plan assets" prints one figure twice; with an odd seed the second section has more plans.
     plan_assets_twice: bool = False
+    # The lease liabilities' maturities by kind of lease (Amcor's 10-Ks): operating leases in hundreds,
+    # finance leases in units, a line a year for five years, "Thereafter", "Total lease payments", the
+    # imputed interest and the liabilities. The finance column's figures are too small to prove the total
+    # by their size alone.
+    lease_kinds: bool = False
     # A reconciliation of EBITDA to the profit for the year under "Less:" and "Add:" headings, a line under
     # "Less:" whose own words name no cost ("Exceptional items"): only the headings give the signs.
     signed_headings: bool = False
@@ -1557,6 +1562,30 @@ def build_plan_assets_twice(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _headed_table(cfg, "underfunded", "Underfunded plans", (str(cur), str(cur - 1)), rows)
 
 
+def build_lease_kinds(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """Undiscounted lease payments a year, operating and finance leases side by side, then the liabilities."""
+    cur = max(cfg.years)
+    seed = abs(figs[cur]["revenue"]) % 71
+    operating = [115 + seed, 99 + seed // 2, 89, 74 + seed // 3, 63, 218 + seed]
+    finance = [11, 11, 6, 2, 2, 26 + seed % 9]
+    labels = [f"Fiscal year {cur + k}" for k in range(1, 6)] + ["Thereafter"]
+    units = 10**cfg.decimals  # whole units of the statements' scale
+    rows = [
+        _amounts_row(cfg, label, (o * units, f * units))
+        for label, o, f in zip(labels, operating, finance, strict=True)
+    ]
+    payments = (sum(operating), sum(finance))
+    interest = (-(sum(operating) // 9), -(sum(finance) // 7))
+    rows += [
+        _amounts_row(cfg, "Total lease payments", [p * units for p in payments]),
+        _amounts_row(cfg, "Less: imputed interest", [i * units for i in interest]),
+        _amounts_row(
+            cfg, "Total lease liabilities", [(p + i) * units for p, i in zip(payments, interest, strict=True)]
+        ),
+    ]
+    return _headed_table(cfg, "leasekinds", "Lease maturities", ("Operating leases", "Finance leases"), rows)
+
+
 _INTRODUCED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures], TableSpec]], ...] = (
     (
         "three_line_changes",
@@ -1581,6 +1610,12 @@ _INTRODUCED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures], Tab
         "21. Underfunded pension plans",
         "Key information for the plans with obligations in excess of plan assets as of the year end:",
         build_plan_assets_twice,
+    ),
+    (
+        "lease_kinds",
+        "22. Leases",
+        "The maturities of the lease liabilities at the year end follow:",
+        build_lease_kinds,
     ),
     (
         "option_rollforward",

@@ -120,6 +120,7 @@ TRAITS: tuple[str, ...] = (
     "restructuring_balances",
     "plan_asset_levels",
     "plan_assets_twice",
+    "lease_kinds",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

@@ -18,6 +18,7 @@ from pipeline.statements.structures import (
     Structure,
     evaluate,
     support_of,
+    supports,
 )
 
 __all__ = ["candidate_structures", "resolve_total"]
@@ -93,7 +94,7 @@ def resolve_total(
             # column alone agrees with some run of lines by chance.
             explained.update(r.col for r in holds)
         fails = [r for r in results if not r.comparison.ok]
-        support = support_of(holds)
+        support = support_of(holds) or (min_support == 1 and _exactly_itemised(holds))
         if not fails and len(holds) >= 2 and any(r.nonzero_components >= 2 for r in holds):
             # Agreement in several columns at once is no coincidence, whatever the figures' size; for a
             # line whose label does not say it is a total (strict), it takes real figures in two.
@@ -121,6 +122,25 @@ def resolve_total(
         # that the closing balance below does not count them twice; but it proves nothing.
         return Resolution(exact, False) if exact is not None else None
     return _best_supported(scored, explained, min_support, strict=strict)
+
+
+def _exactly_itemised(holds: Sequence[ColumnResult]) -> int:
+    """One column whose four lines or more add up to the unit, as printed: proof enough for a labelled total.
+
+    A lease note's finance leases (11 + 11 + 6 + 2 + 2 + 26 = 58 beside "Total lease payments") are too
+    small to prove anything by their size; but six printed figures landing exactly on the line that calls
+    itself their total are no coincidence, and a keying error in the other column would otherwise leave
+    the total unproven and unflagged.
+    """
+    return int(
+        any(
+            r.as_printed
+            and r.nonzero_components >= 4
+            and r.comparison.difference == 0.0
+            and supports(r, TREE_SETTINGS.min_signal_each)
+            for r in holds
+        )
+    )
 
 
 def _best_supported(
