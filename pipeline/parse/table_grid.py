@@ -356,12 +356,7 @@ def _body_rows(
             if not data[k]:
                 only_label = len(cells) == 1 and cells[0].col == 0
                 # A wrapped label continues on the next line: "Net cash provided by operating" / "activities".
-                if (
-                    only_label
-                    and k + 1 <= end
-                    and data[k + 1]
-                    and _continues(ln, lines[k + 1], segs[k + 1], bounds[0][1])
-                ):
+                if only_label and _wraps_into_figures(k, lines, segs, data, bounds, end):
                     pending_label.extend(segs[k])
                     continue
                 if (
@@ -519,12 +514,41 @@ _DANGLING = frozenset(
 )
 
 
-def _continues(line: Line, nxt: Line, nxt_segs: Sequence[Segment], label_right: float) -> bool:
+def _wraps_into_figures(
+    k: int,
+    lines: Sequence[Line],
+    segs: Sequence[list[Segment]],
+    data: Sequence[bool],
+    bounds: Sequence[tuple[float, float]],
+    end: int,
+) -> bool:
+    """Whether label-only line ``k`` wraps, through label-only lines that go on wrapping, into a data line.
+
+    A long label in a narrow label column takes three lines or more ("Total long-term" / "unsecured funding
+    –" / "issuance  $ 13,538  $ 9,387"): every line of it belongs to the row of its figures.
+    """
+    j = k
+    # Past two lines, each line must say it goes on (lower case, an open parenthesis, a dangling word): a
+    # line that merely fills the label column may be a heading's last.
+    while j + 1 <= end and _continues(
+        lines[j], lines[j + 1], segs[j + 1], bounds[0][1], by_words=j > k or not data[k + 1]
+    ):
+        if data[j + 1]:
+            return True
+        if [c.col for c in _place(segs[j + 1], bounds)] != [0]:
+            return False
+        j += 1
+    return False
+
+
+def _continues(
+    line: Line, nxt: Line, nxt_segs: Sequence[Segment], label_right: float, *, by_words: bool = False
+) -> bool:
     """Whether a label-only line wraps into the data line below it.
 
     A wrapped label either goes on in lower case ("Net cash provided by operating" / "activities") or
-    filled its column before breaking. A short phrase over indented items is a section heading
-    ("Current assets" over "Inventories").
+    filled its column before breaking (not with ``by_words``: the words must say it). A short phrase over
+    indented items is a section heading ("Current assets" over "Inventories").
     """
     if _FOOTNOTE_TAIL.sub("", line.text.rstrip()).endswith(":"):
         return False
@@ -538,6 +562,8 @@ def _continues(line: Line, nxt: Line, nxt_segs: Sequence[Segment], label_right: 
         return True  # "Net periodic benefit" / "(income) cost": the label goes on
     if line.words[-1][4].lower().rstrip(",") in _DANGLING:
         return True  # "…, net of income tax of" / "$(10), $4, and $10, respectively"
+    if by_words:
+        return False
     width = label_right - line.x0
     return width > 0 and (line.x1 - line.x0) >= 0.8 * width and first.x0 > line.x0 + 2
 
