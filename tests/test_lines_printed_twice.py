@@ -21,9 +21,8 @@ CASES = LayoutCases("ptw", plan_assets_twice=True)
 SAME_PLANS = [name for name in CASES.names() if CASES.cases[name].seed % 2 == 0]
 
 
-@pytest.mark.parametrize("name", CASES.names())
-def test_the_note_raises_nothing(name: str) -> None:
-    CASES.quiet(name)
+test_the_note_raises_nothing = CASES.quiet_test()
+"""Each clean variant raises no flag."""
 
 
 @pytest.mark.parametrize("kind", ["swap", "drop", "double", "sign", "scale"])

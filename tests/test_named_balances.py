@@ -33,9 +33,8 @@ def test_a_named_balance_at_a_date_is_a_closing_line(label: str, closing: bool) 
     assert bool(CLOSING_LABEL.search(label)) is closing
 
 
-@pytest.mark.parametrize("name", CASES.names())
-def test_the_note_raises_nothing(name: str) -> None:
-    CASES.quiet(name)
+test_the_note_raises_nothing = CASES.quiet_test()
+"""Each clean variant raises no flag."""
 
 
 @pytest.mark.parametrize("kind", ["scale", "drop", "swap"])

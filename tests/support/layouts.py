@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 import pymupdf
+import pytest
 
 from bench.planted_errors import Candidate, mutations, plant
 from pipeline.engine import process_bytes
@@ -65,6 +66,15 @@ class LayoutCases:
         result = self.clean(name)
         assert not result.flags, [f.message for f in result.flags]
         return result
+
+    def quiet_test(self) -> Callable[[str], None]:
+        """A test over the variants: each clean document raises no flag (assign it to a ``test_`` name)."""
+
+        @pytest.mark.parametrize("name", self.names())
+        def test(name: str) -> None:
+            self.quiet(name)
+
+        return test
 
     def lines(self, name: str, label: str) -> list[LineItem]:
         """The statement lines labelled ``label`` in the clean document, which must raise no flag."""
