@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline.figures.periods import parse_period
 from pipeline.parse.layout import Line, Segment, split_at_walls
 from pipeline.parse.table_types import BBoxT, RawCell, RawTable, Rules, TableFinderSettings
 
@@ -525,8 +526,11 @@ def _wraps_into_figures(
     """Whether label-only line ``k`` wraps, through label-only lines that go on wrapping, into a data line.
 
     A long label in a narrow label column takes three lines or more ("Total long-term" / "unsecured funding
-    –" / "issuance  $ 13,538  $ 9,387"): every line of it belongs to the row of its figures.
+    –" / "issuance  $ 13,538  $ 9,387"): every line of it belongs to the row of its figures. A period
+    phrase on the first line is a caption over the rows of that period, not the start of a label.
     """
+    if k + 1 > end or (not data[k + 1] and parse_period(lines[k].text) is not None):
+        return False  # (a caption: "Year ended December 31, 2021" over "adjusted amounts (non-GAAP" ...)
     j = k
     # Past two lines, each line must say it goes on (lower case, an open parenthesis, a dangling word): a
     # line that merely fills the label column may be a heading's last.
