@@ -1375,8 +1375,20 @@ def _headed_table(
 ) -> TableSpec:
     """A note table with a head over each value column, under the issuer's unit caption."""
     header = (tuple((head, i, i) for i, head in enumerate(heads)),)
+    return _captioned_table(cfg, tid, title, header, rows, len(heads))
+
+
+def _captioned_table(
+    cfg: DocConfig,
+    tid: str,
+    title: str,
+    header: tuple[tuple[tuple[str, int, int], ...], ...],
+    rows: Sequence[TRow],
+    n_cols: int,
+) -> TableSpec:
+    """A note table under the issuer's unit caption, its heads in rows of (text, first column, last)."""
     caption = _label(cfg, "bs_caption", _label(cfg, "is_caption", cfg.unit_caption))
-    return TableSpec(tid, title, None, caption or None, header, tuple(rows), len(heads))
+    return TableSpec(tid, title, None, caption or None, header, tuple(rows), n_cols)
 
 
 def build_signed_headings(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
@@ -1540,8 +1552,7 @@ def build_plan_asset_levels(cfg: DocConfig, figs: Figures) -> TableSpec:
         rows.extend(row(m, levels[m], nav=m.endswith("net asset value"), indent=1) for m in members)
         sums = [tuple(map(sum, zip(*(levels[m][i] for m in members), strict=True))) for i in (0, 1)]
         rows.append(row(f"Total {section.lower()}", sums))
-    caption = _label(cfg, "bs_caption", _label(cfg, "is_caption", cfg.unit_caption))
-    return TableSpec("planassets", "Plan assets at fair value", None, caption or None, header, tuple(rows), 6)
+    return _captioned_table(cfg, "planassets", "Plan assets at fair value", header, rows, 6)
 
 
 def build_plan_assets_twice(cfg: DocConfig, figs: Figures) -> TableSpec:

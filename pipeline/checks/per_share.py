@@ -31,7 +31,7 @@ from pipeline.figures.rounding import Comparison, half_unit
 from pipeline.figures.taxonomy import normalise_label
 from pipeline.statements.build import with_tables
 from pipeline.statements.columns import statement_rows
-from pipeline.statements.labels import headings_over, line_kinds, numerator_label
+from pipeline.statements.labels import BASIC, DILUTED, headings_over, line_kinds, numerator_label
 from schemas.models import Cell, Evidence, Flag, Statement, Table
 
 __all__ = ["RULE", "check_per_share"]
@@ -50,8 +50,6 @@ _EARNINGS = re.compile(
     r"^(?:adjusted |non-gaap |gaap )?(?:net )?(?:income|earnings|loss|\(loss\) income|income \(loss\)|"
     r"earnings \(loss\)|profit)\b(?!.*\bper\b)(?!.*\b(?:before|margin|tax(?:es)?)\b)"
 )
-_DILUTED = re.compile(r"\bdilut")
-_BASIC = re.compile(r"\bbasic\b")
 _POWERS = (0, 3, -3, 6, -6)
 _TWO_CLASS = 0.03
 """Relative room for earnings allocated to participating securities (the two-class method) and for
@@ -106,9 +104,9 @@ def _headed(rows: Sequence[RowView]) -> dict[int, str]:
 def _flavour(label: str, headed: str) -> str | None:
     """Basic or diluted, by a line's own label or else its section heading's."""
     for text in (label, headed):
-        if _DILUTED.search(text):
+        if DILUTED.search(text):
             return "diluted"
-        if _BASIC.search(text):
+        if BASIC.search(text):
             return "basic"
     return None
 

@@ -41,6 +41,7 @@ from pipeline.statements.structures import (
     Structure,
     blanks_are_nil,
     evaluate,
+    exact,
     grid_of,
     lone_dashes,
     prints_no_dash,
@@ -272,7 +273,7 @@ def _with_shown_blanks(
     shown = [
         (c, blanks)
         for c, (blanks, reading) in readings.items()
-        if supports(reading, TREE_SETTINGS.min_signal_each) and _exact(reading)
+        if supports(reading, TREE_SETTINGS.min_signal_each) and exact(reading)
     ]
     added = [
         reading
@@ -281,11 +282,6 @@ def _with_shown_blanks(
         and (reading.comparison.ok or _keyed_away(structure, grid, reading))
     ]
     return sorted([*results, *added], key=lambda r: columns.index(r.col))
-
-
-def _exact(result: ColumnResult) -> bool:
-    """Whether a column adds up to the unit (no rounding spent): the proof a blank line is nil."""
-    return abs(result.comparison.difference) <= 1e-9 * max(abs(result.comparison.actual), 1.0)
 
 
 def _keyed_away(structure: Structure, grid: Grid, result: ColumnResult) -> bool:
@@ -334,7 +330,7 @@ def blanks_shown_nil(
         for col, result in reading.items():
             if all(grid.get(r, {}).get(col) is not None for r, _ in structure.components):
                 continue
-            if supports(result, TREE_SETTINGS.min_signal_each) and _exact(result):
+            if supports(result, TREE_SETTINGS.min_signal_each) and exact(result):
                 return True
     return False
 

@@ -19,7 +19,9 @@ from pipeline.statements.settings import TREE_SETTINGS
 from pipeline.statements.structures import Figure
 
 __all__ = [
+    "BASIC",
     "CLOSING_LABEL",
+    "DILUTED",
     "OPENING_LABEL",
     "TOTAL_LABEL",
     "clean_label",
@@ -34,6 +36,11 @@ __all__ = [
     "total_strength",
 ]
 
+
+DILUTED = re.compile(r"\bdilut")
+"""A label of the diluted calculation ("Diluted", "dilutive")."""
+BASIC = re.compile(r"\bbasic\b")
+"""A label of the basic calculation."""
 
 _DOT_LEADERS = re.compile(r"(?:\s*[.·…_]){3,}\s*")
 """Dot leaders between a label and its figures."""

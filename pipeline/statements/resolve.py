@@ -17,6 +17,7 @@ from pipeline.statements.structures import (
     Resolution,
     Structure,
     evaluate,
+    exact,
     support_of,
     supports,
 )
@@ -94,7 +95,7 @@ def resolve_total(
             # column alone agrees with some run of lines by chance.
             explained.update(r.col for r in holds)
         fails = [r for r in results if not r.comparison.ok]
-        support = support_of(holds) or (min_support == 1 and _exactly_itemised(holds))
+        support = support_of(holds) or int(min_support == 1 and _exactly_itemised(holds))
         if not fails and len(holds) >= 2 and any(r.nonzero_components >= 2 for r in holds):
             # Agreement in several columns at once is no coincidence, whatever the figures' size; for a
             # line whose label does not say it is a total (strict), it takes real figures in two.
@@ -124,7 +125,7 @@ def resolve_total(
     return _best_supported(scored, explained, min_support, strict=strict)
 
 
-def _exactly_itemised(holds: Sequence[ColumnResult]) -> int:
+def _exactly_itemised(holds: Sequence[ColumnResult]) -> bool:
     """One column whose four lines or more add up to the unit, as printed: proof enough for a labelled total.
 
     A lease note's finance leases (11 + 11 + 6 + 2 + 2 + 26 = 58 beside "Total lease payments") are too
@@ -132,14 +133,9 @@ def _exactly_itemised(holds: Sequence[ColumnResult]) -> int:
     itself their total are no coincidence, and a keying error in the other column would otherwise leave
     the total unproven and unflagged.
     """
-    return int(
-        any(
-            r.as_printed
-            and r.nonzero_components >= 4
-            and r.comparison.difference == 0.0
-            and supports(r, TREE_SETTINGS.min_signal_each)
-            for r in holds
-        )
+    return any(
+        r.as_printed and r.nonzero_components >= 4 and exact(r) and supports(r, TREE_SETTINGS.min_signal_each)
+        for r in holds
     )
 
 

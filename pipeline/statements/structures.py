@@ -27,6 +27,7 @@ __all__ = [
     "TreeNode",
     "blanks_are_nil",
     "evaluate",
+    "exact",
     "grid_of",
     "lone_dashes",
     "one_kind",
@@ -184,6 +185,11 @@ def one_kind(structure: Structure, kinds: Mapping[int, str]) -> bool:
     """
     rows = [structure.total, *(r for r, _ in structure.components)]
     return len({kinds.get(r, "amount") for r in rows}) == 1
+
+
+def exact(result: ColumnResult) -> bool:
+    """Whether a column adds up to the unit, no rounding spent (float noise aside)."""
+    return abs(result.comparison.difference) <= 1e-9 * max(abs(result.comparison.actual), 1.0)
 
 
 def supports(result: ColumnResult, signal: float = TREE_SETTINGS.min_signal) -> bool:

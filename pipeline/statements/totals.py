@@ -10,7 +10,6 @@ heading, an opening balance, an earlier total). A structure the figures prove fo
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -18,7 +17,9 @@ from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import Taxonomy, normalise_label
 from pipeline.statements.breakdowns import breakdowns
 from pipeline.statements.labels import (
+    BASIC,
     CLOSING_LABEL,
+    DILUTED,
     OPENING_LABEL,
     TOTAL_LABEL,
     heading_sign,
@@ -37,6 +38,7 @@ from pipeline.statements.structures import (
     Structure,
     TreeNode,
     evaluate,
+    exact,
     one_kind,
     supports,
 )
@@ -95,10 +97,6 @@ def _fold(visible: list[int], starts: list[int], structure: Structure) -> tuple[
         following = [r for r in visible[pos:] if r not in folded]
         new_starts.add(kept.index(following[0]) if following else len(kept))
     return kept, sorted(new_starts)
-
-
-_DILUTED = re.compile(r"\bdilut")
-_BASIC = re.compile(r"\bbasic\b")
 
 
 @dataclass(slots=True)
@@ -175,10 +173,10 @@ class _Walk:
         "Diluted weighted-average shares" is the basic count plus the dilutive awards and notes printed
         between them, though its label does not say it is a total.
         """
-        if self.kinds.get(row) != "shares" or not _DILUTED.search(label):
+        if self.kinds.get(row) != "shares" or not DILUTED.search(label):
             return False
         return any(
-            self.kinds.get(r) == "shares" and _BASIC.search(normalise_label(self.by_index[r].label))
+            self.kinds.get(r) == "shares" and BASIC.search(normalise_label(self.by_index[r].label))
             for r in self.visible
         )
 
@@ -239,8 +237,7 @@ class _Walk:
         ]
         if len(held) != 1 or (strength == 2 and structure.convention == "sum"):
             return False
-        c = held[0].comparison
-        return abs(c.difference) > 1e-9 * max(abs(c.actual), 1.0)
+        return not exact(held[0])
 
     def resolve(
         self, row: RowView, label: str, strength: int, section: Collection[str] = ()
