@@ -342,6 +342,9 @@ class DocConfig:
     # A sentence about a ratio's change in the notes: "As a percentage of revenue, cost of sales decreased
     # by 1%." (the change of the ratio, not of the amount).
     ratio_sentence: bool = False
+    # A five-year record of key figures in the review: the statements' years and the earlier ones, which the
+    # document prints nowhere else (no sum or copy checks their figures).
+    five_year_record: bool = False
 
 
 @dataclass(frozen=True)
@@ -1702,6 +1705,34 @@ SUMMARY_ROWS: dict[str, tuple[str, str, str | None, bool]] = {
 }
 
 
+FIVE_YEAR_ROWS = ("revenue", "opinc", "net", "ocf", "ta")
+"""The lines of the five-year record (:data:`SUMMARY_ROWS` names)."""
+
+
+def earlier_years(cfg: DocConfig, figs: Figures, n: int) -> Figures:
+    """The five-year record's lines for the ``n`` years before the statements' first, each year's figures
+    the next year's over one year's growth (drawn from the issuer's range)."""
+    rng = random.Random(cfg.seed * 13 + 5)
+    keys = [SUMMARY_ROWS[name][1] for name in FIVE_YEAR_ROWS]
+    out: Figures = {}
+    later = figs[min(cfg.years)]
+    for year in range(min(cfg.years) - 1, min(cfg.years) - 1 - n, -1):
+        growth = 1 + rng.uniform(*cfg.growth)
+        later = out[year] = {k: round(later[k] / growth) for k in keys}
+    return out
+
+
+def build_five_year_record(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """Key figures of the last five years, in the statements' scale and column order."""
+    values = {**earlier_years(cfg, figs, 5 - len(cfg.years)), **{y: figs[y] for y in cfg.years}}
+    years = sorted(values, reverse=not cfg.prior_first)
+    b = Builder(cfg, values, "fiveyr", [Col(y, f"FY{y}") for y in years])
+    for name in FIVE_YEAR_ROWS:
+        default, key, _, _ = SUMMARY_ROWS[name]
+        b.add(_label(cfg, f"sum_{name}", default), key)
+    return note_table(cfg, b, "Five-year record", instant=False)
+
+
 def build_summary(
     cfg: DocConfig, figs: Figures, cols: Sequence[Col], overrides: dict[tuple[str, int], int]
 ) -> TableSpec:
@@ -2413,6 +2444,9 @@ def draw_review(doc: Layout, segs: Figures) -> None:
     if cfg.buybacks:
         r.paragraph("The following table sets out the shares we purchased in the second half of the year:")
         r.table(build_buybacks(cfg))
+    if cfg.five_year_record:
+        r.paragraph("The five-year record sets out our key figures over a longer period:")
+        r.table(build_five_year_record(cfg, figs))
     r.heading(_label(cfg, "mdna_cash", "Profit, tax and cash flow"), 11)
     for text, tag in paras[2:]:
         r.paragraph(text, (tag,))

@@ -347,6 +347,7 @@ FlagKind = Literal[
     "narrative_mismatch",
     "balance_identity",
     "change_mismatch",
+    "scale_mismatch",
     "model_finding",
     "prior_period_mismatch",
 ]

@@ -13,6 +13,8 @@ Rules, one line a check in the order they run (:data:`CHECKS`; each module docum
   identities between the primary statements hold.
 * ``NAR001``/``NAR002`` (:mod:`.narrative`): narrative figures and changes agree with the tables; a
   sentence's own arithmetic holds.
+* ``SCL001`` (:mod:`.magnitude`): a figure that no other rule's relation prints is on the scale of its row
+  and of its column.
 
 Rules raised across two documents, by :mod:`pipeline.across` (a single document never raises them;
 :data:`ACROSS_RULES`):
@@ -39,6 +41,7 @@ from pipeline.checks import (
     closing,
     crossref,
     ledger,
+    magnitude,
     narrative,
     per_share,
     prior,
@@ -81,6 +84,8 @@ CHECKS: tuple[Check, ...] = (
         (narrative.RULE, narrative.SENTENCE_RULE),
         lambda d: narrative.check_narrative(d.blocks, d.facts, d.taxonomy, doc_id=d.doc_id, source=d.source),
     ),
+    # Last: it speaks only for figures that no relation recorded by the rules above prints.
+    Check((magnitude.RULE,), lambda d: magnitude.check_magnitudes(d.tables, d.relations)),
 )
 """Every check, in the order they run."""
 
@@ -123,7 +128,7 @@ def check_document(
     # Figures whose scale is unknown are compared nowhere in base units.
     log = RelationLog()
     doc = CheckedDocument(doc_id, source, tables, trees, known_facts(facts), blocks, tax, log)
-    found = [flag for check in CHECKS for flag in check.run(doc)]
+    found = magnitude.left_to_others([flag for check in CHECKS for flag in check.run(doc)])
     unique: dict[str, Flag] = {}
     seen: set[frozenset[tuple[int, tuple[float, ...]]]] = set()
     # One misprint, one flag: where two rules compare the very same printed figures (the balance
