@@ -345,6 +345,9 @@ class DocConfig:
     # A five-year record of key figures in the review: the statements' years and the earlier ones, which the
     # document prints nowhere else (no sum or copy checks their figures).
     five_year_record: bool = False
+    # The property note's table ends at the foot of a page and the next page opens with the payables note's
+    # title over the same column heads: a new note, not the property table carried on.
+    notes_back_to_back: bool = False
 
 
 @dataclass(frozen=True)
@@ -1297,6 +1300,28 @@ def build_ppe_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableS
     b.add("Accumulated depreciation", "dep", values=values)
     b.add("Property, plant and equipment - net", "net", values=values)
     return note_table(cfg, b, "Property, plant and equipment", instant=True)
+
+
+def build_payables_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
+    """Trade and other payables by kind, adding up to the balance sheet's line, which titles the note."""
+    b = Builder(cfg, figs, "payables", cols)
+    values: Figures = {}
+    for c in cols:
+        total = abs(figs[c.year]["pay"])
+        comp, interest, taxes, other = total // 5, total // 25 + 3, total // 9, total // 14
+        trade = total - comp - interest - taxes - other
+        values[c.year] = {"trade": trade, "comp": comp, "interest": interest, "taxes": taxes, "other": other}
+        values[c.year]["total"] = total
+    b.add("Trade payables", "trade", values=values)
+    b.add("Accrued compensation and benefits", "comp", values=values)
+    b.add("Accrued interest", "interest", values=values)
+    b.add("Sales and other taxes", "taxes", values=values)
+    b.add("Other accrued liabilities", "other", values=values)
+    # The note is titled as its total line, the balance sheet's (eBay: "Accrued Expenses and Other Current
+    # Liabilities"); the line's label alone says it is the total.
+    label = _label(cfg, "pay", "Trade and other payables")
+    b.add(label, "total", kind="total", values=values)
+    return note_table(cfg, b, label, instant=True)
 
 
 def build_tax_benefits(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> TableSpec:
@@ -2474,6 +2499,15 @@ def draw_statements(doc: Layout) -> None:
     r.table(build_cash_flow(cfg, figs, dur_cols), new_page=cfg.cf_new_page)
 
 
+def table_height(cfg: DocConfig, spec: TableSpec) -> float:
+    """How far down a page the table runs, drawn at the top of a page of its own (on a scratch document)."""
+    scratch = Renderer(cfg)
+    scratch.new_page()
+    top = scratch.y
+    scratch.table(spec)
+    return scratch.y - top
+
+
 def draw_notes(doc: Layout) -> None:
     """The notes to the financial statements: two of prose, then the note of each trait switched on."""
     cfg, figs, r, dur_cols, inst_cols = doc.cfg, doc.figs, doc.r, doc.dur_cols, doc.inst_cols
@@ -2505,6 +2539,14 @@ def draw_notes(doc: Layout) -> None:
     if cfg.ppe_note:
         r.heading("12. Property, plant and equipment", 10)
         r.table(build_ppe_note(cfg, figs, inst_cols))
+    if cfg.notes_back_to_back:
+        # The property table is placed to end at the page's foot; the payables note starts the next page.
+        ppe = build_ppe_note(cfg, figs, inst_cols)
+        r.heading("14. Other balance sheet items", 10, new_page=True)
+        r.paragraph("The property, plant and equipment and the payables in the balance sheet comprise:")
+        r.y = max(r.y, r.bottom - table_height(cfg, ppe) - 2)
+        r.table(ppe)
+        r.table(build_payables_note(cfg, figs, inst_cols), new_page=True)
     if cfg.maturities:
         r.heading("9. Leases", 10)
         r.paragraph("Undiscounted lease payments fall due as follows:")

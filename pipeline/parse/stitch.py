@@ -133,12 +133,14 @@ def continues(
     label_heads = [row[0].text for row in nxt.rows[: nxt.header_rows] if row and row[0].col == 0]
     said_continued = any(says_continued(c) for c in [*caption, *label_heads, title or ""])
     new_title = title and prev.title and _title_key(title) != _title_key(prev.title)
-    if not said_continued and new_title and not section_headings(caption):
-        # A new title is a new table (the same statement of another registrant, the next note).
-        return False
     # A running head read as the continuation's only head row ("Table of Contents" over a schedule whose
     # heads were not printed again) is no column head.
     heads = nxt.header_rows - _furniture_heads(nxt, furniture)
+    if not said_continued and new_title and not (heads == 0 and section_headings(caption)):
+        # A new title is a new table (the same statement of another registrant, the next note), unless it
+        # is a section heading over figures without column heads; over heads of its own ("Accrued Expenses
+        # and Other Current Liabilities" over "December 31, 2020  2019") it is the next note's title.
+        return False
     same_header = heads > 0 and _header_texts(prev) == _header_texts(nxt)
     no_header = heads == 0 and not caption
     ran_to_bottom = prev.bbox[3] > 0.72 * page_height
