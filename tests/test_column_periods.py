@@ -189,3 +189,18 @@ def test_a_year_beside_an_undated_quarter_gets_no_period_rather_than_a_fiscal_ye
         ]
     ]
     assert _column_periods(_heads_page(heads)) == [None] * 4
+
+
+def test_a_date_under_a_name_is_that_date() -> None:
+    # Kraft Heinz's 2021 10-K: "U.S. Plans" and "Non-U.S. Plans" over "December 25, 2021  December 26, 2020"
+    # each; every figure of its benefit-obligation tables had no period, so the two tables that print the
+    # same obligations were never compared
+    dates = ["December 25, 2021", "December 26, 2020"] * 2
+    heads = [
+        [_over(0, 1, "U.S. Plans"), _over(2, 3, "Non-U.S. Plans")],
+        [(x, d) for x, d in zip(_WIDE, dates, strict=True)],
+    ]
+    assert _column_periods(_heads_page(heads)) == ["2021-12-25", "2020-12-26"] * 2
+    assert combine_periods(["Americas", "31 December 2025"]) is not None
+    for parts in (["Change since", "December 31, 2020"], ["Notional amount", "June 30, 2021 and 2020"]):
+        assert combine_periods(parts) is None, parts

@@ -548,17 +548,30 @@ _PERIOD_WORDS: Final = re.compile(
 
 
 def _named_year(joined: str) -> Period | None:
-    """A year printed under or after a name: "U.S. Pension Plans 2023", "International  2020".
+    """A year or a date printed under or after a name ("U.S. Plans December 25, 2021").
 
-    A plan's, a segment's or a region's columns print the name over (or before) each year; the name is
-    the column's dimension (:func:`pipeline.figures.facts.header_dimension`), the year its period, as a
-    bare "2023" is. Only when the name says nothing of a period: "Three Months 2023" is no fiscal year.
+    "U.S. Pension Plans 2023", "International  2020": a plan's, a segment's or a region's columns print
+    the name over (or before) each year or balance-sheet date; the name is the column's dimension
+    (:func:`pipeline.figures.facts.header_dimension`), the year or date its period, as a bare "2023" or
+    "December 25, 2021" is. Only when the name says nothing of a period: "Three Months 2023" is no fiscal
+    year.
     """
-    m = _NAMED_YEAR.fullmatch(joined)
-    if m is None or _PERIOD_WORDS.search(m.group("name")) or _COMPARISON.search(m.group("name")):
+    name, when = _named_date(joined)
+    m = None if when else _NAMED_YEAR.fullmatch(joined)
+    if m is not None:
+        name, when = m.group("name"), m.group("year")
+    if not name or _PERIOD_WORDS.search(name) or _COMPARISON.search(name):
         return None
-    period = parse_period(m.group("year"))
+    period = parse_period(when)
     return None if period is None else period.model_copy(update={"label": joined})
+
+
+def _named_date(joined: str) -> tuple[str, str]:
+    """The name and the date of a head that ends in a whole date after some words, or two blanks."""
+    dates = _find_dates(joined)
+    if not dates or dates[-1].day is None or dates[-1].end != len(joined) or len(dates) > 1:
+        return "", ""
+    return joined[: dates[-1].start].strip(" ,"), joined[dates[-1].start :]
 
 
 _YEAR_ENDED: Final = re.compile(
