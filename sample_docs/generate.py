@@ -348,6 +348,9 @@ class DocConfig:
     # The property note's table ends at the foot of a page and the next page opens with the payables note's
     # title over the same column heads: a new note, not the property table carried on.
     notes_back_to_back: bool = False
+    # The obligations and assets of the domestic and the foreign plans, each name over its balance-sheet
+    # dates, printed twice: for the plans underfunded on the accumulated and on the projected obligation.
+    plans_by_group: bool = False
 
 
 @dataclass(frozen=True)
@@ -1601,6 +1604,28 @@ def build_plan_assets_twice(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _headed_table(cfg, "underfunded", "Underfunded plans", (str(cur), str(cur - 1)), rows)
 
 
+def build_plans_by_group(cfg: DocConfig, figs: Figures, title: str) -> TableSpec:
+    """Obligations and plan assets of the domestic and the foreign plans, the name over each date."""
+    cur = max(cfg.years)
+    units = 10**cfg.decimals  # whole units of the statements' scale
+    seed = abs(figs[cur]["revenue"]) % 89
+    amounts = {  # (domestic, foreign) at (cur, cur - 1)
+        "Projected obligation": ((1840 + seed, 1795), (162 + seed, 181)),
+        "Accumulated obligation": ((1712 + seed, 1688), (155 + seed, 174)),
+        "Plan assets": ((1391, 1402 + seed), (75, 76 + seed)),
+    }
+    rows = [
+        _amounts_row(cfg, label, [u * units for group in groups for u in group])
+        for label, groups in amounts.items()
+    ]
+    style = "us" if cfg.instant_header in ("us_span", "two_line_us") else "uk"
+    # The group's name over each of its columns, over the column's balance-sheet date.
+    groups = ("Domestic", "Domestic", "Foreign", "Foreign")
+    dates = [date_text(cfg, y, style) for y in (cur, cur - 1)] * 2
+    header = (tuple((g, i, i) for i, g in enumerate(groups)), tuple((d, i, i) for i, d in enumerate(dates)))
+    return _captioned_table(cfg, "plangroups", title, header, rows, 4)
+
+
 def build_lease_kinds(cfg: DocConfig, figs: Figures) -> TableSpec:
     """Undiscounted lease payments a year, operating and finance leases side by side, then the liabilities."""
     cur = max(cfg.years)
@@ -2547,6 +2572,11 @@ def draw_notes(doc: Layout) -> None:
         r.y = max(r.y, r.bottom - table_height(cfg, ppe) - 2)
         r.table(ppe)
         r.table(build_payables_note(cfg, figs, inst_cols), new_page=True)
+    if cfg.plans_by_group:
+        r.heading("23. Pension plans", 10)
+        for measure in ("accumulated", "projected"):
+            r.paragraph(f"The plans whose {measure} benefit obligations exceed their assets at the year end:")
+            r.table(build_plans_by_group(cfg, figs, f"Plans underfunded on the {measure} obligation"))
     if cfg.maturities:
         r.heading("9. Leases", 10)
         r.paragraph("Undiscounted lease payments fall due as follows:")

@@ -121,6 +121,9 @@ TRAITS: tuple[str, ...] = (
     "plan_asset_levels",
     "plan_assets_twice",
     "lease_kinds",
+    "five_year_record",
+    "notes_back_to_back",
+    "plans_by_group",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

@@ -103,6 +103,8 @@ def test_a_number_that_numbers_the_name_stays_in_the_dimension() -> None:
     assert header_dimension("Level 1 2022") != header_dimension("Level 2 2022")
     assert header_dimension("December 31, 2023") is None
     assert header_dimension("Note 12 2023") is None
+    # a day before its month is the date's, not a number of the name
+    assert header_dimension("Domestic plans 31 December 2025") == "domestic plans"
 
 
 def test_plan_columns_get_their_year_and_their_plan(plans: DocumentResult) -> None:

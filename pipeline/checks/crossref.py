@@ -256,15 +256,17 @@ def _line_copies(table: Table, statement: Statement, taxonomy: Taxonomy) -> list
         for col, cell in row.numbers.items():
             column = columns.get(col)
             n = cell.number
-            if column is None or column.period is None or column.context is not None or n is None:
+            if column is None or column.period is None or n is None:
                 continue
             if n.base_value is None or n.decimals is None or n.scale is None or n.is_dash:
                 continue
-            if n.unit in ("percent", "ratio") or header_dimension(column.header) is not None:
+            if n.unit in ("percent", "ratio"):
                 continue
+            # A plan's or a segment's column is compared only with the same plan's or segment's.
+            dimension = column.context or header_dimension(column.header)
             out.append(
                 Copy(
-                    key=key,
+                    key=key if dimension is None else f"{key}|{dimension}",
                     metric=None,
                     label=clean_label(row.label),
                     period=column.period,

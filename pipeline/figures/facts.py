@@ -45,13 +45,18 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+_MONTH_WORDS = _words(
+    """
+    january february march april may june july august september october november december jan feb mar apr
+    jun jul aug sep sept oct nov dec
+    """
+)
 # Words a column header may contain without naming a dimension: period, unit and audit vocabulary.
-_PERIOD_HEADER_WORDS = _words(
+_PERIOD_HEADER_WORDS = _MONTH_WORDS | _words(
     """
     year years yr ended ending end as at of on fiscal fy quarter quarters q1 q2 q3 q4 h1 h2 first second third
     fourth half full three six nine twelve months month weeks week period periods to the for in and from
-    january february march april may june july august september october november december jan feb mar apr
-    jun jul aug sep sept oct nov dec millions million thousands thousand billions billion m bn mn k
+    millions million thousands thousand billions billion m bn mn k
     except per share data amounts amount unaudited audited note notes total consolidated group reported
     actual usd gbp eur us chf jpy cad aud ytd year-to-date to-date 52 53
     """
@@ -125,6 +130,8 @@ def header_dimension(header: str) -> str | None:
         and len(w) <= 2
         and words[i - 1] not in _PERIOD_HEADER_WORDS
         and not words[i - 1].isdigit()
+        # "Domestic plans 31 December 2025": a day before its month numbers no name
+        and not (i + 1 < len(words) and words[i + 1] in _MONTH_WORDS)
     }
     rest = [w for i, w in enumerate(words) if i in numbered or _residual(w, _PERIOD_HEADER_WORDS)]
     return " ".join(rest) if rest else None
