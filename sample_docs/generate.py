@@ -1313,8 +1313,9 @@ def build_payables_note(cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> T
         total = abs(figs[c.year]["pay"])
         comp, interest, taxes, other = total // 5, total // 25 + 3, total // 9, total // 14
         trade = total - comp - interest - taxes - other
-        values[c.year] = {"trade": trade, "comp": comp, "interest": interest, "taxes": taxes, "other": other}
-        values[c.year]["total"] = total
+        values[c.year] = {
+            "trade": trade, "comp": comp, "interest": interest, "taxes": taxes, "other": other, "total": total
+        }  # fmt: skip
     b.add("Trade payables", "trade", values=values)
     b.add("Accrued compensation and benefits", "comp", values=values)
     b.add("Accrued interest", "interest", values=values)

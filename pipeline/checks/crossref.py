@@ -49,7 +49,7 @@ from pipeline.checks.tolerance import (
     printed_decimals,
     scale_note,
 )
-from pipeline.figures.facts import header_dimension, row_contexts, table_context
+from pipeline.figures.facts import row_contexts, table_context
 from pipeline.figures.taxonomy import Taxonomy, normalise_label
 from pipeline.statements.build import with_tables
 from pipeline.statements.columns import statement_rows
@@ -262,8 +262,8 @@ def _line_copies(table: Table, statement: Statement, taxonomy: Taxonomy) -> list
                 continue
             if n.unit in ("percent", "ratio"):
                 continue
-            # A plan's or a segment's column is compared only with the same plan's or segment's.
-            dimension = column.context or header_dimension(column.header)
+            # A plan's or a segment's column (its head's dimension) is compared only with the same one's.
+            dimension = column.context
             out.append(
                 Copy(
                     key=key if dimension is None else f"{key}|{dimension}",

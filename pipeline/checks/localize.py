@@ -52,6 +52,7 @@ __all__ = [
     "connected",
     "figure_key",
     "localize_errors",
+    "signed_as_printed",
 ]
 
 FigureKey = tuple[int, tuple[float, ...], str]
@@ -403,13 +404,17 @@ def _components(failing: Sequence[Equation]) -> list[list[Equation]]:
 # --- what the analyst reads ------------------------------------------------------------------------
 
 
+def signed_as_printed(body: str, negative: bool, text: str) -> str:
+    """A corrected figure's digits with the sign the way ``text`` (the figure as printed) shows one."""
+    if not negative:
+        return body
+    return f"({body})" if "(" in text else f"-{body}"
+
+
 def _printed_text(term: Term, ratio: float) -> str:
     """The corrected figure as the document would print it (its decimal places, parentheses or minus)."""
     value = _new_value(term, ratio) * (term.printed / term.value) if term.value else 0.0
-    body = f"{abs(value):,.{max(0, term.places)}f}"
-    if value < 0:
-        return f"({body})" if "(" in term.text else f"-{body}"
-    return body
+    return signed_as_printed(f"{abs(value):,.{max(0, term.places)}f}", value < 0, term.text)
 
 
 def _localization(explanation: _Explanation, component: Sequence[Equation], holding: int) -> Localization:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.checks.localize import RelationLog, figure_key
+from pipeline.checks.localize import RelationLog, figure_key, signed_as_printed
 from pipeline.checks.rule import Rule
 from pipeline.checks.tolerance import where_printed
 from pipeline.figures.grid import RowView, table_rows
@@ -128,9 +128,7 @@ def _thousandth(cell: Cell) -> str:
     body = f"{abs(n.value) / _KEYED:,.{n.places + 3}f}"
     if "." in body:
         body = body.rstrip("0").rstrip(".")
-    if not n.negative:
-        return body
-    return f"({body})" if "(" in cell.text else f"-{body}"
+    return signed_as_printed(body, n.negative, cell.text)
 
 
 def _flag(table: Table, row: RowView, fig: _Fig, other: _Fig) -> Flag:

@@ -557,8 +557,7 @@ def _named_year(joined: str) -> Period | None:
     year.
     """
     name, when = _named_date(joined)
-    m = None if when else _NAMED_YEAR.fullmatch(joined)
-    if m is not None:
+    if not when and (m := _NAMED_YEAR.fullmatch(joined)) is not None:
         name, when = m.group("name"), m.group("year")
     if not name or _PERIOD_WORDS.search(name) or _COMPARISON.search(name):
         return None
@@ -567,11 +566,11 @@ def _named_year(joined: str) -> Period | None:
 
 
 def _named_date(joined: str) -> tuple[str, str]:
-    """The name and the date of a head that ends in a whole date after some words, or two blanks."""
+    """The words before, and the date, of a head whose one date (with its day) ends it; else two empties."""
     dates = _find_dates(joined)
-    if not dates or dates[-1].day is None or dates[-1].end != len(joined) or len(dates) > 1:
+    if len(dates) != 1 or dates[0].day is None or dates[0].end != len(joined):
         return "", ""
-    return joined[: dates[-1].start].strip(" ,"), joined[dates[-1].start :]
+    return joined[: dates[0].start].strip(" ,"), joined[dates[0].start :]
 
 
 _YEAR_ENDED: Final = re.compile(
