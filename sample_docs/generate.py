@@ -351,6 +351,12 @@ class DocConfig:
     # The obligations and assets of the domestic and the foreign plans, each name over its balance-sheet
     # dates, printed twice: for the plans underfunded on the accumulated and on the projected obligation.
     plans_by_group: bool = False
+    # Plan assets by level of the fair-value hierarchy at each year end, one table a date with the same lines
+    # (Kraft Heinz's 10-Ks): fixed income and equities, "Investments in the hierarchy" (a subtotal whose label
+    # does not say so, as Kraft Heinz's "Fair value excluding investments measured at net asset value"), the
+    # funds at net asset value in no level, and the total plan assets. The subtotal's own table proves it in
+    # two columns only.
+    levels_per_date: bool = False
 
 
 @dataclass(frozen=True)
@@ -1627,6 +1633,29 @@ def build_plans_by_group(cfg: DocConfig, figs: Figures, title: str) -> TableSpec
     return _captioned_table(cfg, "plangroups", title, header, rows, 4)
 
 
+def build_levels_per_date(cfg: DocConfig, figs: Figures, year: int) -> TableSpec:
+    """Plan assets at one year end by level of the fair-value hierarchy, funds at net asset value apart."""
+    seed = abs(figs[year]["revenue"]) % 89
+    government, corporate, equity, funds = 121 + seed, 596 - seed, 218 + 2 * seed, 205 + seed
+    units = 10**cfg.decimals  # whole units of the statements' scale
+    lines = (  # (label, level 1, level 2); level 3 holds nothing
+        ("Government bonds", government, 0),
+        ("Corporate bonds and other fixed-income securities", 0, corporate),
+        ("Total fixed-income securities", government, corporate),
+        ("Equity securities", equity, 0),
+        ("Investments in the hierarchy", government + equity, corporate),
+    )
+    rows = [_amounts_row(cfg, label, [(a + b) * units, a * units, b * units, 0]) for label, a, b in lines]
+    for label, amount in (
+        ("Investments measured at net asset value", funds),
+        ("Total plan assets at fair value", government + corporate + equity + funds),
+    ):
+        cells = (TCell(fmt_amount(amount * units, cfg.decimals, cfg.neg, cfg.nil)), *(TCell(""),) * 3)
+        rows.append(TRow(label, cells))
+    heads = ("Total fair value", "Level 1", "Level 2", "Level 3")
+    return _headed_table(cfg, f"levels{year}", "Postretirement plan assets", heads, rows)
+
+
 def build_lease_kinds(cfg: DocConfig, figs: Figures) -> TableSpec:
     """Undiscounted lease payments a year, operating and finance leases side by side, then the liabilities."""
     cur = max(cfg.years)
@@ -2578,6 +2607,15 @@ def draw_notes(doc: Layout) -> None:
         for measure in ("accumulated", "projected"):
             r.paragraph(f"The plans whose {measure} benefit obligations exceed their assets at the year end:")
             r.table(build_plans_by_group(cfg, figs, f"Plans underfunded on the {measure} obligation"))
+    if cfg.levels_per_date:
+        r.heading("24. Postretirement plan assets", 10)
+        style = _dates_style(cfg)
+        for year in sorted(cfg.years, reverse=True)[:2]:
+            r.paragraph(
+                f"The fair value of the plan assets at {date_text(cfg, year, style)} by level of the fair "
+                "value hierarchy:"
+            )
+            r.table(build_levels_per_date(cfg, figs, year))
     if cfg.maturities:
         r.heading("9. Leases", 10)
         r.paragraph("Undiscounted lease payments fall due as follows:")

@@ -124,6 +124,7 @@ TRAITS: tuple[str, ...] = (
     "five_year_record",
     "notes_back_to_back",
     "plans_by_group",
+    "levels_per_date",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

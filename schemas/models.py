@@ -435,6 +435,13 @@ class LineItem(Record):
         default=False,
         description="Its children add up to it in other columns, so a column where they do not is an error.",
     )
+    twin_page: PageNo | None = Field(
+        default=None,
+        description=(
+            "The page of a table printing the same lines for another date, where they add up the same way: "
+            "the proof of a total its own table's columns prove only once."
+        ),
+    )
     rollforward: bool = Field(default=False, description="A closing balance: blank movements are nil.")
     parts: list[Annotated[int, Field(ge=0)]] = Field(
         default_factory=list,

@@ -401,6 +401,8 @@ def check_tree(
             if structure.convention != "breakdown"
             else f"the lines printed under {label} split it"
         )
+        if line.twin_page is not None and structure.convention != "breakdown":
+            proof += f" and in the same lines printed on page {line.twin_page}"
         for result in results:
             page = grid[line.row][result.col].cell.page
             name = f"{RULE.id} {label}, {_header(statement, result.col)} (page {page})"

@@ -19,7 +19,9 @@ A stage of its own, run once per document after the facts
    positive); and by label (items named cost, expense, tax… subtracted when printed positive). A candidate is
    accepted when it holds in the other value columns: the tree is what the figures themselves prove, and a
    column where a proven node fails is where a figure is wrong. In roll-forwards (a closing balance as the
-   total) blank cells are nil.
+   total) blank cells are nil. Then a table printed again with the same lines (the same note at another
+   date) lends the totals it proves to a printing whose own columns prove them only once
+   (:func:`.twins.with_twins`), where they add up to the unit in one of its columns.
 4. **Columns that add up** (:func:`.column_sums.column_sums`): a "Total" column that is the sum of the others
    row by row (statements of changes in equity, segment tables), or of its own group of columns where a table
    prints several periods side by side ("2022: Total | Level 1 | Level 2 — 2021: Total | …").
@@ -36,6 +38,7 @@ Modules, in the order the stage uses them:
 * :mod:`.resolve`: choosing a total's structure among the candidate runs;
 * :mod:`.schedules`: single-column roll-forwards and maturity schedules, taken by their labels;
 * :mod:`.totals`: the walk down the rows (step 3), and :mod:`.breakdowns`, totals printed above their parts;
+* :mod:`.twins`: the totals a table printed again with the same lines proves (the end of step 3);
 * :mod:`.column_sums`: columns that add up (step 4);
 * :mod:`.build`: the stage itself and the facts' annotations; :mod:`.equity`, the facts a statement of
   changes in equity prints;

@@ -8,9 +8,10 @@ every fact its statement, role, parent and basis.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from pipeline.figures.grid import RowView
-from pipeline.figures.taxonomy import Taxonomy
+from pipeline.figures.taxonomy import Taxonomy, normalise_label
 from pipeline.ids import stable_id
 from pipeline.parse.stitch import says_continued
 from pipeline.statements.column_sums import column_sums
@@ -19,15 +20,32 @@ from pipeline.statements.kinds import classify, entity_of
 from pipeline.statements.labels import clean_label
 from pipeline.statements.structures import Grid, TreeNode, grid_of
 from pipeline.statements.totals import build_tree
-from schemas.models import ColumnSum, Fact, LineItem, LineRole, Statement, Table
+from pipeline.statements.twins import Printing, with_twins
+from schemas.models import (
+    ColumnSum,
+    Fact,
+    LineItem,
+    LineRole,
+    Statement,
+    StatementColumn,
+    StatementKind,
+    Table,
+)
 
 __all__ = ["annotate_facts", "build_statement", "build_statements", "maybe_partial", "with_tables"]
 
 
 def _lines(
-    rows: Sequence[RowView], nodes: Sequence[TreeNode], grid: Grid, taxonomy: Taxonomy
+    rows: Sequence[RowView],
+    nodes: Sequence[TreeNode],
+    grid: Grid,
+    taxonomy: Taxonomy,
+    lent: Mapping[int, int],
 ) -> list[LineItem]:
-    """Each row with figures as a line of the statement: its role, parent, sign, metric and children."""
+    """Each row with figures as a line of the statement: its role, parent, sign, metric and children.
+
+    ``lent``: total row → the page of the twin printing that proved it (:mod:`.twins`).
+    """
     parents: dict[int, tuple[int, int]] = {}
     totals: dict[int, TreeNode] = {}
     split: dict[int, TreeNode] = {}
@@ -59,6 +77,7 @@ def _lines(
                 metric=metric.id if metric else None,
                 children=[r for r, _ in own.structure.components] if own else [],
                 proven=own.proven if own else False,
+                twin_page=lent.get(row.index) if own else None,
                 rollforward=own.structure.rollforward if own else False,
                 parts=[r for r, _ in parts.structure.components] if parts else [],
             )
@@ -83,13 +102,37 @@ def maybe_partial(table: Table, heading: str = "") -> bool:
     return len(table.pages) == 1 and any(says_continued(t) for t in [table.title or "", *heads])
 
 
-def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement | None:
-    """The calculation tree of one table (None when it has no value columns)."""
+@dataclass(frozen=True, slots=True)
+class _Draft:
+    """A table's statement before its tree meets its twins' (:mod:`.twins`)."""
+
+    table: Table
+    heading: str
+    rows: list[RowView]
+    columns: list[StatementColumn]
+    grid: Grid
+    kind: StatementKind
+    nodes: list[TreeNode]
+
+    def printing(self) -> Printing:
+        order = tuple(row.index for row in self.rows if row.index in self.grid)
+        labels = {row.index: normalise_label(row.label) for row in self.rows}
+        return Printing(
+            order,
+            tuple(labels[r] for r in order),
+            self.grid,
+            tuple(c.col for c in self.columns),
+            tuple(self.nodes),
+            self.table.pages[0],
+        )
+
+
+def _draft(table: Table, heading: str, taxonomy: Taxonomy) -> _Draft | None:
+    """Steps 1-3 of :mod:`pipeline.statements` on one table (None when it has no value columns)."""
     rows = statement_rows(table)
-    candidates = statement_columns(table, rows, heading)
-    if not candidates:
+    columns = statement_columns(table, rows, heading)
+    if not columns:
         return None
-    columns = candidates
     cols = [c.col for c in columns]
     grid = grid_of(rows, cols)
     metrics = [m.id for row in rows if row.label.strip() and (m := taxonomy.match(row.label)) is not None]
@@ -98,26 +141,43 @@ def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement
     nodes = build_tree(
         rows, grid, cols, taxonomy, kind, (table.title, *above), partial=maybe_partial(table, heading)
     )
-    sums = column_sums(table, rows)
+    return _Draft(table, heading, rows, columns, grid, kind, nodes)
+
+
+def _statement(
+    draft: _Draft, taxonomy: Taxonomy, nodes: Sequence[TreeNode], lent: Mapping[int, int]
+) -> Statement:
+    """The statement of a drafted table, with its tree's final ``nodes`` and step 4's column sums."""
+    table = draft.table
+    sums = column_sums(table, draft.rows)
     return Statement(
         statement_id=stable_id(table.doc_id, "statement", table.table_id),
         doc_id=table.doc_id,
         source=table.source,
         table_id=table.table_id,
-        kind=kind,
+        kind=draft.kind,
         title=table.title,
-        entity=entity_of(heading, table.title),
+        entity=entity_of(draft.heading, table.title),
         pages=table.pages,
-        columns=columns,
-        lines=_lines(rows, nodes, grid, taxonomy),
+        columns=draft.columns,
+        lines=_lines(draft.rows, nodes, draft.grid, taxonomy, lent),
         column_sums=[ColumnSum(total=c.total, components=list(c.components)) for c in sums],
     )
+
+
+def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement | None:
+    """The calculation tree of one table on its own figures (None when it has no value columns)."""
+    draft = _draft(table, heading, taxonomy)
+    return None if draft is None else _statement(draft, taxonomy, draft.nodes, {})
 
 
 def build_statements(
     tables: Sequence[Table], headings: Mapping[str, str], taxonomy: Taxonomy
 ) -> list[Statement]:
     """Stage: the calculation tree of every table of a document.
+
+    Each table's tree is built on its own figures, then takes the totals a twin printing of the same lines
+    proves (:mod:`.twins`).
 
     Args:
         tables: Typed tables.
@@ -127,12 +187,9 @@ def build_statements(
     Returns:
         One statement per table that has value columns, in table order.
     """
-    out: list[Statement] = []
-    for table in tables:
-        statement = build_statement(table, headings.get(table.table_id, ""), taxonomy)
-        if statement is not None:
-            out.append(statement)
-    return out
+    drafts = [d for t in tables if (d := _draft(t, headings.get(t.table_id, ""), taxonomy)) is not None]
+    twinned = with_twins([d.printing() for d in drafts])
+    return [_statement(d, taxonomy, t.nodes, t.lent) for d, t in zip(drafts, twinned, strict=True)]
 
 
 def annotate_facts(facts: Sequence[Fact], statements: Sequence[Statement]) -> list[Fact]:

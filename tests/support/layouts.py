@@ -139,10 +139,12 @@ def rekeyed(text: str, kind: str) -> str:
     if kind == "sign" and not mutations(text, kind):
         body = text.strip("()-")
         return body if text != body else f"({body})"
+    found = mutations(text, kind)
+    if found:
+        return next(iter(found))
     digits = [k for k, ch in enumerate(text) if ch.isdigit()]
     i, j = next((a, b) for a, b in itertools.pairwise(digits) if text[a] != text[b])
-    swapped = text[:i] + text[j] + text[i + 1 : j] + text[i] + text[j + 1 :]
-    return next(iter(mutations(text, kind)), swapped)
+    return text[:i] + text[j] + text[i + 1 : j] + text[i] + text[j + 1 :]
 
 
 def evidence_of(flags: Sequence[Flag], new: str) -> bool:
