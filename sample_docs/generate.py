@@ -357,6 +357,11 @@ class DocConfig:
     # funds at net asset value in no level, and the total plan assets. The subtotal's own table proves it in
     # two columns only.
     levels_per_date: bool = False
+    # Trust assets by level of the fair-value hierarchy at each year end, one table a date (PG&E's 10-Ks):
+    # sections of lines, each with its funds measured at net asset value (in no level, printed in the total
+    # column only) and its "Total …" line. The current year prints a line the prior year lacks, so the two
+    # tables are not one layout; a section's total is proven by the total column alone.
+    trusts_by_level: bool = False
 
 
 @dataclass(frozen=True)
@@ -1656,6 +1661,41 @@ def build_levels_per_date(cfg: DocConfig, figs: Figures, year: int) -> TableSpec
     return _headed_table(cfg, f"levels{year}", "Postretirement plan assets", heads, rows)
 
 
+def build_trusts_by_level(cfg: DocConfig, figs: Figures, year: int) -> TableSpec:
+    """Trust assets at one year end by level, a section a trust, each with funds at net asset value."""
+    seed = abs(figs[year]["revenue"]) % 79
+    latest = year == max(cfg.years)
+    units = 10**cfg.decimals  # whole units of the statements' scale
+    sections = (
+        (
+            "Decommissioning trusts",
+            (
+                ("Equity securities", 2504 + seed, 0),
+                *((("Money market funds", 118 + seed, 0),) if latest else ()),
+                ("Fixed-income securities", 1158 - seed, 866 + seed),
+            ),
+            31 + seed,
+        ),
+        ("Disability trust", (("Short-term investments", 6 + seed % 7, 0),), 132 + seed),
+    )
+    rows: list[TRow] = []
+    for title, lines, funds in sections:
+        rows.append(TRow(title, (), "section"))
+        rows.extend(
+            _amounts_row(cfg, label, [one * units, two * units, 0, (one + two) * units])
+            for label, one, two in lines
+        )
+        rows.append(_amounts_row(cfg, "Assets measured at net asset value", [0, 0, 0, funds * units]))
+        one, two = sum(x[1] for x in lines), sum(x[2] for x in lines)
+        rows.append(
+            _amounts_row(
+                cfg, f"Total {title.lower()}", [one * units, two * units, 0, (one + two + funds) * units]
+            )
+        )
+    heads = ("Level 1", "Level 2", "Level 3", "Total")
+    return _headed_table(cfg, f"trusts{year}", "Trust assets at fair value", heads, rows)
+
+
 def build_lease_kinds(cfg: DocConfig, figs: Figures) -> TableSpec:
     """Undiscounted lease payments a year, operating and finance leases side by side, then the liabilities."""
     cur = max(cfg.years)
@@ -2616,6 +2656,12 @@ def draw_notes(doc: Layout) -> None:
                 "value hierarchy:"
             )
             r.table(build_levels_per_date(cfg, figs, year))
+    if cfg.trusts_by_level:
+        r.heading("25. Trust assets", 10, new_page=True)  # both dates on one page: no table split by a break
+        style = _dates_style(cfg)
+        for year in sorted(cfg.years, reverse=True)[:2]:
+            r.paragraph(f"The trusts' assets measured at fair value at {date_text(cfg, year, style)}:")
+            r.table(build_trusts_by_level(cfg, figs, year))
     if cfg.maturities:
         r.heading("9. Leases", 10)
         r.paragraph("Undiscounted lease payments fall due as follows:")

@@ -125,6 +125,7 @@ TRAITS: tuple[str, ...] = (
     "notes_back_to_back",
     "plans_by_group",
     "levels_per_date",
+    "trusts_by_level",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

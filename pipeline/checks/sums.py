@@ -214,6 +214,16 @@ def _structure(line: LineItem, lines: Mapping[int, LineItem]) -> Structure:
     )
 
 
+def _proof(line: LineItem, structure: Structure, label: str, support: int) -> str:
+    """What proved a node: the columns it holds in, the twin printing that lends it, or its breakdown."""
+    if structure.convention == "breakdown":
+        return f"the lines printed under {label} split it"
+    proof = f"its lines add up to {label} in {support} other column(s)"
+    if line.twin_page is not None:
+        proof += f" and in the same lines printed on page {line.twin_page}"
+    return proof
+
+
 def proven_structures(
     statement: Statement, lines: Mapping[int, LineItem]
 ) -> Iterator[tuple[LineItem, Structure]]:
@@ -396,13 +406,7 @@ def check_tree(
             results = _with_shown_blanks(structure, grid, results, columns)
         support = [r for r in results if supports(r, TREE_SETTINGS.min_signal_each)]
         label = _label(line)
-        proof = (
-            f"its lines add up to {label} in {len(support)} other column(s)"
-            if structure.convention != "breakdown"
-            else f"the lines printed under {label} split it"
-        )
-        if line.twin_page is not None and structure.convention != "breakdown":
-            proof += f" and in the same lines printed on page {line.twin_page}"
+        proof = _proof(line, structure, label, len(support))
         for result in results:
             page = grid[line.row][result.col].cell.page
             name = f"{RULE.id} {label}, {_header(statement, result.col)} (page {page})"

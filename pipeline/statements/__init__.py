@@ -21,7 +21,8 @@ A stage of its own, run once per document after the facts
    column where a proven node fails is where a figure is wrong. In roll-forwards (a closing balance as the
    total) blank cells are nil. Then a table printed again with the same lines (the same note at another
    date) lends the totals it proves to a printing whose own columns prove them only once
-   (:func:`.twins.with_twins`), where they add up to the unit in one of its columns.
+   (:func:`.twins.with_twins`), where they add up to the unit in one of its columns; and a "Total …" line
+   takes the lines right above it when another table proves lines of those names add up to it.
 4. **Columns that add up** (:func:`.column_sums.column_sums`): a "Total" column that is the sum of the others
    row by row (statements of changes in equity, segment tables), or of its own group of columns where a table
    prints several periods side by side ("2022: Total | Level 1 | Level 2 — 2021: Total | …").
