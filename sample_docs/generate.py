@@ -1720,6 +1720,35 @@ def build_lease_kinds(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _headed_table(cfg, "leasekinds", "Lease maturities", ("Operating leases", "Finance leases"), rows)
 
 
+_DATED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures, int], TableSpec]], ...] = (
+    (
+        "levels_per_date",
+        "24. Postretirement plan assets",
+        "The fair value of the plan assets at {date} by level of the fair value hierarchy:",
+        build_levels_per_date,
+    ),
+    (
+        "trusts_by_level",
+        "25. Trust assets",
+        "The trusts' assets measured at fair value at {date}:",
+        build_trusts_by_level,
+    ),
+)
+"""Notes of one table a balance-sheet date, the latest two, each a trait: (trait, heading, lead-in, table)."""
+
+
+def _draw_dated_notes(r: Renderer, cfg: DocConfig, figs: Figures) -> None:
+    """The notes of :data:`_DATED_NOTES` the issuer prints, each on a page of its own (no table split by a
+    page break), a lead-in over each date's table."""
+    style = _dates_style(cfg)
+    for trait, heading, lead_in, build in _DATED_NOTES:
+        if getattr(cfg, trait):
+            r.heading(heading, 10, new_page=True)
+            for year in sorted(cfg.years, reverse=True)[:2]:
+                r.paragraph(lead_in.format(date=date_text(cfg, year, style)))
+                r.table(build(cfg, figs, year))
+
+
 _INTRODUCED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures], TableSpec]], ...] = (
     (
         "three_line_changes",
@@ -2647,21 +2676,7 @@ def draw_notes(doc: Layout) -> None:
         for measure in ("accumulated", "projected"):
             r.paragraph(f"The plans whose {measure} benefit obligations exceed their assets at the year end:")
             r.table(build_plans_by_group(cfg, figs, f"Plans underfunded on the {measure} obligation"))
-    if cfg.levels_per_date:
-        r.heading("24. Postretirement plan assets", 10)
-        style = _dates_style(cfg)
-        for year in sorted(cfg.years, reverse=True)[:2]:
-            r.paragraph(
-                f"The fair value of the plan assets at {date_text(cfg, year, style)} by level of the fair "
-                "value hierarchy:"
-            )
-            r.table(build_levels_per_date(cfg, figs, year))
-    if cfg.trusts_by_level:
-        r.heading("25. Trust assets", 10, new_page=True)  # both dates on one page: no table split by a break
-        style = _dates_style(cfg)
-        for year in sorted(cfg.years, reverse=True)[:2]:
-            r.paragraph(f"The trusts' assets measured at fair value at {date_text(cfg, year, style)}:")
-            r.table(build_trusts_by_level(cfg, figs, year))
+    _draw_dated_notes(r, cfg, figs)
     if cfg.maturities:
         r.heading("9. Leases", 10)
         r.paragraph("Undiscounted lease payments fall due as follows:")
