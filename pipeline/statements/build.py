@@ -32,7 +32,7 @@ from schemas.models import (
     Table,
 )
 
-__all__ = ["annotate_facts", "build_statement", "build_statements", "maybe_partial", "with_tables"]
+__all__ = ["annotate_facts", "build_statements", "maybe_partial", "with_tables"]
 
 
 def _lines(
@@ -163,12 +163,6 @@ def _statement(
         lines=_lines(draft.rows, nodes, draft.grid, taxonomy, lent),
         column_sums=[ColumnSum(total=c.total, components=list(c.components)) for c in sums],
     )
-
-
-def build_statement(table: Table, heading: str, taxonomy: Taxonomy) -> Statement | None:
-    """The calculation tree of one table on its own figures (None when it has no value columns)."""
-    draft = _draft(table, heading, taxonomy)
-    return None if draft is None else _statement(draft, taxonomy, draft.nodes, {})
 
 
 def build_statements(

@@ -154,9 +154,15 @@ def _lines_of(node: TreeNode, label: dict[int, str]) -> _Lines | None:
     A line that does not say so adds up lines of the same names elsewhere by coincidence as often.
     """
     s = node.structure
-    if node.below or len(s.components) < 2 or not TOTAL_LABEL.search(label[s.total]):
+    names = [label[r] for r, _ in s.components]
+    if node.below or len(names) < 2 or not all(names) or not TOTAL_LABEL.search(label[s.total]):
         return None
-    return (label[s.total], tuple((label[r], sign) for r, sign in s.components), s.convention, s.rollforward)
+    return (
+        label[s.total],
+        tuple(zip(names, (sign for _, sign in s.components), strict=True)),
+        s.convention,
+        s.rollforward,
+    )
 
 
 def _fails_once(structure: Structure, printing: Printing) -> bool:
@@ -254,10 +260,6 @@ def with_twins(printings: Sequence[Printing]) -> list[Twinned]:
     for p in printings:
         label = dict(zip(p.rows, p.labels, strict=True))
         for node in p.nodes:
-            if node.proven and all(
-                label[r] for r in (node.structure.total, *(r for r, _ in node.structure.components))
-            ):
-                key = _lines_of(node, label)
-                if key is not None:
-                    proven.setdefault(key[0], {}).setdefault(key, []).append(p)
+            if node.proven and (key := _lines_of(node, label)) is not None:
+                proven.setdefault(key[0], {}).setdefault(key, []).append(p)
     return [_lend_lines(p, t, proven) for p, t in zip(printings, out, strict=True)]

@@ -136,12 +136,12 @@ def figure(data: bytes, first: Sequence[str], column: int = 0, occurrence: int =
 def rekeyed(text: str, kind: str) -> str:
     """The first ``kind`` mutation of a printed figure; for figures too small to be bench candidates
     ("93.34", "(44.33)"), its first two adjacent digits that differ swapped, or its sign flipped."""
-    if kind == "sign" and not mutations(text, kind):
-        body = text.strip("()-")
-        return body if text != body else f"({body})"
     found = mutations(text, kind)
     if found:
         return next(iter(found))
+    if kind == "sign":
+        body = text.strip("()-")
+        return body if text != body else f"({body})"
     digits = [k for k, ch in enumerate(text) if ch.isdigit()]
     i, j = next((a, b) for a, b in itertools.pairwise(digits) if text[a] != text[b])
     return text[:i] + text[j] + text[i + 1 : j] + text[i] + text[j + 1 :]
