@@ -362,6 +362,15 @@ class DocConfig:
     # column only) and its "Total …" line. The current year prints a line the prior year lacks, so the two
     # tables are not one layout; a section's total is proven by the total column alone.
     trusts_by_level: bool = False
+    # Revenue as reported, the exchange-rate effect and the FX-neutral figure of the year, the year before as
+    # reported, then the change on both bases (eBay's FX-neutral reconciliation): the constant-currency
+    # change of the transaction revenues excludes hedging, as the lead-in says, so it is not the change of
+    # the printed figures. The years sit on a line above the columns' own heads.
+    fx_neutral_changes: bool = False
+    # The effect of a change in accounting principle on comprehensive income, each year under the prior
+    # method and as adjusted (3M's 2021 10-K): only the lines the change touched, so the other comprehensive
+    # income section prints one of its lines above its total, which that line alone does not make up.
+    change_effects: bool = False
 
 
 @dataclass(frozen=True)
@@ -1720,6 +1729,59 @@ def build_lease_kinds(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _headed_table(cfg, "leasekinds", "Lease maturities", ("Operating leases", "Finance leases"), rows)
 
 
+def build_fx_neutral_changes(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """Revenue as reported and at the prior year's rates, with each year's change on both bases."""
+    cur, prev = sorted(cfg.years)[-1], sorted(cfg.years)[-2]
+    seed = abs(figs[cur]["revenue"]) % 83
+    units = 10**cfg.decimals  # whole units of the statements' scale
+    # label → (reported, exchange-rate effect, reported the year before, hedging now, hedging before)
+    lines: dict[str, tuple[int, int, int, int, int]] = {
+        "Volume": (85003 + 40 * seed, 2362 - seed, 87608, 0, 0),
+        "Transactions": (9772 + seed, 180 + seed % 7, 8243, 120, 15),
+        "Advertising": (648, 8, 646 - seed % 5, 0, 0),
+    }
+    t, a = lines["Transactions"], lines["Advertising"]
+    lines["Total"] = (t[0] + a[0], t[1] + a[1], t[2] + a[2], 0, 0)
+    rows: list[TRow] = []
+    for label, (now, effect, then, hedged, hedged_then) in lines.items():
+        if label == "Transactions":
+            rows.append(TRow("Revenues:", (), "section"))
+        row = _amounts_row(cfg, label, [u * units for u in (now, effect, now - effect, then)])
+        changes = (_pct_change_cell(now, then), _pct_change_cell(now - effect + hedged, then + hedged_then))
+        rows.append(replace(row, cells=(*row.cells, *changes)))
+    years = ((f"Year ended {cur}", 0, 2), (str(prev), 3, 3))
+    heads = (
+        ("As", "Exchange", "FX-neutral", "As", "Reported", "FX-neutral"),
+        ("reported", "rate effect", "", "reported", "% change", "% change"),
+    )
+    header = (years, *(tuple((head, i, i) for i, head in enumerate(line)) for line in heads))
+    return _captioned_table(cfg, "fxneutral", "FX-neutral revenues", header, rows, 6)
+
+
+def build_change_effects(cfg: DocConfig, figs: Figures) -> TableSpec:
+    """Comprehensive income under the prior method and as adjusted, two years: the lines the change moved."""
+    cur, prev = sorted(cfg.years)[-1], sorted(cfg.years)[-2]
+    seed = abs(figs[cur]["revenue"]) % 61
+    units = 10**cfg.decimals  # whole units of the statements' scale
+    moved = 65 + seed  # the change moves net income and the pension line by as much, opposite ways
+    columns: list[tuple[int, int, int, int]] = []  # (net income, pension line, the section, the total)
+    for year, pension, other in ((cur, 171 + seed, 305), (prev, -560 + seed, 139)):
+        net = abs(figs[year]["net"]) // units + 400
+        for shift in (0, moved):  # the prior method, then as adjusted
+            columns.append((net + shift, pension - shift, pension + other - shift, net + pension + other))
+    labels = (
+        "Net income",
+        "Pension and postretirement plans adjustment",
+        "Total other comprehensive income, net of tax",
+        "Comprehensive income",
+    )
+    rows = [_amounts_row(cfg, label, [c[k] * units for c in columns]) for k, label in enumerate(labels)]
+    rows.insert(1, TRow("Other comprehensive income, net of tax:", (), "section"))
+    years = ((str(cur), 0, 1), (str(prev), 2, 3))
+    methods = tuple((head, i, i) for i, head in enumerate(("Prior method", "As adjusted") * 2))
+    return _captioned_table(cfg, "changefx", "Comprehensive income", (years, methods), rows, 4)
+
+
 _DATED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures, int], TableSpec]], ...] = (
     (
         "levels_per_date",
@@ -1791,6 +1853,18 @@ _INTRODUCED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures], Tab
         "16. Results of operations",
         "Revenue and its subscriptions compared with the year before:",
         build_two_line_changes,
+    ),
+    (
+        "fx_neutral_changes",
+        "15. Revenue at constant exchange rates",
+        "Revenue as reported and FX-neutral (at the prior year's rates, excluding hedging activity):",
+        build_fx_neutral_changes,
+    ),
+    (
+        "change_effects",
+        "14. Change in accounting principle",
+        "The effect of the change on the statement of comprehensive income, the lines it changed:",
+        build_change_effects,
     ),
 )
 """Notes of one table under a sentence that introduces it, each a trait: (trait, heading, lead-in, table)."""

@@ -126,6 +126,8 @@ TRAITS: tuple[str, ...] = (
     "plans_by_group",
     "levels_per_date",
     "trusts_by_level",
+    "fx_neutral_changes",
+    "change_effects",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

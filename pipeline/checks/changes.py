@@ -26,6 +26,13 @@ A row where a proven relation then fails is flagged unless another reading expla
 or basis points between two rates, a favourable/unfavourable sign, a negative base taken as printed — and
 only while the failures stay few (a column that fails in many rows follows some other rule). The failing
 relations of one row between the same two figures give one flag.
+
+A change on a constant-currency basis ("FX-Neutral % Change", "constant currency") is not checked: the
+filer computes it from figures at the prior year's rates that the table prints only in part, by its own
+definition (eBay's FX-neutral net revenues exclude hedging, stated in a footnote, so one row in four
+differs from the printed figures by more than rounding). Its head may sit on a line of sub-heads that the
+header finder left in the body, under the line of years: the head read here is every line printed above the
+column's first figure (:func:`_stacked_heads`).
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from pipeline.checks.rule import Rule
 from pipeline.figures.facts import is_change_column
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.rounding import Comparison, compare_pct_change, compare_sum, half_unit
+from pipeline.statements.columns import basis_of
 from schemas.models import Cell, Evidence, Flag, Table
 
 __all__ = ["RULE", "check_changes"]
@@ -312,14 +320,33 @@ def _hold_together(rels: Sequence[_Relation]) -> list[_Relation]:
     return proven
 
 
+def _stacked_heads(table: Table, figs: Mapping[int, Mapping[int, _Fig]]) -> dict[int, str]:
+    """Each column's text printed above its first figure: its head and any sub-heads left in the body."""
+    first: dict[int, int] = {}
+    for r in sorted(figs):
+        for col in figs[r]:
+            first.setdefault(col, r)
+    parts: dict[int, list[tuple[int, str]]] = {}
+    for cell in table.cells:
+        if not cell.text.strip():
+            continue
+        for col in range(cell.col, cell.col + cell.col_span):
+            if cell.row < first.get(col, -1):
+                parts.setdefault(col, []).append((cell.row, cell.text.strip()))
+    return {col: " ".join(t for _, t in sorted(items)) for col, items in parts.items()}
+
+
 def _relations(table: Table, figs: Mapping[int, Mapping[int, _Fig]]) -> list[_Relation]:
-    """Every column's proven relation."""
+    """Every column's proven relation; none for a change on a constant-currency basis."""
     headers = column_headers(table)
+    stacked = _stacked_heads(table, figs)
     values = _value_columns(figs)
     columns = sorted({col for row in figs.values() for col in row})
     out: list[_Relation] = []
     named: list[_Relation] = []  # the fitted changes of columns whose heads name a change
     for col in columns:
+        if basis_of(stacked.get(col, "")) == "constant_currency":
+            continue
         head = headers.get(col, "")
         percent = _percent_column(figs, col)
         named_change = is_change_column(head) and not _SHARE_HEAD.search(head)
