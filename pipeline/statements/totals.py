@@ -10,6 +10,7 @@ heading, an opening balance, an earlier total). A structure the figures prove fo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +46,9 @@ from pipeline.statements.structures import (
 from schemas.models import StatementKind
 
 __all__ = ["build_tree"]
+
+_TOTAL_OF = re.compile(r"^(?:total|subtotal) ")
+"""The word that makes a section's name the name of its total ("Total other comprehensive income")."""
 
 
 def _inner_runs(
@@ -283,7 +287,27 @@ class _Walk:
                 )
                 or resolution
             )
+        if resolution is None and strength == 2:
+            resolution = self.excerpt(row.index, label)
         return resolution
+
+    def excerpt(self, total: int, label: str) -> Resolution | None:
+        """The total of a section its heading names, whose printed lines add up to it in no column.
+
+        A table of an accounting change's effects prints only the lines the change touched: "Other
+        comprehensive income (loss), net of tax:", one of its lines, then "Total other comprehensive income
+        (loss), net of tax". The total is its section's all the same; taken as such, unproven (a failure in
+        it means nothing), it lets the lines around it add up (comprehensive income is net income plus it),
+        where its section's lines left in view would break every run.
+        """
+        heading = self.by_index.get(self.section_row)
+        if heading is None or self.heading_row != self.section_row:
+            return None
+        name = normalise_label(heading.label)
+        run = [r for r in self.visible if r > self.section_row]
+        if not run or not name or _TOTAL_OF.sub("", label) != name:
+            return None
+        return Resolution(Structure(total, tuple((r, 1) for r in run), "sum"), False)
 
 
 def build_tree(
