@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.figures.periods import parse_period
-from pipeline.parse.layout import Line, Segment, split_at_walls
+from pipeline.parse.layout import Line, Segment, is_figure, split_at_walls
 from pipeline.parse.table_types import BBoxT, RawCell, RawTable, Rules, TableFinderSettings
 
 __all__ = [
@@ -349,7 +349,13 @@ def _body_rows(
             # A band is one row of wrapped lines, unless its lines each fill the same value columns: then
             # it holds several rows under one shading ("January / February / March" above their total).
             stacked = data[k] and any(c.col in filled for c in cells if c.col > 0)
-            if rows and band == prev_band and len(rows) > header_rows and not stacked:
+            if (
+                rows
+                and band == prev_band
+                and len(rows) > header_rows
+                and not stacked
+                and not (not data[k] and _onto_figures(rows[-1], cells))
+            ):
                 _merge_into(rows[-1], cells)
                 continue
             prev_band = band
@@ -491,6 +497,18 @@ def _is_unit_line(segs: Sequence[Segment], value_left: float) -> bool:
         return False
     over = [s for s in segs if s.x1 > value_left - 2]
     return bool(over) and all(_UNIT_TOKEN.match(s.text.strip()) for s in segs)
+
+
+def _onto_figures(row: Sequence[RawCell], cells: Sequence[RawCell]) -> bool:
+    """Whether a line of words would land in a value column on a figure of the row above.
+
+    A band of a ruled grid that a rule does not close may run into the next block's head: Activision
+    Blizzard's segment table prints "Year Ended December 31, 2019" under a block's last row with no rule
+    between, and merged into the row it turned "693" into "693 Year Ended December 31, 2019". Words go on
+    a label; they never go on a figure, so such a line starts a row of its own.
+    """
+    figures = {c.col for c in row if c.col > 0 and c.text.strip() and is_figure(c.text.split()[-1])}
+    return any(c.col in figures for c in cells if c.col > 0)
 
 
 def _fully_ruled(body: Sequence[Line], h_rules: Sequence[float]) -> bool:
