@@ -32,7 +32,7 @@ filer computes it from figures at the prior year's rates that the table prints o
 definition (eBay's FX-neutral net revenues exclude hedging, stated in a footnote, so one row in four
 differs from the printed figures by more than rounding). Its head may sit on a line of sub-heads that the
 header finder left in the body, under the line of years: the head read here is every line printed above the
-column's first figure (:func:`_stacked_heads`).
+column's first figure (:func:`pipeline.figures.grid.column_headers` with ``above``).
 """
 
 from __future__ import annotations
@@ -320,26 +320,19 @@ def _hold_together(rels: Sequence[_Relation]) -> list[_Relation]:
     return proven
 
 
-def _stacked_heads(table: Table, figs: Mapping[int, Mapping[int, _Fig]]) -> dict[int, str]:
-    """Each column's text printed above its first figure: its head and any sub-heads left in the body."""
+def _first_rows(figs: Mapping[int, Mapping[int, _Fig]]) -> dict[int, int]:
+    """Each column's first row with a figure."""
     first: dict[int, int] = {}
     for r in sorted(figs):
         for col in figs[r]:
             first.setdefault(col, r)
-    parts: dict[int, list[tuple[int, str]]] = {}
-    for cell in table.cells:
-        if not cell.text.strip():
-            continue
-        for col in range(cell.col, cell.col + cell.col_span):
-            if cell.row < first.get(col, -1):
-                parts.setdefault(col, []).append((cell.row, cell.text.strip()))
-    return {col: " ".join(t for _, t in sorted(items)) for col, items in parts.items()}
+    return first
 
 
 def _relations(table: Table, figs: Mapping[int, Mapping[int, _Fig]]) -> list[_Relation]:
     """Every column's proven relation; none for a change on a constant-currency basis."""
     headers = column_headers(table)
-    stacked = _stacked_heads(table, figs)
+    stacked = column_headers(table, above=_first_rows(figs))  # with sub-heads left in the body
     values = _value_columns(figs)
     columns = sorted({col for row in figs.values() for col in row})
     out: list[_Relation] = []

@@ -89,11 +89,14 @@ def table_rows(table: Table) -> list[RowView]:
     return views
 
 
-def column_headers(table: Table) -> dict[int, str]:
+def column_headers(table: Table, *, above: Mapping[int, int] | None = None) -> dict[int, str]:
     """Header text above each column (spanning header cells count for every column they cover).
 
     Args:
         table: A logical table.
+        above: Column → the row of its first figure. When given, every line printed above that row counts,
+            header or not: the sub-heads a header finder left in the body under a line of years ("As
+            Reported", "FX-Neutral % Change").
 
     Returns:
         Column index → header text, rows joined top to bottom.
@@ -101,7 +104,10 @@ def column_headers(table: Table) -> dict[int, str]:
     parts: dict[int, list[tuple[int, str]]] = {}
     header_rows = _header_row_indices(table)
     for cell in table.cells:
-        if cell.row in header_rows and cell.text.strip():
-            for col in range(cell.col, cell.col + cell.col_span):
+        if not cell.text.strip():
+            continue
+        for col in range(cell.col, cell.col + cell.col_span):
+            heads = cell.row in header_rows if above is None else cell.row < above.get(col, -1)
+            if heads:
                 parts.setdefault(col, []).append((cell.row, cell.text.strip()))
     return {col: " ".join(t for _, t in sorted(items)) for col, items in parts.items()}

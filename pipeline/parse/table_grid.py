@@ -349,12 +349,13 @@ def _body_rows(
             # A band is one row of wrapped lines, unless its lines each fill the same value columns: then
             # it holds several rows under one shading ("January / February / March" above their total).
             stacked = data[k] and any(c.col in filled for c in cells if c.col > 0)
+            words_on_figures = not data[k] and bool(rows) and _onto_figures(rows[-1], cells)
             if (
                 rows
                 and band == prev_band
                 and len(rows) > header_rows
                 and not stacked
-                and not (not data[k] and _onto_figures(rows[-1], cells))
+                and not words_on_figures
             ):
                 _merge_into(rows[-1], cells)
                 continue
