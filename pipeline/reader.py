@@ -276,9 +276,14 @@ def read_page(page: pymupdf.Page, pno: int, run: Run, errors: list[ErrorRecord])
 
     found = find_tables(lines, pno, rect.width, collect_rules, run.config.table_finder)
     tables = join_split_tables(found, lines)
-    blocks = _blocks(words, pno, [t.bbox for t in tables])
-    info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(tables))
-    contexts = scan_page_scales(tables, lines) if tables else []
+    # A lone line of figures is a table only if it turns out to continue one (RawTable.lone): its words stay
+    # in the page's text, it is not counted among the page's tables, and the page's captions and header are
+    # read for the others as if it were not there.
+    kept = [t for t in tables if not t.lone]
+    blocks = _blocks(words, pno, [t.bbox for t in kept])
+    info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(kept))
+    kept_contexts = iter(scan_page_scales(kept, lines) if kept else [])
+    contexts = [scan_page_scales([t], lines)[0] if t.lone else next(kept_contexts) for t in tables]
     on_page = tuple(PageTable(t, c.scale, c.heading) for t, c in zip(tables, contexts, strict=True))
     cover = tuple(_printed_lines(words, pno)) if pno <= COVER_PAGES else ()
     return PageResult(info, tuple(blocks), on_page, len(words), document_default(lines), cover)

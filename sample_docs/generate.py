@@ -371,6 +371,14 @@ class DocConfig:
     # method and as adjusted (3M's 2021 10-K): only the lines the change touched, so the other comprehensive
     # income section prints one of its lines above its total, which that line alone does not make up.
     change_effects: bool = False
+    # The cash-flow statement and the net debt reconciliation set so low on their pages that each one's
+    # last line runs over alone onto the next page, under the title "(continued)" and the column heads
+    # when the layout repeats them, under nothing but the running head when it does not.
+    spilled_totals: bool = False
+    # The receivables note (``titled_note``) set so low on its page, under the taxation note's table, that
+    # its heading, title and column heads end the page and its lines begin the next, under the title
+    # "(continued)" and the heads again where the layout repeats them.
+    orphaned_heads: bool = False
 
 
 @dataclass(frozen=True)
@@ -2189,17 +2197,53 @@ class Renderer:
 
     # -- tables --------------------------------------------------------------------------------
 
-    def table(self, spec: TableSpec, *, new_page: bool = False) -> None:
-        """Draw a table, continuing it on the next page with a repeated header when it runs over."""
+    def table(self, spec: TableSpec, *, new_page: bool = False, keep_rows: bool = True) -> None:
+        """Draw a table, continuing it on the next page with a repeated header when it runs over.
+
+        ``keep_rows``: the title and heads break to a new page unless two rows fit under them.
+        """
         geo = TableGeometry(self.cfg, spec, self.margin, self.width - self.margin)
         if new_page:
             self.new_page()
-        self.table_title(geo, continued=False)
+        self.table_title(geo, continued=False, keep_rows=keep_rows)
         for row in spec.rows:
             self.table_row(geo, row)
         self.y += geo.line_h
 
-    def table_title(self, geo: TableGeometry, *, continued: bool) -> None:
+    def heads_at_foot(self, heading: str, spec: TableSpec) -> None:
+        """A note's heading, then its table set so that the heading, title and heads end the page."""
+        scratch = Renderer(self.cfg)
+        scratch.new_page()
+        top = scratch.y
+        scratch.heading(heading, 10)
+        scratch.table_title(
+            TableGeometry(self.cfg, spec, self.margin, self.width - self.margin), continued=False
+        )
+        height = scratch.y - top
+        if self.y + height > self.bottom:
+            self.new_page()
+        self.y = self.bottom - height - 1.0
+        self.heading(heading, 10)
+        self.table(spec, keep_rows=False)
+
+    def table_one_line_short(self, spec: TableSpec, *, new_page: bool = False) -> None:
+        """Draw a table so low on its page that its last line runs over onto the next one.
+
+        The space above is left blank: the page's room runs out one line before the table's end, as when a
+        statement is set after other matter.
+        """
+        if new_page:
+            self.new_page()
+        whole = table_height(self.cfg, spec)
+        short = table_height(self.cfg, replace(spec, rows=spec.rows[:-1]))
+        line_h = TableGeometry(self.cfg, spec, self.margin, self.width - self.margin).line_h
+        start = self.bottom - short + line_h - (whole - short) / 2
+        if start < self.y:
+            self.new_page()
+        self.y = max(self.y, start)
+        self.table(spec)
+
+    def table_title(self, geo: TableGeometry, *, continued: bool, keep_rows: bool = True) -> None:
         """A table's title, caption and column heads; on a continuation the title says "(continued)"."""
         cfg, spec, size = self.cfg, geo.spec, geo.size
         titles = spec.title.split("\n")
@@ -2209,7 +2253,8 @@ class Renderer:
         one_line = cfg.title_caption_one_line and spec.caption is not None
         above = cfg.caption_placement == "above_prose" and spec.tid in STATEMENT_PROSE
         caption = None if one_line or (above and continued) else spec.caption
-        self.ensure(spec.title_size * 3 + geo.line_h * (len(spec.header) + 2))
+        if keep_rows:
+            self.ensure(spec.title_size * 3 + geo.line_h * (len(spec.header) + 2))
         for title in titles:
             self.y += spec.title_size * 1.2
             self.text(self.margin, self.y, title, cfg.bold, spec.title_size)
@@ -2663,7 +2708,7 @@ def draw_review(doc: Layout, segs: Figures) -> None:
         r.table(build_sbc_table(cfg, figs, dur_cols, "Share-based compensation by line"))
     if cfg.net_debt:
         r.paragraph("Net debt is borrowings less cash and cash equivalents:")
-        r.table(build_net_debt(cfg, figs, inst_cols))
+        (r.table_one_line_short if cfg.spilled_totals else r.table)(build_net_debt(cfg, figs, inst_cols))
     if cfg.buybacks:
         r.paragraph("The following table sets out the shares we purchased in the second half of the year:")
         r.table(build_buybacks(cfg))
@@ -2694,7 +2739,8 @@ def draw_statements(doc: Layout) -> None:
     )
     # Without a forced break the balance sheet follows the income statement and overflows naturally.
     r.table(build_balance_sheet(cfg, figs, inst_cols), new_page=cfg.bs_break_before is not None)
-    r.table(build_cash_flow(cfg, figs, dur_cols), new_page=cfg.cf_new_page)
+    draw = r.table_one_line_short if cfg.spilled_totals else r.table
+    draw(build_cash_flow(cfg, figs, dur_cols), new_page=cfg.cf_new_page)
 
 
 def table_height(cfg: DocConfig, spec: TableSpec) -> float:
@@ -2725,8 +2771,11 @@ def draw_notes(doc: Layout) -> None:
         r.heading("5. Taxation", 10)
         r.table(build_tax_note(cfg, figs, dur_cols))
     if cfg.titled_note:
-        r.heading("6. Receivables", 10)
-        r.table(build_titled_note(cfg, figs, inst_cols))
+        if cfg.orphaned_heads:
+            r.heads_at_foot("6. Receivables", build_titled_note(cfg, figs, inst_cols))
+        else:
+            r.heading("6. Receivables", 10)
+            r.table(build_titled_note(cfg, figs, inst_cols))
     if cfg.net_of_first:
         r.heading("8. Deferred fees", 10)
         r.table(build_net_of_first(cfg, figs, inst_cols))

@@ -128,6 +128,8 @@ TRAITS: tuple[str, ...] = (
     "trusts_by_level",
     "fx_neutral_changes",
     "change_effects",
+    "spilled_totals",
+    "orphaned_heads",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

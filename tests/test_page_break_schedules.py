@@ -20,12 +20,13 @@ import pytest
 
 from pipeline.engine import process_bytes
 from pipeline.figures.taxonomy import load_taxonomy
+from pipeline.parse.table_grid import pick_title
 from pipeline.statements.build import build_statements, maybe_partial
-from sample_docs.generate import DOCS, DocConfig, render_document
+from sample_docs.generate import DOCS, LAYOUT_VARIANTS, DocConfig, render_document
 from schemas.models import DocumentResult, Table
 from tests.support.tables import make_table
 
-_DONORS = {cfg.file: cfg for cfg in DOCS}
+_DONORS = {cfg.file: cfg for cfg in (*DOCS, *LAYOUT_VARIANTS)}
 
 CASES: dict[str, DocConfig] = {
     # The foot "Aurelia Logistik SE | Prospectus" with the page number at the value column's edge.
@@ -73,6 +74,39 @@ CASES: dict[str, DocConfig] = {
         injections=(),
     ),
 }
+
+
+# A ruled layout whose unit note "(€ million)" sits under each title: the note was read as the
+# continuation's title, so "Maturities of lease liabilities (continued)" above it said nothing.
+UNIT_NOTE = replace(
+    _DONORS["marlow_2025_annual_report.pdf"],
+    file="pb-unit-note.pdf",
+    seed=265043763,
+    font="helv",
+    bold="hebo",
+    italic="heit",
+    style="grid",
+    nil="—",
+    expense_sign=-1,
+    body_size=9.0,
+    table_size=8.0,
+    label_width=230.0,
+    cf_start="opinc",
+    instant_header="two_line_uk",
+    summary_change_col=True,
+    footer="center",
+    cover_page=False,
+    title_caption_one_line=False,
+    repeat_header_on_break=True,
+    net_of_first=True,
+    plan_asset_levels=True,
+    maturities=True,
+    fair_value_columns=True,
+    plans_by_group=True,
+    fx_neutral_changes=True,
+    spilled_totals=True,
+    injections=(),
+)
 
 
 @cache
@@ -168,3 +202,20 @@ def test_a_schedule_a_lead_in_introduces_on_its_page_is_whole_without_heads() ->
     # As printed, the lines add up either way; keyed wrong, only the whole schedule still holds its lines.
     assert [total("500", above) for above in (running, lead_in)] == [(True, 6), (True, 6)]
     assert [total("5,500", above) for above in (running, lead_in)] == [(False, 0), (True, 6)]
+
+
+def test_a_unit_note_under_the_title_is_not_the_title() -> None:
+    assert pick_title(["Maturities of lease liabilities (continued)", "(€ million)"]) == (
+        "Maturities of lease liabilities (continued)"
+    )
+    assert pick_title(["(EUR thousands)"]) == "(EUR thousands)"  # the title when nothing else is
+    assert pick_title(["Segment results", "(£m)"]) == "Segment results"
+
+
+def test_the_rest_of_a_schedule_under_a_unit_note_proves_nothing() -> None:
+    # The schedule's first year sits alone at the foot of the page, read as no table; the rest says
+    # "(continued)" in its title, over the unit note "(€ million)" (found on mixed layouts: a false TOT001).
+    result = process_bytes(render_document(UNIT_NOTE)[0], source=UNIT_NOTE.file)
+    (schedule,) = [t for t in result.tables if any(c.text == "Thereafter" for c in t.cells)]
+    assert schedule.title == "Maturities of lease liabilities (continued)" and len(schedule.pages) == 1
+    assert not result.flags, [f.message for f in result.flags]

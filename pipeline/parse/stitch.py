@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from pipeline.parse.layout import Line
 from pipeline.parse.table_grid import pick_title
-from pipeline.parse.table_types import RawCell, RawTable
+from pipeline.parse.table_types import RawCell, RawTable, says_continued
 from schemas.models import Block
 
 __all__ = [
@@ -26,13 +26,6 @@ __all__ = [
     "section_headings",
     "stitch_pages",
 ]
-
-_CONTINUED = re.compile(r"\b(continued|cont['’]?d|cont\.)\b|\(cont", re.IGNORECASE)
-
-
-def says_continued(text: str) -> bool:
-    """Whether a title, caption or head says its table continues one from before ("(continued)", "cont'd")."""
-    return bool(_CONTINUED.search(text))
 
 
 @dataclass(slots=True)
@@ -132,6 +125,10 @@ def continues(
     # of lease liabilities (continued)" over "As at 31 December 2025").
     label_heads = [row[0].text for row in nxt.rows[: nxt.header_rows] if row and row[0].col == 0]
     said_continued = any(says_continued(c) for c in [*caption, *label_heads, title or ""])
+    if said_continued and title and _introduced_below(prev, title):
+        # "Receivables (continued)" whose title and heads were printed under the tax note's table, the
+        # last one on the page before: it continues the table begun there, with no rows, not that one.
+        return False
     new_title = title and prev.title and _title_key(title) != _title_key(prev.title)
     # A running head read as the continuation's only head row ("Table of Contents" over a schedule whose
     # heads were not printed again) is no column head.
@@ -148,6 +145,15 @@ def continues(
     # filled its page: the heading over figures without column heads is the continuation's mark.
     by_section = heads == 0 and section_headings(caption)
     return said_continued or by_section or ((same_header or no_header) and ran_to_bottom)
+
+
+_CONTINUED_WORDS = re.compile(r"[-–—,]?\s*\(?\b(?:continued|cont['’]?d)\b\.?\)?", re.IGNORECASE)
+
+
+def _introduced_below(prev: RawTable, title: str) -> bool:
+    """Whether a continued table's title (without "(continued)") was printed under ``prev`` on its page."""
+    name = _title_key(_CONTINUED_WORDS.sub(" ", title)).strip(" :")
+    return bool(name) and any(_title_key(text).strip(" :") == name for text in prev.below)
 
 
 # A letter (of any script) first, then letters, spaces and the punctuation of line-item labels; full-width
@@ -199,6 +205,8 @@ def stitch_pages(
                 _drop_furniture(t, furniture)
                 prev_last.fragments.append(t)
                 continue
+            if t.lone:
+                continue  # one line of figures that continues nothing is no table
             groups.append(TableGroup([t]))
         prev_last = groups[-1] if tables and groups and groups[-1].last is tables[-1] else None
         prev_height = height

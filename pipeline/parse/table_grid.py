@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from pipeline.figures.periods import parse_period
 from pipeline.parse.layout import Line, Segment, is_figure, split_at_walls
-from pipeline.parse.table_types import BBoxT, RawCell, RawTable, Rules, TableFinderSettings
+from pipeline.parse.table_types import BBoxT, RawCell, RawTable, Rules, TableFinderSettings, marked_continued
 
 __all__ = [
     "build_table",
@@ -258,8 +258,11 @@ def _heads_and_caption(
         if gap > cfg.header_gap_heights * h:
             break
         ln = lines[k]
-        # Running text ends the search: a long line, or the last line of a sentence above the table.
-        if is_prose(ln, x_right - x_left) or (ln.text.rstrip().endswith(".") and len(ln.words) >= 4):
+        # Running text ends the search: a long line, or the last line of a sentence above the table; a
+        # title that says "(continued)" is as long as prose on a continuation of a long name.
+        if not marked_continued(ln.text) and (
+            is_prose(ln, x_right - x_left) or (ln.text.rstrip().endswith(".") and len(ln.words) >= 4)
+        ):
             break
         over_values = any(s.x1 > value_x0 - cfg.value_edge for s in segs[k])
         # One phrase reaching from the label area across the value columns is a title, not a column head.
@@ -455,15 +458,23 @@ _NOT_TITLE = re.compile(
     r"|ended|^as (?:at|of)\b",
     re.IGNORECASE,
 )
+_UNIT_NOTE = re.compile(
+    r"^\([^()]*\b(?:thousands?|millions?|billions?|crores?|lakhs?)\b[^()]*\)$"
+    r"|^\(\s*(?:[€£$¥₹]|[a-z]{3}|us\$)\s*(?:m|mn|bn|k|'?000s?)?\s*\)$",
+    re.IGNORECASE,
+)
+"""A unit note in parentheses ("(€ million)", "(EUR thousands)", "(£m)"): the title when nothing else is."""
 
 
 def pick_title(caption: Sequence[str]) -> str | None:
     """The caption line that names the table: the closest one that is not a scale or period phrase."""
-    for text in reversed(caption):
-        t = text.strip()
-        if t and not _NOT_TITLE.search(t) and not t.endswith("."):
-            return t
-    return caption[0] if caption else None
+    lines = [t for text in reversed(caption) if (t := text.strip()) and not t.endswith(".")]
+    named = [t for t in lines if not _NOT_TITLE.search(t)]
+    return (
+        next((t for t in named if not _UNIT_NOTE.search(t)), None)
+        or next(iter(named), None)
+        or (caption[0] if caption else None)
+    )
 
 
 def _rules_at(rules: Rules, line: Line) -> list[float]:

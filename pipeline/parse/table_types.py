@@ -7,15 +7,44 @@ name, so callers import them from there.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from pydantic import Field
 
 from pipeline.knobs import Knobs
 
-__all__ = ["DEFAULT_FINDER", "BBoxT", "RawCell", "RawTable", "Rules", "TableFinderSettings"]
+__all__ = [
+    "DEFAULT_FINDER",
+    "BBoxT",
+    "RawCell",
+    "RawTable",
+    "Rules",
+    "TableFinderSettings",
+    "marked_continued",
+    "says_continued",
+]
 
 BBoxT = tuple[float, float, float, float]
+
+_CONTINUED = re.compile(r"\b(continued|cont['’]?d|cont\.)\b|\(cont", re.IGNORECASE)
+
+
+_CONTINUED_MARK = re.compile(r"\((?:continued|cont['’]?d\.?)\)|[-–—,]\s*continued\s*$", re.IGNORECASE)
+
+
+def says_continued(text: str) -> bool:
+    """Whether a title, caption or head says its table continues one from before ("(continued)", "cont'd")."""
+    return bool(_CONTINUED.search(text))
+
+
+def marked_continued(text: str) -> bool:
+    """Whether a line carries the mark of a continued title: "(continued)", "(cont'd)", "… — continued".
+
+    Stricter than :func:`says_continued`, for lines that may be running text ("the continued growth of
+    …"): only the mark a title takes.
+    """
+    return bool(_CONTINUED_MARK.search(text))
 
 
 @dataclass(slots=True)
@@ -54,6 +83,12 @@ class RawTable:
     method: str
     row_tops: list[float] = field(default_factory=list)
     caption_boxes: list[BBoxT] = field(default_factory=list)
+    below: list[str] = field(default_factory=list)
+    """The lines printed under it, to the next table or the page's foot (at most ``header_lines``): where
+    the next table's title and heads stand when its rows begin on the next page."""
+    lone: bool = False
+    """One line of figures at the top of a page: kept only as the rest of a table begun on the page before
+    (:func:`pipeline.parse.stitch.stitch_pages` drops it otherwise)."""
 
     @property
     def n_rows(self) -> int:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment
 from pipeline.parse.table_grid import build_table, is_prose, is_year_line
-from pipeline.parse.table_types import DEFAULT_FINDER, RawTable, Rules, TableFinderSettings
+from pipeline.parse.table_types import DEFAULT_FINDER, RawTable, Rules, TableFinderSettings, marked_continued
 
 __all__ = [
     "attach_currency",
@@ -193,7 +193,7 @@ def find_tables(
                     break
             j += 1
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
-        if n_data >= 2:
+        if n_data >= 2 or _spilled_line(lines, start, used_until, page_width, settings):
             regions.append((start, last_data, used_until))
         used_until = last_data
         i = last_data + 1
@@ -203,8 +203,32 @@ def find_tables(
     for start, last_data, floor in regions:
         t = build_table(lines, segs_per_line, data, (start, last_data, floor), page, h, resolved, settings)
         if t is not None:
+            t.lone = sum(1 for k in range(start, last_data + 1) if data[k]) == 1
             tables.append(t)
+    for i, t in enumerate(tables):
+        limit = tables[i + 1].bbox[1] if i + 1 < len(tables) else float("inf")
+        t.below = [ln.text for ln in lines if t.bbox[3] < ln.y0 and ln.y1 <= limit][: settings.header_lines]
     return tables
+
+
+def _spilled_line(
+    lines: Sequence[Line], start: int, floor: int, page_width: float, settings: TableFinderSettings
+) -> bool:
+    """Whether a lone line of figures may be the last line of a table begun on the page before.
+
+    A statement that runs out of room one line short prints its total at the top of the next page, under
+    its title "(continued)" and heads, or under nothing but the running head; without it the total is read
+    nowhere and the table before it ends one line short. Such a line is the page's first region, or the
+    lines just above it say "continued"; no running text stands between it and the page's top. The table
+    it makes is kept only if it continues one (:attr:`RawTable.lone`).
+    """
+    first = max(floor + 1, start - settings.header_lines)
+    above = lines[floor + 1 : start]
+    if any(is_prose(line, page_width - 100) and not marked_continued(line.text) for line in above):
+        return False
+    return (floor < 0 and start <= settings.header_lines) or any(
+        marked_continued(lines[k].text) for k in range(first, start)
+    )
 
 
 def _nil_item(line: Line, row: Line, gap: float, h: float) -> bool:

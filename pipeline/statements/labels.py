@@ -337,10 +337,10 @@ def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
     return kinds
 
 
-_UNIT_NOTE = re.compile(r"\s*\([^()]*\)\s*:?\s*$|\s*:\s*$")
+_UNIT_NOTE = re.compile(r"(?:\s*\([^()]*\))+\s*:?\s*$|\s*:\s*$")
 """A title's trailing unit note ("(€ million)", "(in thousands):") or colon."""
 
 
 def table_names(*lines: str | None) -> set[str]:
-    """What a table's title lines call it, normalised, without a trailing unit note ("(€ million)")."""
+    """What a table's title lines call it, normalised, without trailing notes ("(continued) (€ million)")."""
     return {name for line in lines if line and (name := normalise_label(_UNIT_NOTE.sub("", line)))}
