@@ -42,3 +42,12 @@ def test_the_reconciliation_is_proven_and_nothing_is_flagged(name: str) -> None:
 @pytest.mark.parametrize("name", CASES.names())
 def test_a_keying_error_under_less_is_flagged(name: str) -> None:
     CASES.caught(name, ["Exceptional", "items"], "swap", "TOT001")
+
+
+@pytest.mark.parametrize("name", CASES.names())
+def test_a_sign_flipped_under_less_in_one_column_is_flagged_in_that_column(name: str) -> None:
+    # The line then prints a figure in parentheses in one column of two: half its figures, which read as
+    # the convention "as printed" and moved the break to the column keyed right (found on mixed layouts).
+    caught = CASES.caught(name, ["Exceptional", "items"], "sign", "TOT001", column=1)
+    messages = [f.message for f in caught.hits]
+    assert any(f"were {caught.target.text}" in m for m in messages), messages

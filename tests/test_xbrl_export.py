@@ -78,11 +78,24 @@ def _planted(result: DocumentResult) -> tuple[DocumentResult, str]:
     parents: dict[bytes, list[bytes]] = {}
     for a, b, _ in arcs:
         parents.setdefault(b, []).append(a)
-    leaf = next(b for b, ps in parents.items() if len(ps) == 1 and b not in totals)
     published = set(report.published.values())
-    target = next(
-        f for f in result.facts if f.fact_id in published and concept_name(f.metric) == leaf.decode()
+    # A leaf with a fact of its own (a line no metric names, a segment's, is in the tree but has none),
+    # whose metric is no total anywhere: revenue printed again under the segments, as their total "Group",
+    # would break that summation too.
+    first_fact: dict[str, Fact] = {}
+    for f in result.facts:
+        if f.fact_id in published:
+            first_fact.setdefault(concept_name(f.metric), f)
+    summed = {f.metric for f in result.facts if f.role in ("subtotal", "total")}
+    leaf = next(
+        b
+        for b, ps in parents.items()
+        if len(ps) == 1
+        and b not in totals
+        and b.decode() in first_fact
+        and first_fact[b.decode()].metric not in summed
     )
+    target = first_fact[leaf.decode()]
     assert target.decimals is not None and target.value is not None and target.period is not None
     delta = 1000 * 10.0 ** (-target.decimals)
     facts = [

@@ -162,6 +162,8 @@ _DEDUCTION_LINE = re.compile(
     r"^\W*less\b|^\W*accumulated (?:depreciation|amortization|depletion)\b", re.IGNORECASE
 )
 """A line deducted from the one above ("Less: accumulated depreciation")."""
+_WHOLE = re.compile(r"^(?:group|consolidated)\b")
+"""A line named for the whole entity ("Group revenue", "Group", "Consolidated net sales")."""
 _GAIN_WORDS = re.compile(r"\b(?:income|gains?|revenues?|sales|proceeds|profit|benefit)\b(?! tax)")
 """Words that make a line a gain whatever cost word it holds ("Gain on sale", "Tax benefit")."""
 
@@ -180,8 +182,8 @@ def total_strength(
     Returns:
         2 for "Total …"/"Subtotal"/"Net increase in cash …", closing balances (named so, or named as an
         opening line above, :func:`named_closing`) and total metrics; 1 (weak)
-        for unlabelled rows, "Net …" and "Gross …" rows and rows outdented relative to the row above; 0
-        otherwise.
+        for unlabelled rows, "Net …", "Gross …", "Group …" and "Consolidated …" rows and rows outdented
+        relative to the row above; 0 otherwise.
     """
     label = normalise_label(row.label)
     if (
@@ -195,10 +197,17 @@ def total_strength(
     metric = taxonomy.match(row.label) if label else None
     if metric is not None and metric.is_total:
         return 2
-    if not label or label.startswith(("net ", "gross ")) or named_closing(label, section):
+    if (
+        not label
+        or label.startswith(("net ", "gross "))
+        or named_closing(label, section)
+        or _WHOLE.match(label)
+    ):
         # "Net unrealized gains" is often a subtotal, but "Net sales" or "Net interest" are not; "Gross
         # property, plant and equipment" adds the classes above it, at their indent, before the deduction
-        # that makes it net, while "Gross unrealized gains" adds nothing: the figures decide.
+        # that makes it net, while "Gross unrealized gains" adds nothing: the figures decide. "Group
+        # revenue" or "Consolidated net sales" under the segments' lines is their sum, the whole entity's,
+        # though "Group pension plans" is no total: again the figures decide.
         return 1
     if label.endswith(" net") and (
         (previous is not None and _DEDUCTION_LINE.search(previous.label)) or label[: -len(" net")] in section
@@ -235,7 +244,12 @@ def label_sign(
     elif not _COST_WORDS.search(label) or _GAIN_WORDS.search(label.replace("income tax", "tax")):
         return 1
     values = [v.value for v in grid.get(row.index, {}).values() if v.value != 0.0]
-    return -1 if values and sum(1 for v in values if v > 0) * 2 > len(values) else 1
+    positive = sum(1 for v in values if v > 0) * 2
+    # Under "Less:" a line printed positive in half its columns is subtracted: the heading says so, and a
+    # figure in parentheses there is a negative deduction (or a sign keyed wrong), not the convention.
+    return (
+        -1 if values and (positive > len(values) or (section is not None and positive == len(values))) else 1
+    )
 
 
 _SIGNED_HEADING = re.compile(
