@@ -379,6 +379,10 @@ class DocConfig:
     # its heading, title and column heads end the page and its lines begin the next, under the title
     # "(continued)" and the heads again where the layout repeats them.
     orphaned_heads: bool = False
+    # The lease maturity schedule (``maturities``) set so low on its page that its heads and first year end
+    # the page and the other years begin the next, under the title "(continued)" where the layout repeats
+    # its heads.
+    schedule_at_foot: bool = False
 
 
 @dataclass(frozen=True)
@@ -2210,20 +2214,26 @@ class Renderer:
             self.table_row(geo, row)
         self.y += geo.line_h
 
-    def heads_at_foot(self, heading: str, spec: TableSpec) -> None:
-        """A note's heading, then its table set so that the heading, title and heads end the page."""
+    def heads_at_foot(self, heading: str, spec: TableSpec, lead_in: str | None = None, rows: int = 0) -> None:
+        """A note's heading (and lead-in), then its table set so that its title, heads and first ``rows``
+        rows end the page: the rest begins the next one."""
         scratch = Renderer(self.cfg)
         scratch.new_page()
         top = scratch.y
         scratch.heading(heading, 10)
-        scratch.table_title(
-            TableGeometry(self.cfg, spec, self.margin, self.width - self.margin), continued=False
-        )
+        if lead_in:
+            scratch.paragraph(lead_in)
+        geo = TableGeometry(self.cfg, spec, self.margin, self.width - self.margin)
+        scratch.table_title(geo, continued=False)
+        for row in spec.rows[:rows]:
+            scratch.table_row(geo, row)
         height = scratch.y - top
         if self.y + height > self.bottom:
             self.new_page()
         self.y = self.bottom - height - 1.0
         self.heading(heading, 10)
+        if lead_in:
+            self.paragraph(lead_in)
         self.table(spec, keep_rows=False)
 
     def table_one_line_short(self, spec: TableSpec, *, new_page: bool = False) -> None:
@@ -2801,9 +2811,14 @@ def draw_notes(doc: Layout) -> None:
             r.table(build_plans_by_group(cfg, figs, f"Plans underfunded on the {measure} obligation"))
     _draw_dated_notes(r, cfg, figs)
     if cfg.maturities:
-        r.heading("9. Leases", 10)
-        r.paragraph("Undiscounted lease payments fall due as follows:")
-        r.table(build_maturities(cfg, figs, max(inst_cols, key=lambda c: c.year)))
+        schedule = build_maturities(cfg, figs, max(inst_cols, key=lambda c: c.year))
+        lead_in = "Undiscounted lease payments fall due as follows:"
+        if cfg.schedule_at_foot:
+            r.heads_at_foot("9. Leases", schedule, lead_in, rows=1)
+        else:
+            r.heading("9. Leases", 10)
+            r.paragraph(lead_in)
+            r.table(schedule)
     if cfg.ratio_sentence:
         r.heading("11. Margins", 10)
         r.paragraph(

@@ -130,6 +130,7 @@ TRAITS: tuple[str, ...] = (
     "change_effects",
     "spilled_totals",
     "orphaned_heads",
+    "schedule_at_foot",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 

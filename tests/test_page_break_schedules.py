@@ -212,10 +212,15 @@ def test_a_unit_note_under_the_title_is_not_the_title() -> None:
     assert pick_title(["Segment results", "(£m)"]) == "Segment results"
 
 
-def test_the_rest_of_a_schedule_under_a_unit_note_proves_nothing() -> None:
-    # The schedule's first year sits alone at the foot of the page, read as no table; the rest says
-    # "(continued)" in its title, over the unit note "(€ million)" (found on mixed layouts: a false TOT001).
+def test_a_schedule_whose_first_line_ends_a_page_is_whole() -> None:
+    # The schedule's heads and first year sit alone at the foot of the page; the rest says "(continued)" in
+    # its title, over the unit note "(€ million)" (found on mixed layouts: a false TOT001, the rest read as
+    # the whole). The line at the foot is the schedule's start, which the next page continues.
     result = process_bytes(render_document(UNIT_NOTE)[0], source=UNIT_NOTE.file)
     (schedule,) = [t for t in result.tables if any(c.text == "Thereafter" for c in t.cells)]
-    assert schedule.title == "Maturities of lease liabilities (continued)" and len(schedule.pages) == 1
+    assert len(schedule.pages) == 2 and schedule.row_pages.count(schedule.pages[0]) == 2, schedule.row_pages
+    totals = [
+        (ln.proven, len(ln.children)) for s in result.statements for ln in s.lines if ln.label == "Total"
+    ]
+    assert (True, 6) in totals
     assert not result.flags, [f.message for f in result.flags]

@@ -205,12 +205,13 @@ def stitch_pages(
                 _drop_furniture(t, furniture)
                 prev_last.fragments.append(t)
                 continue
-            if t.lone:
+            if t.lone == "top":
                 continue  # one line of figures that continues nothing is no table
             groups.append(TableGroup([t]))
         prev_last = groups[-1] if tables and groups and groups[-1].last is tables[-1] else None
         prev_height = height
-    return groups
+    # (a line at a page's foot that the next page does not continue is no table either)
+    return [g for g in groups if len(g.fragments) > 1 or not g.first.lone]
 
 
 def _drop_furniture_rows(table: RawTable, furniture: frozenset[str]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import Field
 
@@ -86,9 +87,10 @@ class RawTable:
     below: list[str] = field(default_factory=list)
     """The lines printed under it, to the next table or the page's foot (at most ``header_lines``): where
     the next table's title and heads stand when its rows begin on the next page."""
-    lone: bool = False
-    """One line of figures at the top of a page: kept only as the rest of a table begun on the page before
-    (:func:`pipeline.parse.stitch.stitch_pages` drops it otherwise)."""
+    lone: Literal["top", "foot"] | None = None
+    """One line of figures at the top of a page ("top"), kept only as the rest of a table begun on the page
+    before, or under its heads at the foot of a page ("foot"), kept only as the start of one the next page
+    continues (:func:`pipeline.parse.stitch.stitch_pages` drops it otherwise)."""
 
     @property
     def n_rows(self) -> int:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment
 from pipeline.parse.table_grid import build_table, is_prose, is_year_line
@@ -193,7 +194,7 @@ def find_tables(
                     break
             j += 1
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
-        if n_data >= 2 or _spilled_line(lines, start, used_until, page_width, settings):
+        if n_data >= 2 or _lone_line(lines, (start, last_data, used_until), page_width, settings):
             regions.append((start, last_data, used_until))
         used_until = last_data
         i = last_data + 1
@@ -203,32 +204,41 @@ def find_tables(
     for start, last_data, floor in regions:
         t = build_table(lines, segs_per_line, data, (start, last_data, floor), page, h, resolved, settings)
         if t is not None:
-            t.lone = sum(1 for k in range(start, last_data + 1) if data[k]) == 1
-            tables.append(t)
+            if sum(1 for k in range(start, last_data + 1) if data[k]) == 1:
+                t.lone = _lone_line(lines, (start, last_data, floor), page_width, settings)
+            if t.lone != "foot" or t.header_rows:  # (a line at the foot is a table's start under its heads)
+                tables.append(t)
     for i, t in enumerate(tables):
         limit = tables[i + 1].bbox[1] if i + 1 < len(tables) else float("inf")
         t.below = [ln.text for ln in lines if t.bbox[3] < ln.y0 and ln.y1 <= limit][: settings.header_lines]
     return tables
 
 
-def _spilled_line(
-    lines: Sequence[Line], start: int, floor: int, page_width: float, settings: TableFinderSettings
-) -> bool:
-    """Whether a lone line of figures may be the last line of a table begun on the page before.
+def _lone_line(
+    lines: Sequence[Line], region: tuple[int, int, int], page_width: float, settings: TableFinderSettings
+) -> Literal["top", "foot"] | None:
+    """Whether a lone line of figures may be a table's part that a page break cut off, and which part.
 
     A statement that runs out of room one line short prints its total at the top of the next page, under
-    its title "(continued)" and heads, or under nothing but the running head; without it the total is read
-    nowhere and the table before it ends one line short. Such a line is the page's first region, or the
-    lines just above it say "continued"; no running text stands between it and the page's top. The table
-    it makes is kept only if it continues one (:attr:`RawTable.lone`).
+    its title "(continued)" and heads, or under nothing but the running head ("top"); a schedule set low on
+    its page prints its heads and first line at the foot, the rest on the next page ("foot"). Without the
+    line the part is read nowhere and the table ends, or begins, one line short. No running text stands
+    between a top line and the page's top; only the page's foot follows a foot line. The table it makes is
+    kept only if the page break joins it to another (:attr:`RawTable.lone`).
     """
-    first = max(floor + 1, start - settings.header_lines)
+    start, last_data, floor = region
     above = lines[floor + 1 : start]
-    if any(is_prose(line, page_width - 100) and not marked_continued(line.text) for line in above):
-        return False
-    return (floor < 0 and start <= settings.header_lines) or any(
-        marked_continued(lines[k].text) for k in range(first, start)
-    )
+    prose = any(is_prose(line, page_width - 100) and not marked_continued(line.text) for line in above)
+    near = lines[max(floor + 1, start - settings.header_lines) : start]
+    if not prose and (
+        (floor < 0 and start <= settings.header_lines) or any(marked_continued(ln.text) for ln in near)
+    ):
+        return "top"
+    return "foot" if len(lines) - 1 - last_data <= _FOOT_LINES else None
+
+
+_FOOT_LINES = 2
+"""Lines a page's foot may print under its last table (a running foot, the page number)."""
 
 
 def _nil_item(line: Line, row: Line, gap: float, h: float) -> bool:
