@@ -2060,9 +2060,18 @@ class TableGeometry:
             [text_width(t, cfg.bold, size) for hrow in spec.header for t, a, b in hrow if a == b]
             + [text_width(c.text, cfg.bold, size) for row in spec.rows for c in row.cells]
         )
-        self.col_w = col_w = max(cfg.col_width, widest + 10)
+        col_w = max(cfg.col_width, widest + 10)
         # The $ sign of a 10-K sits in its own narrow column left of the figure.
         self.dollar_w = dollar_w = 9.0 if cfg.dollar_col else 0.0
+        # A table of many columns narrows them, down to their figures' width, before a label's longest word
+        # would run into the first column ("Transactions9,823.00" is one word to a reader).
+        word = max(
+            (text_width(w, cfg.bold, size) for row in spec.rows for w in row.label.split()), default=0.0
+        )
+        room = right - left - 8 - word - 4 - (34 if spec.notes_header else 0)
+        if spec.n_cols * (col_w + dollar_w) > room:
+            col_w = max(widest + 4, room / spec.n_cols - dollar_w)
+        self.col_w = col_w
         self.col_rights = [right - (spec.n_cols - 1 - i) * (col_w + dollar_w) for i in range(spec.n_cols)]
         self.notes_x = self.col_rights[0] - col_w - dollar_w - 34 if spec.notes_header else None
         self.label_w = min(
