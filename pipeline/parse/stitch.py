@@ -196,17 +196,16 @@ def stitch_pages(
     for tables, height in pages:
         if tables and furniture:
             _drop_furniture_rows(tables[-1], furniture)
-        for i, t in enumerate(tables):
-            if (
-                i == 0
-                and prev_last is not None
-                and continues(prev_last.last, t, True, prev_height, furniture)
-            ):
+        first = True  # no table read so far on the page (a lone line dropped is none)
+        for t in tables:
+            if first and prev_last is not None and continues(prev_last.last, t, True, prev_height, furniture):
                 _drop_furniture(t, furniture)
                 prev_last.fragments.append(t)
+                first = False
                 continue
             if t.lone == "top":
                 continue  # one line of figures that continues nothing is no table
+            first = False
             groups.append(TableGroup([t]))
         prev_last = groups[-1] if tables and groups and groups[-1].last is tables[-1] else None
         prev_height = height

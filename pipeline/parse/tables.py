@@ -194,7 +194,10 @@ def find_tables(
                     break
             j += 1
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
-        if n_data >= 2 or _lone_line(lines, (start, last_data, used_until), page_width, settings):
+        if n_data >= 2 or (
+            not is_year_line(segs_per_line[start])  # (years over the columns are heads, not a line)
+            and _lone_line(lines, (start, last_data, used_until), page_width, settings)
+        ):
             regions.append((start, last_data, used_until))
         used_until = last_data
         i = last_data + 1
