@@ -84,6 +84,9 @@ _SUBTOTAL_LABEL = re.compile(
     r"^(?:adjusted )?free cash flow\b|"
     r"^(?:income|earnings|profit|loss) from (?:continuing )?operations\b|^operating (?:income|profit|loss)\b|"
     r"^gross (?:profit|margin)\b|"
+    # Japanese statements: ordinary profit (keijō rieki) is operating profit plus non-operating income less
+    # non-operating expenses.
+    r"^ordinary (?:profit|income|loss)\b|"
     # A non-GAAP reconciliation's result: the GAAP figure plus the adjustments printed above it.
     r"^adjusted\b|\(non-gaap(?: measures?)?\)|^non-gaap\b"
 )
