@@ -194,10 +194,7 @@ def find_tables(
                     break
             j += 1
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
-        if n_data >= 2 or (
-            not is_year_line(segs_per_line[start])  # (years over the columns are heads, not a line)
-            and _lone_line(lines, (start, last_data, used_until), page_width, settings)
-        ):
+        if n_data >= 2 or _lone_line(lines, (start, last_data, used_until), page_width, settings):
             regions.append((start, last_data, used_until))
         used_until = last_data
         i = last_data + 1
@@ -211,10 +208,15 @@ def find_tables(
                 t.lone = _lone_line(lines, (start, last_data, floor), page_width, settings)
             if t.lone != "foot" or t.header_rows:  # (a line at the foot is a table's start under its heads)
                 tables.append(t)
+    _note_below(tables, lines, settings)
+    return tables
+
+
+def _note_below(tables: Sequence[RawTable], lines: Sequence[Line], settings: TableFinderSettings) -> None:
+    """Record under each table the lines printed below it, to the next table (:attr:`RawTable.below`)."""
     for i, t in enumerate(tables):
         limit = tables[i + 1].bbox[1] if i + 1 < len(tables) else float("inf")
         t.below = [ln.text for ln in lines if t.bbox[3] < ln.y0 and ln.y1 <= limit][: settings.header_lines]
-    return tables
 
 
 def _lone_line(
@@ -230,6 +232,8 @@ def _lone_line(
     kept only if the page break joins it to another (:attr:`RawTable.lone`).
     """
     start, last_data, floor = region
+    if is_year_line(attach_currency(lines[start])):
+        return None  # years over the columns are heads, not a line
     above = lines[floor + 1 : start]
     prose = any(is_prose(line, page_width - 100) and not marked_continued(line.text) for line in above)
     near = lines[max(floor + 1, start - settings.header_lines) : start]
