@@ -186,6 +186,8 @@ def test_a_null_or_foreign_origin_is_refused_while_the_same_origin_form_works(
 def test_the_console_the_cli_starts_keeps_its_store_and_caches_private(
     chromium: Path, tmp_path: Path
 ) -> None:
+    from playwright.sync_api import expect
+
     run = make_run(tmp_path / "run")
     make_users(tmp_path / "users.json")
     argv = ["review", "--out", str(run), "--port", "0", "--users", str(tmp_path / "users.json")]
@@ -224,7 +226,9 @@ def test_the_console_the_cli_starts_keeps_its_store_and_caches_private(
             flag_id = page.url.split("/flags/")[1].split("?")[0]
             for img in page.locator("figure.page img").all():  # the page images: rendered and cached
                 img.scroll_into_view_if_needed()
-                assert img.evaluate("i => i.complete && i.naturalWidth > 0")
+                # (loaded after the scroll, not at it: expect waits, an evaluate at once raced the load)
+                expect(img).to_have_js_property("complete", True)
+                assert img.evaluate("i => i.naturalWidth") > 0
             # the CLI's console checks the origin it derived from --host and --port: its own form works
             comment_in_the_form(page, url, flag_id, "a note only reviewers may read")
             # the store and its write-ahead log (the note is in it while the console runs)
