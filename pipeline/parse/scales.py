@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pipeline.figures.numbers import parse_number
 from pipeline.figures.scale_captions import detect_scale
 from pipeline.parse.layout import Line
-from pipeline.parse.table_types import RawCell, RawTable
+from pipeline.parse.table_types import RawCell, RawTable, title_name
 from schemas.models import ErrorRecord, Fact, ScaleSource, Table
 
 __all__ = [
@@ -60,7 +60,6 @@ _DOCUMENT_WIDE = re.compile(
     r"\ball\s+(?:dollar\s+|currency\s+|monetary\s+)?(?:amounts|figures|values)\b|\bthroughout\b",
     re.IGNORECASE,
 )
-_CONTINUED = re.compile(r"\(?\b(?:continued|cont['’]?d)\b\)?", re.IGNORECASE)
 
 
 # Every unit detect_scale knows has one of these in it; most lines have none, and the full patterns are slow.
@@ -207,10 +206,6 @@ def label_scale(row: Sequence[RawCell]) -> ScaleResolution | None:
     return _resolve(label.text, "row_head") if label is not None else None
 
 
-def _title_key(title: str | None) -> str:
-    return " ".join(_CONTINUED.sub(" ", title or "").casefold().split())
-
-
 def _continues_statement(prev: RawTable, table: RawTable) -> bool:
     """Whether a page's first table carries on the statement that ended the page before.
 
@@ -218,7 +213,7 @@ def _continues_statement(prev: RawTable, table: RawTable) -> bool:
     """
     if table.page != prev.page + 1 or table.n_cols != prev.n_cols:
         return False
-    return not table.title or _title_key(table.title) == _title_key(prev.title)
+    return not table.title or title_name(table.title) == title_name(prev.title)
 
 
 def resolve_group_scales(

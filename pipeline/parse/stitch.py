@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from pipeline.parse.layout import Line
 from pipeline.parse.table_grid import pick_title
-from pipeline.parse.table_types import RawCell, RawTable, says_continued
+from pipeline.parse.table_types import RawCell, RawTable, says_continued, title_name
 from schemas.models import Block
 
 __all__ = [
@@ -147,13 +147,10 @@ def continues(
     return said_continued or by_section or ((same_header or no_header) and ran_to_bottom)
 
 
-_CONTINUED_WORDS = re.compile(r"[-–—,]?\s*\(?\b(?:continued|cont['’]?d)\b\.?\)?", re.IGNORECASE)
-
-
 def _introduced_below(prev: RawTable, title: str) -> bool:
     """Whether a continued table's title (without "(continued)") was printed under ``prev`` on its page."""
-    name = _title_key(_CONTINUED_WORDS.sub(" ", title)).strip(" :")
-    return bool(name) and any(_title_key(text).strip(" :") == name for text in prev.below)
+    name = title_name(title).strip(" :,.-–—")
+    return bool(name) and any(title_name(text).strip(" :,.-–—") == name for text in prev.below)
 
 
 # A letter (of any script) first, then letters, spaces and the punctuation of line-item labels; full-width

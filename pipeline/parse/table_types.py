@@ -24,6 +24,7 @@ __all__ = [
     "TableFinderSettings",
     "marked_continued",
     "says_continued",
+    "title_name",
 ]
 
 BBoxT = tuple[float, float, float, float]
@@ -31,12 +32,18 @@ BBoxT = tuple[float, float, float, float]
 _CONTINUED = re.compile(r"\b(continued|cont['’]?d|cont\.)\b|\(cont", re.IGNORECASE)
 
 
+_CONTINUED_WORD = re.compile(r"\(?\b(?:continued|cont['’]?d)\b\)?", re.IGNORECASE)
 _CONTINUED_MARK = re.compile(r"\((?:continued|cont['’]?d\.?)\)|[-–—,]\s*continued\s*$", re.IGNORECASE)
 
 
 def says_continued(text: str) -> bool:
     """Whether a title, caption or head says its table continues one from before ("(continued)", "cont'd")."""
     return bool(_CONTINUED.search(text))
+
+
+def title_name(title: str | None) -> str:
+    """A title as two printings of one table share it: without "(continued)", case and spacing folded."""
+    return " ".join(_CONTINUED_WORD.sub(" ", title or "").casefold().split())
 
 
 def marked_continued(text: str) -> bool:

@@ -159,7 +159,7 @@ def find_tables(
     strength = [data_strength(segs_per_line[i], max(lines[i].height, 1.0)) for i in range(len(lines))]
     data = [x == 2 for x in strength]
     tables: list[RawTable] = []
-    regions: list[tuple[int, int, int]] = []
+    regions: list[tuple[int, int, int, Literal["top", "foot"] | None]] = []
     used_until = -1
     i = 0
     n = len(lines)
@@ -194,20 +194,21 @@ def find_tables(
                     break
             j += 1
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
-        if n_data >= 2 or _lone_line(lines, (start, last_data, used_until), page_width, settings):
-            regions.append((start, last_data, used_until))
+        region = (start, last_data, used_until)
+        lone = None if n_data >= 2 else _lone_line(lines, region, page_width, settings)
+        if n_data >= 2 or lone:
+            regions.append((start, last_data, used_until, lone))
         used_until = last_data
         i = last_data + 1
     resolved: Rules | None = None
     if regions:
         resolved = rules() if callable(rules) else rules
-    for start, last_data, floor in regions:
+    for start, last_data, floor, lone in regions:
         t = build_table(lines, segs_per_line, data, (start, last_data, floor), page, h, resolved, settings)
-        if t is not None:
-            if sum(1 for k in range(start, last_data + 1) if data[k]) == 1:
-                t.lone = _lone_line(lines, (start, last_data, floor), page_width, settings)
-            if t.lone != "foot" or t.header_rows:  # (a line at the foot is a table's start under its heads)
-                tables.append(t)
+        # (a line at a page's foot is a table's start only under its heads)
+        if t is not None and (lone != "foot" or t.header_rows):
+            t.lone = lone
+            tables.append(t)
     _note_below(tables, lines, settings)
     return tables
 
