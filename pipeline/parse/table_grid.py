@@ -458,7 +458,7 @@ _NOT_TITLE = re.compile(
     r"|ended|^as (?:at|of)\b",
     re.IGNORECASE,
 )
-_UNIT_NOTE = re.compile(
+_UNIT_LINE = re.compile(
     r"^\([^()]*\b(?:thousands?|millions?|billions?|crores?|lakhs?)\b[^()]*\)$"
     r"|^\(\s*(?:[€£$¥₹]|[a-z]{3}|us\$)\s*(?:m|mn|bn|k|'?000s?)?\s*\)$",
     re.IGNORECASE,
@@ -471,7 +471,7 @@ def pick_title(caption: Sequence[str]) -> str | None:
     lines = [t for text in reversed(caption) if (t := text.strip()) and not t.endswith(".")]
     named = [t for t in lines if not _NOT_TITLE.search(t)]
     return (
-        next((t for t in named if not _UNIT_NOTE.search(t)), None)
+        next((t for t in named if not _UNIT_LINE.search(t)), None)
         or next(iter(named), None)
         or (caption[0] if caption else None)
     )
