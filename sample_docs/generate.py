@@ -1771,27 +1771,33 @@ def build_fx_neutral_changes(cfg: DocConfig, figs: Figures) -> TableSpec:
 
 
 def build_change_effects(cfg: DocConfig, figs: Figures) -> TableSpec:
-    """Comprehensive income under the prior method and as adjusted, two years: the lines the change moved."""
+    """Comprehensive income under the prior method and as adjusted, two years: the lines the change moved.
+
+    As adjusted, net income is the income statement's; under the prior method it is a round amount less (a
+    figure that differs from the statements' by one digit, as a keying error would, and is no copy of it).
+    """
     cur, prev = sorted(cfg.years)[-1], sorted(cfg.years)[-2]
     seed = abs(figs[cur]["revenue"]) % 61
     units = 10**cfg.decimals  # whole units of the statements' scale
-    moved = 65 + seed  # the change moves net income and the pension line by as much, opposite ways
+    moved = 100 * (1 + seed % 3) * units  # the change moves net income and the pension line by as much
     columns: list[tuple[int, int, int, int]] = []  # (net income, pension line, the section, the total)
     for year, pension, other in ((cur, 171 + seed, 305), (prev, -560 + seed, 139)):
-        net = abs(figs[year]["net"]) // units + 400
-        for shift in (0, moved):  # the prior method, then as adjusted
-            columns.append((net + shift, pension - shift, pension + other - shift, net + pension + other))
+        net, pension, other = figs[year]["net"], pension * units, other * units
+        for shift in (moved, 0):  # the prior method, then as adjusted
+            columns.append((net - shift, pension + shift, pension + other + shift, net + pension + other))
     labels = (
         "Net income",
         "Pension and postretirement plans adjustment",
         "Total other comprehensive income, net of tax",
         "Comprehensive income",
     )
-    rows = [_amounts_row(cfg, label, [c[k] * units for c in columns]) for k, label in enumerate(labels)]
+    rows = [_amounts_row(cfg, label, [c[k] for c in columns]) for k, label in enumerate(labels)]
     rows.insert(1, TRow("Other comprehensive income, net of tax:", (), "section"))
     years = ((str(cur), 0, 1), (str(prev), 2, 3))
-    methods = tuple((head, i, i) for i, head in enumerate(("Prior method", "As adjusted") * 2))
-    return _captioned_table(cfg, "changefx", "Comprehensive income", (years, methods), rows, 4)
+    # Each method's name on two lines ("Prior" over "method"), as a narrow column prints it.
+    first = tuple((head, i, i) for i, head in enumerate(("Prior", "As") * 2))
+    second = tuple((head, i, i) for i, head in enumerate(("method", "adjusted") * 2))
+    return _captioned_table(cfg, "changefx", "Comprehensive income", (years, first, second), rows, 4)
 
 
 _DATED_NOTES: tuple[tuple[str, str, str, Callable[[DocConfig, Figures, int], TableSpec]], ...] = (

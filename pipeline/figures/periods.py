@@ -459,6 +459,7 @@ _NOISE_WORDS: Final = re.compile(
     r"\b(?:as\s+)?(?:restated|re-?presented|unaudited|audited|actual|reported|budget(?:ed)?|forecast|"
     r"estimated?|pro[-\s]?forma|adjusted|underlying|statutory|group|company|consolidated|parent|bank|"
     r"total|notes?|amounts?|in)\b"
+    r"|\b(?:under\s+(?:the\s+)?)?(?:prior|previous|former)\s+(?:method|guidance|standard)\b"
     r"|(?:U\.S\.\$|US\$|HK\$|[$€£¥₹]|\bRs\.?|\b(?:USD|EUR|GBP|JPY|CHF|INR|RMB|CNY)\b)\s*['’]?"
     r"(?:000s?|m|mn|bn|k|millions?|thousands?|billions?|crores?|lakhs?)?(?![A-Za-z])"
     r"|\b(?:millions?|thousands?|billions?|crores?|lakhs?|mn|bn)\b|['’]000s?|[%*†‡§⁰¹²³⁴⁵⁶⁷⁸⁹]",
@@ -542,7 +543,9 @@ def parse_period(text: str) -> Period | None:
 _NAMED_YEAR: Final = re.compile(r"(?P<name>.*[^\W\d_].*?)\s*,?\s+(?P<year>(?:19|20)[0-9]{2})", re.DOTALL)
 _PERIOD_WORDS: Final = re.compile(
     rf"(?:{_LENGTH})|{_MON}|\b(?:ended|ending|through|thru|until|since|from|fiscal|FY|[HQ][1-4]|YTD|QTD|"
-    r"as\s+(?:of|at|on)|balances?|at|end|to\s+date|current|prior|previous|last|next)\b|[0-9]{3}",
+    r"as\s+(?:of|at|on)|balances?|at|end|to\s+date|current|last|next)\b|[0-9]{3}|"
+    # "Prior year", "Previous quarter" say which period; "Under prior method" says how it is measured.
+    r"\b(?:prior|previous)\b(?!\s+(?:method|guidance|standard|accounting|presentation)\b)",
     re.IGNORECASE,
 )
 
@@ -574,9 +577,11 @@ def _named_date(joined: str) -> tuple[str, str]:
 
 
 _YEAR_ENDED: Final = re.compile(
-    r"(?:fiscal\s+|financial\s+)?years?\s*,?\s+(?:ended|ending)\s*,?\s*((?:19|20)[0-9]{2})", re.IGNORECASE
+    r"(?:(?:fiscal\s+|financial\s+)?years?\s*,?\s+(?:ended|ending)|(?:fiscal|financial)\s+years)\s*,?\s*"
+    r"((?:19|20)[0-9]{2})",
+    re.IGNORECASE,
 )
-"""A year's length over a bare year: "Year Ended" over "2021"."""
+"""A year's length over a bare year: "Year Ended" (or "Fiscal Years", spanning several) over "2021"."""
 
 
 def combine_periods(parts: Sequence[str]) -> Period | None:

@@ -27,6 +27,7 @@ __all__ = [
     "build_table",
     "column_span",
     "derive_columns",
+    "heads_over_values",
     "is_prose",
     "is_year_line",
     "pick_title",
@@ -192,13 +193,38 @@ def _trim_heads(
             break
     while start < end and is_year_line(segs[start]):
         start += 1
-    # Unit lines under the year heads ("£m  £m", "Notes  $000  %") belong to the header as well.
+    # Unit lines under the year heads ("£m  £m", "Notes  $000  %") belong to the header as well, and so do
+    # the heads of the columns a year spans ("2021" over "Under prior method  As adjusted").
     value_left = min(
         (s.x0 for k in range(start, end + 1) if data[k] for s in segs[k] if s.figure), default=0.0
     )
-    while start < end and not data[start] and _is_unit_line(segs[start], value_left):
+    label_left = min((s[0].x0 for k in range(start, end + 1) if data[k] and (s := segs[k])), default=0.0)
+    while (
+        start < end
+        and not data[start]
+        and (_is_unit_line(segs[start], value_left) or heads_over_values(segs[start], label_left, value_left))
+    ):
         start += 1
     return start
+
+
+def heads_over_values(segs: Sequence[Segment], label_left: float, value_left: float) -> bool:
+    """Two words or phrases or more, none a figure, each nearer the figures than the labels: column heads.
+
+    A line of the body has its label in the label column; a line that has nothing there but the unit
+    ("(Millions, except per share amounts)") and no figure names the columns below it. A head centred over
+    its figures may begin left of them: it need only begin past the middle of the labels' side.
+    """
+    heads = segs[1:] if segs and _UNIT_CAPTION.match(segs[0].text) else segs
+    middle = (label_left + value_left) / 2
+    return len(heads) >= 2 and all(not s.figure and s.x0 > middle for s in heads)
+
+
+_UNIT_CAPTION = re.compile(
+    r"^\(?\s*(?:(?:amounts |dollars |figures )?in |[$€£¥]\s?in )?(?:millions|thousands|billions)\b",
+    re.IGNORECASE,
+)
+"""The unit printed in the label column of a line of column heads: "(Millions)", "(In thousands)"."""
 
 
 def _rules_near(
@@ -298,32 +324,131 @@ def _head_rows(
     rules: Rules | None,
     fully_ruled: bool,
 ) -> tuple[list[list[RawCell]], list[float]]:
-    """Step 5: header rows; spanning heads get their own row, single-column text stacks into the leaf row."""
-    rows: list[list[RawCell]] = []
-    row_tops: list[float] = []
-    span_rows: list[list[RawCell]] = []
-    leaf: dict[int, list[Segment]] = {}
-    for k in header_idx:
-        spanning: list[RawCell] = []
+    """Step 5: header rows; spanning heads get their own row, single-column text stacks into the leaf row.
+
+    A spanning head printed under every one-column head of its columns ("(Unaudited)" under "January 29,"
+    and "2022", reaching into the next column) comes after the leaf row, in reading order.
+    """
+    placed: list[tuple[int, int, int, Segment]] = []  # (line, first column, columns, segment)
+    for i, k in enumerate(header_idx):
         cuts = _rules_at(rules, lines[k]) if fully_ruled and rules is not None else []
+        below = _leaf_heads([segs[j] for j in header_idx[i + 1 :]], bounds)
         for s in split_at_walls(lines[k], segs[k], cuts) if cuts else segs[k]:
             c, span = _ruled_span(s, bounds, cuts) if cuts else column_span(s, bounds)
-            if span > 1:
-                spanning.append(RawCell(0, c, s.text, (s.x0, s.y0, s.x1, s.y1), span, True))
-            else:
-                leaf.setdefault(c, []).append(s)
-        if spanning:
-            span_rows.append(spanning)
-    for r in span_rows:
-        rows.append(r)
-        row_tops.append(min(c.bbox[1] for c in r))
-    if leaf:
-        leaf_row = [
-            RawCell(0, c, " ".join(s.text for s in ss), _union(ss), 1, True) for c, ss in sorted(leaf.items())
-        ]
-        rows.append(leaf_row)
-        row_tops.append(min(c.bbox[1] for c in leaf_row))
-    return rows, row_tops
+            if (
+                not cuts
+                and (run := _centred_over(s, segs[k], below, bounds))
+                and run[0] <= c
+                and c + span <= sum(run)
+            ):
+                c, span = run
+            placed.append((k, c, span, s))
+    last_leaf: dict[int, int] = {}
+    for k, c, span, _ in placed:
+        if span == 1:
+            last_leaf[c] = k
+    above: dict[int, list[RawCell]] = {}
+    under: dict[int, list[RawCell]] = {}
+    leaf: dict[int, list[Segment]] = {}
+    for k, c, span, s in placed:
+        if span == 1:
+            leaf.setdefault(c, []).append(s)
+            continue
+        covered = [last_leaf[x] for x in range(c, c + span) if x in last_leaf]
+        side = under if covered and all(k > x for x in covered) else above
+        side.setdefault(k, []).append(RawCell(0, c, s.text, (s.x0, s.y0, s.x1, s.y1), span, True))
+    leaf_row = [
+        RawCell(0, c, " ".join(s.text for s in ss), _union(ss), 1, True) for c, ss in sorted(leaf.items())
+    ]
+    rows = [
+        *(above[k] for k in sorted(above)),
+        *([leaf_row] if leaf_row else []),
+        *(under[k] for k in sorted(under)),
+    ]
+    return rows, [min(c.bbox[1] for c in r) for r in rows]
+
+
+def _leaf_heads(
+    lines: Sequence[Sequence[Segment]], bounds: Sequence[tuple[float, float]]
+) -> dict[int, tuple[float, float, str]]:
+    """The one-column heads of the head lines below a line: each column's x-extent of head text, and it."""
+    out: dict[int, tuple[float, float, str]] = {}
+    for segs in lines:
+        for s in segs:
+            c, span = column_span(s, bounds)
+            if span == 1:
+                x0, x1, text = out.get(c, (s.x0, s.x1, ""))
+                out[c] = (min(x0, s.x0), max(x1, s.x1), f"{text} {s.text}".strip())
+    return out
+
+
+def _centred_over(
+    s: Segment,
+    line: Sequence[Segment],
+    below: dict[int, tuple[float, float, str]],
+    bounds: Sequence[tuple[float, float]],
+) -> tuple[int, int] | None:
+    """The columns a head is centred over: "2021" over "Under prior method  As adjusted".
+
+    A year printed once over two columns of heads of its own is narrower than either and falls into one
+    column or the gutter between; "Year ended December 31," centred over four reaches the middle two. It
+    spans the run of columns from one headed column to another, both nearer to it than to the line's other
+    heads, whose heads' middle it stands over (within a quarter of a column); the longest such run. A column
+    without a head of its own may lie between ("13 Weeks Ended" over "January 28, 2023", a percentage column
+    and "January 29, 2022"); no head may be printed twice in the run ("Activision  Blizzard  Activision
+    Blizzard" are two spans: one head printed over the middle two is not both spans').
+
+    Returns:
+        (first column, number of columns), or None when it stands over no run of two or more.
+    """
+    others = [o.xmid for o in line if o is not s]
+    hit, span = column_span(s, bounds)
+    pitch = _pitch(bounds)
+    own = span == 1 and hit in below and s.x1 <= max(bounds[hit][1], below[hit][1]) + pitch / 8
+    if own and _centred(s, hit, hit, below, bounds, pitch):
+        return None  # the head of its own column ("% of Total" over "Revenues"), not past its right edge
+    near = sorted(
+        c
+        for c, (x0, x1, _) in below.items()
+        if c > 0 and all(abs((x0 + x1) / 2 - s.xmid) < abs((x0 + x1) / 2 - m) for m in others)
+    )
+    best: tuple[int, int] | None = None
+    for i, first in enumerate(near):
+        for j in range(i + 1, len(near)):
+            last = near[j]
+            names = [below[c][2] for c in near[i : j + 1]]
+            if (
+                len(set(names)) == len(names)
+                and _centred(s, first, last, below, bounds, pitch)
+                and (best is None or last - first + 1 > best[1])
+            ):
+                best = (first, last - first + 1)
+    return best
+
+
+def _centred(
+    s: Segment,
+    first: int,
+    last: int,
+    below: dict[int, tuple[float, float, str]],
+    bounds: Sequence[tuple[float, float]],
+    pitch: float,
+) -> bool:
+    """Whether a head stands over the middle of columns ``first`` to ``last`` (within a quarter column).
+
+    The middle of their heads as printed, or of their cells: a column's cell reaches a column's width left
+    of its right edge (figures and heads are right-aligned, a spanning head centred over the cells).
+    """
+    x0, x1 = min(below[c][0] for c in (first, last)), max(below[c][1] for c in (first, last))
+    right = {c: max(bounds[c][1], below[c][1]) for c in (first, last)}
+    middles = ((x0 + x1) / 2, (right[first] - pitch + right[last]) / 2)
+    inside = x0 - pitch / 4 <= s.x0 and s.x1 <= right[last] + pitch / 4
+    return inside and any(abs(m - s.xmid) <= pitch / 4 for m in middles)
+
+
+def _pitch(bounds: Sequence[tuple[float, float]]) -> float:
+    """The width of one value column, gutter included: the value columns' extent over their number."""
+    return (bounds[-1][1] - bounds[1][0]) / (len(bounds) - 1)
 
 
 def _body_rows(

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment
-from pipeline.parse.table_grid import build_table, is_prose, is_year_line
+from pipeline.parse.table_grid import build_table, heads_over_values, is_prose, is_year_line
 from pipeline.parse.table_types import DEFAULT_FINDER, RawTable, Rules, TableFinderSettings, marked_continued
 
 __all__ = [
@@ -167,32 +167,8 @@ def find_tables(
         if not data[i] or i <= used_until:
             i += 1
             continue
-        start, last_data = i, i
-        weak = items = others = 0
-        j = i + 1
-        while j < n:
-            gap = lines[j].y0 - lines[j - 1].y1
-            if gap > settings.region_gap_heights * h:
-                break
-            if data[j] and j > last_data + 1 and is_year_line(segs_per_line[j]):
-                break  # years under a caption after the figures: the next table's column heads
-            if data[j]:
-                last_data = j
-                weak = items = others = 0
-            elif strength[j] == 1:
-                weak += 1
-            elif is_prose(lines[j], page_width - 100):
-                if not _label_line_inside(lines, data, j, last_data, h):
-                    break
-            elif not others and items < settings.nil_items and _nil_item(lines[j], lines[last_data], gap, h):
-                items += 1  # a line item printed without figures ("Derivative financial assets")
-            else:
-                # Anything else (a title, column heads) ends the table after at most three such lines,
-                # however many nil items it follows.
-                others += 1
-                if others + items > settings.region_other_lines:
-                    break
-            j += 1
+        start = i
+        last_data = _region_end(lines, segs_per_line, data, strength, i, page_width, h, settings)
         n_data = sum(1 for k in range(start, last_data + 1) if data[k])
         region = (start, last_data, used_until)
         lone = None if n_data >= 2 else _lone_line(lines, region, page_width, settings)
@@ -211,6 +187,52 @@ def find_tables(
             tables.append(t)
     _note_below(tables, lines, settings)
     return tables
+
+
+def _region_end(
+    lines: Sequence[Line],
+    segs: Sequence[Sequence[Segment]],
+    data: Sequence[bool],
+    strength: Sequence[int],
+    start: int,
+    page_width: float,
+    h: float,
+    settings: TableFinderSettings,
+) -> int:
+    """The last data line of the table region whose first data line is ``start``."""
+    last_data = start
+    items = others = 0
+    for j in range(start + 1, len(lines)):
+        gap = lines[j].y0 - lines[j - 1].y1
+        if gap > settings.region_gap_heights * h:
+            break
+        if j > last_data + 1 and (
+            (data[j] and is_year_line(segs[j]))
+            or (not data[j] and heads_over_values(segs[j], lines[last_data].x0, _value_left(segs[last_data])))
+        ):
+            break  # years or words over the figures under a caption: the next table's column heads
+        if data[j]:
+            last_data = j
+            items = others = 0
+        elif strength[j] == 1:
+            continue
+        elif is_prose(lines[j], page_width - 100):
+            if not _label_line_inside(lines, data, j, last_data, h):
+                break
+        elif not others and items < settings.nil_items and _nil_item(lines[j], lines[last_data], gap, h):
+            items += 1  # a line item printed without figures ("Derivative financial assets")
+        else:
+            # Anything else (a title, column heads) ends the table after at most three such lines,
+            # however many nil items it follows.
+            others += 1
+            if others + items > settings.region_other_lines:
+                break
+    return last_data
+
+
+def _value_left(segs: Sequence[Segment]) -> float:
+    """Where a line's figures begin."""
+    return min((s.x0 for s in segs if s.figure), default=float("inf"))
 
 
 def _note_below(tables: Sequence[RawTable], lines: Sequence[Line], settings: TableFinderSettings) -> None:
