@@ -217,6 +217,12 @@ COMBINE_CASES: list[tuple[list[str], tuple[str, str, int | None, int | None, str
     (["2025", "(restated)"], ("duration", "FY2025", None, None, None), "2025 (restated)"),
     (["Quarter", "Q2 2017"], ("duration", "Q2-2017", 3, 2, None), "Quarter Q2 2017"),
     (["Year ended 31 March", "2025", "Rs. in crore"], ("duration", "FY2025", 12, None, "2025-03-31"), None),
+    # a year printed once over its columns' names, the name under it (PG&E: "2022" over "Total Utility")
+    (["2022", "Total Utility"], ("duration", "FY2022", None, None, None), None),
+    (["2022", "Costs:", "That Impacted Earnings"], ("duration", "FY2022", None, None, None), None),
+    # "Fiscal Years" spanning five year columns; a year over the accounting method it is measured by
+    (["Fiscal Years", "2016(2)"], ("duration", "FY2016", 12, None, None), None),
+    (["2025", "Prior method"], ("duration", "FY2025", None, None, None), None),
 ]
 
 
@@ -245,6 +251,9 @@ def test_spanning_header_combines_with_each_year() -> None:
         ["2025", "2024"],
         ["Revenue", "Cost of sales"],
         ["% change", "2025"],
+        ["2025", "Change"],
+        ["2025", "Three Months"],
+        ["2025", "Prior year"],
     ],
 )
 def test_combine_periods_rejects(parts: list[str]) -> None:

@@ -80,6 +80,49 @@ def test_a_head_centred_over_its_own_column_stays_there() -> None:
     assert grid(t)[0] == ["", "2020", "% of Total", "2019", "Total"], grid(t)
 
 
+def test_a_head_over_a_column_with_no_head_under_it_stays_there() -> None:
+    # "Increase" over the percentage column between two years' pairs is centred over "2022 ... 2023" too.
+    t = one_table(
+        [
+            [(385, "Increase")],
+            [(280, "2023"), (340, "2022"), (460, "2023"), (520, "2022")],
+            [
+                (60, "Net"),
+                (80, "sales"),
+                (285, "354"),
+                (345, "304"),
+                (405, "16%"),
+                (465, "682"),
+                (525, "586"),
+            ],
+            [
+                (60, "Cost"),
+                (85, "of"),
+                (98, "sales"),
+                (285, "211"),
+                (345, "198"),
+                (410, "7%"),
+                (465, "420"),
+                (525, "401"),
+            ],
+        ]
+    )
+    assert grid(t)[0] == ["", "2023", "2022", "Increase", "2023", "2022"], grid(t)
+
+
+def test_a_year_over_a_middle_columns_wide_head_spans_all_three() -> None:
+    # "2022" centred over "Impacted  Not Impacted  Total": the middle head is centred under it as well
+    t = one_table(
+        [
+            [(340, "2022")],
+            [(270, "Impacted"), (325, "Not"), (345, "Impacted"), (450, "Total")],
+            [(60, "Revenues"), (290, "354"), (370, "304"), (460, "658")],
+            [(60, "Costs"), (290, "211"), (370, "198"), (460, "409")],
+        ]
+    )
+    assert spans(t, 0) == [("2022", 1, 3)], grid(t)
+
+
 def test_a_spanning_head_under_the_dates_comes_after_them() -> None:
     # Each date over its amount and its percentage of sales; the second date's "(Unaudited)" reaches
     # into the percentage column, its year does not: the year is read before it, in the leaf row.

@@ -618,7 +618,15 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
         # the document's year end, as a bare year's is. A quarter or a half over a bare year says
         # neither which one nor when it ends: no period.
         return _duration(joined, 12, None, fiscal_year=int(year_ended.group(1)))
+    named = [line for line in lines if line]
+    if len(named) >= 2 and _BARE_YEAR_HEAD.fullmatch(named[0]):
+        # A year printed over its columns' names ("2022" over "Total Utility"): the name under the year.
+        period = _named_year(_normalise(" ".join([*named[1:], named[0]])))
+        return None if period is None else period.model_copy(update={"label": joined})
     return _named_year(normalised)
+
+
+_BARE_YEAR_HEAD: Final = re.compile(r"(?:19|20)[0-9]{2}")
 
 
 _LENGTHS_SHARED: Final = re.compile(

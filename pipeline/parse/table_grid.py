@@ -404,9 +404,14 @@ def _centred_over(
     others = [o.xmid for o in line if o is not s]
     hit, span = column_span(s, bounds)
     pitch = _pitch(bounds)
+    # The head of its own column ("% of Total" over "Revenues"), not past its right edge; a year on a line
+    # of its own heads the columns it is centred over, even over a middle column's wide head ("2022" over
+    # "That Impacted Earnings  That Did Not Impact Earnings  Total Utility").
+    if span == 1 and hit not in below and bounds[hit][0] < s.x1 and s.x0 < bounds[hit][1]:
+        return None  # over a column with no head under it: that column's head ("Percent Increase")
     own = span == 1 and hit in below and s.x1 <= max(bounds[hit][1], below[hit][1]) + pitch / 8
-    if own and _centred(s, hit, hit, below, bounds, pitch):
-        return None  # the head of its own column ("% of Total" over "Revenues"), not past its right edge
+    if own and not _YEAR_RE.match(s.text) and _centred(s, hit, hit, below, bounds, pitch):
+        return None
     near = sorted(
         c
         for c, (x0, x1, _) in below.items()
