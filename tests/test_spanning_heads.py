@@ -68,6 +68,24 @@ def test_a_period_head_centred_over_four_columns_spans_all_four() -> None:
     assert first_row(["Old", "New", "Old", "New"]) == [("Year ended 2020", 2, 2)]
 
 
+def test_a_period_head_over_two_years_each_over_the_same_names_spans_both() -> None:
+    # JPMorgan's non-GAAP reconciliation: "Three months ended" over "2021" and "2020", each over
+    # "Reported  Adjustments  Managed"; the names repeat under the two years, which tell the spans apart.
+    names = [(235, "Rep"), (285, "Adj"), (335, "Man"), (405, "Rep"), (455, "Adj"), (505, "Man")]
+    figures = [(235, "354"), (285, "304"), (335, "658"), (405, "211"), (455, "198"), (505, "409")]
+    t = one_table(
+        [
+            [(332.5, "Three"), (362.5, "months"), (397.5, "ended")],
+            [(282.5, "2021"), (452.5, "2020")],
+            names,
+            [(60, "Revenue"), *figures],
+            [(60, "Expense"), *figures],
+        ]
+    )
+    assert spans(t, 0) == [("Three months ended", 1, 6)], grid(t)
+    assert spans(t, 1) == [("2021", 1, 3), ("2020", 4, 3)], grid(t)
+
+
 def test_a_head_centred_over_its_own_column_stays_there() -> None:
     # "% of" over "Total" of the second column: the heads of the first and third are as far on either side.
     t = one_table(

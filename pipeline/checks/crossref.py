@@ -24,6 +24,10 @@ and never against a printed zero (a dash that means *not applicable*). :mod:`.lo
 copy is wrong, when the document's other relations tell. Two tables that disagree on several lines and agree
 on fewer are statements of different entities or bases: nothing between them is flagged.
 
+A line printed on the cash-flow statement and on the statement of changes in equity is two measures — the
+cash paid and the movement booked — that agree only while nothing is outstanding: between those two
+statements only net income is one figure (:func:`one_measure`).
+
 When the two copies sit in two different primary statements (net income on the income statement and the
 cash-flow statement, cash on the balance sheet and at the end of the cash-flow statement, total equity on
 the balance sheet and the statement of changes in equity), the finding is a broken identity between
@@ -67,6 +71,7 @@ __all__ = [
     "collect_copies",
     "group_copies",
     "line_key",
+    "one_measure",
     "split_currencies",
 ]
 
@@ -360,6 +365,24 @@ def cluster(copies: Sequence[Copy]) -> list[list[Copy]] | None:
     return sorted(clusters, key=lambda k: (-len(k), min(x.page for x in k)))
 
 
+_CASH_AND_BOOKED: frozenset[StatementKind | None] = frozenset({"cash_flow", "equity"})
+_BOOKED_AS_PAID = frozenset({"net_income", "net_income_attributable_to_parent"})
+
+
+def one_measure(a: Copy, b: Copy) -> bool:
+    """Whether two copies of one line or metric measure one thing.
+
+    The cash-flow statement counts the cash paid or received; the statement of changes in equity, the
+    movement booked: shares bought back and not yet settled, the excise tax on them, dividends declared and
+    not yet paid. A line of both ("Repurchases of common stock") is two figures that agree only while
+    nothing is outstanding, so agreeing in another period proves nothing; the net income both start from
+    is one figure.
+    """
+    if {a.statement, b.statement} != _CASH_AND_BOOKED:
+        return True
+    return a.metric is not None and a.metric == b.metric and a.metric in _BOOKED_AS_PAID
+
+
 def _agree(a: Copy, b: Copy) -> bool:
     return compare_values(a.comparable, a.decimals, b.comparable, b.decimals).ok
 
@@ -588,7 +611,7 @@ def check_crossref(
             for k in [] if one_table else clusters:  # copies that agree: each pins the others
                 head = _representative(k)
                 for other in k:
-                    if other.cell != head.cell:
+                    if other.cell != head.cell and one_measure(head, other):
                         log.add(_copy_equation(head, other, True, "the same figure printed twice, agreeing"))
             if len(clusters) < 2:
                 continue
@@ -596,7 +619,7 @@ def check_crossref(
             parts = _disagreeing(part, clusters, ledger, one_table=one_table, twins=twins)
             for sides in parts:
                 a, b = _representative(sides[0]), _representative(sides[1])
-                if ledger.unrelated(a, b):
+                if ledger.unrelated(a, b) or not one_measure(a, b):
                     continue
                 relation = keying_relation(a.comparable, a.decimals, b.comparable, b.decimals)
                 if twins and relation in (None, "near_miss"):

@@ -330,19 +330,24 @@ def _head_rows(
     and "2022", reaching into the next column) comes after the leaf row, in reading order.
     """
     placed: list[tuple[int, int, int, Segment]] = []  # (line, first column, columns, segment)
-    for i, k in enumerate(header_idx):
+    units: dict[int, tuple[int, str]] = {}  # column → the nearest head under the line: (its id, its text)
+    for i in reversed(range(len(header_idx))):  # bottom up: a head's span depends on the heads under it
+        k = header_idx[i]
         cuts = _rules_at(rules, lines[k]) if fully_ruled and rules is not None else []
         below = _leaf_heads([segs[j] for j in header_idx[i + 1 :]], bounds)
+        line: list[tuple[int, int, int, Segment]] = []
         for s in split_at_walls(lines[k], segs[k], cuts) if cuts else segs[k]:
             c, span = _ruled_span(s, bounds, cuts) if cuts else column_span(s, bounds)
             if (
                 not cuts
-                and (run := _centred_over(s, segs[k], below, bounds))
+                and (run := _centred_over(s, segs[k], below, units, bounds))
                 and run[0] <= c
                 and c + span <= sum(run)
             ):
                 c, span = run
-            placed.append((k, c, span, s))
+            line.append((k, c, span, s))
+        units.update({x: (id(s), s.text) for _, c, span, s in line for x in range(c, c + span)})
+        placed[:0] = line
     last_leaf: dict[int, int] = {}
     for k, c, span, _ in placed:
         if span == 1:
@@ -370,22 +375,23 @@ def _head_rows(
 
 def _leaf_heads(
     lines: Sequence[Sequence[Segment]], bounds: Sequence[tuple[float, float]]
-) -> dict[int, tuple[float, float, str]]:
-    """The one-column heads of the head lines below a line: each column's x-extent of head text, and it."""
-    out: dict[int, tuple[float, float, str]] = {}
+) -> dict[int, tuple[float, float]]:
+    """The one-column heads of the head lines below a line: each column's x-extent of head text."""
+    out: dict[int, tuple[float, float]] = {}
     for segs in lines:
         for s in segs:
             c, span = column_span(s, bounds)
             if span == 1:
-                x0, x1, text = out.get(c, (s.x0, s.x1, ""))
-                out[c] = (min(x0, s.x0), max(x1, s.x1), f"{text} {s.text}".strip())
+                x0, x1 = out.get(c, (s.x0, s.x1))
+                out[c] = (min(x0, s.x0), max(x1, s.x1))
     return out
 
 
 def _centred_over(
     s: Segment,
     line: Sequence[Segment],
-    below: dict[int, tuple[float, float, str]],
+    below: dict[int, tuple[float, float]],
+    units: dict[int, tuple[int, str]],
     bounds: Sequence[tuple[float, float]],
 ) -> tuple[int, int] | None:
     """The columns a head is centred over: "2021" over "Under prior method  As adjusted".
@@ -395,8 +401,9 @@ def _centred_over(
     spans the run of columns from one headed column to another, both nearer to it than to the line's other
     heads, whose heads' middle it stands over (within a quarter of a column); the longest such run. A column
     without a head of its own may lie between ("13 Weeks Ended" over "January 28, 2023", a percentage column
-    and "January 29, 2022"); no head may be printed twice in the run ("Activision  Blizzard  Activision
-    Blizzard" are two spans: one head printed over the middle two is not both spans').
+    and "January 29, 2022"); no head may be printed twice among the heads under it ("Activision  Blizzard
+    Activision  Blizzard" are two spans: one head printed over the middle two is not both spans'), while
+    "Three months ended March 31," over "2021" and "2020", each over "Reported  Managed basis", spans all.
 
     Returns:
         (first column, number of columns), or None when it stands over no run of two or more.
@@ -414,16 +421,16 @@ def _centred_over(
         return None
     near = sorted(
         c
-        for c, (x0, x1, _) in below.items()
+        for c, (x0, x1) in below.items()
         if c > 0 and all(abs((x0 + x1) / 2 - s.xmid) < abs((x0 + x1) / 2 - m) for m in others)
     )
     best: tuple[int, int] | None = None
     for i, first in enumerate(near):
         for j in range(i + 1, len(near)):
             last = near[j]
-            names = [below[c][2] for c in near[i : j + 1]]
+            heads = dict(units[c] for c in range(first, last + 1) if c in units)
             if (
-                len(set(names)) == len(names)
+                len(set(heads.values())) == len(heads)
                 and _centred(s, first, last, below, bounds, pitch)
                 and (best is None or last - first + 1 > best[1])
             ):
@@ -435,7 +442,7 @@ def _centred(
     s: Segment,
     first: int,
     last: int,
-    below: dict[int, tuple[float, float, str]],
+    below: dict[int, tuple[float, float]],
     bounds: Sequence[tuple[float, float]],
     pitch: float,
 ) -> bool:
