@@ -371,6 +371,11 @@ class DocConfig:
     # method and as adjusted (3M's 2021 10-K): only the lines the change touched, so the other comprehensive
     # income section prints one of its lines above its total, which that line alone does not make up.
     change_effects: bool = False
+    # A statement of changes in equity for each of the last two years, its period over the components (as
+    # Adobe's 10-Q prints it), with the dividends and the shares bought back as the cash-flow statement
+    # labels them: the buy-back is booked when traded, and in the latest year a round amount of it is not
+    # yet paid, so the booked amount differs from the cash paid by one digit.
+    equity_statement: bool = False
     # The cash-flow statement and the net debt reconciliation set so low on their pages that each one's
     # last line runs over alone onto the next page, under the title "(continued)" and the column heads
     # when the layout repeats them, under nothing but the running head when it does not.
@@ -1770,6 +1775,44 @@ def build_fx_neutral_changes(cfg: DocConfig, figs: Figures) -> TableSpec:
     return _captioned_table(cfg, "fxneutral", "FX-neutral revenues", header, rows, 6)
 
 
+def build_equity_statement(cfg: DocConfig, figs: Figures, year: int) -> TableSpec:
+    """One year's statement of changes in equity: its period spanning the components, its closing total the
+    balance sheet's equity, its dividends the cash paid and its buy-back the cash paid and, in the latest
+    year, a round amount still to be settled."""
+    f, units = figs[year], 10**cfg.decimals
+    outstanding = 100 * units if year == max(cfg.years) and f["buyback"] else 0
+    moves = {"net": (0, f["net"], 0), "div": (0, f["div"], 0), "buyback": (0, 0, f["buyback"] - outstanding)}
+    capital = abs(figs[min(cfg.years)]["te"]) // 10 // units * units
+    closing = (capital, f["te"] - capital + 2 * capital // 3, -2 * capital // 3)
+    opening = tuple(c - sum(m[k] for m in moves.values()) for k, c in enumerate(closing))
+    lines = [
+        ("Balance at beginning of year", opening),
+        (_label(cfg, "net", "Net income"), moves["net"]),
+        (_label(cfg, "div", "Dividends paid"), moves["div"]),
+        (_label(cfg, "buyback", "Purchase of own shares"), moves["buyback"]),
+        ("Balance at end of year", closing),
+    ]
+    rows = [_amounts_row(cfg, label, [*amounts, sum(amounts)]) for label, amounts in lines]
+    period = ((f"Year ended {date_text(cfg, year, _dates_style(cfg))}", 0, 3),)
+    # each component's name on two lines, as narrow columns print them
+    first = tuple((head, i, i) for i, head in enumerate(("Share", "Retained", "Treasury", "")))
+    second = tuple((head, i, i) for i, head in enumerate(("capital", "earnings", "shares", "Total")))
+    heads = (period, first, second)
+    return _captioned_table(cfg, f"eqstmt{year}", "Statement of changes in equity", heads, rows, 4)
+
+
+def _draw_equity_notes(r: Renderer, cfg: DocConfig, figs: Figures, cols: Sequence[Col]) -> None:
+    """The share capital and premium note; the statement of changes in equity of the latest year, then of
+    the year before."""
+    if cfg.equity_sections:
+        r.heading("7. Share capital and premium", 10)
+        r.table(build_equity_sections(cfg, figs, cols))
+    if cfg.equity_statement:
+        r.heading("16. Changes in equity", 10)
+        for year in sorted(cfg.years)[-1:-3:-1]:
+            r.table(build_equity_statement(cfg, figs, year))
+
+
 def build_change_effects(cfg: DocConfig, figs: Figures) -> TableSpec:
     """Comprehensive income under the prior method and as adjusted, two years: the lines the change moved.
 
@@ -2853,9 +2896,7 @@ def draw_notes(doc: Layout) -> None:
     if cfg.fair_value_columns:
         r.heading("10. Investments", 10)
         r.table(build_securities(cfg, figs, max(doc.years)))
-    if cfg.equity_sections:
-        r.heading("7. Share capital and premium", 10)
-        r.table(build_equity_sections(cfg, figs, dur_cols))
+    _draw_equity_notes(r, cfg, figs, dur_cols)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -131,6 +131,7 @@ TRAITS: tuple[str, ...] = (
     "spilled_totals",
     "orphaned_heads",
     "schedule_at_foot",
+    "equity_statement",
 )
 """Statement traits, each switched on at random (``eps_note`` needs ``eps_shares`` and is drawn with it)."""
 
