@@ -181,6 +181,31 @@ def test_a_line_of_heads_under_a_caption_starts_the_next_table() -> None:
     assert grid(found[1])[0] == ["", "Cost", "Gains", "Losses", "Value"]
 
 
+def test_the_same_heads_again_under_a_period_are_a_block_of_the_same_table() -> None:
+    heads = [(315, "East"), (385, "West"), (465, "North"), (535, "Total")]
+    block = [row for row in BODY]
+
+    def period(year: str) -> list[tuple[float, str]]:
+        return [(340, "Year"), (365, "ended"), (395, "December"), (440, "31,"), (460, year)]
+
+    found = tables([period("2021"), heads, *block, period("2020"), heads, *block])
+    assert [len(t.rows) for t in found] == [10], [grid(t) for t in found]
+    # a sentence between: another table under the same heads
+    sentence = [
+        [(60, "The"), (80, "assets"), (115, "recognised"), (170, "in"), (185, "the"), (205, "balance")]
+    ]
+    sentence[0] += [
+        (245, "sheet"),
+        (275, "were"),
+        (300, "as"),
+        (315, "follows"),
+        (355, "this"),
+        (380, "year:"),
+    ]
+    found = tables([period("2021"), heads, *block, *sentence, heads, *block])
+    assert [len(t.rows) for t in found] == [5, 4], [grid(t) for t in found]
+
+
 CASES = LayoutCases("sh", change_effects=True)
 
 

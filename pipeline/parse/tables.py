@@ -208,7 +208,11 @@ def _region_end(
             break
         if j > last_data + 1 and (
             (data[j] and is_year_line(segs[j]))
-            or (not data[j] and heads_over_values(segs[j], lines[last_data].x0, _value_left(segs[last_data])))
+            or (
+                not data[j]
+                and heads_over_values(segs[j], lines[last_data].x0, _value_left(segs[last_data]))
+                and not _next_block(lines, start, last_data, j, page_width, settings)
+            )
         ):
             break  # years or words over the figures under a caption: the next table's column heads
         if data[j]:
@@ -228,6 +232,26 @@ def _region_end(
             if others + items > settings.region_other_lines:
                 break
     return last_data
+
+
+def _next_block(
+    lines: Sequence[Line],
+    start: int,
+    last_data: int,
+    j: int,
+    page_width: float,
+    settings: TableFinderSettings,
+) -> bool:
+    """Whether the heads at line ``j`` open the next block of the same table, not another table.
+
+    A segment note prints a block a year, each under its period and the segments' names again
+    ("Year Ended December 31, 2020" / "Activision  Blizzard  King  Total"): the heads repeat those over the
+    region's first line, and no sentence stands between. Split, each block would prove its total column in
+    too few rows.
+    """
+    above = {ln.text for ln in lines[max(0, start - settings.header_lines) : start]}
+    between = lines[last_data + 1 : j]
+    return lines[j].text in above and not any(is_prose(ln, page_width - 100) for ln in between)
 
 
 def _value_left(segs: Sequence[Segment]) -> float:
