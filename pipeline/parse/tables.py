@@ -23,7 +23,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment
+from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment, split_segments
 from pipeline.parse.table_grid import build_table, heads_over_values, is_prose, is_year_line
 from pipeline.parse.table_types import DEFAULT_FINDER, RawTable, Rules, TableFinderSettings, marked_continued
 
@@ -245,13 +245,34 @@ def _next_block(
     """Whether the heads at line ``j`` open the next block of the same table, not another table.
 
     A segment note prints a block a year, each under its period and the segments' names again
-    ("Year Ended December 31, 2020" / "Activision  Blizzard  King  Total"): the heads repeat those over the
-    region's first line, and no sentence stands between. Split, each block would prove its total column in
-    too few rows.
+    ("Year Ended December 31, 2020" / "Activision  Blizzard  King  Total"); a quarterly summary prints the
+    period's flows, then the balances at its end under heads of their own over the same columns ("本报告期"
+    then "本报告期末"). The heads repeat those over the region's first line, or stand over the same columns
+    (their right edges within a few points, one for one), and no sentence stands between. Split, each
+    block would prove its columns' relations in too few rows.
     """
-    above = {ln.text for ln in lines[max(0, start - settings.header_lines) : start]}
+    above = lines[max(0, start - settings.header_lines) : start]
     between = lines[last_data + 1 : j]
-    return lines[j].text in above and not any(is_prose(ln, page_width - 100) for ln in between)
+    if any(is_prose(ln, page_width - 100) for ln in between):
+        return False
+    if any(ln.text == lines[j].text for ln in above):
+        return True
+    value_left = min(s.x0 for s in split_segments(lines[last_data]) if s.figure)
+    middle = (lines[last_data].x0 + value_left) / 2
+    heads = [ln for ln in above if heads_over_values(split_segments(ln), lines[last_data].x0, value_left)]
+    ours, theirs = _head_centres(heads, middle), _head_centres([*between, lines[j]], middle)
+    return len(ours) == len(theirs) >= 2 and all(
+        abs(x - y) <= _SAME_CENTRE for x, y in zip(ours, theirs, strict=True)
+    )
+
+
+_SAME_CENTRE = 3.0
+"""Points by which the middles of two heads over the same column may differ."""
+
+
+def _head_centres(lines: Sequence[Line], middle: float) -> list[float]:
+    """The middles of the heads over the figures (past ``middle``) on some lines, left to right."""
+    return sorted(s.xmid for ln in lines for s in split_segments(ln) if s.x0 > middle)
 
 
 def _value_left(segs: Sequence[Segment]) -> float:
