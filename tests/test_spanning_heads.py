@@ -210,11 +210,15 @@ def test_heads_of_their_own_over_the_same_columns_are_a_block_of_the_same_table(
     # a quarterly summary: the period's flows, then the balances at its end under heads of their own (the
     # last on two lines), centred over the same columns as the first block's
     flows = [[(310, "Now"), (380, "Was"), (455, "Chg"), (530, "Pct")], *BODY]
-    balances = [[(455, "Chg")], [(310, "End"), (375, "Prior"), (527.5, "Pct%")]]
+    balances: list[list[tuple[float, str]]] = [
+        [(455, "Chg")],
+        [(310, "End"), (375, "Prior"), (527.5, "Pct%")],
+    ]
     found = tables([*flows, *balances, *BODY[:2]])
     assert len(found) == 1, [grid(t) for t in found]
     # under a caption, over other columns: another table
-    others = [[(60, "Investments")], [(300, "Cost"), (380, "Gains"), (460, "Loss"), (530, "Value")]]
+    others: list[list[tuple[float, str]]] = [[(60, "Investments")]]
+    others.append([(300, "Cost"), (380, "Gains"), (460, "Loss"), (530, "Value")])
     found = tables([*flows, *others, *BODY[:2]])
     assert len(found) == 2, [grid(t) for t in found]
 
