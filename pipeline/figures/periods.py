@@ -626,7 +626,7 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
     return _named_year(normalised)
 
 
-_BARE_YEAR_HEAD: Final = re.compile(r"(?:19|20)[0-9]{2}")
+_BARE_YEAR_HEAD: Final = re.compile(_YEAR4)
 
 
 _LENGTHS_SHARED: Final = re.compile(

@@ -340,7 +340,7 @@ def _head_rows(
             c, span = _ruled_span(s, bounds, cuts) if cuts else column_span(s, bounds)
             if (
                 not cuts
-                and (run := _centred_over(s, segs[k], below, units, bounds))
+                and (run := _centred_over(s, (c, span), segs[k], below, units, bounds))
                 and run[0] <= c
                 and c + span <= sum(run)
             ):
@@ -389,6 +389,7 @@ def _leaf_heads(
 
 def _centred_over(
     s: Segment,
+    hit: tuple[int, int],
     line: Sequence[Segment],
     below: dict[int, tuple[float, float]],
     units: dict[int, tuple[int, str]],
@@ -405,19 +406,20 @@ def _centred_over(
     Activision  Blizzard" are two spans: one head printed over the middle two is not both spans'), while
     "Three months ended March 31," over "2021" and "2020", each over "Reported  Managed basis", spans all.
 
+    ``hit``: the columns it reaches as printed (first column, number of columns).
+
     Returns:
         (first column, number of columns), or None when it stands over no run of two or more.
     """
-    others = [o.xmid for o in line if o is not s]
-    hit, span = column_span(s, bounds)
+    (c, span), others = hit, [o.xmid for o in line if o is not s]
     pitch = _pitch(bounds)
     # The head of its own column ("% of Total" over "Revenues"), not past its right edge; a year on a line
     # of its own heads the columns it is centred over, even over a middle column's wide head ("2022" over
     # "That Impacted Earnings  That Did Not Impact Earnings  Total Utility").
-    if span == 1 and hit not in below and bounds[hit][0] < s.x1 and s.x0 < bounds[hit][1]:
+    if span == 1 and c not in below and bounds[c][0] < s.x1 and s.x0 < bounds[c][1]:
         return None  # over a column with no head under it: that column's head ("Percent Increase")
-    own = span == 1 and hit in below and s.x1 <= max(bounds[hit][1], below[hit][1]) + pitch / 8
-    if own and not _YEAR_RE.match(s.text) and _centred(s, hit, hit, below, bounds, pitch):
+    own = span == 1 and c in below and s.x1 <= max(bounds[c][1], below[c][1]) + pitch / 8
+    if own and not _YEAR_RE.match(s.text) and _centred(s, c, c, below, bounds, pitch):
         return None
     near = sorted(
         c

@@ -20,10 +20,10 @@ structures each region found (steps 3 to 5). The output is a :class:`RawTable` g
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment, split_segments
+from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment
 from pipeline.parse.table_grid import build_table, heads_over_values, is_prose, is_year_line
 from pipeline.parse.table_types import DEFAULT_FINDER, RawTable, Rules, TableFinderSettings, marked_continued
 
@@ -211,7 +211,7 @@ def _region_end(
             or (
                 not data[j]
                 and heads_over_values(segs[j], lines[last_data].x0, _value_left(segs[last_data]))
-                and not _next_block(lines, start, last_data, j, page_width, settings)
+                and not _next_block(lines, segs, (start, last_data, j), page_width, settings)
             )
         ):
             break  # years or words over the figures under a caption: the next table's column heads
@@ -236,31 +236,32 @@ def _region_end(
 
 def _next_block(
     lines: Sequence[Line],
-    start: int,
-    last_data: int,
-    j: int,
+    segs: Sequence[Sequence[Segment]],
+    where: tuple[int, int, int],
     page_width: float,
     settings: TableFinderSettings,
 ) -> bool:
     """Whether the heads at line ``j`` open the next block of the same table, not another table.
 
-    A segment note prints a block a year, each under its period and the segments' names again
-    ("Year Ended December 31, 2020" / "Activision  Blizzard  King  Total"); a quarterly summary prints the
-    period's flows, then the balances at its end under heads of their own over the same columns ("本报告期"
-    then "本报告期末"). The heads repeat those over the region's first line, or stand over the same columns
-    (their right edges within a few points, one for one), and no sentence stands between. Split, each
-    block would prove its columns' relations in too few rows.
+    ``where``: the region's first line, its last data line so far, and ``j``. A segment note prints a block
+    a year, each under its period and the segments' names again ("Year Ended December 31, 2020" /
+    "Activision  Blizzard  King  Total"); a quarterly summary prints the period's flows, then the balances
+    at its end under heads of their own over the same columns ("本报告期" then "本报告期末"). The heads repeat
+    those over the region's first line, or stand over the same columns (their middles within a few points,
+    one for one), and no sentence stands between. Split, each block would prove its columns' relations in
+    too few rows.
     """
-    above = lines[max(0, start - settings.header_lines) : start]
-    between = lines[last_data + 1 : j]
-    if any(is_prose(ln, page_width - 100) for ln in between):
+    start, last_data, j = where
+    above = range(max(0, start - settings.header_lines), start)
+    between = range(last_data + 1, j)
+    if any(is_prose(lines[k], page_width - 100) for k in between):
         return False
-    if any(ln.text == lines[j].text for ln in above):
+    if any(lines[k].text == lines[j].text for k in above):
         return True
-    value_left = min(s.x0 for s in split_segments(lines[last_data]) if s.figure)
-    middle = (lines[last_data].x0 + value_left) / 2
-    heads = [ln for ln in above if heads_over_values(split_segments(ln), lines[last_data].x0, value_left)]
-    ours, theirs = _head_centres(heads, middle), _head_centres([*between, lines[j]], middle)
+    label_left, value_left = lines[last_data].x0, _value_left(segs[last_data])
+    middle = (label_left + value_left) / 2
+    heads = [k for k in above if heads_over_values(segs[k], label_left, value_left)]
+    ours, theirs = _head_centres(segs, heads, middle), _head_centres(segs, [*between, j], middle)
     return len(ours) == len(theirs) >= 2 and all(
         abs(x - y) <= _SAME_CENTRE for x, y in zip(ours, theirs, strict=True)
     )
@@ -270,9 +271,9 @@ _SAME_CENTRE = 3.0
 """Points by which the middles of two heads over the same column may differ."""
 
 
-def _head_centres(lines: Sequence[Line], middle: float) -> list[float]:
+def _head_centres(segs: Sequence[Sequence[Segment]], lines: Iterable[int], middle: float) -> list[float]:
     """The middles of the heads over the figures (past ``middle``) on some lines, left to right."""
-    return sorted(s.xmid for ln in lines for s in split_segments(ln) if s.x0 > middle)
+    return sorted(s.xmid for k in lines for s in segs[k] if s.x0 > middle)
 
 
 def _value_left(segs: Sequence[Segment]) -> float:
