@@ -26,6 +26,8 @@ from psycopg.conninfo import make_conninfo
 from adapters.registry import unframe
 from adapters.settings import Settings, read_env_file
 from adapters.storage import ObjectStore
+from schemas.events import parse_landing
+from schemas.topology import Topic
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_FILE = Path(os.environ.get("TIEOUT_ENV_FILE", REPO / ".tieout" / "stack.env"))
@@ -212,9 +214,31 @@ class Isolated:
         finally:
             c.close()
         raise AssertionError(
-            f"liveness bound: {timeout_s:.0f}s reading {topic}: got {len(out)} records\n"
-            f"{self.services.logs()[-4000:]}"
+            f"liveness bound: {timeout_s:.0f}s reading {topic}: got {len(out)} records\n{self.diagnosis()}"
         )
+
+    def diagnosis(self) -> str:
+        """What a stuck wait needs to be told apart: a notification the gateway never delivered, a service
+        that stopped, a worker that is stuck. Each service's log tail, and the gateway's errors."""
+        landed: list[str] = []
+        with contextlib.suppress(Exception):
+            c = reader(self.settings, self.settings.topic(Topic.LANDING), committed=False)
+            try:
+                while (m := c.poll(2.0)) is not None:
+                    if not m.error():
+                        refs = parse_landing(m.value() or b"")
+                        landed += [r.key for r in refs if r.bucket == self.settings.landing_bucket]
+            finally:
+                c.close()
+        parts = [f"notifications for {self.settings.landing_bucket}: {len(landed)} {sorted(landed)[:20]}"]
+        for name, p in sorted(self.services.procs.items()):
+            parts.append(f"{name}: {'running' if p.poll() is None else f'exited {p.returncode}'}")
+        for log in sorted(self.services.log_dir.glob("*.log")):
+            parts.append(f"--- {log.name} (tail)\n{log.read_text(errors='replace')[-2500:]}")
+        gateway = Path(self.env.get("TIEOUT_STATE", REPO / ".tieout")) / "logs" / "versitygw.log"
+        if gateway.exists():
+            parts.append(f"--- {gateway} (tail)\n{gateway.read_text(errors='replace')[-1500:]}")
+        return "\n".join(parts)
 
 
 def reader(settings: Settings, topic: str, *, committed: bool = True) -> Consumer:

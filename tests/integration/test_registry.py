@@ -163,7 +163,7 @@ def _read_framed(
     finally:
         c.close()
     if not until(out):
-        raise AssertionError(f"timed out reading {topic}: {len(out)} records\n{it.services.logs()[-4000:]}")
+        raise AssertionError(f"timed out reading {topic}: {len(out)} records\n{it.diagnosis()}")
     return out
 
 
@@ -245,7 +245,7 @@ def _raw(it: Isolated, topic: str, n: int, *, timeout_s: float = 180.0) -> list[
     finally:
         c.close()
     if len(out) < n:
-        raise AssertionError(f"timed out reading {topic}: {len(out)} records\n{it.services.logs()[-4000:]}")
+        raise AssertionError(f"timed out reading {topic}: {len(out)} records\n{it.diagnosis()}")
     return out
 
 

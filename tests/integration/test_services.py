@@ -177,6 +177,9 @@ def test_quota_breaches_are_dead_lettered_by_category_and_the_parse_worker_goes_
     assert parse.poll() is None, "the parse service died"
 
 
+# The waits' liveness bounds add up past pytest-timeout's default 300 s: without room, a stuck wait is cut
+# off by pytest-timeout before its own bound reports the notifications, the services and their logs.
+@pytest.mark.timeout(900)
 def test_sigkill_mid_batch_loses_nothing_and_duplicates_nothing(isolated: Isolated, tmp_path: Path) -> None:
     it = isolated
     filings = sorted((CORPUS / "financial").glob("financebench__*.pdf"))[:6]
