@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.figures.periods import parse_period
+from pipeline.parse.head_split import split_merged_heads
 from pipeline.parse.layout import Line, Segment, is_figure, split_at_walls
 from pipeline.parse.table_types import BBoxT, RawCell, RawTable, Rules, TableFinderSettings, marked_continued
 
@@ -331,6 +332,9 @@ def _head_rows(
     """
     placed: list[tuple[int, int, int, Segment]] = []  # (line, first column, columns, segment)
     units: dict[int, tuple[int, str]] = {}  # column → the nearest head under the line: (its id, its text)
+    if not fully_ruled:  # a ruled grid's walls separate its heads
+        split = split_merged_heads(header_idx, lines, segs, bounds, column_span)
+        segs = [split.get(k, ss) for k, ss in enumerate(segs)]
     for i in reversed(range(len(header_idx))):  # bottom up: a head's span depends on the heads under it
         k = header_idx[i]
         cuts = _rules_at(rules, lines[k]) if fully_ruled and rules is not None else []
