@@ -26,8 +26,8 @@ from dataclasses import replace
 import pytest
 
 from pipeline.figures.grid import RowView
+from pipeline.figures.line_kinds import line_kinds
 from pipeline.statements.columns import statement_rows
-from pipeline.statements.labels import line_kinds
 from sample_docs.generate import DocConfig, build_figures
 from schemas.models import DocumentResult
 from tests.support.layouts import LayoutCases, figure, rekeyed

@@ -472,8 +472,8 @@ def test_a_share_count_slip_inside_the_allocation_room_is_flagged(corpus: Path) 
 def test_a_numerator_adjusted_elsewhere_keeps_the_allocation_room(corpus: Path) -> None:
     # Foot Locker 2022: continuing operations' 892 over 102.5 shares is 8.702 for a printed 8.72 (the
     # parent's share, 893, is printed nowhere); 2022 and 2020 divide exactly. No keying error explains it.
+    from pipeline.figures.line_kinds import line_kinds
     from pipeline.statements.columns import statement_rows
-    from pipeline.statements.labels import line_kinds
 
     r = cut(corpus, "financebench__FOOTLOCKER_2023_10K.pdf", [35])
     assert "EPS001" not in rules(r)

@@ -27,11 +27,12 @@ from dataclasses import dataclass, replace
 from pipeline.checks.rule import Rule
 from pipeline.checks.tolerance import keying_relation
 from pipeline.figures.grid import RowView
+from pipeline.figures.line_kinds import headings_over, line_kinds, numerator_label
 from pipeline.figures.rounding import Comparison, half_unit
 from pipeline.figures.taxonomy import normalise_label
 from pipeline.statements.build import with_tables
 from pipeline.statements.columns import statement_rows
-from pipeline.statements.labels import BASIC, DILUTED, headings_over, line_kinds, numerator_label
+from pipeline.statements.labels import BASIC, DILUTED
 from schemas.models import Cell, Evidence, Flag, Statement, Table
 
 __all__ = ["RULE", "check_per_share"]

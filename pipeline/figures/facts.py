@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.line_kinds import line_kinds
 from pipeline.figures.taxonomy import MetricDef, Taxonomy, normalise_label
 from pipeline.ids import stable_id
 from schemas.models import Cell, Fact, Period, ScaleSource, Table, TypedNumber
@@ -404,6 +405,7 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
     title_ctx = table_context(table)
     facts: list[Fact] = []
     heading_metric = title_metric(table.title, taxonomy)
+    kinds = line_kinds(rows)
     for row in rows:
         if row.is_heading:
             heading_metric = taxonomy.match(row.label)
@@ -418,15 +420,20 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
         if found is None:
             continue
         metric, opening = found
+        per_share_line = metric.unit == "currency" and kinds.get(row.index) == "per_share"
         for col, cell in sorted(row.numbers.items()):
             number = cell.number
             if number is None or number.period is None:
                 continue
+            if per_share_line and number.places >= 2:
+                # "Net income attributable to X" under "Basic earnings per share:" printing 0.22 a share;
+                # the numerator printed in whole millions under the same heading is the amount it says.
+                continue
             if number.unit not in _UNIT_COMPATIBLE[metric.unit]:
                 continue
             header = headers.get(col, "")
-            if is_change_column(header):
-                continue
+            if is_change_column(header) or (metric.unit == "currency" and _PER_SHARE_HEAD.search(header)):
+                continue  # a change, or "EPS (Diluted US cents)" beside the same line's "$ million"
             period = _fact_period(number.period, metric, opening)
             if period is None:
                 continue
@@ -438,6 +445,9 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
             facts.append(cell_fact(table, row, cell, number, metric, context, period))
     return facts
 
+
+_PER_SHARE_HEAD = re.compile(r"\beps\b|(?<!except )\bper (?:common |ordinary )?share\b", re.IGNORECASE)
+"""A column head of per-share figures ("EPS (Diluted US cents)"), not the unit note "except per share"."""
 
 # Row labels that, under a heading naming a metric, are that metric's total.
 _SECTION_TOTALS = frozenset(

@@ -2,15 +2,15 @@
 
 Cleaned of print marks (:func:`clean_label`); whether it calls itself a total, a subtotal, an opening or a
 closing balance (:func:`total_strength`); whether it names a cost, subtracted when printed positive
-(:func:`label_sign`); and the kind of figure its line holds, amounts, per-share amounts or share counts
-(:func:`line_kinds`), which never add up together. These are the statement's own words for its structure;
-:mod:`pipeline.statements.totals` weighs them against the figures.
+(:func:`label_sign`). The kind of figure its line holds (amounts, per-share amounts or share counts, which
+never add up together) is read by :mod:`pipeline.figures.line_kinds`, as facts read it too. These are the
+statement's own words for its structure; :mod:`pipeline.statements.totals` weighs them against the figures.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 
 from pipeline.figures.grid import RowView
 from pipeline.figures.periods import parse_period
@@ -26,12 +26,9 @@ __all__ = [
     "TOTAL_LABEL",
     "clean_label",
     "heading_sign",
-    "headings_over",
     "label_sign",
-    "line_kinds",
     "named_closing",
     "named_opening",
-    "numerator_label",
     "table_names",
     "total_strength",
 ]
@@ -273,85 +270,6 @@ def heading_sign(label: str) -> int | None:
     if m is None:
         return None
     return 1 if m.group(1) else -1
-
-
-# A line of per-share amounts or of share counts, by how such lines begin; a balance sheet's "Common
-# stock, $0.01 par value per share; 900 shares authorized" is an amount.
-_PER_SHARE_LINE = re.compile(
-    r"^(?:basic|diluted|net (?:income|earnings|loss)|(?:income|earnings|loss)(?: from \w+(?: \w+)?)?|"
-    r"(?:cash )?dividends?(?: declared| paid)?|book value|eps)\b.{0,40}\bper (?:common |ordinary |basic |"
-    r"diluted )?(?:share|unit|ads)\b|^(?:basic |diluted )?(?:earnings|loss|income) per\b|^eps\b"
-)
-_SHARES_LINE = re.compile(
-    r"^(?:(?:adjusted|non-gaap|gaap) )?(?:basic |diluted )?"
-    r"(?:weighted[- ]average(?: number of)?(?: common| ordinary)? shares|"
-    r"number of (?:common |ordinary )?shares|(?:common |ordinary )?shares used in|"
-    r"(?:common |ordinary )?shares outstanding(?: basic| diluted)?$|units outstanding)"
-)
-
-
-# The numerator line of the calculation names what it is used for: "Net income attributable to X used in
-# basic earnings per common share calculation", "Net income for diluted earnings per share". The clause says
-# where the amount goes, not what it is: the line is earnings, not a per-share figure.
-_USED_IN = re.compile(
-    r"\b(?:used in|for|used for) (?:the )?(?:computing |computation of |calculation of |calculating )?"
-    r"(?:basic |diluted )?(?:and diluted )?(?:net )?(?:earnings|income|loss) per "
-    r"(?:common |ordinary )?share\b.*$"
-)
-
-
-def numerator_label(label: str) -> str:
-    """A line's normalised label without a clause naming the per-share calculation it is used for."""
-    return _USED_IN.sub("", normalise_label(label)).strip()
-
-
-def _line_kind(label: str) -> str:
-    """Amounts, per-share amounts or share counts: lines of different kinds never add up together."""
-    text = numerator_label(label)
-    if "par value" in text or re.search(r"\d", text):
-        return "amount"  # "Dividends declared ($5.88 per share)": an amount, described
-    if _PER_SHARE_LINE.search(text):
-        return "per_share"
-    if _SHARES_LINE.search(text):
-        return "shares"
-    return "amount"
-
-
-def headings_over(rows: Sequence[RowView]) -> dict[int, RowView | None]:
-    """Each line's section heading: the nearest label-only row above it (None above the first one)."""
-    out: dict[int, RowView | None] = {}
-    heading: RowView | None = None
-    for row in rows:
-        if row.is_heading:
-            heading = row
-            continue
-        out[row.index] = heading
-    return out
-
-
-def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
-    """Each row's kind.
-
-    A row whose label says none ("Basic") takes its section heading's; failing that, lines that say none
-    between two lines of one kind other than amounts take that kind: "Employee stock awards" under "Effect
-    of dilutive securities:", between the basic and the diluted weighted-average shares, is a share count
-    (the heading says nothing of it: the same heading may stand over the numerator's interest add-back).
-    """
-    own = {row.index: _line_kind(row.label) for row in rows}
-    kinds = {
-        r: own[r] if own[r] != "amount" or heading is None else own[heading.index]
-        for r, heading in headings_over(rows).items()
-    }
-    run: list[int] = []  # lines that say no kind since the last line that does
-    before: str | None = None
-    for r in kinds:
-        if kinds[r] == "amount":
-            run.append(r)
-            continue
-        if run and before == kinds[r]:
-            kinds.update(dict.fromkeys(run, before))
-        run, before = [], kinds[r]
-    return kinds
 
 
 _UNIT_NOTE = re.compile(r"(?:\s*\([^()]*\))+\s*:?\s*$|\s*:\s*$")

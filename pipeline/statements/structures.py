@@ -179,7 +179,7 @@ def evaluate(
 
 
 def one_kind(structure: Structure, kinds: Mapping[int, str]) -> bool:
-    """Whether a structure's lines are all of one kind (:func:`pipeline.statements.labels.line_kinds`).
+    """Whether a structure's lines are all of one kind (:func:`pipeline.figures.line_kinds.line_kinds`).
 
     Amounts, per-share amounts and share counts never add up together, whatever the figures say.
     """

@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pipeline.figures.grid import RowView
+from pipeline.figures.line_kinds import line_kinds
 from pipeline.figures.taxonomy import Taxonomy, normalise_label
 from pipeline.statements.breakdowns import breakdowns
 from pipeline.statements.labels import (
@@ -25,7 +26,6 @@ from pipeline.statements.labels import (
     TOTAL_LABEL,
     heading_sign,
     label_sign,
-    line_kinds,
     named_closing,
     table_names,
     total_strength,

@@ -1,0 +1,98 @@
+"""The kind of figure a table's line holds: amounts, per-share amounts or share counts.
+
+Read from the line's label ("Basic earnings per share", "Weighted-average shares outstanding"), or, where
+the label says none, from its section heading ("Basic earnings (loss) per share:" over "Net income
+attributable to common stockholders") or the lines around it. Lines of different kinds never add up
+together (:mod:`pipeline.statements`), and a per-share line is never a fact of an amount
+(:mod:`pipeline.figures.facts`: AES's "Net income attributable to The AES Corporation" under "Basic earnings
+per share:" printed 0.22, which the table's millions made 220,000 of net income).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pipeline.figures.grid import RowView
+from pipeline.figures.taxonomy import normalise_label
+
+__all__ = ["headings_over", "line_kinds", "numerator_label"]
+
+
+# A line of per-share amounts or of share counts, by how such lines begin; a balance sheet's "Common
+# stock, $0.01 par value per share; 900 shares authorized" is an amount.
+_PER_SHARE_LINE = re.compile(
+    r"^(?:basic|diluted|net (?:income|earnings|loss)|(?:income|earnings|loss)(?: from \w+(?: \w+)?)?|"
+    r"(?:cash )?dividends?(?: declared| paid)?|book value|eps)\b.{0,40}\bper (?:common |ordinary |basic |"
+    r"diluted )?(?:share|unit|ads)\b|^(?:basic |diluted )?(?:earnings|loss|income) per\b|^eps\b"
+)
+_SHARES_LINE = re.compile(
+    r"^(?:(?:adjusted|non-gaap|gaap) )?(?:basic |diluted )?"
+    r"(?:weighted[- ]average(?: number of)?(?: common| ordinary)? shares|"
+    r"number of (?:common |ordinary )?shares|(?:common |ordinary )?shares used in|"
+    r"(?:common |ordinary )?shares outstanding(?: basic| diluted)?$|units outstanding)"
+)
+
+
+# The numerator line of the calculation names what it is used for: "Net income attributable to X used in
+# basic earnings per common share calculation", "Net income for diluted earnings per share". The clause says
+# where the amount goes, not what it is: the line is earnings, not a per-share figure.
+_USED_IN = re.compile(
+    r"\b(?:used in|for|used for) (?:the )?(?:computing |computation of |calculation of |calculating )?"
+    r"(?:basic |diluted )?(?:and diluted )?(?:net )?(?:earnings|income|loss) per "
+    r"(?:common |ordinary )?share\b.*$"
+)
+
+
+def numerator_label(label: str) -> str:
+    """A line's normalised label without a clause naming the per-share calculation it is used for."""
+    return _USED_IN.sub("", normalise_label(label)).strip()
+
+
+def _line_kind(label: str) -> str:
+    """Amounts, per-share amounts or share counts: lines of different kinds never add up together."""
+    text = numerator_label(label)
+    if "par value" in text or re.search(r"\d", text):
+        return "amount"  # "Dividends declared ($5.88 per share)": an amount, described
+    if _PER_SHARE_LINE.search(text):
+        return "per_share"
+    if _SHARES_LINE.search(text):
+        return "shares"
+    return "amount"
+
+
+def headings_over(rows: Sequence[RowView]) -> dict[int, RowView | None]:
+    """Each line's section heading: the nearest label-only row above it (None above the first one)."""
+    out: dict[int, RowView | None] = {}
+    heading: RowView | None = None
+    for row in rows:
+        if row.is_heading:
+            heading = row
+            continue
+        out[row.index] = heading
+    return out
+
+
+def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
+    """Each row's kind.
+
+    A row whose label says none ("Basic") takes its section heading's; failing that, lines that say none
+    between two lines of one kind other than amounts take that kind: "Employee stock awards" under "Effect
+    of dilutive securities:", between the basic and the diluted weighted-average shares, is a share count
+    (the heading says nothing of it: the same heading may stand over the numerator's interest add-back).
+    """
+    own = {row.index: _line_kind(row.label) for row in rows}
+    kinds = {
+        r: own[r] if own[r] != "amount" or heading is None else own[heading.index]
+        for r, heading in headings_over(rows).items()
+    }
+    run: list[int] = []  # lines that say no kind since the last line that does
+    before: str | None = None
+    for r in kinds:
+        if kinds[r] == "amount":
+            run.append(r)
+            continue
+        if run and before == kinds[r]:
+            kinds.update(dict.fromkeys(run, before))
+        run, before = [], kinds[r]
+    return kinds
