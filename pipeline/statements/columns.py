@@ -205,11 +205,7 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
     out: list[StatementColumn] = []
     for col in kept:
         header = headers.get(col, "")
-        if (
-            places.get(col, usual) != usual
-            and (len(places) >= 3 or priced)
-            and not _places_as_neighbours(rows, col, kept)
-        ):
+        if places.get(col, usual) != usual and (len(places) >= 3 or priced):
             # "17.8" years of remaining life beside whole millions, or "48.84" a share beside thousands of
             # options (whose head, read as the table's title, did not say "price"): another kind of figure.
             continue
@@ -317,29 +313,6 @@ def _years_column(rows: Sequence[RowView], col: int) -> bool:
     """A column of years (maturities, vintages): figures without separators between 1900 and 2099."""
     texts = [cell.text.strip() for row in rows if (cell := row.numbers.get(col)) is not None]
     return bool(texts) and sum(1 for t in texts if _YEAR_FIGURE.match(t)) * 5 >= len(texts) * 4
-
-
-def _places_as_neighbours(rows: Sequence[RowView], col: int, columns: Sequence[int]) -> bool:
-    """Whether a column prints each line's figure with the places another column prints it with.
-
-    A table of amounts, share counts and per-share figures ("344  892", "94.3  102.5", "3.66  8.72") prints
-    each line alike across its periods, while its columns' most common places differ with where the dashes
-    fall: such a column is one more period, not another kind of figure. In most of its lines (two in
-    three, at least two) that print a figure in another of the columns too, one of them has its places.
-    """
-    shared = same = 0
-    for row in rows:
-        places = {
-            c: cell.number.places
-            for c, cell in row.numbers.items()
-            if c in columns and cell.number is not None and not cell.number.is_dash
-            if cell.number.unit not in ("percent", "ratio")
-        }
-        if col not in places or len(places) < 2:
-            continue
-        shared += 1
-        same += any(p == places[col] for c, p in places.items() if c != col)
-    return shared >= 2 and same * 3 >= shared * 2
 
 
 def _column_places(rows: Sequence[RowView]) -> dict[int, int]:
