@@ -224,7 +224,8 @@ class Isolated:
         with contextlib.suppress(Exception):
             c = reader(self.settings, self.settings.topic(Topic.LANDING), committed=False)
             try:
-                while (m := c.poll(2.0)) is not None:
+                until = time.monotonic() + 60.0  # other tests' uploads may keep the topic busy
+                while time.monotonic() < until and (m := c.poll(2.0)) is not None:
                     if not m.error():
                         refs = parse_landing(m.value() or b"")
                         landed += [r.key for r in refs if r.bucket == self.settings.landing_bucket]
