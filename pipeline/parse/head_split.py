@@ -6,12 +6,13 @@ from "Average Useful" between "Weighted" and "Life (Years)" (the next one). Read
 heads neither column as printed: the first column's head reads "Net Carrying Average Useful", the words
 of an average, and its amounts were left out of every sum.
 
-Such a segment is cut where a word gap falls in the gutter between two value columns and each side stands
-in line with a head of its own column on the head line above or below (the same middle, left or right
-edge): the columns' head stacks continue through it. A spanning head ("Pension Benefits" over "2021" and
-"2020") is centred over its columns as a phrase, not word by word over each; a period head ("Year ended
-December 31,") is never cut; and a line of spanning heads alone (no one-column head beside the segment) is
-left as it is.
+Such a segment is cut where a word gap falls in the gutter between two value columns and each side is
+centred on a head of its own column on the head line above or below: the columns' head stacks continue
+through it. Edges are not enough: a spanning head starts at its first column's head and may end at its
+last one's (Corning's "Fair value measurements at reporting date using"). A spanning head ("Pension
+Benefits" over "2021" and "2020") is centred over its columns as a phrase, not word by word over each; a
+period head ("Year ended December 31,") is never cut; and a line of spanning heads alone (no one-column
+head beside the segment) is left as it is.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pipeline.parse.layout import Line, Segment, split_at_walls
 __all__ = ["split_merged_heads"]
 
 _ALIGNED: Final = 2.0
-"""Points within which a piece's middle, left or right edge must meet a head of its column above or below."""
+"""Points within which a piece's middle must meet the middle of a head of its column above or below."""
 
 _PERIOD_HEAD: Final = re.compile(
     r"\b(?:19|20)\d{2}\b|\b(?:ended|ending|as of|weeks?|months?|quarters?)\b|"
@@ -86,7 +87,7 @@ def _cuts(
 
 
 def _in_line(piece: tuple[float, float], heads: Sequence[Segment], mid: float, left: bool) -> bool:
-    """Whether a head on its side of ``mid`` has the piece's middle, left or right edge."""
+    """Whether a head on its side of ``mid`` is centred where the piece is."""
     x0, x1 = piece
     return any(
         (h.x1 < mid if left else h.x0 > mid) and abs(h.xmid - (x0 + x1) / 2) <= _ALIGNED for h in heads
