@@ -170,6 +170,37 @@ def test_a_lead_in_at_one_date_dates_every_column_of_balances() -> None:
     assert _periods(_derivatives(rows=moves)) == [None] * 4
 
 
+def _quarterly_results() -> bytes:
+    heads = [
+        [_over(0, 3, "Year Ended December 31, 2017 (1)")],
+        _heads("First", "Second", "Third", "Fourth"),
+        _heads(*["Quarter"] * 4),
+    ]
+    return _page(heads, _FLOWS, title="Quarterly results (unaudited, in millions)")
+
+
+def test_quarters_under_the_years_caption_are_quarters_of_that_year() -> None:
+    # four quarters' figures under one "Year Ended" caption were each published as the year's revenue
+    assert _periods(_quarterly_results()) == ["Q1-2017", "Q2-2017", "Q3-2017", "Q4-2017"]
+    result = process_bytes(_quarterly_results(), source="quarters.pdf")
+    revenue = [f for f in result.facts if f.metric == "revenue"]
+    assert len(revenue) == 4 and all(f.period and f.period.months == 3 for f in revenue)
+
+
+@pytest.mark.parametrize(
+    ("parts", "key"),
+    [
+        (["Fiscal 2023", "Second Half"], "H2-2023"),
+        (["Fiscal Year 2023", "Third Quarter"], "Q3-2023"),
+        (["Year Ended December 31, 2016", "First Quarter Second Quarter"], None),  # two parts: no one period
+        (["Fiscal 2023", "Third Half"], None),
+    ],
+)
+def test_a_part_of_the_year_named_under_it(parts: list[str], key: str | None) -> None:
+    p = combine_periods(parts)
+    assert (p.key if p else None) == key
+
+
 _LEAD = "Revenue by region for the three and six months ended July 1, 2023 and July 2, 2022 were as follows:"
 
 

@@ -603,6 +603,8 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
     lines = [" ".join(p.split()) for p in parts]
     joined = " ".join(line for line in lines if line)
     period = parse_period(joined)
+    if period is not None and period.months == 12:
+        return _part_of_year(period, joined)
     if period is not None or not joined:
         return period
     # "As at" / "As of" above a bare year: an instant whose month and day are not printed.
@@ -627,6 +629,25 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
 
 
 _BARE_YEAR_HEAD: Final = re.compile(_YEAR4)
+_PART_OF_YEAR: Final = re.compile(rf"\b({_ORDINAL_WORDS})\s+(?:fiscal\s+)?(quarter|half)\b", re.IGNORECASE)
+
+
+def _part_of_year(year: Period, joined: str) -> Period | None:
+    """The year a column's heads name, or the quarter or half of it the column's own head names.
+
+    A quarterly-results table prints "Year Ended December 31, 2017" once over "First Quarter" …
+    "Fourth Quarter": each column is that quarter of the fiscal year, never the year (four different
+    figures published as one year's revenue). Two parts named in one column's heads say no one period.
+    """
+    found = _PART_OF_YEAR.findall(joined)
+    if not found:
+        return year
+    if len(found) > 1 or year.fiscal_year is None:
+        return None
+    number, part = _ORDINALS[found[0][0].lower()], found[0][1].lower()
+    if part == "quarter":
+        return _duration(joined, 3, None, fiscal_year=year.fiscal_year, quarter=number)
+    return _duration(joined, 6, None, fiscal_year=year.fiscal_year, half=number) if number <= 2 else None
 
 
 _LENGTHS_SHARED: Final = re.compile(
