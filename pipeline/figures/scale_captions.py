@@ -16,7 +16,7 @@ from typing import Final
 # of :mod:`pipeline.figures.numbers` buys nothing here.
 from pipeline.figures.number_grammar import SCALE_ABBREVIATIONS, SCALE_WORDS, normalise
 
-__all__ = ["ScaleHint", "detect_scale"]
+__all__ = ["ScaleHint", "detect_scale", "sentence_scales"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,3 +242,26 @@ def detect_scale(text: str) -> ScaleHint | None:
     # dollars"); an abbreviation's full stop ("U.S.", "Rs.") does not end it.
     scope = _SENTENCE_END.split(normalised[best.start() : best.start() + 160], maxsplit=1)[0]
     return _hint(best, scope)
+
+
+def sentence_scales(text: str) -> list[list[ScaleHint]]:
+    """The units each sentence of a caption declares, in order of print.
+
+    "… operating income (dollars in millions), operating margin, selected package statistics (in
+    thousands, except yield amounts) …" is one sentence declaring two units, each for some of the table's
+    lines: :func:`detect_scale` reads the first; this reads them all, so that a caller can tell a caption
+    that states one scale from one that states several.
+    """
+    out: list[list[ScaleHint]] = []
+    for sentence in _SENTENCE_END.split(normalise(text)):
+        hints: list[ScaleHint] = []
+        rest = sentence
+        while (hint := detect_scale(rest)) is not None:
+            hints.append(hint)
+            at = rest.find(hint.text)
+            if at < 0:
+                break
+            rest = rest[at + len(hint.text) :]
+        if hints:
+            out.append(hints)
+    return out

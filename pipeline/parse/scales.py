@@ -9,7 +9,9 @@ source is recorded on every typed number (:data:`schemas.models.ScaleSource`):
    A head over one column only sets that column's scale; a row's own label ("Sales (millions)") sets
    that row's (``row_head``).
 2. ``caption``: the lines above the table on its page, up to the table before it: across intervening
-   paragraphs, at the end of a sentence ("… is as follows (in millions):"), on a title line.
+   paragraphs, at the end of a sentence ("… is as follows (in millions):"), on a title line. A caption
+   sentence that states two units ("operating income (dollars in millions), … package statistics (in
+   thousands)") establishes neither, and sources 3 and 4 do not stand in for it.
 3. ``page_header``: a scale stated higher up the page, above an earlier table.
 4. ``document``: the table continues the previous page's statement (first on its page, nothing of its own
    said, same value columns), or the document said once for all ("All amounts are in millions unless
@@ -28,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.figures.numbers import parse_number
-from pipeline.figures.scale_captions import detect_scale
+from pipeline.figures.scale_captions import detect_scale, sentence_scales
 from pipeline.parse.layout import Line
 from pipeline.parse.table_types import RawCell, RawTable, title_name
 from schemas.models import ErrorRecord, Fact, ScaleSource, Table
@@ -52,6 +54,9 @@ class ScaleResolution:
     currency: str | None
     source: ScaleSource
     text: str
+    conflict: str | None = None
+    """Another unit the same caption sentence states ("(in thousands, …)" after "(dollars in millions)"):
+    the table's scale is then not established by the caption, and nothing further up stands in for it."""
 
 
 _DOCUMENT_WIDE = re.compile(
@@ -132,6 +137,7 @@ def scan_page_scales(tables: Sequence[RawTable], lines: Sequence[Line]) -> list[
                 _resolve(f"{gap[i].text} {gap[i + 1].text}", "caption") if i + 1 < len(gap) else None
             )
             if found is not None:
+                found = _with_conflict(found, [ln.text for ln in gap[max(0, i - 2) : i + 2]])
                 break
         if found is None and above_earlier is not None:
             p = above_earlier
@@ -139,10 +145,20 @@ def scan_page_scales(tables: Sequence[RawTable], lines: Sequence[Line]) -> list[
         near = [ln.text for ln in gap[-_HEADING_LINES:]]
         heading = "\n".join(dict.fromkeys([*top, *near]))
         out.append(PageContext(found, heading))
-        if found is not None:
+        if found is not None and found.conflict is None:
             above_earlier = found
         previous_bottom = t.bbox[3]
     return out
+
+
+def _with_conflict(found: ScaleResolution, lines: Sequence[str]) -> ScaleResolution:
+    """The caption's scale, marked when its sentence (read across the lines around it) states another."""
+    for hints in sentence_scales(" ".join(lines)):
+        if any(h.text == found.text for h in hints):
+            other = next((h for h in hints if h.scale != found.scale), None)
+            if other is not None:
+                return ScaleResolution(found.scale, found.currency, found.source, found.text, other.text)
+    return found
 
 
 def document_default(lines: Sequence[Line]) -> ScaleResolution | None:
@@ -240,12 +256,17 @@ def resolve_group_scales(
         first_on_page = first.page not in seen_pages
         seen_pages.add(first.page)
         found = own_scale(first) or above
-        if found is None and first_on_page:
+        # A caption stating two units, each for some lines, establishes neither, and is not overruled by a
+        # scale said for other tables: the figures wait for their own heads or for agreement.
+        ambiguous = found is not None and found.conflict is not None
+        if ambiguous:
+            found = None
+        if found is None and first_on_page and not ambiguous:
             prev = last_on_page.get(first.page - 1)
             if prev is not None and prev[1] is not None and _continues_statement(prev[0], first):
                 p = prev[1]
                 found = ScaleResolution(p.scale, p.currency, "document", p.text)
-        if found is None:
+        if found is None and not ambiguous:
             page = max((p for p in defaults if p <= first.page), default=None)
             if page is not None:
                 found = defaults[page]
