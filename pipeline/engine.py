@@ -31,7 +31,7 @@ from pipeline.checks.stage import Checked, flagged, run_checks, verify
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.failures import allocation_failed, raise_if_out_of_memory
 from pipeline.figures.claims import claims_cache
-from pipeline.figures.facts import extract_facts
+from pipeline.figures.facts import extract_facts, other_figures
 from pipeline.figures.taxonomy import Taxonomy, load_taxonomy, normalise_label
 from pipeline.figures.text_facts import extract_text_facts
 from pipeline.ids import document_id, stable_id
@@ -335,7 +335,7 @@ def _statements(facts: Facts) -> Statements:
     taxonomy = facts.run.taxonomy
     trees = build_statements(facts.tables, facts.headings, taxonomy)
     more = equity_statement_facts(facts.tables, trees, taxonomy)
-    annotated = annotate_facts([*facts.facts, *more], trees)
+    annotated = other_figures(annotate_facts([*facts.facts, *more], trees))
     return _extend(Statements, facts, statements=tuple(trees), facts=tuple(annotated))
 
 

@@ -311,7 +311,11 @@ class Fact(Record):
     row: int | None = None
     col: int | None = None
     context: str | None = Field(
-        default=None, description="Segment or dimension the figure belongs to, when not the whole entity."
+        default=None,
+        description=(
+            "Segment or dimension the figure belongs to, when not the whole entity; \"not the primary "
+            "statements' figures\" when its table prints the statements' lines at another measure's figures."
+        ),
     )
     basis: Basis = Field(default="reported", description="What the figure's column reports.")
     statement: StatementKind | None = Field(default=None, description="The kind of table it is printed in.")

@@ -27,7 +27,7 @@ from pipeline.checks.tolerance import (
     scale_note,
 )
 from pipeline.figures.claims import NarrativeClaim, PeriodRef, parse_claims
-from pipeline.figures.facts import latest_fiscal_year
+from pipeline.figures.facts import OTHER_FIGURES, latest_fiscal_year
 from pipeline.figures.taxonomy import Taxonomy
 from schemas.models import Block, Evidence, Flag, Period
 
@@ -271,8 +271,13 @@ def check_narrative(
     Returns:
         Flags of kind ``narrative_mismatch``.
     """
+    # A table that prints the metric at other figures (a division's, a breakdown of another measure) is
+    # no reference, but it is a reason to doubt which figure a sentence means: with it, the tables
+    # disagree for that period and the sentence is left alone, as before it was told apart.
     table_facts = [
-        f for f in facts if f.origin == "table_cell" and f.context is None and f.period is not None
+        f
+        for f in facts
+        if f.origin == "table_cell" and f.context in (None, OTHER_FIGURES) and f.period is not None
     ]
     if not table_facts:
         return []

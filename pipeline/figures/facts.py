@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.line_kinds import line_kinds
+from pipeline.figures.rounding import compare_values
 from pipeline.figures.taxonomy import MetricDef, Taxonomy, normalise_label
 from pipeline.ids import stable_id
-from schemas.models import Cell, Fact, Period, ScaleSource, Table, TypedNumber
+from schemas.models import Cell, Fact, Period, ScaleSource, StatementKind, Table, TypedNumber
 
 __all__ = [
+    "OTHER_FIGURES",
     "RowView",
     "YearEnd",
     "cell_fact",
@@ -25,6 +27,7 @@ __all__ = [
     "extract_facts",
     "is_change_column",
     "latest_fiscal_year",
+    "other_figures",
     "table_fact",
     "table_rows",
     "year_end_day",
@@ -512,6 +515,70 @@ def extract_facts(tables: Sequence[Table], taxonomy: Taxonomy) -> list[Fact]:
     for table in tables:
         facts.extend(table_facts(table, taxonomy))
     return align_instants(facts, taxonomy)
+
+
+_PRIMARY: frozenset[StatementKind | None] = frozenset(
+    {"income", "comprehensive_income", "balance_sheet", "cash_flow", "equity"}
+)
+OTHER_FIGURES = "not the primary statements' figures"
+"""The context of a table's facts that :func:`other_figures` finds are some other measure's."""
+
+_FactKey = tuple[str, str, str, str, str | None]
+
+
+def _key(f: Fact) -> _FactKey | None:
+    if f.period is None or f.value is None or f.decimals is None or f.context is not None:
+        return None
+    return (f.metric, f.period.key, f.basis, f.unit, f.currency)
+
+
+def _agree(a: Fact, b: Fact) -> bool:
+    # Magnitudes: a cost is printed with either sign, and the same figure under two conventions agrees.
+    assert a.value is not None and b.value is not None and a.decimals is not None and b.decimals is not None
+    return compare_values(abs(a.value), a.decimals, abs(b.value), b.decimals).ok
+
+
+def other_figures(facts: Sequence[Fact]) -> list[Fact]:
+    """Give a context to the facts of a table that prints the statements' lines at other figures.
+
+    Stock-based compensation "by line item" prints "Cost of sales 47, Selling, general and administrative
+    185, Research and development 43" beside an income statement whose cost of sales is 18,795; a
+    division's summary prints "Revenue, Operating income" without naming the division in a title. Their
+    labels are the statements' metrics, their figures some other measure's. A table outside the primary
+    statements whose facts disagree, on two lines or more, with the primary statements' one figure for
+    the same metric, period and basis, and agree on none, is such a table: its facts keep their figures
+    under the context :data:`OTHER_FIGURES` instead of being published as the company's cost of sales.
+    A keying error changes one figure, so a table it passes through still agrees elsewhere and stays.
+
+    It reads the statement kind and column basis :func:`pipeline.statements.build.annotate_facts` gives
+    each fact, so it runs after it.
+
+    Args:
+        facts: A document's facts, annotated.
+
+    Returns:
+        The facts, those of such tables with the context set.
+    """
+    reference: dict[_FactKey, list[Fact]] = {}
+    for f in facts:
+        if f.statement in _PRIMARY and (k := _key(f)) is not None:
+            reference.setdefault(k, []).append(f)
+    # The statements' one figure: copies that disagree among themselves are no reference.
+    single = {k: v[0] for k, v in reference.items() if all(_agree(v[0], x) for x in v[1:])}
+    agreeing: dict[str, int] = {}
+    differing: dict[str, set[int | None]] = {}
+    for f in facts:
+        if f.statement in _PRIMARY or f.table_id is None or (k := _key(f)) is None or k not in single:
+            continue
+        if _agree(f, single[k]):
+            agreeing[f.table_id] = agreeing.get(f.table_id, 0) + 1
+        else:
+            differing.setdefault(f.table_id, set()).add(f.row)
+    other = {t for t, rows in differing.items() if len(rows) >= 2 and not agreeing.get(t)}
+    return [
+        f.model_copy(update={"context": OTHER_FIGURES}) if f.table_id in other and f.context is None else f
+        for f in facts
+    ]
 
 
 def latest_fiscal_year(facts: Sequence[Fact]) -> int | None:
