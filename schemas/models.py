@@ -313,7 +313,7 @@ class Fact(Record):
     context: str | None = Field(
         default=None,
         description=(
-            "Segment or dimension the figure belongs to, when not the whole entity; \"not the primary "
+            'Segment or dimension the figure belongs to, when not the whole entity; "not the primary '
             "statements' figures\" when its table prints the statements' lines at another measure's figures."
         ),
     )
