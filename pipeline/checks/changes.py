@@ -70,6 +70,8 @@ _SHARE_MARGIN = 0.2
 
 # "(>100)%", "100+%", "<1%": a capped or floored change is no exact figure.
 _BOUNDED = re.compile(r"[<>≥≤]|\d\s*\+")
+# "Favorable/(Unfavorable)", "Better/(Worse)": heads that say a change's sign is a judgement, not a direction.
+_CONVENTION_HEAD = re.compile(r"\b(?:un)?favou?rable\b|\bbetter\b|\bworse\b|\badverse\b", re.IGNORECASE)
 # "2023", "2022(1)": a year head inside the body, not a figure.
 _YEAR = re.compile(r"^\s*(?:19|20)\d\d\s*(?:\(\w\))?\s*$")
 # "Percent of revenue", "% of total", "as a % of sales": the column is a share of a total.
@@ -207,18 +209,32 @@ def _relation_result(rel: _Relation, row: Mapping[int, _Fig]) -> Comparison | No
     return _diff(c, a, b) if _comparable(a, b, c) else None
 
 
-def _explained(rel: _Relation, row: Mapping[int, _Fig]) -> bool:
+def _explained(rel: _Relation, row: Mapping[int, _Fig], others: Sequence[_Relation] = ()) -> bool:
     """Another reading under which a failing row holds: the change printed with the other sign.
 
     Costs shown as "favourable/(unfavourable)", and a change over a negative base divided by the base as
-    printed rather than by its magnitude, both turn the sign of the change alone.
+    printed rather than by its magnitude, both turn the sign of the change alone. A convention turns every
+    change of the row, though: when ``others`` holds the other change of the same two columns (the
+    amount beside the percentage) and it holds in this row with its sign as printed, the two changes
+    disagree on the direction, and one of them is misprinted ("717" beside "9 %" prints as "(717)") —
+    unless this one is a percentage over a negative base.
     """
     c, a, b = row[rel.target], row[rel.a], row.get(rel.b)
     if rel.kind == "share" or b is None:
         return False  # shares compare magnitudes already
     flipped = _Fig(-c.value, c.places, c.cell, c.percent, c.scale)
     res = _pct(flipped, a, b) if rel.kind == "pct" else _diff(flipped, a, b)
-    return res is not None and res.ok
+    if res is None or not res.ok:
+        return False
+    if rel.kind == "pct" and b.value < 0:
+        return True
+    for other in others:
+        if other.kind in (rel.kind, "share") or (other.a, other.b) != (rel.a, rel.b):
+            continue
+        held = _relation_result(other, row)
+        if held is not None and held.ok and row[other.target].value != 0.0:
+            return False
+    return True
 
 
 def _fit_pairs(
@@ -431,11 +447,15 @@ def check_table_changes(table: Table) -> list[Flag]:
         return []
     by_index = {row.index: row for row in rows}
     failures: dict[tuple[int, int, int], _RowFailure] = {}
-    for rel in _relations(table, figs):
+    relations = _relations(table, figs)
+    headers = column_headers(table)
+    # Heads that name the sign convention ("Favorable/(Unfavorable)") may apply it to one column only.
+    others = () if any(_CONVENTION_HEAD.search(h) for h in headers.values()) else relations
+    for rel in relations:
         failing: list[tuple[int, Comparison]] = []
         for r, row in figs.items():
             res = _relation_result(rel, row)
-            if res is None or res.ok or _explained(rel, row):
+            if res is None or res.ok or _explained(rel, row, others):
                 continue
             failing.append((r, res))
         # A column that fails in many rows follows some rule the fit did not find.
@@ -448,7 +468,6 @@ def check_table_changes(table: Table) -> list[Flag]:
                 key, _RowFailure(by_index[r], row[rel.a], row.get(rel.b) if rel.kind != "share" else None)
             )
             entry.failed.append((rel, row[rel.target], res))
-    headers = column_headers(table)
     return [_flag(table, f, headers) for f in failures.values()]
 
 
