@@ -83,3 +83,14 @@ def test_a_copy_of_the_statement_with_one_figure_misprinted_keeps_its_facts() ->
     copy[0] = ("Cost of sales", ("16,065", "17,136"))  # two digits swapped: a keying error, still a copy
     note = _contexts(_document(copy), 2)
     assert note and set(note.values()) == {None}
+
+
+def test_a_misprint_is_a_copys_only_agreement_and_still_keeps_its_facts() -> None:
+    # 2020's cost of sales is the statement's with two digits swapped; every other figure differs (a note
+    # that restates some lines): the misprinted copy still counts as agreeing, so the checks can find it
+    copy = [
+        ("Cost of sales", ("16,065", "17,500")),
+        ("Selling, general and administrative expenses", ("7,100", "7,150")),
+    ]
+    note = _contexts(_document(copy), 2)
+    assert note and set(note.values()) == {None}

@@ -53,7 +53,7 @@ from pipeline.checks.tolerance import (
     printed_decimals,
     scale_note,
 )
-from pipeline.figures.facts import row_contexts, table_context
+from pipeline.figures.facts import OTHER_FIGURES, row_contexts, table_context
 from pipeline.figures.taxonomy import Taxonomy, normalise_label
 from pipeline.statements.build import with_tables
 from pipeline.statements.columns import statement_rows
@@ -208,7 +208,7 @@ def _fact_copies(
     for f in facts:
         if (
             f.origin != "table_cell"
-            or f.context is not None
+            or f.context not in (None, OTHER_FIGURES)
             or f.period is None
             or f.period.kind == "unknown"
         ):
@@ -216,10 +216,13 @@ def _fact_copies(
         if f.table_id is None or f.row is None or f.col is None:
             continue
         metric = taxonomy.get(f.metric)
+        # A breakdown of another measure by statement line ("Cost of sales 47" of share-based pay) is
+        # compared with its own other printings, as a line is, never with the statements' figure.
+        other = f.context == OTHER_FIGURES
         out.append(
             Copy(
-                key=f.metric,
-                metric=f.metric,
+                key=f"{f.metric}|{OTHER_FIGURES}" if other else f.metric,
+                metric=None if other else f.metric,
                 label=clean_label(f.label),
                 period=f.period,
                 unit=f.unit,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
+from pipeline.figures.keying import NEAR_MISS_RELATIVE, Relation, digit_slip, keying_relation
 from pipeline.figures.rounding import (
     Comparison,
     compare_pct_change,
@@ -26,6 +27,7 @@ from schemas.models import BBox, Evidence, Fact, Period
 __all__ = [
     "Comparison",
     "KnownFact",
+    "Relation",
     "Severity",
     "compare_pct_change",
     "compare_sum",
@@ -50,92 +52,8 @@ __all__ = [
 Severity = Literal["error", "warning", "info"]
 
 # --- discrepancy plausibility --------------------------------------------------------------------
-
-_NEAR_MISS_RELATIVE = 0.25
-"""Relative difference under which two figures for "the same" metric are treated as a genuine
-discrepancy (typo, stale figure, rounding slip) rather than two different concepts sharing a label."""
-
-
-def _digits_at(value: float, decimals: int) -> str:
-    return str(abs(round(value * 10.0**decimals)))
-
-
-def digit_slip(a: float, b: float, decimals: int) -> bool:
-    """True when ``a`` and ``b`` printed at ``decimals`` differ by one digit or one adjacent swap.
-
-    Args:
-        a: First value, base units.
-        b: Second value, base units.
-        decimals: Common (coarsest) precision to print both at.
-
-    Returns:
-        True for 1,338.2 vs 1,383.2 (transposition) or 1,338.2 vs 1,358.2 (one digit).
-    """
-    da, db = _digits_at(a, decimals), _digits_at(b, decimals)
-    if len(da) != len(db) or da == db:
-        return False
-    diffs = [i for i, (x, y) in enumerate(zip(da, db, strict=True)) if x != y]
-    if len(diffs) == 1:
-        return True
-    i, j = diffs[0], diffs[-1]
-    return len(diffs) == 2 and j == i + 1 and da[i] == db[j] and da[j] == db[i]
-
-
-Relation = Literal["swap", "digit", "digit_count", "sign", "scale", "near_miss"]
-"""How one printed figure differs from another: two adjacent digits swapped, one digit wrong, a digit
-dropped or doubled (or any one added), the sign flipped, a power of a thousand, or a near miss."""
-
-
-def _one_edit_apart(a: str, b: str) -> bool:
-    """True when deleting one character of the longer string gives the shorter one."""
-    long, short = (a, b) if len(a) > len(b) else (b, a)
-    if len(long) != len(short) + 1:
-        return False
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
-
-
-def keying_relation(a: float, a_decimals: int, b: float, b_decimals: int) -> Relation | None:
-    """How two disagreeing figures for the same thing differ, when it is how keying errors look.
-
-    Args:
-        a: One figure, base units.
-        a_decimals: Its precision.
-        b: The other figure, base units.
-        b_decimals: Its precision.
-
-    Returns:
-        ``sign`` (equal magnitudes, opposite signs), ``scale`` (one is the other times 10^±3 or 10^±6),
-        ``swap``/``digit`` (printed at their common precision, two adjacent digits swapped or one digit
-        different), ``digit_count`` (a digit dropped, doubled or added), ``near_miss`` (within 25 %), or None
-        when they look like two different concepts.
-    """
-    if a == 0.0 or b == 0.0:
-        return None
-    decimals = min(a_decimals, b_decimals)
-    if compare_values(abs(a), a_decimals, abs(b), b_decimals).ok:
-        return "sign" if (a < 0) != (b < 0) else None
-    for k in (3, 6):
-        for big, big_d, small, small_d in ((a, a_decimals, b, b_decimals), (b, b_decimals, a, a_decimals)):
-            if compare_values(abs(big), big_d, abs(small) * 10.0**k, small_d + k).ok and (big < 0) == (
-                small < 0
-            ):
-                return "scale"
-    if (a < 0) != (b < 0):
-        return None
-    da, db = _digits_at(a, decimals), _digits_at(b, decimals)
-    if len(da) == len(db) and da != db:
-        diffs = [i for i, (x, y) in enumerate(zip(da, db, strict=True)) if x != y]
-        if len(diffs) == 1:
-            return "digit"
-        i, j = diffs[0], diffs[-1]
-        if len(diffs) == 2 and j == i + 1 and da[i] == db[j] and da[j] == db[i]:
-            return "swap"
-    elif _one_edit_apart(da, db):
-        return "digit_count"
-    big, small = max(abs(a), abs(b)), min(abs(a), abs(b))
-    if (big - small) / big <= _NEAR_MISS_RELATIVE:
-        return "near_miss"
-    return None
+# The keying-error signatures (keying_relation, digit_slip) live in pipeline.figures.keying, where the
+# facts stage reads them too.
 
 
 def plausible_discrepancy(a: float, a_decimals: int, b: float, b_decimals: int) -> bool:
@@ -159,7 +77,7 @@ def plausible_discrepancy(a: float, a_decimals: int, b: float, b_decimals: int) 
     if a == 0.0 or b == 0.0 or (a < 0) != (b < 0):
         return False
     big, small = max(abs(a), abs(b)), min(abs(a), abs(b))
-    if (big - small) / big <= _NEAR_MISS_RELATIVE:
+    if (big - small) / big <= NEAR_MISS_RELATIVE:
         return True
     return digit_slip(a, b, min(a_decimals, b_decimals))
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.keying import keying_relation
 from pipeline.figures.line_kinds import line_kinds
 from pipeline.figures.rounding import compare_values
 from pipeline.figures.taxonomy import MetricDef, Taxonomy, normalise_label
@@ -538,6 +539,14 @@ def _agree(a: Fact, b: Fact) -> bool:
     return compare_values(abs(a.value), a.decimals, abs(b.value), b.decimals).ok
 
 
+def _copy_of(a: Fact, b: Fact) -> bool:
+    """The same figure, or one keying error from it (a copy of the statements with a misprint)."""
+    if _agree(a, b):
+        return True
+    assert a.value is not None and b.value is not None and a.decimals is not None and b.decimals is not None
+    return keying_relation(abs(a.value), a.decimals, abs(b.value), b.decimals) not in (None, "near_miss")
+
+
 def other_figures(facts: Sequence[Fact]) -> list[Fact]:
     """Give a context to the facts of a table that prints the statements' lines at other figures.
 
@@ -548,7 +557,9 @@ def other_figures(facts: Sequence[Fact]) -> list[Fact]:
     statements whose facts disagree, on two lines or more, with the primary statements' one figure for
     the same metric, period and basis, and agree on none, is such a table: its facts keep their figures
     under the context :data:`OTHER_FIGURES` instead of being published as the company's cost of sales.
-    A keying error changes one figure, so a table it passes through still agrees elsewhere and stays.
+    A figure one keying error away from the statements' (:func:`pipeline.figures.keying.keying_relation`)
+    counts as agreeing: a copy of the statements with a misprint keeps its facts, for the checks to find
+    the misprint, even where its other lines differ for reasons of their own.
 
     It reads the statement kind and column basis :func:`pipeline.statements.build.annotate_facts` gives
     each fact, so it runs after it.
@@ -570,7 +581,7 @@ def other_figures(facts: Sequence[Fact]) -> list[Fact]:
     for f in facts:
         if f.statement in _PRIMARY or f.table_id is None or (k := _key(f)) is None or k not in single:
             continue
-        if _agree(f, single[k]):
+        if _copy_of(f, single[k]):
             agreeing[f.table_id] = agreeing.get(f.table_id, 0) + 1
         else:
             differing.setdefault(f.table_id, set()).add(f.row)
