@@ -183,7 +183,46 @@ def build_statements(
     """
     drafts = [d for t in tables if (d := _draft(t, headings.get(t.table_id, ""), taxonomy)) is not None]
     twinned = with_twins([d.printing() for d in drafts])
-    return [_statement(d, taxonomy, t.nodes, t.lent) for d, t in zip(drafts, twinned, strict=True)]
+    statements = [_statement(d, taxonomy, t.nodes, t.lent) for d, t in zip(drafts, twinned, strict=True)]
+    return _carry_entities(statements, tables)
+
+
+def _carry_entities(statements: Sequence[Statement], tables: Sequence[Table]) -> list[Statement]:
+    """A table that carries on the previous page's table of an entity is that entity's.
+
+    A REIT and its operating partnership print their selected data one after the other, each under the
+    registrant's name: "Boston Properties, Inc." over the statement-of-operations lines on one page, the
+    balance-sheet lines on the next page under the same year heads and no name. The second page's table
+    names no entity of its own, so it was compared with the partnership's figures. A table first on its
+    page, without a title, with as many value columns as the last table of the page before, which named
+    its entity, takes that entity.
+    """
+    first_on_page: set[str] = set()
+    last_on_page: dict[int, str] = {}
+    seen: set[int] = set()
+    for t in tables:
+        if t.page not in seen:
+            first_on_page.add(t.table_id)
+            seen.add(t.page)
+        last_on_page[t.page] = t.table_id
+    by_table = {s.table_id: s for s in statements}
+    pages = {t.table_id: t.pages for t in tables}
+    out: list[Statement] = []
+    for s in statements:
+        before = by_table.get(last_on_page.get(s.pages[0] - 1, ""))
+        if (
+            s.entity is None
+            and s.title is None
+            and s.table_id in first_on_page
+            and before is not None
+            and before.entity is not None
+            and pages.get(before.table_id, [0])[-1] == s.pages[0] - 1
+            and len(before.columns) == len(s.columns)
+        ):
+            s = s.model_copy(update={"entity": before.entity})
+        by_table[s.table_id] = s
+        out.append(s)
+    return out
 
 
 def annotate_facts(facts: Sequence[Fact], statements: Sequence[Statement]) -> list[Fact]:
