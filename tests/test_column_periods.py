@@ -103,6 +103,10 @@ def test_a_number_that_numbers_the_name_stays_in_the_dimension() -> None:
     assert header_dimension("Level 1 2022") != header_dimension("Level 2 2022")
     assert header_dimension("December 31, 2023") is None
     assert header_dimension("Note 12 2023") is None
+    # the unit printed among the heads, and the carrying amount (the statements' figure), name no dimension
+    assert header_dimension("December 31, 2022 (In millions, except par value amounts)") is None
+    assert header_dimension("December 31, 2022 Carrying Amount") is None
+    assert header_dimension("2021 Gross Carrying Amount") == "gross"
     # a day before its month is the date's, not a number of the name
     assert header_dimension("Domestic plans 31 December 2025") == "domestic plans"
 

@@ -187,9 +187,29 @@ def test_quarters_under_the_years_caption_are_quarters_of_that_year() -> None:
     assert len(revenue) == 4 and all(f.period and f.period.months == 3 for f in revenue)
 
 
+def _fair_values() -> bytes:
+    heads = [
+        [_over(0, 1, "December 31, 2022"), _over(2, 3, "December 31, 2021")],
+        _heads("Carrying", "Fair", "Carrying", "Fair"),
+        _heads("Amount", "Value", "Amount", "Value"),
+    ]
+    return _page(heads, _BALANCES, title="Fair value of financial instruments (in millions)")
+
+
+def test_a_date_over_carrying_amount_and_fair_value_dates_both_columns() -> None:
+    # "December 31, 2022" over "Carrying Amount  Fair Value": the date is each column's, the fair value a
+    # measure of its own, the carrying amount the figure the balance sheet prints
+    assert _periods(_fair_values()) == ["2022-12-31", "2022-12-31", "2021-12-31", "2021-12-31"]
+    result = process_bytes(_fair_values(), source="fair-values.pdf")
+    (statement,) = [s for s in result.statements if len(s.columns) == 4]
+    assert [c.context for c in statement.columns] == [None, "fair value", None, "fair value"]
+
+
 @pytest.mark.parametrize(
     ("parts", "key"),
     [
+        (["December 31, 2022", "Carrying Amount"], "2022-12-31"),
+        (["December 31, 2022", "(In millions, except par value amounts)"], "2022-12-31"),
         (["Fiscal 2023", "Second Half"], "H2-2023"),
         (["Fiscal Year 2023", "Third Quarter"], "Q3-2023"),
         (["Year Ended December 31, 2016", "First Quarter Second Quarter"], None),  # two parts: no one period

@@ -112,6 +112,14 @@ def _residual_words(text: str, allowed: frozenset[str]) -> list[str]:
     return [w for w in normalise_label(text).split() if _residual(w, allowed)]
 
 
+_UNIT_PAREN = re.compile(
+    r"\(\s*(?:(?:amounts|dollars|figures)\s+)?(?:in\s+)?(?:millions|thousands|billions)\b[^()]*\)?",
+    re.IGNORECASE,
+)
+
+_CARRYING = re.compile(r"\bcarrying\s+(?:amounts?|values?)\b", re.IGNORECASE)
+
+
 def header_dimension(header: str) -> str | None:
     """The dimension a column header names besides its period ("Americas 2025" → "americas").
 
@@ -124,7 +132,9 @@ def header_dimension(header: str) -> str | None:
     Returns:
         The residual words, or None when the header only names a period, unit or total.
     """
-    words = normalise_label(header).split()
+    # The unit printed among the heads ("(In millions, except par value amounts)") names no dimension, nor
+    # does the carrying amount: it is the figure the statements print ("Carrying Amount" beside "Fair Value").
+    words = normalise_label(_CARRYING.sub(" ", _UNIT_PAREN.sub(" ", header))).split()
     # a small number that numbers a name ("Level 3", "Tier 1") is part of it; a day, a year or a note
     # number after a period word or note is not
     numbered = {

@@ -621,11 +621,18 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
         # neither which one nor when it ends: no period.
         return _duration(joined, 12, None, fiscal_year=int(year_ended.group(1)))
     named = [line for line in lines if line]
-    if len(named) >= 2 and _BARE_YEAR_HEAD.fullmatch(named[0]):
-        # A year printed over its columns' names ("2022" over "Total Utility"): the name under the year.
+    if len(named) >= 2 and (_BARE_YEAR_HEAD.fullmatch(named[0]) or _a_day(named[0])):
+        # A year or a balance-sheet date printed over its columns' names ("2022" over "Total Utility",
+        # "December 31, 2022" over "Carrying Amount  Fair Value"): the name under the year or date.
         period = _named_year(_normalise(" ".join([*named[1:], named[0]])))
         return None if period is None else period.model_copy(update={"label": joined})
     return _named_year(normalised)
+
+
+def _a_day(line: str) -> bool:
+    """Whether a head line is one date with its day and nothing else ("December 31, 2022")."""
+    period = parse_period(line)
+    return period is not None and period.kind == "instant" and len(period.key) == 10
 
 
 _BARE_YEAR_HEAD: Final = re.compile(_YEAR4)
