@@ -19,8 +19,8 @@ import pytest
 from pipeline.engine import process_bytes
 from pipeline.figures.scale_captions import sentence_scales
 from schemas.models import DocumentResult
+from tests.support.pages import SIZE, write_table
 
-_SIZE = 9.0
 _ROWS = [
     ("Revenue", ["$ 33,507", "$ 33,232"]),
     ("Operating expenses", ["30,367", "30,590"]),
@@ -39,19 +39,12 @@ def _page(caption: Sequence[str], *, above: Sequence[str] = ()) -> bytes:
     page = doc.new_page(width=595, height=842)
     y = 80.0
     for text in above:
-        page.insert_text((50, y), text, fontsize=_SIZE)
+        page.insert_text((50, y), text, fontsize=SIZE)
         y += 14
     for text in caption:
         y += 14
-        page.insert_text((50, y), text, fontsize=_SIZE)
-    y += 20
-    for x, head in ((400.0, "2023"), (480.0, "2022")):
-        page.insert_text((x - pymupdf.get_text_length(head, fontsize=_SIZE), y), head, fontsize=_SIZE)
-    for label, figures in _ROWS:
-        y += 14
-        page.insert_text((50, y), label, fontsize=_SIZE)
-        for x, text in zip((400.0, 480.0), figures, strict=True):
-            page.insert_text((x - pymupdf.get_text_length(text, fontsize=_SIZE), y), text, fontsize=_SIZE)
+        page.insert_text((50, y), text, fontsize=SIZE)
+    write_table(page, y + 20, ("2023", "2022"), _ROWS, (400.0, 480.0))
     data: bytes = doc.tobytes()
     return data
 

@@ -11,16 +11,12 @@ do the same). :func:`pipeline.figures.facts.other_figures` gives such a table's 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pymupdf
 
 from pipeline.engine import process_bytes
 from pipeline.figures.facts import OTHER_FIGURES
 from schemas.models import DocumentResult
-
-_SIZE = 9.0
-Rows = Sequence[tuple[str, tuple[str, str]]]
+from tests.support.pages import Rows, write_table
 
 _INCOME: Rows = [
     ("Net sales", ("32,184", "32,136")),
@@ -40,15 +36,7 @@ _BY_LINE: Rows = [
 
 def _table(page: pymupdf.Page, y: float, title: str, rows: Rows) -> float:
     page.insert_text((50, y), title, fontsize=10)
-    y += 24
-    for x, head in ((420.0, "2020"), (500.0, "2019")):
-        page.insert_text((x - pymupdf.get_text_length(head, fontsize=_SIZE), y), head, fontsize=_SIZE)
-    for label, figures in rows:
-        y += 14
-        page.insert_text((50, y), label, fontsize=_SIZE)
-        for x, text in zip((420.0, 500.0), figures, strict=True):
-            page.insert_text((x - pymupdf.get_text_length(text, fontsize=_SIZE), y), text, fontsize=_SIZE)
-    return y + 40
+    return write_table(page, y + 24, ("2020", "2019"), rows) + 40
 
 
 def _document(note: Rows) -> DocumentResult:

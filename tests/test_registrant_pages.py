@@ -16,9 +16,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-
-_SIZE = 9.0
-Rows = Sequence[tuple[str, tuple[str, str]]]
+from tests.support.pages import Rows, write_table
 
 _REIT, _PARTNERSHIP = "Acme Realty Holdings, Inc.", "Acme Realty Operating Partnership, L.P."
 _FIGURES = {
@@ -32,14 +30,7 @@ def _table(page: pymupdf.Page, lines: Sequence[str], heads: tuple[str, str], row
     for text in lines:
         page.insert_text((50, y), text, fontsize=10)
         y += 16
-    y += 10
-    for x, head in zip((420.0, 500.0), heads, strict=True):
-        page.insert_text((x - pymupdf.get_text_length(head, fontsize=_SIZE), y), head, fontsize=_SIZE)
-    for label, figures in rows:
-        y += 14
-        page.insert_text((50, y), label, fontsize=_SIZE)
-        for x, text in zip((420.0, 500.0), figures, strict=True):
-            page.insert_text((x - pymupdf.get_text_length(text, fontsize=_SIZE), y), text, fontsize=_SIZE)
+    write_table(page, y + 10, heads, rows)
 
 
 def _document(total_assets_2014: str | None = None) -> DocumentResult:

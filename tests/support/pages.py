@@ -1,0 +1,32 @@
+"""Generated PDF pages with a small table of two value columns, shared by the layout regression tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pymupdf
+
+SIZE = 9.0
+"""Font size of heads, labels and figures."""
+
+Rows = Sequence[tuple[str, Sequence[str]]]
+"""A table's lines: label and one printed figure per value column."""
+
+
+def right_aligned(page: pymupdf.Page, x: float, y: float, text: str) -> None:
+    """Write ``text`` ending at ``x`` on the baseline ``y``, as a figure or column head is printed."""
+    page.insert_text((x - pymupdf.get_text_length(text, fontsize=SIZE), y), text, fontsize=SIZE)
+
+
+def write_table(
+    page: pymupdf.Page, y: float, heads: Sequence[str], rows: Rows, xs: Sequence[float] = (420.0, 500.0)
+) -> float:
+    """Write column heads on the line ``y``, then the rows under them; returns the last row's baseline."""
+    for x, head in zip(xs, heads, strict=True):
+        right_aligned(page, x, y, head)
+    for label, figures in rows:
+        y += 14
+        page.insert_text((50, y), label, fontsize=SIZE)
+        for x, text in zip(xs, figures, strict=True):
+            right_aligned(page, x, y, text)
+    return y
