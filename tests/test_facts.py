@@ -73,6 +73,36 @@ def test_segment_heading_sets_context() -> None:
     assert contexts[300e6] is None
 
 
+def test_the_total_that_names_a_section_closes_it() -> None:
+    # Boston Properties' income statement: "Rental" heads the rent lines, "Total rental revenue" closes the
+    # section, and the "Total revenue" under it is the whole entity's, not the "Rental" section's
+    t = make_table(
+        [
+            ("Revenue", []),
+            ("Rental", []),
+            ("Base rent", ["90.0", "80.0"]),
+            ("Recoveries from tenants", ["10.0", "9.0"]),
+            ("Total rental revenue", ["100.0", "89.0"]),
+            ("Hotel revenue", ["20.0", "18.0"]),
+            ("Total revenue", ["120.0", "107.0"]),
+        ]
+    )
+    contexts = {f.value: f.context for f in extract_facts([t], TAX) if f.metric == "revenue"}
+    assert contexts == {120e6: None, 107e6: None}
+    # a segment's section is closed by its own total only, not by a total of some other line inside it
+    t = make_table(
+        [
+            ("Americas", []),
+            ("Total operating expenses", ["80.0", "70.0"]),
+            ("Revenue", ["100.0", "90.0"]),
+            ("Total Americas", ["100.0", "90.0"]),
+            ("Revenue", ["300.0", "280.0"]),
+        ]
+    )
+    contexts = {f.value: f.context for f in extract_facts([t], TAX) if f.metric == "revenue"}
+    assert contexts == {100e6: "Americas", 90e6: "Americas", 300e6: None, 280e6: None}
+
+
 def test_column_dimension_and_change_columns() -> None:
     t = make_table(
         [("Revenue", ["100.0", "200.0", "300.0", "50.0"])],

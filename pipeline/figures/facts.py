@@ -184,7 +184,9 @@ def row_contexts(rows: Sequence[RowView], taxonomy: Taxonomy) -> dict[int, str |
     """Section context of each row: the nearest heading above when it names a segment or dimension.
 
     A generic heading ("Current liabilities") ends a segment section; so does a heading that is
-    less indented than the segment heading was (a new top-level section).
+    less indented than the segment heading was (a new top-level section), and the total that names the
+    heading: "Total rental revenue" closes "Rental", and the "Total revenue" under it is the whole
+    entity's (Boston Properties' income statement published its revenue as the "Rental" section's).
 
     Args:
         rows: Body rows of one table, in order.
@@ -199,7 +201,16 @@ def row_contexts(rows: Sequence[RowView], taxonomy: Taxonomy) -> dict[int, str |
         if row.is_heading:
             current = None if heading_is_generic(row.label, taxonomy) else row.label.strip().rstrip(":")
         contexts[row.index] = current
+        if current is not None and _closes(row.label, current):
+            current = None
     return contexts
+
+
+def _closes(label: str, heading: str) -> bool:
+    """Whether a line is the total of a section: "Total" and every word of the section's heading."""
+    words = normalise_label(label).split()
+    named = set(normalise_label(heading).split())
+    return len(words) > 1 and words[0] == "total" and bool(named) and named <= set(words[1:])
 
 
 def _join_context(*parts: str | None) -> str | None:
