@@ -53,7 +53,7 @@ from pipeline.checks.tolerance import (
     printed_decimals,
     scale_note,
 )
-from pipeline.figures.facts import OTHER_FIGURES, row_contexts, table_context
+from pipeline.figures.facts import OTHER_FIGURES, PRIMARY_STATEMENTS, row_contexts, table_context
 from pipeline.figures.taxonomy import Taxonomy, normalise_label
 from pipeline.statements.build import with_tables
 from pipeline.statements.columns import statement_rows
@@ -93,9 +93,7 @@ STATEMENT_RULE = Rule(
     "the same metric, period and basis on two primary statements that agree elsewhere",
 )
 
-PRIMARY: frozenset[StatementKind] = frozenset(
-    {"income", "comprehensive_income", "balance_sheet", "cash_flow", "equity"}
-)
+PRIMARY: frozenset[StatementKind] = PRIMARY_STATEMENTS
 _STATEMENT_NAMES: dict[str, str] = {
     "income": "income statement",
     "comprehensive_income": "statement of comprehensive income",

@@ -21,6 +21,7 @@ from schemas.models import Cell, Fact, Period, ScaleSource, StatementKind, Table
 
 __all__ = [
     "OTHER_FIGURES",
+    "PRIMARY_STATEMENTS",
     "RowView",
     "YearEnd",
     "cell_fact",
@@ -539,9 +540,10 @@ def extract_facts(tables: Sequence[Table], taxonomy: Taxonomy) -> list[Fact]:
     return align_instants(facts, taxonomy)
 
 
-_PRIMARY: frozenset[StatementKind | None] = frozenset(
+PRIMARY_STATEMENTS: frozenset[StatementKind] = frozenset(
     {"income", "comprehensive_income", "balance_sheet", "cash_flow", "equity"}
 )
+"""The five primary statements among the kinds of table (the checks' ``crossref.PRIMARY``)."""
 OTHER_FIGURES = "not the primary statements' figures"
 """The context of a table's facts that :func:`other_figures` finds are some other measure's."""
 
@@ -593,14 +595,19 @@ def other_figures(facts: Sequence[Fact]) -> list[Fact]:
     """
     reference: dict[_FactKey, list[Fact]] = {}
     for f in facts:
-        if f.statement in _PRIMARY and (k := _key(f)) is not None:
+        if f.statement in PRIMARY_STATEMENTS and (k := _key(f)) is not None:
             reference.setdefault(k, []).append(f)
     # The statements' one figure: copies that disagree among themselves are no reference.
     single = {k: v[0] for k, v in reference.items() if all(_agree(v[0], x) for x in v[1:])}
     agreeing: dict[str, int] = {}
     differing: dict[str, set[int | None]] = {}
     for f in facts:
-        if f.statement in _PRIMARY or f.table_id is None or (k := _key(f)) is None or k not in single:
+        if (
+            f.statement in PRIMARY_STATEMENTS
+            or f.table_id is None
+            or (k := _key(f)) is None
+            or k not in single
+        ):
             continue
         if _copy_of(f, single[k]):
             agreeing[f.table_id] = agreeing.get(f.table_id, 0) + 1

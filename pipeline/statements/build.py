@@ -206,7 +206,6 @@ def _carry_entities(statements: Sequence[Statement], tables: Sequence[Table]) ->
             seen.add(t.page)
         last_on_page[t.page] = t.table_id
     by_table = {s.table_id: s for s in statements}
-    pages = {t.table_id: t.pages for t in tables}
     out: list[Statement] = []
     for s in statements:
         before = by_table.get(last_on_page.get(s.pages[0] - 1, ""))
@@ -216,7 +215,7 @@ def _carry_entities(statements: Sequence[Statement], tables: Sequence[Table]) ->
             and s.table_id in first_on_page
             and before is not None
             and before.entity is not None
-            and pages.get(before.table_id, [0])[-1] == s.pages[0] - 1
+            and before.pages[-1] == s.pages[0] - 1
             and len(before.columns) == len(s.columns)
         ):
             s = s.model_copy(update={"entity": before.entity})
