@@ -48,6 +48,11 @@ def test_clean_label_drops_leaders_and_footnotes() -> None:
         ("Consolidated Statement of Changes in Equity", "", "equity"),
         ("Consolidated Statements of Comprehensive Income", "", "comprehensive_income"),
         ("Financial highlights", "", "summary"),
+        # A segment's or the MD&A's selection of a statement's lines is not the statement itself.
+        ("TABLE 9: NORTH AMERICA SELECTED INCOME STATEMENT DATA", "", "summary"),
+        ("Selected Consolidated Balance Sheets Data (continued)", "", "summary"),
+        ("Selected income statement and balance sheet data", "", "summary"),
+        ("Selected metrics", "CONSOLIDATED STATEMENTS OF INCOME", "summary"),
         ("Restructuring charges were recorded in the income statement as follows:", "", "note"),
     ],
 )
@@ -60,6 +65,25 @@ def test_classify_by_lines() -> None:
     table = make_table([("Total assets", ["1.0", "2.0"])])
     assert classify(table, "", ["total_assets", "total_liabilities_and_equity"]) == "balance_sheet"
     assert classify(table, "", ["operating_cash_flow", "investing_cash_flow"]) == "cash_flow"
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "The Company's cash flows were as follows:",
+        "(2) Amounts include stock-based compensation expense, as follows:",
+        "The following table presents balance sheet and working capital measures (in millions):",
+        "Assets and liabilities measured at fair value, by level of the hierarchy, as of December 31:",
+    ],
+)
+def test_a_table_a_sentence_introduces_is_no_statement(title: str) -> None:
+    """Neither the statement heading above it on the page nor a statement's lines make it one."""
+    table = make_table([("Total assets", ["1.0", "2.0"])], title=title)
+    heading = f"ACME INC.\nCONSOLIDATED STATEMENTS OF CASH FLOWS\n{title}"
+    metrics = ["total_assets", "total_equity", "operating_cash_flow", "investing_cash_flow"]
+    assert classify(table, heading, metrics) == "note"
+    # A short head that ends in a colon is no sentence.
+    assert classify(make_table([("Total assets", ["1.0"])], title="June 30:"), "", metrics) == "balance_sheet"
 
 
 def test_basis_and_entity() -> None:

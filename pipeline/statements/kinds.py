@@ -40,11 +40,12 @@ _KIND_PATTERNS: tuple[tuple[StatementKind, str], ...] = (
 _KIND_TITLES = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _KIND_PATTERNS]
 """The kind patterns, compiled once."""
 _SUMMARY_TITLE = re.compile(
-    r"\bhighlights\b|\bselected (?:consolidated |quarterly )?financial (?:data|information)\b|\bsummary\b|"
+    r"\bhighlights\b|\bselected (?:[\w&’'-]+ ){0,5}?(?:data|information|metrics)\b|\bsummary\b|"
     r"\bkey figures\b|\bfive[- ]year\b|\bquarterly (?:financial )?(?:data|results|information)\b",
     re.IGNORECASE,
 )
-"""Titles of summaries of figures printed elsewhere (highlights, selected financial data)."""
+"""Titles of summaries of figures printed elsewhere or of a part of the company: highlights, "Selected
+Financial Data", a segment's "Selected Income Statement Data", "Selected metrics"."""
 
 
 _SENTENCE_WORDS = re.compile(
@@ -53,6 +54,14 @@ _SENTENCE_WORDS = re.compile(
     re.IGNORECASE,
 )
 """Words of a sentence about a statement ("… is as follows:"), which no statement's title holds."""
+
+
+_INTRODUCED = re.compile(
+    r"\bas follows\b|\bthe following\b|\bfollowing table\b|^(?=(?:\S+\s+){5,}).*:\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A sentence that introduces the table below it: "… as follows:", "The following table presents …", or
+a line of six words or more that ends in a colon ("… as of December 31:"); a head ("June 30:") is shorter."""
 
 
 def _title_kind(text: str) -> StatementKind | None:
@@ -79,16 +88,24 @@ def classify(table: Table, heading: str, metrics: Sequence[str]) -> StatementKin
         metrics: The taxonomy metrics its row labels map to.
 
     Returns:
-        The kind. The table's own title decides before the page heading; a summary title wins over the
-        lines; otherwise the lines of a balance sheet or a cash-flow statement make it one.
+        The kind. The table's own title decides before the page heading: a summary's title, a statement's,
+        or a sentence that introduces the table (a note); a summary title wins over the lines; otherwise the
+        lines of a balance sheet or a cash-flow statement make it one.
     """
     title = table.title or ""
     if _SUMMARY_TITLE.search(title):
         return "summary"
-    for text in (title, heading):
-        kind = _title_kind(text)
-        if kind is not None:
-            return kind
+    kind = _title_kind(title)
+    if kind is not None:
+        return kind
+    if _INTRODUCED.search(title):
+        # A statement is titled, never introduced: a table under "The Utility's cash flows were as follows:"
+        # or a footnote's "(2) Amounts include stock-based compensation expense, as follows:" is the MD&A's or
+        # a note's, whatever the page's statement heading above it or its lines' names say.
+        return "summary" if _SUMMARY_TITLE.search(heading) else "note"
+    kind = _title_kind(heading)
+    if kind is not None:
+        return kind
     if _SUMMARY_TITLE.search(heading):
         return "summary"
     found = set(metrics)
