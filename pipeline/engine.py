@@ -335,7 +335,8 @@ def _statements(facts: Facts) -> Statements:
     taxonomy = facts.run.taxonomy
     trees = build_statements(facts.tables, facts.headings, taxonomy)
     more = equity_statement_facts(facts.tables, trees, taxonomy)
-    annotated = other_figures(annotate_facts([*facts.facts, *more], trees))
+    entities = {t.table_id: t.entity for t in trees}
+    annotated = other_figures(annotate_facts([*facts.facts, *more], trees), entities)
     return _extend(Statements, facts, statements=tuple(trees), facts=tuple(annotated))
 
 

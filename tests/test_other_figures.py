@@ -14,9 +14,10 @@ from __future__ import annotations
 import pymupdf
 
 from pipeline.engine import process_bytes
-from pipeline.figures.facts import OTHER_FIGURES
-from schemas.models import DocumentResult
+from pipeline.figures.facts import OTHER_FIGURES, other_figures
+from schemas.models import DocumentResult, Fact, Period
 from tests.support.pages import Rows, write_table
+from tests.support.records import fact
 
 _INCOME: Rows = [
     ("Net sales", ("32,184", "32,136")),
@@ -82,3 +83,68 @@ def test_a_misprint_is_a_copys_only_agreement_and_still_keeps_its_facts() -> Non
     ]
     note = _contexts(_document(copy), 2)
     assert note and set(note.values()) == {None}
+
+
+# --- a part of the company's statements, printed after the company's --------------------------------------
+
+_GROUP: Rows = [
+    ("Net sales", ("377", "391")),
+    ("Cost of sales", ("319", "337")),
+    ("Selling, general and administrative expenses", ("1,125", "1,251")),
+    ("Research, development and related expenses", ("15", "12")),
+    ("Total operating expenses", ("1,459", "1,600")),
+    ("Operating income", ("(1,082)", "(1,209)")),
+]
+
+
+def _two_statements(heading: str, second: Rows, first_heading: str = "") -> DocumentResult:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((50, 50), first_heading, fontsize=10)
+    _table(page, 80, "Consolidated Statements of Income (in millions)", _INCOME)
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((50, 50), heading, fontsize=10)
+    _table(page, 80, "Consolidated Statements of Income (in millions)", second)
+    return process_bytes(doc.tobytes(), source="group-statements.pdf")
+
+
+def test_a_part_of_the_company_printed_under_a_statements_title_is_not_the_companys() -> None:
+    """The parent company alone or a deed of cross guarantee's closed group, under a statement's title."""
+    result = _two_statements("Deed of Cross Guarantee", _GROUP)
+    assert set(_contexts(result, 1).values()) == {None}
+    assert set(_contexts(result, 2).values()) == {OTHER_FIGURES}
+
+
+def test_a_second_registrants_statements_stay_its_own() -> None:
+    result = _two_statements(
+        "Acme Operating Partnership, L.P.", _GROUP, first_heading="Acme Properties, Inc."
+    )
+    assert {s.entity for s in result.statements} == {
+        "acme properties, inc",
+        "acme operating partnership, l.p",
+    }
+    assert set(_contexts(result, 1).values()) == set(_contexts(result, 2).values()) == {None}
+
+
+def test_a_later_statement_that_repeats_one_of_two_printings_of_a_line_is_the_companys() -> None:
+    """The balance sheet prints "Total shareholders' equity" and "Total equity"; the equity statement, one."""
+    dec_2020 = Period(kind="instant", key="2020-12-31", label="2020", end_date="2020-12-31")
+    dec_2019 = Period(kind="instant", key="2019-12-31", label="2019", end_date="2019-12-31")
+
+    def equity(table: str, page: int, row: int, period: Period, value: float) -> Fact:
+        return fact(
+            fact_id=f"{table}{row}{period.key}", metric="total_equity", table_id=table, page=page, row=row,
+            period=period, value=value, decimals=-6, statement="balance_sheet" if table == "bs" else "equity",
+        )  # fmt: skip
+
+    sheet = [
+        equity("bs", 1, 32, dec_2020, 21_001e6),
+        equity("bs", 1, 32, dec_2019, 5_136e6),
+        equity("bs", 1, 34, dec_2020, 21_253e6),
+        equity("bs", 1, 34, dec_2019, 5_388e6),
+    ]
+    statement = [equity("eq", 2, 18, dec_2020, 21_253e6), equity("eq", 2, 12, dec_2019, 5_388e6)]
+    assert {f.context for f in other_figures([*sheet, *statement], {})} == {None}
+    # Against the first printing alone the equity statement disagrees on both lines: a part's statement.
+    marked = other_figures([*sheet[:2], *statement], {})
+    assert {f.context for f in marked if f.table_id == "eq"} == {OTHER_FIGURES}

@@ -8,7 +8,7 @@ it a ``context``) rather than letting a segment's "Revenue" be compared with the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.figures.grid import RowView, column_headers, table_rows
@@ -570,7 +570,51 @@ def _copy_of(a: Fact, b: Fact) -> bool:
     return keying_relation(abs(a.value), a.decimals, abs(b.value), b.decimals) not in (None, "near_miss")
 
 
-def other_figures(facts: Sequence[Fact]) -> list[Fact]:
+def _other_statements(by_key: dict[_FactKey, list[Fact]], entities: Mapping[str, str | None]) -> set[str]:
+    """The primary tables that print a statement's lines at another reporting group's figures.
+
+    A 10-K prints the company's statements and, after them, the same statements of a part of it: the
+    parent company alone, the closed group of a deed of cross guarantee, a guarantor. Their titles are the
+    statements' ("Consolidated Statements of Income") and their figures some other entity's. A primary
+    table whose figures differ, on two lines or more, from every earlier printing of the same line in the
+    primary tables (reading order) and agree with none is such a part's. Two registrants' statements (a
+    REIT and its operating partnership, each named above its statements: ``entities``) are no part of each
+    other and are not compared.
+    """
+    order: dict[str, tuple[int, float]] = {}
+    for copies in by_key.values():
+        for f in copies:
+            if f.statement in PRIMARY_STATEMENTS and f.table_id is not None:
+                order[f.table_id] = min(order.get(f.table_id, _reading(f)), _reading(f))
+    agreeing: dict[str, int] = {}
+    differing: dict[str, set[int | None]] = {}
+    for copies in by_key.values():
+        printed = sorted((f for f in copies if f.table_id in order), key=lambda f: order[f.table_id or ""])
+        for i, f in enumerate(printed):
+            table, entity = f.table_id or "", entities.get(f.table_id or "")
+            earlier = [
+                r
+                for r in printed[:i]
+                if r.table_id != table
+                and (entity is None or entities.get(r.table_id or "") in (None, entity))
+            ]
+            if not earlier:
+                continue
+            # A statement may print a line twice ("Total shareholders' equity", "Total equity"): a figure
+            # that is any earlier printing's agrees.
+            if any(_copy_of(f, r) for r in earlier):
+                agreeing[table] = agreeing.get(table, 0) + 1
+            else:
+                differing.setdefault(table, set()).add(f.row)
+    return {t for t, rows in differing.items() if len(rows) >= 2 and not agreeing.get(t)}
+
+
+def _reading(f: Fact) -> tuple[int, float]:
+    """Where a figure stands in reading order: its page, then how far down it (tables share pages)."""
+    return f.page, f.bbox[1] if f.bbox is not None else 0.0
+
+
+def other_figures(facts: Sequence[Fact], entities: Mapping[str, str | None]) -> list[Fact]:
     """Give a context to the facts of a table that prints the statements' lines at other figures.
 
     Stock-based compensation "by line item" prints "Cost of sales 47, Selling, general and administrative
@@ -582,20 +626,27 @@ def other_figures(facts: Sequence[Fact]) -> list[Fact]:
     under the context :data:`OTHER_FIGURES` instead of being published as the company's cost of sales.
     A figure one keying error away from the statements' (:func:`pipeline.figures.keying.keying_relation`)
     counts as agreeing: a copy of the statements with a misprint keeps its facts, for the checks to find
-    the misprint, even where its other lines differ for reasons of their own.
+    the misprint, even where its other lines differ for reasons of their own. A primary statement of a
+    part of the company (:func:`_other_statements`) is such a table too, and no reference for the others.
 
     It reads the statement kind and column basis :func:`pipeline.statements.build.annotate_facts` gives
     each fact, so it runs after it.
 
     Args:
         facts: A document's facts, annotated.
+        entities: The reporting entity each statement's title or heading names, by table id.
 
     Returns:
         The facts, those of such tables with the context set.
     """
+    by_key: dict[_FactKey, list[Fact]] = {}
+    for f in facts:
+        if (k := _key(f)) is not None:
+            by_key.setdefault(k, []).append(f)
+    other = _other_statements(by_key, entities)
     reference: dict[_FactKey, list[Fact]] = {}
     for f in facts:
-        if f.statement in PRIMARY_STATEMENTS and (k := _key(f)) is not None:
+        if f.statement in PRIMARY_STATEMENTS and f.table_id not in other and (k := _key(f)) is not None:
             reference.setdefault(k, []).append(f)
     # The statements' one figure: copies that disagree among themselves are no reference.
     single = {k: v[0] for k, v in reference.items() if all(_agree(v[0], x) for x in v[1:])}
@@ -613,7 +664,7 @@ def other_figures(facts: Sequence[Fact]) -> list[Fact]:
             agreeing[f.table_id] = agreeing.get(f.table_id, 0) + 1
         else:
             differing.setdefault(f.table_id, set()).add(f.row)
-    other = {t for t, rows in differing.items() if len(rows) >= 2 and not agreeing.get(t)}
+    other |= {t for t, rows in differing.items() if len(rows) >= 2 and not agreeing.get(t)}
     return [
         f.model_copy(update={"context": OTHER_FIGURES}) if f.table_id in other and f.context is None else f
         for f in facts
