@@ -53,6 +53,7 @@ def test_clean_label_drops_leaders_and_footnotes() -> None:
         ("Selected Consolidated Balance Sheets Data (continued)", "", "summary"),
         ("Selected income statement and balance sheet data", "", "summary"),
         ("Selected metrics", "CONSOLIDATED STATEMENTS OF INCOME", "summary"),
+        (None, "CORPORATE\nSelected income statement and balance sheet data", "summary"),
         ("Restructuring charges were recorded in the income statement as follows:", "", "note"),
     ],
 )
