@@ -298,16 +298,20 @@ def _keyed_away(structure: Structure, grid: Grid, result: ColumnResult) -> bool:
     """Whether one printed figure, re-keyed, would make a failing column hold.
 
     Re-keyed as :func:`.tolerance.keying_relation` sees it: a digit, two swapped, one dropped or doubled,
-    the sign, a power of a thousand — in a figure of three digits or more: between figures of one or two
-    digits one digit in two differs by chance (a bank's value-at-risk table leaves its diversification
-    benefit blank in the minimum and maximum columns, whose lines do not add up, and 40 against 80 "looks
-    like" a digit keyed wrong).
+    the sign, a power of a thousand — where the figure as printed or as corrected has three digits or
+    more: between figures of one or two digits one digit in two differs by chance (a bank's value-at-risk
+    table leaves its diversification benefit blank in the minimum and maximum columns, whose lines do not
+    add up, and 40 against 80 "looks like" a digit keyed wrong), while a total of 436 printed as 46 has
+    lost a digit.
     """
     diff = result.comparison.difference  # printed total minus the sum of its lines
     fixes = [(structure.total, -diff)] + [(r, sign * diff) for r, sign in structure.components]
     for r, change in fixes:
         v = grid.get(r, {}).get(result.col)
-        if v is None or v.cell.number is None or abs(v.cell.number.value) < 100.0:
+        if v is None or (n := v.cell.number) is None or v.value == 0.0:
+            continue
+        corrected = n.value * (v.value + change) / v.value  # as it would be printed
+        if max(abs(n.value), abs(corrected)) < 100.0:
             continue
         if keying_relation(v.value, v.decimals, v.value + change, v.decimals) not in (None, "near_miss"):
             return True
