@@ -66,6 +66,8 @@ def test_classify_by_lines() -> None:
     table = make_table([("Total assets", ["1.0", "2.0"])])
     assert classify(table, "", ["total_assets", "total_liabilities_and_equity"]) == "balance_sheet"
     assert classify(table, "", ["operating_cash_flow", "investing_cash_flow"]) == "cash_flow"
+    # Assets and liabilities measured at fair value, by level: no equity, no balance sheet.
+    assert classify(table, "", ["total_assets", "total_liabilities"]) == "note"
 
 
 @pytest.mark.parametrize(

@@ -113,11 +113,9 @@ def classify(table: Table, heading: str, metrics: Sequence[str]) -> StatementKin
     if _SUMMARY_TITLE.search(heading):
         return "summary"
     found = set(metrics)
-    if "total_assets" in found and found & {
-        "total_liabilities_and_equity",
-        "total_equity",
-        "total_liabilities",
-    }:
+    # Equity makes a balance sheet: a fair-value note prints "Total assets" and "Total liabilities"
+    # measured at fair value, by level, and no equity.
+    if "total_assets" in found and found & {"total_liabilities_and_equity", "total_equity"}:
         return "balance_sheet"
     if len(found & {"operating_cash_flow", "investing_cash_flow", "financing_cash_flow"}) >= 2:
         return "cash_flow"
