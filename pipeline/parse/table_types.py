@@ -117,6 +117,10 @@ class TableFinderSettings(Knobs):
         3, description="Lines that are neither rows nor labels a region may hold."
     )
     nil_items: int = Field(8, description="Line items printed without figures a region may hold in a row.")
+    column_move: float = Field(
+        40.0,
+        description="Figures beginning this far left of a table's, under a stub head, start the next table.",
+    )
     year_head_search: int = Field(4, description="Lines at a region's top searched for a line of year heads.")
     rule_x_margin: float = Field(30.0, description="Vertical rules this far beside the region are its rules.")
     rule_y_margin: float = Field(2.0, description="Vertical rules reaching this close to the region count.")

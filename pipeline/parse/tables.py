@@ -207,7 +207,7 @@ def _region_end(
         if gap > settings.region_gap_heights * h:
             break
         if j > last_data + 1 and (
-            (data[j] and is_year_line(segs[j]))
+            (data[j] and (is_year_line(segs[j]) or _columns_moved(segs, last_data, j, settings)))
             or (
                 not data[j]
                 and heads_over_values(segs[j], lines[last_data].x0, _value_left(segs[last_data]))
@@ -232,6 +232,26 @@ def _region_end(
             if others + items > settings.region_other_lines:
                 break
     return last_data
+
+
+def _columns_moved(
+    segs: Sequence[Sequence[Segment]], last_data: int, j: int, settings: TableFinderSettings
+) -> bool:
+    """Whether the figures of line ``j`` begin a column or more left of the table's, under heads of their own.
+
+    A key-figures page prints its GAAP results in two columns at the right, then "Adjusted non-GAAP
+    results  2022 $ million  2023 $ million  Reported ∆%  …" over four columns that begin further left:
+    the next table, whose heads (a stub head in the label column, then the columns') stand between.
+    """
+    row, label_left = segs[last_data], segs[last_data][0].x0
+    # (A table with columns of words, "Quarter, 2013  Office", moves its first figure from line to line.)
+    moved = all(s.figure for s in row[1:]) and _value_left(segs[j]) < _value_left(row) - settings.column_move
+    return moved and any(
+        len(segs[k]) >= 3
+        and abs(segs[k][0].x0 - label_left) <= _SAME_CENTRE
+        and not any(s.figure for s in segs[k])
+        for k in range(last_data + 1, j)
+    )
 
 
 def _next_block(
