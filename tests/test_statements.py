@@ -55,6 +55,8 @@ def test_clean_label_drops_leaders_and_footnotes() -> None:
         ("Selected metrics", "CONSOLIDATED STATEMENTS OF INCOME", "summary"),
         (None, "CORPORATE\nSelected income statement and balance sheet data", "summary"),
         ("Restructuring charges were recorded in the income statement as follows:", "", "note"),
+        # The end of a sentence wrapped onto a line of its own ("Amounts in parentheses | indicate debits …").
+        ("indicate debits to the Consolidated Statements of Operations", "", "note"),
     ],
 )
 def test_classify_by_title(title: str | None, heading: str, kind: str) -> None:

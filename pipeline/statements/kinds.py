@@ -67,11 +67,14 @@ a line of six words or more that ends in a colon ("… as of December 31:"); a h
 def _title_kind(text: str) -> StatementKind | None:
     """The statement a title line names, when it is a statement's title.
 
-    Not a sentence about cash flows, nor a summary's "Selected income statement and balance sheet data".
+    Not a sentence about cash flows, nor a summary's "Selected income statement and balance sheet data",
+    nor the end of a sentence wrapped onto a line of its own ("indicate debits to the Consolidated
+    Statements of Operations": a title starts with a capital).
     """
     for line in text.splitlines():
         if (
-            len(line.split()) > TREE_SETTINGS.statement_title_words
+            line.strip()[:1].islower()
+            or len(line.split()) > TREE_SETTINGS.statement_title_words
             or not _STATEMENT_WORDS.search(line)
             or _SENTENCE_WORDS.search(line)
             or _SUMMARY_TITLE.search(line)
