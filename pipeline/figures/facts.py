@@ -644,26 +644,20 @@ def other_figures(facts: Sequence[Fact], entities: Mapping[str, str | None]) -> 
         if (k := _key(f)) is not None:
             by_key.setdefault(k, []).append(f)
     other = _other_statements(by_key, entities)
-    reference: dict[_FactKey, list[Fact]] = {}
-    for f in facts:
-        if f.statement in PRIMARY_STATEMENTS and f.table_id not in other and (k := _key(f)) is not None:
-            reference.setdefault(k, []).append(f)
-    # The statements' one figure: copies that disagree among themselves are no reference.
-    single = {k: v[0] for k, v in reference.items() if all(_agree(v[0], x) for x in v[1:])}
     agreeing: dict[str, int] = {}
     differing: dict[str, set[int | None]] = {}
-    for f in facts:
-        if (
-            f.statement in PRIMARY_STATEMENTS
-            or f.table_id is None
-            or (k := _key(f)) is None
-            or k not in single
-        ):
+    for copies in by_key.values():
+        reference = [f for f in copies if f.statement in PRIMARY_STATEMENTS and f.table_id not in other]
+        # The statements' one figure: copies that disagree among themselves are no reference.
+        if not reference or not all(_agree(reference[0], x) for x in reference[1:]):
             continue
-        if _copy_of(f, single[k]):
-            agreeing[f.table_id] = agreeing.get(f.table_id, 0) + 1
-        else:
-            differing.setdefault(f.table_id, set()).add(f.row)
+        for f in copies:
+            if f.statement in PRIMARY_STATEMENTS or f.table_id is None:
+                continue
+            if _copy_of(f, reference[0]):
+                agreeing[f.table_id] = agreeing.get(f.table_id, 0) + 1
+            else:
+                differing.setdefault(f.table_id, set()).add(f.row)
     other |= {t for t, rows in differing.items() if len(rows) >= 2 and not agreeing.get(t)}
     return [
         f.model_copy(update={"context": OTHER_FIGURES}) if f.table_id in other and f.context is None else f
