@@ -9,8 +9,9 @@ MuPDF's resource cache is released as the document is walked, so memory stays fl
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
@@ -20,9 +21,10 @@ import pymupdf
 from pipeline.config import EngineConfig
 from pipeline.failures import raise_if_out_of_memory
 from pipeline.figures.taxonomy import Taxonomy
+from pipeline.parse.columns import find_gutter, split_columns
 from pipeline.parse.cover_ocr import unreadable_share
 from pipeline.parse.identity import COVER_PAGES
-from pipeline.parse.layout import Word, build_lines, transform_words
+from pipeline.parse.layout import Line, Word, build_lines, transform_words
 from pipeline.parse.scales import (
     ScaleResolution,
     document_default,
@@ -274,19 +276,43 @@ def read_page(page: pymupdf.Page, pno: int, run: Run, errors: list[ErrorRecord])
         rules = rules_from_drawings(drawings, rect.height)
         return _rotate_rules(rules, matrix) if matrix is not None else rules
 
-    found = find_tables(lines, pno, rect.width, collect_rules, run.config.table_finder)
-    tables = join_split_tables(found, lines)
-    # A lone line of figures is a table only if it turns out to continue one (RawTable.lone): its words stay
-    # in the page's text, it is not counted among the page's tables, and the page's captions and header are
-    # read for the others as if it were not there.
-    kept = [t for t in tables if not t.lone]
+    size = (rect.width, rect.height)
+    on_page = tuple(_column_tables(words, lines, (pno, size), run, functools.cache(collect_rules)))
+    kept = [pt.raw for pt in on_page if not pt.raw.lone]
     blocks = _blocks(words, pno, [t.bbox for t in kept])
     info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(kept))
-    kept_contexts = iter(scan_page_scales(kept, lines) if kept else [])
-    contexts = [scan_page_scales([t], lines)[0] if t.lone else next(kept_contexts) for t in tables]
-    on_page = tuple(PageTable(t, c.scale, c.heading) for t, c in zip(tables, contexts, strict=True))
     cover = tuple(_printed_lines(words, pno)) if pno <= COVER_PAGES else ()
     return PageResult(info, tuple(blocks), on_page, len(words), document_default(lines), cover)
+
+
+def _column_tables(
+    words: Sequence[Word],
+    lines: Sequence[Line],
+    page: tuple[int, tuple[float, float]],
+    run: Run,
+    rules: Callable[[], Rules | None],
+) -> Iterator[PageTable]:
+    """The page's tables with what the page says about each, one text column at a time, left column first.
+
+    A page set in two columns of running text (:mod:`pipeline.parse.columns`) is read column by column, so
+    a table in one column does not take the prose beside it into its labels; any other page is one column.
+    """
+    pno, (page_width, page_height) = page
+    gutter = find_gutter(words, page_width, page_height)
+    for column in split_columns(words, gutter):
+        col_lines = lines if gutter is None else build_lines(column)
+        # The finder reads running text as lines across most of the text's width; a column's is its own.
+        width = page_width if gutter is None else max(w[2] for w in column) - min(w[0] for w in column) + 100
+        found = find_tables(col_lines, pno, width, rules, run.config.table_finder)
+        tables = join_split_tables(found, col_lines)
+        # A lone line of figures is a table only if it turns out to continue one (RawTable.lone): its words
+        # stay in the page's text, it is not counted among the page's tables, and the page's captions and
+        # header are read for the others as if it were not there.
+        kept = [t for t in tables if not t.lone]
+        kept_contexts = iter(scan_page_scales(kept, col_lines) if kept else [])
+        for t in tables:
+            c = scan_page_scales([t], col_lines)[0] if t.lone else next(kept_contexts)
+            yield PageTable(t, c.scale, c.heading)
 
 
 _HEAD_BYTES = 200_000
