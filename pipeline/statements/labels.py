@@ -27,6 +27,7 @@ __all__ = [
     "clean_label",
     "heading_sign",
     "label_sign",
+    "named_change",
     "named_closing",
     "named_opening",
     "table_names",
@@ -150,6 +151,22 @@ def named_closing(label: str, section: Collection[str]) -> bool:
     """
     closing = _named_moment(label)
     return closing is not None and any(_opens(closing, above) for above in section)
+
+
+_CHANGE_IN = re.compile(r"^(?:net |total )?(?:change|increase|decrease|movement)s? in (?P<stem>.+)$")
+"""A line of the change in a named balance ("Change in Standardized Tier 2 capital")."""
+
+
+def named_change(label: str, below: str) -> bool:
+    """Whether a line is the change in the balance the line below it closes, both normalised labels.
+
+    "Change in Tier 1 capital" over "Tier 1 capital at March 31, 2021": the movements between the opening
+    balance and it add up to it, and it is what the closing balance adds to the opening one (a bank's
+    capital roll-forward). The label does not say it is a total; its place says it.
+    """
+    m = _CHANGE_IN.match(label)
+    closing = _named_moment(below) if m is not None else None
+    return m is not None and closing is not None and closing[0] == m["stem"]
 
 
 _COST_WORDS = re.compile(

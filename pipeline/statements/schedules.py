@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import normalise_label
-from pipeline.statements.labels import CLOSING_LABEL, OPENING_LABEL, named_opening
+from pipeline.statements.labels import CLOSING_LABEL, OPENING_LABEL, named_change, named_opening
 from pipeline.statements.settings import TREE_SETTINGS
 from pipeline.statements.structures import Grid, Resolution, Structure, evaluate
 
@@ -28,6 +28,7 @@ def labelled_rollforward(
     signs: Mapping[int, int],
     *,
     closing: str = "",
+    change: bool = False,
 ) -> Resolution | None:
     """A closing balance under its opening balance and the movements between, proven by its labels.
 
@@ -44,6 +45,8 @@ def labelled_rollforward(
     closing balance by that name only (an option table's "Outstanding at December 31, 2023") must hold in
     every column when it has several: beside the number of options such a table prints their average
     price, which adds up nowhere, and which only its head, not always read as one, tells from an amount.
+    With ``change`` the total is the change in the balance (:func:`.labels.named_change`), and the run is the
+    movements below the opening balance, without it.
     """
     start = next(
         (
@@ -55,9 +58,12 @@ def labelled_rollforward(
         ),
         None,
     )
-    if start is None or not 3 <= len(visible) - start <= TREE_SETTINGS.max_components:
+    # Opening and closing with one line between are a roll-forward when that line is the change in the
+    # balance, the movements' own total (:func:`.labels.named_change`); else the run is two lines or more.
+    least = 2 if visible and named_change(normalise_label(by_index[visible[-1]].label), closing) else 3
+    if start is None or not least <= len(visible) - start <= TREE_SETTINGS.max_components:
         return None
-    run = visible[start:]
+    run = visible[start + 1 :] if change else visible[start:]
     if any(c not in grid.get(r, {}) for r in run for c in columns):
         return None
     if len(columns) == 1 and any(signs.get(r, 1) < 0 for r in run):

@@ -26,6 +26,7 @@ from pipeline.statements.labels import (
     TOTAL_LABEL,
     heading_sign,
     label_sign,
+    named_change,
     named_closing,
     table_names,
     total_strength,
@@ -119,11 +120,17 @@ class _Walk:
     totals: set[int] = field(default_factory=set)
     partial: bool = False  # the table may be the rest of one begun on the page before
     by_label: dict[str, list[int]] = field(init=False)  # normalised label → its rows, top to bottom
+    below: dict[int, str] = field(init=False)  # row → the next figure line's normalised label
 
     def __post_init__(self) -> None:
-        self.by_label = {}
+        self.by_label, self.below = {}, {}
         for r, row in self.by_index.items():
             self.by_label.setdefault(normalise_label(row.label), []).append(r)
+        after = ""  # the next figure line's label, headings between passed over
+        for r, row in reversed(self.by_index.items()):
+            if r in self.grid and not row.is_heading:
+                self.below[r] = after
+                after = normalise_label(row.label)
 
     def contradicted_by_peers(self, structure: Structure) -> bool:
         """Lines of the same labels in another section of the table do not add up the same way.
@@ -170,6 +177,11 @@ class _Walk:
             # (the lines under "Add:" or "Less:" adjust the line above the heading: one section with it)
             self.section_row = row.index
         return sign
+
+    def changed_balance(self, row: int, label: str) -> str:
+        """The label of the balance the line below closes, when this line is the change in it, else ""."""
+        below = self.below.get(row, "")
+        return below if named_change(label, below) else ""
 
     def diluted_count(self, row: int, label: str) -> bool:
         """Whether a line is the diluted share count under the basic one: a weak total of the lines between.
@@ -244,11 +256,13 @@ class _Walk:
         return not exact(held[0])
 
     def resolve(
-        self, row: RowView, label: str, strength: int, section: Collection[str] = ()
+        self, row: RowView, label: str, strength: int, section: Collection[str] = (), below: str = ""
     ) -> Resolution | None:
         """The structure of a candidate total: a natural run, then the fallbacks its label allows.
 
         ``section``: the normalised labels above it in its section, where an opening it closes may be.
+        ``below``: the normalised label of the line below, when the line is the change in the balance that
+        line closes (:func:`.labels.named_change`).
         """
         rollforward = bool(CLOSING_LABEL.search(label)) or named_closing(label, section)
         candidates = self.candidates(row, label, strength, rollforward)
@@ -274,6 +288,20 @@ class _Walk:
         if resolution is None and rollforward:
             resolution = labelled_rollforward(
                 row.index, self.visible, self.by_index, self.grid, self.columns, self.signs, closing=label
+            )
+        if below and (resolution is None or not resolution.proven):
+            resolution = (
+                labelled_rollforward(
+                    row.index,
+                    self.visible,
+                    self.by_index,
+                    self.grid,
+                    self.columns,
+                    self.signs,
+                    closing=below,
+                    change=True,
+                )
+                or resolution
             )
         if (
             (resolution is None or not resolution.proven)
@@ -358,14 +386,15 @@ def build_tree(
             walk.signs[row.index] = label_sign(row, grid, section=section_sign)
         if OPENING_LABEL.search(label):
             walk.starts.append(len(walk.visible))  # an opening balance begins a roll-forward
-        strength = total_strength(row, previous, taxonomy, section_labels)
+        changes = walk.changed_balance(row.index, label)
+        strength = 2 if changes else total_strength(row, previous, taxonomy, section_labels)
         if not strength and walk.diluted_count(row.index, label):
             strength = 1
         if row.index == last_row and ((kind == "balance_sheet" and not label) or (label and label in named)):
             # "$ 7,907  $ 8,135" under total equity: total liabilities and equity; or the table's own name
             strength = 2
         if walk.visible and (len(walk.visible) >= 2 or strength == 2) and (strength or len(columns) >= 3):
-            resolution = walk.resolve(row, label, strength, section_labels)
+            resolution = walk.resolve(row, label, strength, section_labels, changes)
             if resolution is not None:
                 if not label and walk.heading_row in walk.by_index:
                     # An unlabelled total is named by its section's heading: under "Expenses", a cost that a
@@ -376,10 +405,8 @@ def build_tree(
                 walk.totals.add(row.index)
                 walk.visible, walk.starts = _fold(walk.visible, walk.starts, resolution.structure)
                 strength = 2  # a recognised total starts the next run
-        if strength:
-            walk.starts.append(
-                len(walk.visible)
-            )  # a total starts the next run (it may itself be a component)
+        if strength:  # a total starts the next run (it may itself be a component)
+            walk.starts.append(len(walk.visible))
         walk.visible.append(row.index)
         if strength == 2:
             # ... or the next run starts after it: a second block of the same lines for another period
