@@ -293,6 +293,25 @@ _UNIT_NOTE = re.compile(r"(?:\s*\([^()]*\))+\s*:?\s*$|\s*:\s*$")
 """A title's trailing unit note ("(€ million)", "(in thousands):") or colon."""
 
 
+_INTRODUCES = re.compile(
+    r"^(?:the )?(?:(?:components|major classes|details) of )?(?P<subject>(?:\S+ ){0,7}?\S+),? "
+    r"(?:consist(?:ed|s)? of|comprise[ds]?|(?:were|are|is|was) (?:comprised|composed|made up) of|"
+    r"(?:were|are|is|was) (?:summarized )?as follows)\b"
+)
+"""A sentence introducing a table by what it breaks down ("Inventories consisted of the following")."""
+
+
 def table_names(*lines: str | None) -> set[str]:
-    """What a table's title lines call it, normalised, without trailing notes ("(continued) (€ million)")."""
-    return {name for line in lines if line and (name := normalise_label(_UNIT_NOTE.sub("", line)))}
+    """What a table's title lines call it, normalised, without trailing notes ("(continued) (€ million)").
+
+    A sentence that introduces the table names it by its subject: "Inventories consisted of the following
+    (in millions):" calls it "inventories", and a last line "Inventories" is its total.
+    """
+    names: set[str] = set()
+    for line in lines:
+        name = normalise_label(_UNIT_NOTE.sub("", line)) if line else ""
+        if name:
+            names.add(name)
+            if (m := _INTRODUCES.match(name)) is not None:
+                names.add(m["subject"])
+    return names

@@ -1,0 +1,50 @@
+"""A note's last line named as the sentence introducing the table names its subject (generated page).
+
+"Inventories consisted of the following (in millions):", four lines, then "Inventories": the last line is
+the total, though its label does not say so. The table's title named it only as the whole sentence, so in
+a table of two columns the last line was never tried as a total and a component keyed wrong raised
+nothing (Corning's quarterly report). The subject of such a sentence ("X consisted of the following",
+"The components of X were as follows") now names the table (``labels.table_names``).
+"""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from pipeline.engine import process_bytes
+from schemas.models import DocumentResult
+from tests.support.pages import write_table
+
+
+def _note(title: str, work_in_process: str = "553") -> DocumentResult:
+    rows = [
+        ("Finished goods", ("1,234", "1,315")),
+        ("Work in process", (work_in_process, "571")),
+        ("Raw materials and accessories", ("515", "537")),
+        ("Supplies and packing materials", ("455", "481")),
+        ("Inventories", ("2,757", "2,904")),
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((50, 60), title, fontsize=9)
+    write_table(page, 84, ("June 30, 2023", "December 31, 2022"), rows)
+    return process_bytes(doc.tobytes(), source="inventories.pdf")
+
+
+_TITLES = (
+    "Inventories consisted of the following (in millions):",
+    "The components of inventories were as follows (in millions):",
+)
+
+
+@pytest.mark.parametrize("title", _TITLES)
+def test_the_clean_note_raises_nothing(title: str) -> None:
+    assert _note(title).flags == []
+
+
+@pytest.mark.parametrize("title", _TITLES)
+def test_a_component_keyed_wrong_is_flagged(title: str) -> None:
+    flags = _note(title, work_in_process="535").flags
+    assert [f.rule for f in flags] == ["TOT001"]
+    assert "Inventories" in flags[0].message
