@@ -510,7 +510,15 @@ def _body_rows(
             if not data[k]:
                 only_label = len(cells) == 1 and cells[0].col == 0
                 # A wrapped label continues on the next line: "Net cash provided by operating" / "activities".
-                if only_label and _wraps_into_figures(k, lines, segs, data, bounds, end):
+                # A label set a few points above its figures (cells aligned to different edges: Boston
+                # Properties' equity statement) overlaps their line, and lines of two rows never overlap;
+                # a heading ("Senior debt:") or a wrapped label's end ("and deposits") is no row's label.
+                lower = k < end and data[k + 1] and bool(segs[k + 1]) and lines[k + 1].y0 < ln.y1
+                lower = lower and ln.text[:1].isupper() and not ln.text.rstrip().endswith(":")
+                if only_label and (
+                    _wraps_into_figures(k, lines, segs, data, bounds, end)
+                    or (lower and _place(segs[k + 1], bounds)[0].col > 0)
+                ):
                     pending_label.extend(segs[k])
                     continue
                 if (
