@@ -100,8 +100,12 @@ OPENING_LABEL = re.compile(
     r"^balances?,? (?:at )?(?:beginning|begin|opening)\b|期初|年初"
 )
 """An opening balance: where a roll-forward's run of lines begins."""
-_AT_WHEN = re.compile(r"^(?P<stem>[a-z].*?) (?:at|as of|as at) (?P<when>.+)$")
-"""A balance named with its moment: "options outstanding at january 28 2023" (a normalised label)."""
+_AT_WHEN = re.compile(
+    r"^(?P<stem>[a-z].*?) (?:at|as of|as at) (?P<when>.+)$|"
+    r"^(?P<stem2>[a-z].*?) (?P<when2>[a-z]+ \d{1,2} (?:19|20)\d\d)$"
+)
+"""A balance named with its moment: "options outstanding at january 28 2023", or with the date alone after
+its name ("Equity, December 31, 2013", normalised "equity december 31 2013")."""
 _BEGINNING = re.compile(r"^(?:the )?(?:beginning|start) of (?:the )?(?:fiscal )?(?:year|period|quarter)$")
 _END = re.compile(r"^(?:the )?end of (?:the )?(?:fiscal )?(?:year|period|quarter)$")
 
@@ -122,8 +126,10 @@ def _moment(when: str) -> str | None:
 def _named_moment(label: str) -> tuple[str, str] | None:
     """The balance a normalised label names and the moment it names it at (:func:`_moment`), if any."""
     m = _AT_WHEN.match(label)
-    moment = _moment(m["when"]) if m is not None else None
-    return (m["stem"], moment) if m is not None and moment is not None else None
+    if m is None:
+        return None
+    stem, moment = (m["stem"], _moment(m["when"])) if m["stem"] else (m["stem2"], _moment(m["when2"]))
+    return (stem, moment) if moment is not None else None
 
 
 def _opens(closing: tuple[str, str] | None, above: str) -> bool:

@@ -1,0 +1,41 @@
+"""A roll-forward whose balances are named by their date alone: "Equity, December 31, 2012" (generated).
+
+"Balance at December 31, 2013" says it is a closing balance; "Equity, December 31, 2013" says so only by
+naming the balance of "Equity, December 31, 2012" above it at a later date. It was not read as a closing
+balance, so in a table of one column the movements between were never checked against it and a movement
+keyed wrong raised nothing (Boston Properties' equity statement). ``labels._named_moment`` now reads a
+balance named by a full date after its name.
+"""
+
+from __future__ import annotations
+
+import pymupdf
+
+from pipeline.engine import process_bytes
+from schemas.models import DocumentResult
+from tests.support.pages import write_table
+
+
+def _rollforward(dividends: str = "(748,378)") -> DocumentResult:
+    rows = [
+        ("Equity, December 31, 2012", ("5,634,854",)),
+        ("Redemption of partnership units", ("16,494",)),
+        ("Allocated net income for the year", ("828,757",)),
+        ("Dividends declared", (dividends,)),
+        ("Equity, December 31, 2013", ("5,731,727",)),
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((50, 60), "Changes in equity (in thousands)", fontsize=9)
+    write_table(page, 90, ("Total",), rows, (480.0,))
+    return process_bytes(doc.tobytes(), source="equity.pdf")
+
+
+def test_the_clean_rollforward_raises_nothing() -> None:
+    assert _rollforward().flags == []
+
+
+def test_a_movement_keyed_wrong_is_flagged() -> None:
+    flags = _rollforward(dividends="(784,378)").flags
+    assert [f.rule for f in flags] == ["TOT001"]
+    assert "Equity, December 31, 2013" in flags[0].message
