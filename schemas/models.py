@@ -219,6 +219,7 @@ class Table(Record):
     n_cols: int
     header_rows: int = 0
     row_pages: list[PageNo]
+    ruled_rows: list[int] = Field(default_factory=list, description="Body rows printed under a rule.")
     cells: list[Cell]
     method: Literal["ruled", "whitespace"]
     continued: bool = Field(default=False, description="True when stitched across a page break.")

@@ -34,6 +34,7 @@ class RowView:
         numbers: Column → cell, for cells holding a typed figure.
         subheader: True when a row without figures has text under the figure columns (a repeated
             column header such as "£m £m"), which is not a section heading.
+        ruled: True when the row's figures are printed under a rule (the underline over a total).
     """
 
     index: int
@@ -43,6 +44,7 @@ class RowView:
     page: int
     numbers: Mapping[int, Cell]
     subheader: bool = False
+    ruled: bool = False
 
     @property
     def is_heading(self) -> bool:
@@ -71,6 +73,7 @@ def table_rows(table: Table) -> list[RowView]:
         if cell.row not in header_rows:
             by_row.setdefault(cell.row, []).append(cell)
     views: list[RowView] = []
+    ruled = set(table.ruled_rows)
     for r in sorted(by_row):
         cells = sorted(by_row[r], key=lambda c: c.col)
         numbers = {c.col: c for c in cells if c.number is not None}
@@ -85,7 +88,7 @@ def table_rows(table: Table) -> list[RowView]:
             continue
         # Text under the figure columns ("£m", "Notes", "2025") makes a row a sub-header, not a heading.
         subheader = any(c.col >= limit for c in texts)
-        views.append(RowView(r, label, bbox, bbox[0] if bbox else None, page, numbers, subheader))
+        views.append(RowView(r, label, bbox, bbox[0] if bbox else None, page, numbers, subheader, r in ruled))
     return views
 
 

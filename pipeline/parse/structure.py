@@ -407,6 +407,7 @@ def type_group(
         scale, currency, by_column, column_periods(group), reference_columns(group), percent_columns(group)
     )
     row_pages: list[int] = []
+    ruled_rows: list[int] = []
     section_scale: ScaleResolution | None = None  # "Revenues (in millions):" over a section's rows
     for i, frag in enumerate(group.fragments):
         start, body = _fragment_body(frag, i)
@@ -427,6 +428,8 @@ def type_group(
             row_scale = row_scale or section_scale
             for raw in row:
                 typer.emit(raw, len(row_pages), frag.page, header, row_scale)
+            if not header and any(raw.ruled for raw in row):
+                ruled_rows.append(len(row_pages))
             row_pages.append(frag.page)
     return Table(
         table_id=table_id,
@@ -440,6 +443,7 @@ def type_group(
         n_cols=first.n_cols,
         header_rows=first.header_rows,
         row_pages=row_pages,
+        ruled_rows=ruled_rows,
         cells=typer.cells,
         method="ruled" if first.method == "ruled" else "whitespace",
         continued=len(group.fragments) > 1,

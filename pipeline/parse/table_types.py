@@ -74,6 +74,8 @@ class RawCell:
     col_span: int = 1
     is_header: bool = False
     currency: str | None = None
+    ruled: bool = False
+    """A rule is drawn just above the figure: the line a total is printed under."""
 
 
 @dataclass(slots=True)

@@ -19,13 +19,21 @@ structures each region found (steps 3 to 5). The output is a :class:`RawTable` g
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment
+from pipeline.parse.layout import CURRENCY_TOKENS, Line, Segment, is_figure
 from pipeline.parse.table_grid import build_table, heads_over_values, is_prose, is_year_line
-from pipeline.parse.table_types import DEFAULT_FINDER, RawTable, Rules, TableFinderSettings, marked_continued
+from pipeline.parse.table_types import (
+    DEFAULT_FINDER,
+    RawCell,
+    RawTable,
+    Rules,
+    TableFinderSettings,
+    marked_continued,
+)
 
 __all__ = [
     "attach_currency",
@@ -184,9 +192,33 @@ def find_tables(
         # (a line at a page's foot is a table's start only under its heads)
         if t is not None and (lone != "foot" or t.header_rows):
             t.lone = lone
+            if resolved is not None:
+                _mark_underlines(t, resolved.horizontal)
             tables.append(t)
     _note_below(tables, lines, settings)
     return tables
+
+
+def _mark_underlines(table: RawTable, horizontal: Sequence[tuple[float, float, float]]) -> None:
+    """Mark the figures printed just under a rule (:attr:`RawCell.ruled`): where US filings print totals.
+
+    A rule between a body row and the one above it, over the figure's own width, is the underline of
+    the figures it adds up. The first body row's rule closes the heads, not a run of figures; a table in
+    which most rows are ruled is a grid, where a rule says nothing of a total.
+    """
+    body = table.rows[table.header_rows :]
+    marked: list[RawCell] = []
+    for above, row in itertools.pairwise(body):
+        bottom = max((c.bbox[3] for c in above), default=0.0)
+        for cell in row:
+            if cell.col == 0 or not is_figure(cell.text):
+                continue
+            x0, top, x1 = cell.bbox[0], cell.bbox[1], cell.bbox[2]
+            if any(bottom - 2.0 <= y <= top + 1.0 and a <= x1 and b >= x0 for y, a, b in horizontal):
+                marked.append(cell)
+    if 2 * len({c.row for c in marked}) <= len(body):
+        for cell in marked:
+            cell.ruled = True
 
 
 def _region_end(

@@ -205,8 +205,8 @@ def total_strength(
     Returns:
         2 for "Total …"/"Subtotal"/"Net increase in cash …", closing balances (named so, or named as an
         opening line above, :func:`named_closing`) and total metrics; 1 (weak)
-        for unlabelled rows, "Net …", "Gross …", "Group …" and "Consolidated …" rows and rows outdented
-        relative to the row above; 0 otherwise.
+        for unlabelled rows, "Net …", "Gross …", "Group …" and "Consolidated …" rows, rows outdented
+        relative to the row above and rows printed under a rule; 0 otherwise.
     """
     label = normalise_label(row.label)
     if (
@@ -246,7 +246,9 @@ def total_strength(
         and previous.indent is not None
         and row.indent < previous.indent - TREE_SETTINGS.outdent_points
     )
-    return 1 if outdented else 0
+    # A line printed under a rule is a total by its place, as an outdented one is (US filings underline
+    # the figures a total adds up); weak, so that the figures must prove it.
+    return 1 if outdented or row.ruled else 0
 
 
 def label_sign(
