@@ -232,13 +232,16 @@ def total_strength(
         # revenue" or "Consolidated net sales" under the segments' lines is their sum, the whole entity's,
         # though "Group pension plans" is no total: again the figures decide.
         return 1
+    stem = label[: -len(" net")]
     if label.endswith(" net") and (
-        (previous is not None and _DEDUCTION_LINE.search(previous.label)) or label[: -len(" net")] in section
+        (previous is not None and _DEDUCTION_LINE.search(previous.label))
+        or stem in section
+        or f"{stem} gross" in section
     ):
         # "Property, plant and equipment" / "Less: accumulated depreciation" / "Property, plant and
         # equipment, net": the line after a deduction that calls itself net is the difference of the two;
-        # "Deferred card and other fees" … "Deferred card and other fees, net": the line it is net of is
-        # printed above, in its section, and the lines between are what it is net of.
+        # "Deferred card and other fees" (or "…, gross") … "Deferred card and other fees, net": the line it
+        # is net of is printed above, in its section, and the lines between are what it is net of.
         return 1
     outdented = (
         previous is not None
