@@ -192,7 +192,12 @@ _GAIN_WORDS = re.compile(r"\b(?:income|gains?|revenues?|sales|proceeds|profit|be
 
 
 def total_strength(
-    row: RowView, previous: RowView | None, taxonomy: Taxonomy, section: Collection[str] = ()
+    row: RowView,
+    previous: RowView | None,
+    taxonomy: Taxonomy,
+    section: Collection[str] = (),
+    *,
+    by_place: bool = True,
 ) -> int:
     """How strongly a row looks like a total of the rows above it.
 
@@ -201,12 +206,14 @@ def total_strength(
         previous: The data row just above it, if any.
         taxonomy: To recognise total metrics ("Gross profit", "Operating income").
         section: The normalised labels of the lines above it in its section.
+        by_place: Whether the row's place (:func:`placed_total`) counts, or only its label.
 
     Returns:
         2 for "Total …"/"Subtotal"/"Net increase in cash …", closing balances (named so, or named as an
         opening line above, :func:`named_closing`) and total metrics; 1 (weak)
         for unlabelled rows, "Net …", "Gross …", "Group …" and "Consolidated …" rows, rows outdented
-        relative to the row above and rows printed under a rule; 0 otherwise.
+        relative to the row above and rows printed under a rule (:func:`placed_total`, not with
+        ``by_place`` false); 0 otherwise.
     """
     label = normalise_label(row.label)
     if (
@@ -243,15 +250,22 @@ def total_strength(
         # "Deferred card and other fees" (or "…, gross") … "Deferred card and other fees, net": the line it
         # is net of is printed above, in its section, and the lines between are what it is net of.
         return 1
+    return 1 if by_place and placed_total(row, previous) else 0
+
+
+def placed_total(row: RowView, previous: RowView | None) -> bool:
+    """Whether a row's place makes it a (weak) total: outdented from the row above, or under a rule.
+
+    US filings underline the figures a total adds up, and print a total left of its items; the label
+    says nothing, so the figures must prove it.
+    """
     outdented = (
         previous is not None
         and row.indent is not None
         and previous.indent is not None
         and row.indent < previous.indent - TREE_SETTINGS.outdent_points
     )
-    # A line printed under a rule is a total by its place, as an outdented one is (US filings underline
-    # the figures a total adds up); weak, so that the figures must prove it.
-    return 1 if outdented or row.ruled else 0
+    return outdented or row.ruled
 
 
 def label_sign(

@@ -121,6 +121,7 @@ class _Walk:
     partial: bool = False  # the table may be the rest of one begun on the page before
     by_label: dict[str, list[int]] = field(init=False)  # normalised label → its rows, top to bottom
     below: dict[int, str] = field(init=False)  # row → the next figure line's normalised label
+    placed: bool = False  # the row being resolved is a total by its place only (outdented, under a rule)
 
     def __post_init__(self) -> None:
         self.by_label, self.below = {}, {}
@@ -178,6 +179,27 @@ class _Walk:
             self.section_row = row.index
         return sign
 
+    def strength(
+        self,
+        row: RowView,
+        previous: RowView | None,
+        taxonomy: Taxonomy,
+        section: Collection[str],
+        changes: str,
+    ) -> int:
+        """The row's :func:`.labels.total_strength`, noting in :attr:`placed` if its place alone makes it one.
+
+        The change in a balance (``changes``, :meth:`changed_balance`) is a total; a diluted count a weak one.
+        """
+        self.placed = False
+        if changes:
+            return 2
+        strength = total_strength(row, previous, taxonomy, section)
+        if not strength and self.diluted_count(row.index, normalise_label(row.label)):
+            return 1
+        self.placed = strength == 1 and not total_strength(row, previous, taxonomy, section, by_place=False)
+        return strength
+
     def changed_balance(self, row: int, label: str) -> str:
         """The label of the balance the line below closes, when this line is the change in it, else ""."""
         below = self.below.get(row, "")
@@ -199,6 +221,11 @@ class _Walk:
     def candidates(self, row: RowView, label: str, strength: int, rollforward: bool) -> list[Structure]:
         """The runs the line may add up, by what its label says it is."""
         found = candidate_structures(row.index, self.visible, self.starts, self.signs, rollforward)
+        if self.placed:
+            # A total by its place alone adds its lines as printed or signed by their labels: "the first
+            # less the rest" of the totals above agrees by identity (a balance sheet's noncontrolling
+            # interest, outdented under shareholders' equity, is total assets less liabilities less it).
+            found = [c for c in found if c.convention != "first_less_rest"]
         if strength < 2:
             # A line that does not say it is a total adds up its own section only (never lines above a
             # heading printed between them and it), or the totals of sections ("Other comprehensive
@@ -387,9 +414,7 @@ def build_tree(
         if OPENING_LABEL.search(label):
             walk.starts.append(len(walk.visible))  # an opening balance begins a roll-forward
         changes = walk.changed_balance(row.index, label)
-        strength = 2 if changes else total_strength(row, previous, taxonomy, section_labels)
-        if not strength and walk.diluted_count(row.index, label):
-            strength = 1
+        strength = walk.strength(row, previous, taxonomy, section_labels, changes)
         if row.index == last_row and ((kind == "balance_sheet" and not label) or (label and label in named)):
             # "$ 7,907  $ 8,135" under total equity: total liabilities and equity; or the table's own name
             strength = 2

@@ -1,0 +1,61 @@
+"""A line that is a total by its place alone adds its lines: no identity of the totals above (generated).
+
+Kraft Heinz prints "Noncontrolling interest" a little left of "Total shareholders' equity" above it, then
+"TOTAL EQUITY" and "TOTAL LIABILITIES AND EQUITY". Outdented, the line was a weak total, and total assets
+less total liabilities less redeemable interest less shareholders' equity is exactly it, in every column:
+taken as its structure, it folded those totals away, so neither total below it was found and a grand total
+keyed wrong raised nothing. A line whose place alone makes it a total (outdented, or under a rule) now adds
+its lines as printed or signed by their labels, never "the first less the rest".
+"""
+
+from __future__ import annotations
+
+import pymupdf
+
+from pipeline.engine import process_bytes
+from schemas.models import DocumentResult
+from tests.support.pages import SIZE, right_aligned
+
+_XS = (440.0, 520.0)
+
+
+def _balance_sheet(grand_total: str = "101,450") -> DocumentResult:
+    rows = [
+        (60, "Current assets", ("10,822", "8,097")),
+        (60, "Goodwill and other assets", ("88,000", "93,353")),
+        (70, "TOTAL ASSETS", ("98,822", "101,450")),
+        (60, "Current liabilities", ("8,061", "7,875")),
+        (60, "Long-term debt", ("40,000", "41,000")),
+        (70, "TOTAL LIABILITIES", ("48,061", "48,875")),
+        (60, "Redeemable noncontrolling interest", ("9", "826")),
+        (60, "Common stock", ("12", "12")),
+        (60, "Retained earnings", ("50,600", "51,611")),
+        (70, "Total shareholders' equity", ("50,612", "51,623")),
+        (60, "Noncontrolling interest", ("140", "126")),
+        (70, "TOTAL EQUITY", ("50,752", "51,749")),
+        (70, "TOTAL LIABILITIES AND EQUITY", ("98,822", grand_total)),
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((50, 50), "Consolidated Balance Sheets (in millions)", fontsize=SIZE)
+    for x, head in zip(_XS, ("December 26, 2020", "December 28, 2019"), strict=True):
+        right_aligned(page, x, 74, head)
+    y = 74.0
+    for x_label, label, figures in rows:
+        y += 14
+        # Totals are indented further than their items, and "Noncontrolling interest" sits left of the
+        # total above it: outdented, by its place a weak total.
+        page.insert_text((x_label, y), label, fontsize=SIZE)
+        for x, text in zip(_XS, figures, strict=True):
+            right_aligned(page, x, y, text)
+    return process_bytes(doc.tobytes(), source="balance.pdf")
+
+
+def test_the_clean_balance_sheet_raises_nothing() -> None:
+    assert _balance_sheet().flags == []
+
+
+def test_a_grand_total_keyed_wrong_is_flagged() -> None:
+    flags = _balance_sheet("1,101,450").flags
+    assert [f.rule for f in flags] == ["TOT001"]
+    assert "TOTAL LIABILITIES AND EQUITY" in flags[0].message
