@@ -14,7 +14,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, right_aligned
+from tests.support.pages import SIZE, right_aligned, titled_page
 
 _XS = (440.0, 520.0)
 
@@ -36,10 +36,8 @@ def _balance_sheet(grand_total: str = "101,450") -> DocumentResult:
         (70, "TOTAL LIABILITIES AND EQUITY", ("98,822", grand_total)),
     ]
     doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    page.insert_text((50, 50), "Consolidated Balance Sheets (in millions)", fontsize=SIZE)
-    for x, head in zip(_XS, ("December 26, 2020", "December 28, 2019"), strict=True):
-        right_aligned(page, x, 74, head)
+    heads = ("December 26, 2020", "December 28, 2019")
+    page = titled_page(doc, "Consolidated Balance Sheets (in millions)", heads, _XS, title_y=50, heads_y=74)
     y = 74.0
     for x_label, label, figures in rows:
         y += 14

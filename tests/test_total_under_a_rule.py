@@ -13,7 +13,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, right_aligned
+from tests.support.pages import SIZE, right_aligned, titled_page
 
 _XS = (420.0, 500.0)
 
@@ -28,10 +28,7 @@ def _loans(small_business: str = "22,947", *, grid: bool = False) -> DocumentRes
         ("Card Member loans, net", ("104,217", "85,257")),
     ]
     doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    page.insert_text((50, 60), "Card Member loans as of December 31 (Millions)", fontsize=SIZE)
-    for x, head in zip(_XS, ("2022", "2021"), strict=True):
-        right_aligned(page, x, 84, head)
+    page = titled_page(doc, "Card Member loans as of December 31 (Millions)", ("2022", "2021"), _XS)
     y = 84.0
     for label, figures in rows:
         y += 16

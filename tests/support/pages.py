@@ -30,3 +30,20 @@ def write_table(
         for x, text in zip(xs, figures, strict=True):
             right_aligned(page, x, y, text)
     return y
+
+
+def titled_page(
+    doc: pymupdf.Document,
+    title: str,
+    heads: Sequence[str],
+    xs: Sequence[float],
+    *,
+    title_y: float = 60.0,
+    heads_y: float = 84.0,
+) -> pymupdf.Page:
+    """A new A4 page with ``title`` at the top and the column ``heads`` right-aligned at ``xs``."""
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((50, title_y), title, fontsize=SIZE)
+    for x, head in zip(xs, heads, strict=True):
+        right_aligned(page, x, heads_y, head)
+    return page
