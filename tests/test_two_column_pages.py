@@ -94,3 +94,23 @@ def test_a_table_across_the_page_is_not_split_at_its_label_gap() -> None:
         right_aligned(page, 550, y, f"{200 + k:,}")
     words = [tuple(w[:5]) for w in page.get_text("words")]
     assert find_gutter(words, page.rect.width, page.rect.height) is None
+
+
+def test_a_table_across_the_strip_keeps_the_page_one_column() -> None:
+    # Prose in two columns above, then a table whose short labels sit in the left column and whose
+    # figures begin in the right one: one table across the strip, so the page is not split.
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    _prose(page, 50, 70, 400, 12, 0)
+    _prose(page, 320, 70, 400, 12, 5)
+    y = 420.0
+    for label, (a, b) in (
+        ("Investment-grade", ("$ 32,774", "61 %")),
+        ("Noninvestment-grade", ("20,671", "39")),
+    ):
+        y += 13
+        page.insert_text((52, y), label, fontsize=SIZE)
+        right_aligned(page, 380, y, a)
+        right_aligned(page, 430, y, b)
+    words = [tuple(w[:5]) for w in page.get_text("words")]
+    assert find_gutter(words, page.rect.width, page.rect.height) is None

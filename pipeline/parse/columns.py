@@ -12,7 +12,9 @@ in two columns only when the evidence is unmistakable:
    (many words, across most of that side's width), so a table whose label column ends before the strip
    (a wide gap between labels and figures) never splits;
 3. words on both sides at the same height on many lines, so that a page whose right half is simply empty
-   does not count.
+   does not count;
+4. no table across the strip: a row whose figures begin the right side's line, beside a short label on
+   the left ("Investment-grade" … "$ 48,000  66 %"), is one table's row, not two columns' lines.
 
 A full-width line of body text, or a full-width table whose words cross the middle, leaves no strip: such
 pages are read as they always were.
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.parse.layout import Word, build_lines
+from pipeline.parse.layout import CURRENCY_TOKENS, Word, build_lines
 
 __all__ = ["MIN_GUTTER", "MIN_PROSE_LINES", "find_gutter", "split_columns"]
 
@@ -66,7 +68,7 @@ def find_gutter(words: Sequence[Word], width: float, height: float) -> tuple[flo
         return None
     if _prose_lines(right, x_right - strip[1]) < MIN_PROSE_LINES:
         return None
-    if _side_by_side(left, right) < _SIDE_BY_SIDE:
+    if _side_by_side(left, right) < _SIDE_BY_SIDE or _spanning_rows(left, right) >= 2:
         return None
     return strip
 
@@ -114,6 +116,17 @@ def _prose_lines(words: Sequence[Word], side_width: float) -> int:
     for line in build_lines(words):
         if len(line.segments) == 1 and len(line.words) >= 8 and line.x1 - line.x0 >= 0.6 * side_width:
             n += 1
+    return n
+
+
+def _spanning_rows(left: Sequence[Word], right: Sequence[Word]) -> int:
+    """Lines of the right side that begin with a figure beside a short line of the left side (a label)."""
+    left_lines = [ln for ln in build_lines(left) if len(ln.words) < 8]
+    n = 0
+    for line in build_lines(right):
+        first = next((seg for seg in line.segments if seg.text not in CURRENCY_TOKENS), None)
+        if first is not None and first.figure:
+            n += any(ln.y0 < line.y1 and line.y0 < ln.y1 for ln in left_lines)
     return n
 
 
