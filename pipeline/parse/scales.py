@@ -131,10 +131,15 @@ def scan_page_scales(tables: Sequence[RawTable], lines: Sequence[Line]) -> list[
             for ln in lines
             if previous_bottom - 1 <= ln.y0 and (ln.y0 + ln.y1) / 2 <= y_top + 1 and _overlaps(ln, x0, x1)
         ]
+        # The caption's last line may go on in the table's stub head: "(in millions, except" above,
+        # "headcount)" beside the column heads (a table set in one of a page's two text columns).
+        stub = next((c.text for c in t.rows[0] if c.col == 0), "") if t.rows and t.header_rows else ""
         for i in range(len(gap) - 1, -1, -1):
             # A caption may break over two lines before its closing parenthesis.
+            unclosed = gap[i].text.count("(") > gap[i].text.count(")")
+            after = gap[i + 1].text if i + 1 < len(gap) else (stub if unclosed else "")
             found = _resolve(gap[i].text, "caption") or (
-                _resolve(f"{gap[i].text} {gap[i + 1].text}", "caption") if i + 1 < len(gap) else None
+                _resolve(f"{gap[i].text} {after}", "caption") if after else None
             )
             if found is not None:
                 found = _with_conflict(found, [ln.text for ln in gap[max(0, i - 2) : i + 2]])
