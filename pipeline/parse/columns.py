@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.parse.layout import CURRENCY_TOKENS, Word, build_lines
+from pipeline.parse.layout import CURRENCY_TOKENS, Line, Word, build_lines
 
 __all__ = ["MIN_GUTTER", "MIN_PROSE_LINES", "find_gutter", "split_columns"]
 
@@ -64,11 +64,12 @@ def find_gutter(words: Sequence[Word], width: float, height: float) -> tuple[flo
     if not left or not right:
         return None
     x_left, x_right = min(w[0] for w in left), max(w[2] for w in right)
-    if _prose_lines(left, strip[0] - x_left) < MIN_PROSE_LINES:
+    left_lines, right_lines = build_lines(left), build_lines(right)
+    if _prose_lines(left_lines, strip[0] - x_left) < MIN_PROSE_LINES:
         return None
-    if _prose_lines(right, x_right - strip[1]) < MIN_PROSE_LINES:
+    if _prose_lines(right_lines, x_right - strip[1]) < MIN_PROSE_LINES:
         return None
-    if _side_by_side(left, right) < _SIDE_BY_SIDE or _spanning_rows(left, right) >= 2:
+    if _side_by_side(left_lines, right_lines) < _SIDE_BY_SIDE or _spanning_rows(left_lines, right_lines) >= 2:
         return None
     return strip
 
@@ -110,31 +111,30 @@ def _widest_gap(words: Sequence[Word], lo: float, hi: float) -> tuple[float, flo
     return best
 
 
-def _prose_lines(words: Sequence[Word], side_width: float) -> int:
+def _prose_lines(lines: Sequence[Line], side_width: float) -> int:
     """Lines of running text on one side: eight words or more in one run, across 60 % of the side's width."""
     n = 0
-    for line in build_lines(words):
+    for line in lines:
         if len(line.segments) == 1 and len(line.words) >= 8 and line.x1 - line.x0 >= 0.6 * side_width:
             n += 1
     return n
 
 
-def _spanning_rows(left: Sequence[Word], right: Sequence[Word]) -> int:
+def _spanning_rows(left: Sequence[Line], right: Sequence[Line]) -> int:
     """Lines of the right side that begin with a figure beside a short line of the left side (a label)."""
-    left_lines = [ln for ln in build_lines(left) if len(ln.words) < 8]
+    labels = [ln for ln in left if len(ln.words) < 8]
     n = 0
-    for line in build_lines(right):
+    for line in right:
         first = next((seg for seg in line.segments if seg.text not in CURRENCY_TOKENS), None)
         if first is not None and first.figure:
-            n += any(ln.y0 < line.y1 and line.y0 < ln.y1 for ln in left_lines)
+            n += any(ln.y0 < line.y1 and line.y0 < ln.y1 for ln in labels)
     return n
 
 
-def _side_by_side(left: Sequence[Word], right: Sequence[Word]) -> int:
-    """Lines of the left side with a word of the right side at the same height."""
-    right_lines = build_lines(right)
+def _side_by_side(left: Sequence[Line], right: Sequence[Line]) -> int:
+    """Lines of the left side with a line of the right side at the same height."""
     n = 0
-    for line in build_lines(left):
-        if any(r.y0 < line.y1 and line.y0 < r.y1 for r in right_lines):
+    for line in left:
+        if any(r.y0 < line.y1 and line.y0 < r.y1 for r in right):
             n += 1
     return n

@@ -30,6 +30,7 @@ __all__ = [
     "named_change",
     "named_closing",
     "named_opening",
+    "placed_total",
     "table_names",
     "total_strength",
 ]
@@ -196,8 +197,6 @@ def total_strength(
     previous: RowView | None,
     taxonomy: Taxonomy,
     section: Collection[str] = (),
-    *,
-    by_place: bool = True,
 ) -> int:
     """How strongly a row looks like a total of the rows above it.
 
@@ -206,14 +205,12 @@ def total_strength(
         previous: The data row just above it, if any.
         taxonomy: To recognise total metrics ("Gross profit", "Operating income").
         section: The normalised labels of the lines above it in its section.
-        by_place: Whether the row's place (:func:`placed_total`) counts, or only its label.
 
     Returns:
         2 for "Total …"/"Subtotal"/"Net increase in cash …", closing balances (named so, or named as an
         opening line above, :func:`named_closing`) and total metrics; 1 (weak)
-        for unlabelled rows, "Net …", "Gross …", "Group …" and "Consolidated …" rows, rows outdented
-        relative to the row above and rows printed under a rule (:func:`placed_total`, not with
-        ``by_place`` false); 0 otherwise.
+        for unlabelled rows, "Net …", "Gross …", "Group …" and "Consolidated …" rows; 0 otherwise, what
+        the label says being all: a row's place (:func:`placed_total`) is read apart.
     """
     label = normalise_label(row.label)
     if (
@@ -250,7 +247,7 @@ def total_strength(
         # "Deferred card and other fees" (or "…, gross") … "Deferred card and other fees, net": the line it
         # is net of is printed above, in its section, and the lines between are what it is net of.
         return 1
-    return 1 if by_place and placed_total(row, previous) else 0
+    return 0
 
 
 def placed_total(row: RowView, previous: RowView | None) -> bool:

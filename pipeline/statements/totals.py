@@ -28,6 +28,7 @@ from pipeline.statements.labels import (
     label_sign,
     named_change,
     named_closing,
+    placed_total,
     table_names,
     total_strength,
 )
@@ -194,11 +195,12 @@ class _Walk:
         self.placed = False
         if changes:
             return 2
-        strength = total_strength(row, previous, taxonomy, section)
-        if not strength and self.diluted_count(row.index, normalise_label(row.label)):
+        if strength := total_strength(row, previous, taxonomy, section):
+            return strength
+        if placed_total(row, previous):
+            self.placed = True
             return 1
-        self.placed = strength == 1 and not total_strength(row, previous, taxonomy, section, by_place=False)
-        return strength
+        return 1 if self.diluted_count(row.index, normalise_label(row.label)) else 0
 
     def changed_balance(self, row: int, label: str) -> str:
         """The label of the balance the line below closes, when this line is the change in it, else ""."""
