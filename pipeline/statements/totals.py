@@ -227,7 +227,7 @@ class _Walk:
             # A total by its place alone adds its lines as printed or signed by their labels: "the first
             # less the rest" of the totals above agrees by identity (a balance sheet's noncontrolling
             # interest, outdented under shareholders' equity, is total assets less liabilities less it).
-            found = [c for c in found if c.convention != "first_less_rest"]
+            found = [c for c in found if c.convention != "first_less_rest" or self.signed_by_labels(c)]
         if strength < 2:
             # A line that does not say it is a total adds up its own section only (never lines above a
             # heading printed between them and it), or the totals of sections ("Other comprehensive
@@ -244,7 +244,7 @@ class _Walk:
         if not label:
             # A line with no label at all adds its lines as printed or signed by their labels ("Less current
             # portion"); "the first less the rest" of a column of notes agrees by chance.
-            found = [c for c in found if c.convention != "first_less_rest"]
+            found = [c for c in found if c.convention != "first_less_rest" or self.signed_by_labels(c)]
         if not strength:
             # A line whose label says nothing ("Free cash flow") is a total only when the figures prove it,
             # in two columns with real figures, adding a short run as printed.
@@ -254,6 +254,15 @@ class _Walk:
                 if len(c.components) <= TREE_SETTINGS.max_unlabelled and c.convention == "sum"
             ]
         return [c for c in found if one_kind(c, self.kinds)]
+
+    def signed_by_labels(self, structure: Structure) -> bool:
+        """Whether each line of a structure takes the sign its label gives it.
+
+        "The first less the rest" is also the labels' signs when every line after the first is a cost
+        ("Income before income taxes" less "Provision for income taxes"): such a run is kept wherever the
+        labels' signs are, under whichever name :func:`.resolve.candidate_structures` gave it first.
+        """
+        return all(sign == self.signs.get(r, 1) for r, sign in structure.components)
 
     def support(self, strength: int) -> int:
         """Columns that must hold before a total counts as proven.
