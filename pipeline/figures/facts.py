@@ -96,8 +96,27 @@ _GENERIC_HEADING_WORDS = _words(
     property plant equipment intangible goodwill receivables payables inventories
     m bn mn k 000 000s thousand million billion usd gbp eur jpy chf inr cny yen rs crore crores lakhs
     balance sheet sheets data selected summary highlights key results position condition operations
+    commitments contingencies contingent see refer accounts payable receivable noncontrolling noninterest
+    par value authorized issued stock treasury paid received during effect effects acquisitions acquired
+    excluding includes noncash non-cash schedule provisions provision credit interests
     """
 )
+"""Words of headings that are a statement's own structure: "Commitments and contingencies (Note 16)",
+"Common stock, par value $0.01, authorized ...", "Cash paid during the year for", "Noninterest expense"."""
+
+_OWNERS_EQUITY = re.compile(
+    r"\b(?:share|stock)holders['’]?\s*(?:equity|investment)\b|\bshareowners['’]?\s*equity\b", re.IGNORECASE
+)
+"""A heading over the owners' equity of the reporting entity, by whatever name it is called ("Amcor plc
+shareholders' equity", "Stockholders' equity attributable to Boston Properties, Inc."): its lines are the
+statement's own, not a segment's."""
+
+_CAPTION = re.compile(
+    r"[$€£]\s?\d|\bpar value\b|\(\s*(?:net of|includes|including|see|refer)\b", re.IGNORECASE
+)
+"""A line's caption printed as a heading, its figures on the line below: it prints an amount, a par value
+or its details in parentheses ("Customers (net of allowance for doubtful accounts of $171 million ...)"),
+which no segment's name does."""
 
 
 def is_change_column(header: str) -> bool:
@@ -164,9 +183,9 @@ def heading_is_generic(heading: str, taxonomy: Taxonomy) -> bool:
         True for "Current assets", "Cash flows from operating activities", "Revenue"; False for
         "Americas", "Segment A", "Discontinued operations".
     """
-    if taxonomy.match(heading) is not None:
+    if taxonomy.match(heading) is not None or _OWNERS_EQUITY.search(heading) or _CAPTION.search(heading):
         return True
-    return not _residual_words(heading, _GENERIC_HEADING_WORDS)
+    return not _residual_words(heading, _GENERIC_HEADING_WORDS | _MONTH_WORDS)
 
 
 # "Corning Incorporated and Subsidiary Companies", "Acme Corp. and its subsidiaries": the consolidated group
