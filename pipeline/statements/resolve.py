@@ -85,7 +85,7 @@ def resolve_total(
         The resolution, or None when no candidate is supported at all.
     """
     explained: set[int] = set()  # columns a candidate holds in that also holds in another column
-    scored: list[tuple[int, int, Structure, list[ColumnResult], float]] = []
+    scored: list[_Scored] = []
     exact: Structure | None = None  # a labelled total that adds up wherever it is printed, figures small
     for order, structure in enumerate(candidates):
         results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
@@ -117,12 +117,32 @@ def resolve_total(
                 return Resolution(structure, True)
             continue
         slack = sum(abs(r.comparison.difference) for r in holds)
-        scored.append((support, order, structure, fails, slack))
+        scored.append((support, order, structure, fails, slack, _printed_in(holds)))
     if not scored:
         # "Total other comprehensive income" printed in one column, small: it still folds its items, so
         # that the closing balance below does not count them twice; but it proves nothing.
         return Resolution(exact, False) if exact is not None else None
     return _best_supported(scored, explained, min_support, strict=strict)
+
+
+_Scored = tuple[int, int, Structure, list[ColumnResult], float, tuple[tuple[int, int], ...]]
+"""``(support, order, structure, failing columns, slack, printed)`` of a candidate that fails somewhere."""
+
+
+def _printed_in(holds: Sequence[ColumnResult]) -> tuple[tuple[int, int], ...]:
+    """``(column, lines printing a figure)`` of each column a candidate holds in."""
+    return tuple(sorted((r.col, r.nonzero_components) for r in holds))
+
+
+def _padded(item: _Scored, chosen: _Scored) -> bool:
+    """A longer run than the chosen one whose extra lines print nil wherever it holds.
+
+    Above "Equity:", "Redeemable noncontrolling interest" prints "—" in the column where the equity lines
+    add up to "Total shareholders' equity": the run with it holds there exactly as the run without it, and
+    nothing shows it belongs. Its different expectation in the failing column is no rival reading.
+    """
+    rows = {r for r, _ in item[2].components}
+    return item is not chosen and item[5] == chosen[5] and {r for r, _ in chosen[2].components} < rows
 
 
 def _exactly_itemised(holds: Sequence[ColumnResult]) -> bool:
@@ -140,7 +160,7 @@ def _exactly_itemised(holds: Sequence[ColumnResult]) -> bool:
 
 
 def _best_supported(
-    scored: Sequence[tuple[int, int, Structure, list[ColumnResult], float]],
+    scored: Sequence[_Scored],
     explained: set[int],
     min_support: int,
     *,
@@ -148,9 +168,9 @@ def _best_supported(
 ) -> Resolution | None:
     """The best supported of the candidates that fail somewhere, proven only when its failure is believed.
 
-    ``scored`` holds ``(support, order, structure, failing columns, slack)``, the slack being how far from
-    exact the columns that hold are; ``explained`` the columns another candidate holds in (and in some other
-    column too).
+    ``scored`` holds ``(support, order, structure, failing columns, slack, printed)``, the slack being how
+    far from exact the columns that hold are and ``printed`` how many lines print a figure in each
+    (:func:`_padded`); ``explained`` the columns another candidate holds in (and in some other column too).
     """
     best_support = max(item[0] for item in scored)
     best = [item for item in scored if item[0] == best_support]
@@ -159,7 +179,9 @@ def _best_supported(
     # roll-forward by rounding alone.
     least = min(item[4] for item in best)
     best = [item for item in best if item[4] <= least + 1e-9 * max(abs(least), 1.0)]
-    _, _, chosen, fails, _ = min(best, key=lambda item: item[1])
+    first = min(best, key=lambda item: item[1])
+    _, _, chosen, fails, _, _ = first
+    best = [item for item in best if not _padded(item, first)]
     if strict and (best_support < min_support or len(fails) > 1):
         return None  # no line is folded into one that does not say it is a total, on weak evidence
     if best_support < min_support or len(fails) > 1:
