@@ -28,11 +28,15 @@ _PER_SHARE_LINE = re.compile(
 )
 _SHARES_LINE = re.compile(
     r"^(?:(?:adjusted|non-gaap|gaap) )?(?:basic |diluted )?"
-    r"(?:weighted[- ]average(?: number of)?(?: common| ordinary)? shares|"
+    r"(?:weighted[- ]average(?: number of)?(?:(?: [\w&.]+)? common| ordinary)? shares|"
     r"number of (?:common |ordinary )?shares|(?:common |ordinary )?shares used in|"
     r"(?:common |ordinary )?shares outstanding(?: basic| diluted)?$|units outstanding)"
 )
 
+
+_FIGURE = re.compile(r"(?<![a-z0-9])\d(?:[\d,.]*\d)?(?![a-z0-9])")
+"""A figure printed in a label ("$5.88 per share", "1,228 shares issued"); a name's digits ("3M common
+shares", glued to its letters) are none."""
 
 # The numerator line of the calculation names what it is used for: "Net income attributable to X used in
 # basic earnings per common share calculation", "Net income for diluted earnings per share". The clause says
@@ -52,7 +56,7 @@ def numerator_label(label: str) -> str:
 def _line_kind(label: str) -> str:
     """Amounts, per-share amounts or share counts: lines of different kinds never add up together."""
     text = numerator_label(label)
-    if "par value" in text or re.search(r"\d", text):
+    if "par value" in text or _FIGURE.search(text):
         return "amount"  # "Dividends declared ($5.88 per share)": an amount, described
     if _PER_SHARE_LINE.search(text):
         return "per_share"
