@@ -245,7 +245,13 @@ def test_a_total_that_one_column_proves_by_subtracting_must_hold_there_to_the_un
     heads = ("Total", "Less than 1 year", "1 to 3 years")
     statement = tree(make_table(rows, periods=(None, None, None), headers=heads))
     assert not lines(statement)["Total debt"].proven
-    exact = [rows[0], ("Capital expenditure obligations", ["378", "377", None]), rows[2]]
+    # (The exact case leaves the total blank in the last column: the table prints no dash, so a blank line
+    # there is nil, and that column would otherwise have a say of its own.)
+    exact = [
+        rows[0],
+        ("Capital expenditure obligations", ["378", "377", None]),
+        ("Total debt", ["3,557", "250", None]),
+    ]
     assert lines(tree(make_table(exact, periods=(None, None, None), headers=heads)))["Total debt"].proven
 
 

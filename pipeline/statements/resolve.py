@@ -65,6 +65,7 @@ def resolve_total(
     min_support: int,
     *,
     strict: bool = False,
+    nil_blanks: bool = False,
 ) -> Resolution | None:
     """Pick the structure of one total.
 
@@ -80,6 +81,8 @@ def resolve_total(
         min_support: Columns that must prove a structure before a failing column is believed.
         strict: The line does not say it is a total: a structure must hold with real figures in two
             columns even where it fails nowhere.
+        nil_blanks: The table prints no dash anywhere: a blank line is nil (Corning's cash-flow statements
+            leave "Severance charges" blank in the year without any).
 
     Returns:
         The resolution, or None when no candidate is supported at all.
@@ -88,13 +91,17 @@ def resolve_total(
     scored: list[_Scored] = []
     exact: Structure | None = None  # a labelled total that adds up wherever it is printed, figures small
     for order, structure in enumerate(candidates):
-        results = [r for c in columns if (r := evaluate(structure, grid, c)) is not None]
+        results = [
+            r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil_blanks)) is not None
+        ]
         holds = [r for r in results if r.comparison.ok]
         if len(holds) >= 2:
             # An alternative that holds in a column explains it only if it holds elsewhere too: one
             # column alone agrees with some run of lines by chance.
             explained.update(r.col for r in holds)
         fails = [r for r in results if not r.comparison.ok]
+        if nil_blanks and _unproven_line_breaks(structure, grid, holds, fails):
+            continue
         support = support_of(holds) or int(min_support == 1 and _exactly_itemised(holds))
         if not fails and len(holds) >= 2 and any(r.nonzero_components >= 2 for r in holds):
             # Agreement in several columns at once is no coincidence, whatever the figures' size; for a
@@ -123,6 +130,36 @@ def resolve_total(
         # that the closing balance below does not count them twice; but it proves nothing.
         return Resolution(exact, False) if exact is not None else None
     return _best_supported(scored, explained, min_support, strict=strict)
+
+
+def _unproven_line_breaks(
+    structure: Structure,
+    grid: Mapping[int, Mapping[int, Figure]],
+    holds: Sequence[ColumnResult],
+    fails: Sequence[ColumnResult],
+) -> bool:
+    """Whether the columns a run fails in hold without its lines that are blank wherever it holds.
+
+    Blanks taken as nil, a run may hold only where one of its lines is blank: nothing then shows that the
+    line belongs. Corning's reclassifications out of other comprehensive income print the investments'
+    "Net of tax" (14) in one year only, just above the hedges' lines; the run from it holds in the other
+    years and breaks in that one by exactly that line. Such a run is no structure, and its break no finding.
+    """
+    if not holds or not fails:
+        return False
+    held = {r.col for r in holds}
+    unproven = {r for r, _ in structure.components if all(grid.get(r, {}).get(c) is None for c in held)}
+    if not unproven or len(unproven) == len(structure.components):
+        return False
+    rest = Structure(
+        structure.total,
+        tuple((r, sign) for r, sign in structure.components if r not in unproven),
+        structure.convention,
+        structure.rollforward,
+    )
+    return all(
+        (r := evaluate(rest, grid, f.col, nil_blanks=True)) is not None and r.comparison.ok for f in fails
+    )
 
 
 _Scored = tuple[int, int, Structure, list[ColumnResult], float, tuple[tuple[int, int], ...]]

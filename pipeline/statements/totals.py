@@ -43,6 +43,7 @@ from pipeline.statements.structures import (
     evaluate,
     exact,
     one_kind,
+    prints_no_dash,
     supports,
 )
 from schemas.models import StatementKind
@@ -123,6 +124,7 @@ class _Walk:
     by_label: dict[str, list[int]] = field(init=False)  # normalised label → its rows, top to bottom
     below: dict[int, str] = field(init=False)  # row → the next figure line's normalised label
     placed: bool = False  # the row being resolved is a total by its place only (outdented, under a rule)
+    nil_blanks: bool = False  # the table prints no dash anywhere: a blank line is nil
 
     def __post_init__(self) -> None:
         self.by_label, self.below = {}, {}
@@ -287,7 +289,9 @@ class _Walk:
         held = [
             r
             for c in self.columns
-            if (r := evaluate(structure, self.grid, c)) is not None and r.comparison.ok and supports(r, 0.0)
+            if (r := evaluate(structure, self.grid, c, nil_blanks=self.nil_blanks)) is not None
+            and r.comparison.ok
+            and supports(r, 0.0)
         ]
         if len(held) != 1 or (strength == 2 and structure.convention == "sum"):
             return False
@@ -305,7 +309,9 @@ class _Walk:
         rollforward = bool(CLOSING_LABEL.search(label)) or named_closing(label, section)
         candidates = self.candidates(row, label, strength, rollforward)
         need = self.support(strength)
-        resolution = resolve_total(candidates, self.grid, self.columns, need, strict=not strength)
+        resolution = resolve_total(
+            candidates, self.grid, self.columns, need, strict=not strength, nil_blanks=self.nil_blanks
+        )
         if (
             resolution is not None
             and resolution.proven
@@ -406,6 +412,7 @@ def build_tree(
         return []
     signs = {row.index: label_sign(row, grid) for row in rows if row.index in grid}
     walk = _Walk(grid, columns, signs, line_kinds(rows), {row.index: row for row in rows}, partial=partial)
+    walk.nil_blanks = prints_no_dash(grid)
     previous: RowView | None = None
     nodes: list[TreeNode] = []
     last_row = max(grid) if grid else -1
