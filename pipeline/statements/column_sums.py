@@ -26,6 +26,12 @@ __all__ = ["ColumnTotal", "across_rows", "column_sums"]
 _TOTAL_HEAD = re.compile(
     r"\btotal\b|\bconsolidated\b(?!\s+(?:statements?|balance sheets?|financial|schedules?)\b)", re.IGNORECASE
 )
+_QUARTER_HEAD = re.compile(
+    r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b|\bq[1-4]\b", re.IGNORECASE
+)
+_YEAR_HEAD = re.compile(r"^\W*(?:(?:full|fiscal|total)[- ])?year\b", re.IGNORECASE)
+"""Beside three quarter columns or more, a column headed as the year ("Year 2018", "Full Year") is their
+total: a quarterly data table prints the four quarters and the year."""
 _SHARES_HEAD = re.compile(r"\bshares\s*$|\bnumber of shares\b|\bunits\s*$", re.IGNORECASE)
 """A column of share or unit counts printed beside the amounts (a statement of equity)."""
 
@@ -74,9 +80,10 @@ def across_rows(
 def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
     """The "Total" columns that add up their groups of amount columns in every row but at most one.
 
-    A total column is headed "Total" or "Consolidated"; its components are the amount columns between it
-    and the next total column (a total printed first in its group) or the previous one (printed last, with
-    or without that previous total), blanks being nil, or, for the first or last column, all the others.
+    A total column is headed "Total" or "Consolidated" (or as the year, beside quarters); its components
+    are the amount columns between it and the next total column (a total printed first in its group) or
+    the previous one (printed last, with or without that previous total), blanks being nil, or, for the
+    first or last column, all the others.
     Each sum must hold, with real figures, in at least three rows; a row where it then fails is an
     inconsistency only when it is the only one.
 
@@ -112,7 +119,12 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
         return []
     grid = grid_of(rows, amount_cols)
     lone = lone_dashes(grid)
-    at = [i for i, c in enumerate(amount_cols) if _TOTAL_HEAD.search(headers.get(c, ""))]
+    quarters = sum(1 for c in amount_cols if _QUARTER_HEAD.search(headers.get(c, "")))
+    at = [
+        i
+        for i, c in enumerate(amount_cols)
+        if _TOTAL_HEAD.search(headers.get(c, "")) or (quarters >= 3 and _YEAR_HEAD.search(headers.get(c, "")))
+    ]
     found: list[ColumnTotal] = []
     used: set[int] = set()
     for k, pos in enumerate(at):
