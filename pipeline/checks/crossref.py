@@ -500,14 +500,22 @@ _RELATION_WORDS: dict[str, str] = {
 
 
 def _flag(
-    doc_id: str, source: str, clusters: Sequence[Sequence[Copy]], relation: str, reasons: list[str]
+    doc_id: str,
+    source: str,
+    clusters: Sequence[Sequence[Copy]],
+    relation: str,
+    reasons: list[str],
+    *,
+    signed: bool = False,
 ) -> Flag:
+    """The flag of two clusters of copies that disagree; ``signed``: compared with their signs."""
     main, other = _representative(clusters[0]), _representative(clusters[1])
     if len(clusters[0]) == len(clusters[1]):
         # No majority: report in reading order rather than pretending one side is right.
         main, other = sorted((main, other), key=lambda c: (c.page, c.row))
-    c = compare_values(other.comparable, other.decimals, main.comparable, main.decimals)
-    comparison = Comparison(False, main.comparable, other.comparable, c.difference, c.tolerance)
+    mine, theirs = (main.value, other.value) if signed else (main.comparable, other.comparable)
+    c = compare_values(theirs, other.decimals, mine, main.decimals)
+    comparison = Comparison(False, mine, theirs, c.difference, c.tolerance)
     scale = main.scale
     places = printed_decimals(min(main.decimals, other.decimals), scale)
     main_pages = ", ".join(str(p) for p in sorted({x.page for x in clusters[0]}))
@@ -553,14 +561,14 @@ def _flag(
     )
 
 
-def _term(c: Copy, coef: float) -> Term:
+def _term(c: Copy, coef: float, *, signed: bool = False) -> Term:
     return Term(
         value=c.value,
         printed=c.value / 10.0**c.scale,
         places=printed_decimals(c.decimals, c.scale),
         decimals=c.decimals,
         coef=coef,
-        magnitude=c.magnitude_only,
+        magnitude=c.magnitude_only and not signed,
         page=c.page,
         bbox=c.bbox,
         text=c.printed,
@@ -568,11 +576,14 @@ def _term(c: Copy, coef: float) -> Term:
     )
 
 
-def _copy_equation(a: Copy, b: Copy, holds: bool, proof: str, flag_id: str | None = None) -> Equation:
-    """``a - b == 0``: two copies of one figure."""
+def _copy_equation(
+    a: Copy, b: Copy, holds: bool, proof: str, flag_id: str | None = None, *, signed: bool = False
+) -> Equation:
+    """``a - b == 0``: two copies of one figure (``signed``: a cost compared with its sign)."""
     tolerance = compare_values(a.comparable, a.decimals, b.comparable, b.decimals).tolerance
     name = f"{RULE.id} {a.label} {period_text(a.period)} (pages {a.page} and {b.page})"
-    return Equation(RULE.id, (_term(a, 1.0), _term(b, -1.0)), tolerance, holds, proof, name, flag_id)
+    terms = (_term(a, 1.0, signed=signed), _term(b, -1.0, signed=signed))
+    return Equation(RULE.id, terms, tolerance, holds, proof, name, flag_id)
 
 
 def check_crossref(
@@ -614,6 +625,17 @@ def check_crossref(
                 for other in k:
                     if other.cell != head.cell and one_measure(head, other):
                         log.add(_copy_equation(head, other, True, "the same figure printed twice, agreeing"))
+            for pos, neg in [] if one_table else _sign_slips(clusters, ledger):
+                flag = _flag(
+                    doc_id,
+                    source,
+                    [pos, neg],
+                    "sign",
+                    ["the same two lines agree, signed, in another period"],
+                    signed=True,
+                )
+                flags.append(flag)
+                log.add(_copy_equation(pos[0], neg[0], False, flag.proof or "", flag.flag_id, signed=True))
             if len(clusters) < 2:
                 continue
             twins = one_table or not _two_sides(clusters)
@@ -633,6 +655,29 @@ def check_crossref(
                     flags.append(flag)
                     log.add(_copy_equation(a, b, False, flag.proof or "", flag.flag_id))
     return flags
+
+
+def _sign_slips(clusters: Sequence[Sequence[Copy]], ledger: _Ledger) -> list[tuple[list[Copy], list[Copy]]]:
+    """Copies of a cost that agree in magnitude but not in sign, where the two tables print it alike.
+
+    A cost is compared by magnitude, because tables print it with either sign; but two tables whose same
+    lines agree, signed, in another period print it under one convention, and a copy in parentheses
+    beside the other's plain figure is then a sign keyed wrong (a summary of the income statement that
+    prints a year's research and development in parentheses, the statement and the other year plain).
+
+    Returns:
+        ``(majority, minority)`` pairs of copies.
+    """
+    out: list[tuple[list[Copy], list[Copy]]] = []
+    for k in clusters:
+        plus = [c for c in k if c.magnitude_only and c.value > 0]
+        minus = [c for c in k if c.magnitude_only and c.value < 0]
+        if not plus or not minus or {c.table_id for c in plus} & {c.table_id for c in minus}:
+            continue
+        a, b = _representative(plus), _representative(minus)
+        if ledger.anchored_rows(a, b) and not ledger.unrelated(a, b) and one_measure(a, b):
+            out.append((plus, minus) if len(plus) >= len(minus) else (minus, plus))
+    return out
 
 
 def _disagreeing(
