@@ -173,8 +173,13 @@ def _check_value(
     a = abs(amount.value) if claim.metric.magnitude_only else amount.value
     b = abs(fig.value) if claim.metric.magnitude_only else fig.value
     c = compare_values(a, amount.decimals, b, fig.fact.decimals)
-    if c.ok or not plausible_discrepancy(a, amount.decimals, b, fig.fact.decimals):
+    if c.ok:
         return None, fig
+    if not plausible_discrepancy(a, amount.decimals, b, fig.fact.decimals):
+        # The sentence prints a figure no keying error makes of the table's: it is about another period
+        # or scope ("$8.6 billion in fiscal 2021" of a retailer whose fiscal 2021 ended in January 2022,
+        # beside a table that dates its years by their end). Its change is not compared with this figure.
+        return None, None
     return _value_flag(claim, which, fig, c, doc_id=doc_id, source=source), fig
 
 
