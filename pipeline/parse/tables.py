@@ -20,6 +20,7 @@ structures each region found (steps 3 to 5). The output is a :class:`RawTable` g
 from __future__ import annotations
 
 import itertools
+import re
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
@@ -111,12 +112,18 @@ def attach_currency(line: Line) -> list[Segment]:
     return out
 
 
+_DAY_OF_HEAD = re.compile(r"^\d{1,2},$")
+"""A day of the month with the comma that follows it in a date ("28," of "January / 28, / 2023")."""
+
+
 def data_strength(segs: Sequence[Segment], h: float) -> int:
     """2 for a table row (a figure after a column-sized gap, or two figures), 1 for a lone figure, else 0.
 
     A lone figure on its own line (a value centred beside a two-line label) keeps a table going but does
     not start one: page numbers look the same.
     """
+    if segs and all(_DAY_OF_HEAD.match(s.text) for s in segs):
+        return 0  # "28,  29,  30,": the days of the dates the columns are headed by, between month and year
     figs = 0
     prev: Segment | None = None
     col_gap = False
