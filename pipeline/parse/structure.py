@@ -67,12 +67,46 @@ def column_periods(group: TableGroup) -> dict[int, Period]:
             # "2021", or over "Commercial Banking 2021" (the name is the column's dimension)
             year = [str(p.fiscal_year)] if p.fiscal_year is not None else []
             p = combine_periods([phrase, *parts]) or combine_periods([phrase, *year]) or p
+        if p is not None and p.months is None and p.kind != "instant":
+            p = _caption_date(first.caption, p) or p
         if p is not None:
             out[col] = p
     out = _share_period_context(out, stacks)
     out |= _stub_year_dates(first, stacks, out)
     out = _lone_spanning_head(first, stacks, out)
     return out or _caption_instant(group, stacks)
+
+
+_AS_OF = re.compile(r"\bas (?:of|at) (?=[A-Z][a-z]+ \d)")
+_DAY_YEAR = re.compile(r"(?:(?P<day>[A-Z][a-z]+ \d{1,2}),? )?(?P<year>(?:19|20)\d\d)\b")
+"""A caption's dates after "as of": "December 31, 2022 and 2021", "November 27, 2020 and November 29,
+2019"."""
+
+
+def _caption_date(caption: Sequence[str], year: Period) -> Period | None:
+    """The balance date a caption gives a column headed by its year alone.
+
+    "Card Member and Other loans as of December 31, 2022 and 2021" over "2022  2021": each column is the
+    balance at December 31 of its year, not the year's flow; "as of November 27, 2020 and November 29,
+    2019", each at its own day. Only when the caption names no length (a caption of "the years ended ...
+    and balances as of ..." says both) and dates the column's year.
+    """
+    for line in caption:
+        text = " ".join(line.split())
+        m = _AS_OF.search(text)
+        if m is None or period_lengths(text):
+            continue
+        days: dict[str, str] = {}
+        day: str | None = None
+        for d in _DAY_YEAR.finditer(text, m.end()):
+            day = d.group("day") or day
+            if day is not None:
+                days.setdefault(d.group("year"), day)
+        if (on := days.get(str(year.fiscal_year))) is not None:
+            p = parse_period(f"As of {on}, {year.fiscal_year}")
+            if p is not None and p.kind == "instant":
+                return p
+    return None
 
 
 _STUB_YEAR = re.compile(r"(?P<length>.*\b(?:ended|ending))\s*,?\s*(?P<year>(?:19|20)\d\d)", re.IGNORECASE)
