@@ -8,7 +8,7 @@ own group of columns where a table prints several periods side by side ("2022: T
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.figures.facts import is_change_column
@@ -119,12 +119,7 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
         return []
     grid = grid_of(rows, amount_cols)
     lone = lone_dashes(grid)
-    quarters = sum(1 for c in amount_cols if _QUARTER_HEAD.search(headers.get(c, "")))
-    at = [
-        i
-        for i, c in enumerate(amount_cols)
-        if _TOTAL_HEAD.search(headers.get(c, "")) or (quarters >= 3 and _YEAR_HEAD.search(headers.get(c, "")))
-    ]
+    at = _total_heads(amount_cols, headers)
     found: list[ColumnTotal] = []
     used: set[int] = set()
     for k, pos in enumerate(at):
@@ -161,6 +156,16 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
                 found.append(proven)
                 break
     return found
+
+
+def _total_heads(amount_cols: Sequence[int], headers: Mapping[int, str]) -> list[int]:
+    """Positions among the amount columns of those headed as a total (or as the year, beside quarters)."""
+    quarters = sum(1 for c in amount_cols if _QUARTER_HEAD.search(headers.get(c, "")))
+    return [
+        i
+        for i, c in enumerate(amount_cols)
+        if _TOTAL_HEAD.search(headers.get(c, "")) or (quarters >= 3 and _YEAR_HEAD.search(headers.get(c, "")))
+    ]
 
 
 def _column_sum(
