@@ -95,6 +95,12 @@ def _single_item(
     return Resolution(structure, False) if holds >= 1 and not fails else None
 
 
+_HEADED_LINE = re.compile(
+    r"^\s*(?!(?i:less|add|plus|deduct|minus)\s*:)[A-Z][A-Za-z ,'’()-]{2,60}:\s+[A-Za-z]"
+)
+"""A line that begins with its section's heading and its colon (not "Less:", which signs the line)."""
+
+
 def _fold(visible: list[int], starts: list[int], structure: Structure) -> tuple[list[int], list[int]]:
     """Remove a recognised total's components from the visible rows, keeping the run starts aligned."""
     folded = {r for r, _ in structure.components}
@@ -170,6 +176,21 @@ class _Walk:
             fails = sum(1 for r in results if not r.comparison.ok)
             if results and fails * 2 >= len(results):
                 return True
+        return False
+
+    def begin_line(self, row: RowView, label: str) -> bool:
+        """Where a line with figures begins a run; returns whether it is an opening balance.
+
+        An opening balance begins a roll-forward (and its movements a run of their own, after it); a line
+        that begins with its section's heading and its colon ("Long-term investments: Corporate debt
+        securities", a section of one line) begins a section, as a heading of its own would.
+        """
+        if OPENING_LABEL.search(label):
+            self.starts.append(len(self.visible))
+            return True
+        if _HEADED_LINE.match(row.label):
+            self.starts.append(len(self.visible))
+            self.section_row = row.index - 1
         return False
 
     def enter_heading(self, row: RowView) -> int | None:
@@ -429,8 +450,7 @@ def build_tree(
         label = normalise_label(row.label)
         if section_sign is not None:
             walk.signs[row.index] = label_sign(row, grid, section=section_sign)
-        if OPENING_LABEL.search(label):
-            walk.starts.append(len(walk.visible))  # an opening balance begins a roll-forward
+        opening = walk.begin_line(row, label)
         changes = walk.changed_balance(row.index, label)
         strength = walk.strength(row, previous, taxonomy, section_labels, changes)
         if row.index == last_row and ((kind == "balance_sheet" and not label) or (label and label in named)):
@@ -451,10 +471,10 @@ def build_tree(
         if strength:  # a total starts the next run (it may itself be a component)
             walk.starts.append(len(walk.visible))
         walk.visible.append(row.index)
-        if strength == 2:
+        if strength == 2 or opening:
             # ... or the next run starts after it: a second block of the same lines for another period
             # ("December 31, 2020" under the 2021 block's total) adds up to its own total, and the
-            # movements under "Balance at January 1" add up to "Net change" before the closing balance.
+            # movements under "Beginning balance" add up to "Net change" before the closing balance.
             walk.starts.append(len(walk.visible))
         previous = row
         section_labels.add(label)

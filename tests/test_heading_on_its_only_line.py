@@ -1,0 +1,47 @@
+"""A section's heading printed on its only line begins a section there (generated page).
+
+eBay's fair-value table prints "Long-term investments: Corporate debt securities" on one line, the section
+holding that line alone, then "Total long-term investments" repeating it. With no heading row of its own,
+the section did not begin at that line: the total's run took in the line above as well and added up in
+no column, the line was left to be counted again in "Total financial assets", and a figure keyed with the
+wrong sign raised nothing. A line that begins with a heading and its colon begins a section.
+"""
+
+from __future__ import annotations
+
+import pymupdf
+
+from pipeline.engine import process_bytes
+from sample_docs.generate import winansi
+from schemas.models import DocumentResult
+from tests.support.pages import titled_page, write_table
+
+_XS = (330.0, 400.0, 470.0, 540.0)
+_NIL = winansi("—")
+
+
+def _fair_values(derivatives: str = "1,113") -> DocumentResult:
+    rows = [
+        ("Cash and cash equivalents", ("1,101", "890", "211", _NIL)),
+        ("Short-term investments: Restricted cash", ("137", "137", _NIL, _NIL)),
+        ("Corporate debt securities", ("2,255", _NIL, "2,255", _NIL)),
+        ("Total short-term investments", ("2,392", "137", "2,255", _NIL)),
+        ("Derivatives", (derivatives, _NIL, "62", "1,051")),
+        ("Long-term investments: Corporate debt securities", ("286", _NIL, "286", _NIL)),
+        ("Total long-term investments", ("286", _NIL, "286", _NIL)),
+        ("Total financial assets", ("4,892", "1,027", "2,814", "1,051")),
+    ]
+    doc = pymupdf.open()
+    page = titled_page(doc, "Financial assets measured at fair value (In millions)", (), ())
+    write_table(page, 84.0, ("December 31, 2020", "Level 1", "Level 2", "Level 3"), rows, _XS)
+    return process_bytes(doc.tobytes(), source="fair_values.pdf")
+
+
+def test_the_clean_table_raises_nothing() -> None:
+    assert _fair_values().flags == []
+
+
+def test_a_figure_keyed_with_the_other_sign_is_flagged() -> None:
+    flags = _fair_values(derivatives="(1,113)").flags
+    assert "TOT001" in [f.rule for f in flags]
+    assert any("Total financial assets" in f.message for f in flags)
