@@ -14,7 +14,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, right_aligned, titled_page
+from tests.support.pages import titled_page, write_ruled_rows
 
 _XS = (430.0, 520.0)
 _RULED = ("Net current period other comprehensive income (loss)", "Ending balance")
@@ -31,15 +31,7 @@ def _aoci(opening: str = "111") -> DocumentResult:
     doc = pymupdf.open()
     heads = ("Cash Flow Hedges", "Investments")
     page = titled_page(doc, "Changes in AOCI by component (In millions)", heads, _XS)
-    y = 84.0
-    for label, figures in rows:
-        y += 16
-        if label in _RULED:
-            for x in _XS:  # the underline over each figure of the line below it
-                page.draw_line((x - 40, y - 11), (x, y - 11), width=0.5)
-        page.insert_text((50, y), label, fontsize=SIZE)
-        for x, text in zip(_XS, figures, strict=True):
-            right_aligned(page, x, y, text)
+    write_ruled_rows(page, rows, _XS, lambda label: label in _RULED)
     return process_bytes(doc.tobytes(), source="aoci.pdf")
 
 

@@ -14,7 +14,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, right_aligned, titled_page
+from tests.support.pages import titled_page, write_ruled_rows
 
 _XS = (420.0, 500.0)
 _RULED = ("Income of consolidated group", "Net income including noncontrolling interest")
@@ -32,15 +32,7 @@ def _income(provision: str = "1,285") -> DocumentResult:
     ]
     doc = pymupdf.open()
     page = titled_page(doc, "Consolidated Statement of Income (Millions)", ("2021", "2020"), _XS)
-    y = 84.0
-    for label, figures in rows:
-        y += 16
-        if label in _RULED:
-            for x in _XS:  # the underline over each figure of the line below it
-                page.draw_line((x - 40, y - 11), (x, y - 11), width=0.5)
-        page.insert_text((50, y), label, fontsize=SIZE)
-        for x, text in zip(_XS, figures, strict=True):
-            right_aligned(page, x, y, text)
+    write_ruled_rows(page, rows, _XS, lambda label: label in _RULED)
     return process_bytes(doc.tobytes(), source="income.pdf")
 
 

@@ -13,7 +13,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, right_aligned, titled_page
+from tests.support.pages import titled_page, write_ruled_rows
 
 _XS = (420.0, 500.0)
 
@@ -29,15 +29,7 @@ def _loans(small_business: str = "22,947", *, grid: bool = False) -> DocumentRes
     ]
     doc = pymupdf.open()
     page = titled_page(doc, "Card Member loans as of December 31 (Millions)", ("2022", "2021"), _XS)
-    y = 84.0
-    for label, figures in rows:
-        y += 16
-        if grid or label.startswith("Card Member loans"):
-            for x in _XS:  # the underline over each figure of the line below it
-                page.draw_line((x - 40, y - 11), (x, y - 11), width=0.5)
-        page.insert_text((50, y), label, fontsize=SIZE)
-        for x, text in zip(_XS, figures, strict=True):
-            right_aligned(page, x, y, text)
+    write_ruled_rows(page, rows, _XS, lambda label: grid or label.startswith("Card Member loans"))
     return process_bytes(doc.tobytes(), source="loans.pdf")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pymupdf
 
@@ -47,3 +47,20 @@ def titled_page(
     for x, head in zip(xs, heads, strict=True):
         right_aligned(page, x, heads_y, head)
     return page
+
+
+def write_ruled_rows(
+    page: pymupdf.Page, rows: Rows, xs: Sequence[float], ruled: Callable[[str], bool], y: float = 84.0
+) -> float:
+    """Write the rows 16 points apart under the heads' line ``y``, with a rule over the figures of each
+    row whose label ``ruled`` accepts (US filings underline the figures a total adds up); returns the last
+    row's baseline."""
+    for label, figures in rows:
+        y += 16
+        if ruled(label):
+            for x in xs:  # the underline over each figure of the line below it
+                page.draw_line((x - 40, y - 11), (x, y - 11), width=0.5)
+        page.insert_text((50, y), label, fontsize=SIZE)
+        for x, text in zip(xs, figures, strict=True):
+            right_aligned(page, x, y, text)
+    return y
