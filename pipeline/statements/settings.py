@@ -64,7 +64,7 @@ class TreeSettings(Knobs):
 
     # --- columns that add up (pipeline.statements.column_sums)
     min_sum_rows: int = Field(
-        3, ge=1, description="Rows, each adding two figures or more, that prove a column headed as a total."
+        2, ge=1, description="Rows, each adding two figures or more, that prove a column headed as a total."
     )
     min_sum_rows_with_copies: int = Field(
         5,
