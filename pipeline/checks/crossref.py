@@ -635,7 +635,8 @@ def check_crossref(
                     signed=True,
                 )
                 flags.append(flag)
-                log.add(_copy_equation(pos[0], neg[0], False, flag.proof or "", flag.flag_id, signed=True))
+                a, b = _representative(pos), _representative(neg)
+                log.add(_copy_equation(a, b, False, flag.proof or "", flag.flag_id, signed=True))
             if len(clusters) < 2:
                 continue
             twins = one_table or not _two_sides(clusters)

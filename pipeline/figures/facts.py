@@ -103,6 +103,8 @@ _GENERIC_HEADING_WORDS = _words(
 )
 """Words of headings that are a statement's own structure: "Commitments and contingencies (Note 16)",
 "Common stock, par value $0.01, authorized ...", "Cash paid during the year for", "Noninterest expense"."""
+_STRUCTURE_WORDS = _GENERIC_HEADING_WORDS | _MONTH_WORDS
+"""Those words and month names: a date ("Shares outstanding - December 31, 2021") names no segment."""
 
 _OWNERS_EQUITY = re.compile(
     r"\b(?:share|stock)holders['’]?\s*(?:equity|investment)\b|\bshareowners['’]?\s*equity\b", re.IGNORECASE
@@ -185,7 +187,7 @@ def heading_is_generic(heading: str, taxonomy: Taxonomy) -> bool:
     """
     if taxonomy.match(heading) is not None or _OWNERS_EQUITY.search(heading) or _CAPTION.search(heading):
         return True
-    return not _residual_words(heading, _GENERIC_HEADING_WORDS | _MONTH_WORDS)
+    return not _residual_words(heading, _STRUCTURE_WORDS)
 
 
 # "Corning Incorporated and Subsidiary Companies", "Acme Corp. and its subsidiaries": the consolidated group

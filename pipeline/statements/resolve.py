@@ -8,6 +8,7 @@ inconsistency (a figure is wrong) or the structure unproven.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from pipeline.statements.settings import TREE_SETTINGS
 from pipeline.statements.structures import (
@@ -151,12 +152,7 @@ def _unproven_line_breaks(
     unproven = {r for r, _ in structure.components if all(grid.get(r, {}).get(c) is None for c in held)}
     if not unproven or len(unproven) == len(structure.components):
         return False
-    rest = Structure(
-        structure.total,
-        tuple((r, sign) for r, sign in structure.components if r not in unproven),
-        structure.convention,
-        structure.rollforward,
-    )
+    rest = replace(structure, components=tuple((r, s) for r, s in structure.components if r not in unproven))
     return all(
         (r := evaluate(rest, grid, f.col, nil_blanks=True)) is not None and r.comparison.ok for f in fails
     )

@@ -95,10 +95,9 @@ def _single_item(
     return Resolution(structure, False) if holds >= 1 and not fails else None
 
 
-_HEADED_LINE = re.compile(
-    r"^\s*(?!(?i:less|add|plus|deduct|minus)\s*:)[A-Z][A-Za-z ,'’()-]{2,60}:\s+[A-Za-z]"
-)
-"""A line that begins with its section's heading and its colon (not "Less:", which signs the line)."""
+_HEADED_LINE = re.compile(r"^\s*(?P<heading>[A-Z][A-Za-z ,'’()-]{2,60}):\s+[A-Za-z]")
+"""A line that begins with its section's heading and its colon (not "Less:", which signs the line:
+:func:`.labels.heading_sign`)."""
 
 
 def _fold(visible: list[int], starts: list[int], structure: Structure) -> tuple[list[int], list[int]]:
@@ -130,9 +129,10 @@ class _Walk:
     by_label: dict[str, list[int]] = field(init=False)  # normalised label → its rows, top to bottom
     below: dict[int, str] = field(init=False)  # row → the next figure line's normalised label
     placed: bool = False  # the row being resolved is a total by its place only (outdented, under a rule)
-    nil_blanks: bool = False  # the table prints no dash anywhere: a blank line is nil
+    nil_blanks: bool = field(init=False)  # the table prints no dash anywhere: a blank line is nil
 
     def __post_init__(self) -> None:
+        self.nil_blanks = prints_no_dash(self.grid)
         self.by_label, self.below = {}, {}
         for r, row in self.by_index.items():
             self.by_label.setdefault(normalise_label(row.label), []).append(r)
@@ -188,7 +188,7 @@ class _Walk:
         if OPENING_LABEL.search(label):
             self.starts.append(len(self.visible))
             return True
-        if _HEADED_LINE.match(row.label):
+        if (m := _HEADED_LINE.match(row.label)) is not None and heading_sign(m.group("heading")) is None:
             self.starts.append(len(self.visible))
             self.section_row = row.index - 1
         return False
@@ -433,7 +433,6 @@ def build_tree(
         return []
     signs = {row.index: label_sign(row, grid) for row in rows if row.index in grid}
     walk = _Walk(grid, columns, signs, line_kinds(rows), {row.index: row for row in rows}, partial=partial)
-    walk.nil_blanks = prints_no_dash(grid)
     previous: RowView | None = None
     nodes: list[TreeNode] = []
     last_row = max(grid) if grid else -1
