@@ -16,6 +16,7 @@ from typing import Final
 
 __all__ = [
     "BARE_SYMBOL",
+    "CELL_SUFFIX_CURRENCIES",
     "DASH_CELL",
     "DASH_TOKENS",
     "GLUE",
@@ -146,6 +147,11 @@ SUFFIX_CURRENCIES: Final[dict[str, str]] = {
     "원": "KRW",
 }
 
+# A cell may also end in "$": French-Canadian filings print "1 234 $", and a figure set close to the next
+# column's dollar sign takes it into its cell ("2,188 $" before "$ 1,930"). The figure reads the same
+# either way. Prose keeps the shorter list: there "$" after a number is the next amount's currency.
+CELL_SUFFIX_CURRENCIES: Final[dict[str, str]] = {**SUFFIX_CURRENCIES, "$": "USD"}
+
 # Scale words that are unambiguous on their own ("1.2bn", "3 crore", "1,234百万").
 SCALE_WORDS: Final[dict[str, int]] = {
     "thousand": 3,
@@ -189,6 +195,7 @@ def _alternation(words: Iterable[str]) -> str:
 
 _CUR_PRE: Final = _alternation(PREFIX_CURRENCIES)
 _CUR_SUF: Final = _alternation(SUFFIX_CURRENCIES)
+_CUR_SUF_CELL: Final = _alternation(CELL_SUFFIX_CURRENCIES)
 _SCALE_WORD_RE: Final = (
     r"(?:(?i:thousands?|millions?|billions?|trillions?|crores?|lakhs?|lacs?|bn|mn|mln|tn)(?![A-Za-z])"
     r"|百万|百萬|千万|千萬|万|萬|億|亿|千)"
@@ -246,7 +253,7 @@ def _cell_pattern(body: str) -> re.Pattern[str]:
         rf"(?:\s*{_SCALE_RE})?"
         rf"(?:\s*(?P<pct>{_PERCENT_RE}))?"
         r"(?:\s*(?P<mult>[x×])(?![A-Za-z]))?"
-        rf"(?:\s*(?P<cur2>{_CUR_SUF})(?![A-Za-z]))?"
+        rf"(?:\s*(?P<cur2>{_CUR_SUF_CELL})(?![A-Za-z]))?"
         r"(?:\s*(?P<close2>\)))?"
         r"(?:\s*(?P<close>\)))?"
         r"(?:\s*(?P<pct2>%))?"
