@@ -64,6 +64,8 @@ _LEADER_DOTS = frozenset({".", "·", "…", "_"})
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _DATE_END = re.compile(rf"(?:{_MONTH} \d{{1,2}},?|\d{{1,2}} {_MONTH}) (?:19|20)\d\d$", re.IGNORECASE)
 """Text that ends with a whole date ("December 25, 2021", "25 December 2021")."""
+_DAY_HEAD_END = re.compile(rf"(?:^|\s){_MONTH} \d{{1,2}},?$", re.IGNORECASE)
+"""Text that ends with a month and day, the year printed on the line below ("January 28," over "2023")."""
 _MONTH_WORD = re.compile(rf"^{_MONTH}$", re.IGNORECASE)
 _DAY_WORD = re.compile(r"^\d{1,2}$")
 CURRENCY_TOKENS = frozenset({"$", "€", "£", "¥", "₹", "US$", "HK$", "A$", "C$", "R$", "Rs", "Rs.", "%"})
@@ -314,7 +316,12 @@ def split_segments(line: Line) -> list[Segment]:
             or (wfig and len(texts) >= 2 and texts[-1] in _LEADER_DOTS and texts[-2] in _LEADER_DOTS)
             # Dates side by side are two column heads, as two figures are two cells, even when a 52/53-week
             # year's dates fill the columns ("December 25, 2021  December 26, 2020").
-            or (gap > 0.3 * h and _next_date(words, k - 1) and bool(_DATE_END.search(" ".join(texts[-4:]))))
+            # So are a month and day over each column, the years below ("January 28,  January 29,").
+            or (
+                gap > 0.3 * h
+                and _next_date(words, k - 1)
+                and bool(_DATE_END.search(tail := " ".join(texts[-4:])) or _DAY_HEAD_END.search(tail))
+            )
         )
         if split:
             segs.append(Segment(sx0, sy0, sx1, sy1, " ".join(texts), fig))
