@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pipeline.checks.rule import Rule
 from pipeline.checks.tolerance import keying_relation
 from pipeline.figures.grid import RowView
-from pipeline.figures.line_kinds import headings_over, line_kinds, numerator_label
+from pipeline.figures.line_kinds import headings_over, line_item, line_kinds, numerator_label
 from pipeline.figures.rounding import Comparison, half_unit
 from pipeline.figures.taxonomy import normalise_label
 from pipeline.statements.build import with_tables
@@ -258,7 +258,7 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
             for r in rows
             if kinds.get(r.index) == "amount"
             and r.index in figs
-            and _EARNINGS.search(numerator_label(r.label))
+            and _EARNINGS.search(numerator_label(line_item(r.label)))
         ]
         # "Net income for basic earnings per share" names its flavour and the calculation it is used for.
         own = {r: _flavour(normalise_label(labels[r]), "") for r in earnings}

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import normalise_label
 
-__all__ = ["headings_over", "line_kinds", "numerator_label"]
+__all__ = ["headings_over", "line_item", "line_kinds", "numerator_label"]
 
 
 # A line of per-share amounts or of share counts, by how such lines begin; a balance sheet's "Common
@@ -28,7 +28,7 @@ _PER_SHARE_LINE = re.compile(
 )
 _SHARES_LINE = re.compile(
     r"^(?:(?:adjusted|non-gaap|gaap) )?(?:basic |diluted )?"
-    r"(?:weighted[- ]average(?: number of)?(?:(?: [\w&.]+)? common| ordinary)? shares|"
+    r"(?:weighted[- ]average(?: number of)?(?: basic| diluted)?(?:(?: [\w&.]+)? common| ordinary)? shares|"
     r"number of (?:common |ordinary )?shares|(?:common |ordinary )?shares used in|"
     r"(?:common |ordinary )?shares outstanding(?: basic| diluted)?$|units outstanding)"
 )
@@ -51,6 +51,25 @@ _USED_IN = re.compile(
 def numerator_label(label: str) -> str:
     """A line's normalised label without a clause naming the per-share calculation it is used for."""
     return _USED_IN.sub("", normalise_label(label)).strip()
+
+
+def line_item(label: str) -> str:
+    """A line's normalised label without the section heading printed before it on the same line.
+
+    "Basic earnings per common share: Net earnings allocable to common shares" is the numerator's line
+    under a heading the table set on its first line. The heading goes only when what follows names a line
+    of its own (two words or more): "Earnings per share: Basic" is the per-share line.
+    """
+    _, colon, item = label.rpartition(": ")
+    item = normalise_label(item)
+    return item if colon and len(item.split()) >= 2 else normalise_label(label)
+
+
+_AMOUNT_UNDER_PER_SHARE = 50.0
+"""How many times a per-share line's figures a line that takes its kind from a per-share heading must
+print in every column to be the heading's numerator, an amount: earnings in millions over a per-share
+figure are the share count in millions, hundreds for a listed company, while two per-share figures of one
+column (earnings and dividends per share) are seldom fifty times apart."""
 
 
 def _line_kind(label: str) -> str:
@@ -90,6 +109,7 @@ def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
         r: own[r] if own[r] != "amount" or heading is None else own[heading.index]
         for r, heading in headings_over(rows).items()
     }
+    kinds |= _numerators_under_per_share(rows, kinds)
     run: list[int] = []  # lines that say no kind since the last line that does
     before: str | None = None
     for r in kinds:
@@ -100,3 +120,27 @@ def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
             kinds.update(dict.fromkeys(run, before))
         run, before = [], kinds[r]
     return kinds
+
+
+def _numerators_under_per_share(rows: Sequence[RowView], kinds: dict[int, str]) -> dict[int, str]:
+    """Lines that take "per share" from a heading but print amounts: the earnings the heading divides.
+
+    FedEx sets "Basic earnings per common share:" before "Net earnings allocable to common shares" on one
+    line, 3,966 beside the basic earnings per share's 15.60: a per-share figure that large is the
+    numerator. Only lines whose own item names no per-share figure, and only beside a line that does.
+    """
+    labels = {row.index: row.label for row in rows}
+    own = {
+        row.index: {c: abs(x.number.value) for c, x in row.numbers.items() if x.number is not None}
+        for row in rows
+        if kinds.get(row.index) == "per_share"
+    }
+    said = {r for r in own if _line_kind(line_item(labels[r])) == "per_share"}
+    out: dict[int, str] = {}
+    for r, figures in own.items():
+        if r in said or not figures:
+            continue
+        beside = {c: max((own[s].get(c, 0.0) for s in said), default=0.0) for c in figures}
+        if all(beside[c] > 0.0 and v >= _AMOUNT_UNDER_PER_SHARE * beside[c] for c, v in figures.items()):
+            out[r] = "amount"
+    return out
