@@ -101,7 +101,7 @@ def resolve_total(
             # column alone agrees with some run of lines by chance.
             explained.update(r.col for r in holds)
         fails = [r for r in results if not r.comparison.ok]
-        if nil_blanks and _unproven_line_breaks(structure, grid, holds, fails):
+        if _unproven_line_breaks(structure, grid, holds, fails, nil_blanks=nil_blanks):
             continue
         support = support_of(holds) or int(min_support == 1 and _exactly_itemised(holds))
         if not fails and len(holds) >= 2 and any(r.nonzero_components >= 2 for r in holds):
@@ -130,7 +130,7 @@ def resolve_total(
         # "Total other comprehensive income" printed in one column, small: it still folds its items, so
         # that the closing balance below does not count them twice; but it proves nothing.
         return Resolution(exact, False) if exact is not None else None
-    return _best_supported(scored, explained, min_support, strict=strict)
+    return _best_supported(scored, explained, min_support, grid, strict=strict)
 
 
 def _unproven_line_breaks(
@@ -138,23 +138,33 @@ def _unproven_line_breaks(
     grid: Mapping[int, Mapping[int, Figure]],
     holds: Sequence[ColumnResult],
     fails: Sequence[ColumnResult],
+    *,
+    nil_blanks: bool,
 ) -> bool:
-    """Whether the columns a run fails in hold without its lines that are blank wherever it holds.
+    """Whether the columns a run fails in hold without its lines that are nil wherever it holds.
 
-    Blanks taken as nil, a run may hold only where one of its lines is blank: nothing then shows that the
-    line belongs. Corning's reclassifications out of other comprehensive income print the investments'
-    "Net of tax" (14) in one year only, just above the hedges' lines; the run from it holds in the other
-    years and breaks in that one by exactly that line. Such a run is no structure, and its break no finding.
+    A run may hold only where one of its lines prints nothing or nil: nothing then shows that the line
+    belongs. Corning's reclassifications out of other comprehensive income leave the investments' "Net of
+    tax" (14) blank but in one year, just above the hedges' lines; CVS's "Acquisitions, net" prints "—" but
+    in one year, just above "Add: Components of incurred health care costs". Each run from that line holds
+    in the other years and breaks in that one by exactly that line. Such a run is no structure, and its
+    break no finding; a line that belongs breaks no column this way, since without it the run is short of
+    its figure.
     """
     if not holds or not fails:
         return False
     held = {r.col for r in holds}
-    unproven = {r for r, _ in structure.components if all(grid.get(r, {}).get(c) is None for c in held)}
+    unproven = {
+        r
+        for r, _ in structure.components
+        if all((f := grid.get(r, {}).get(c)) is None or f.value == 0.0 for c in held)
+    }
     if not unproven or len(unproven) == len(structure.components):
         return False
     rest = replace(structure, components=tuple((r, s) for r, s in structure.components if r not in unproven))
     return all(
-        (r := evaluate(rest, grid, f.col, nil_blanks=True)) is not None and r.comparison.ok for f in fails
+        (r := evaluate(rest, grid, f.col, nil_blanks=nil_blanks)) is not None and r.comparison.ok
+        for f in fails
     )
 
 
@@ -167,15 +177,24 @@ def _printed_in(holds: Sequence[ColumnResult]) -> tuple[tuple[int, int], ...]:
     return tuple(sorted((r.col, r.nonzero_components) for r in holds))
 
 
-def _padded(item: _Scored, chosen: _Scored) -> bool:
-    """A longer run than the chosen one whose extra lines print nil wherever it holds.
+def _padded(item: _Scored, chosen: _Scored, grid: Mapping[int, Mapping[int, Figure]]) -> bool:
+    """A run that differs from the chosen one only in lines printing nil wherever it holds.
 
     Above "Equity:", "Redeemable noncontrolling interest" prints "—" in the column where the equity lines
     add up to "Total shareholders' equity": the run with it holds there exactly as the run without it, and
-    nothing shows it belongs. Its different expectation in the failing column is no rival reading.
+    nothing shows it belongs. Foot Locker's "Noncontrolling interest" prints "—" in the year where the
+    equity lines add up: the run that subtracts it (its label reads as a deduction) holds there as the one
+    that adds it, and nothing shows its sign. Such a run's different expectation in the failing column is
+    no rival reading.
     """
-    rows = {r for r, _ in item[2].components}
-    return item is not chosen and item[5] == chosen[5] and {r for r, _ in chosen[2].components} < rows
+    differ = {r for r, _ in set(item[2].components) ^ set(chosen[2].components)}
+    held = [c for c, _ in item[5]]
+    return (
+        item is not chosen
+        and item[5] == chosen[5]
+        and bool(differ)
+        and all((f := grid.get(r, {}).get(c)) is None or f.value == 0.0 for r in differ for c in held)
+    )
 
 
 def _exactly_itemised(holds: Sequence[ColumnResult]) -> bool:
@@ -196,6 +215,7 @@ def _best_supported(
     scored: Sequence[_Scored],
     explained: set[int],
     min_support: int,
+    grid: Mapping[int, Mapping[int, Figure]],
     *,
     strict: bool,
 ) -> Resolution | None:
@@ -214,7 +234,7 @@ def _best_supported(
     best = [item for item in best if item[4] <= least + 1e-9 * max(abs(least), 1.0)]
     first = min(best, key=lambda item: item[1])
     _, _, chosen, fails, _, _ = first
-    best = [item for item in best if not _padded(item, first)]
+    best = [item for item in best if not _padded(item, first, grid)]
     if strict and (best_support < min_support or len(fails) > 1):
         return None  # no line is folded into one that does not say it is a total, on weak evidence
     if best_support < min_support or len(fails) > 1:
