@@ -96,7 +96,7 @@ def resolve_total(
             r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil_blanks)) is not None
         ]
         holds = [r for r in results if r.comparison.ok]
-        if len(holds) >= 2:
+        if _agrees_twice(holds):
             # An alternative that holds in a column explains it only if it holds elsewhere too: one
             # column alone agrees with some run of lines by chance.
             explained.update(r.col for r in holds)
@@ -131,6 +131,21 @@ def resolve_total(
         # that the closing balance below does not count them twice; but it proves nothing.
         return Resolution(exact, False) if exact is not None else None
     return _best_supported(scored, explained, min_support, grid, strict=strict)
+
+
+def _agrees_twice(holds: Sequence[ColumnResult]) -> bool:
+    """Whether a candidate holds in two columns alike: both to the unit, or both within rounding only.
+
+    CVS's equity statement: with "Other comprehensive loss" keyed with the wrong sign in the AOCI column,
+    the opening balance less the movements lands on the closing one there to the unit, and in the
+    treasury shares' column within the rounding of seven small figures (424 for 422). One exact agreement
+    and one by rounding slack are not two: in a table whose lines add up to the unit, the other column
+    does not agree with that reading, and the keyed column's coincidence alone does not explain its break.
+    """
+    if len(holds) < 2:
+        return False
+    to_the_unit = sum(1 for r in holds if exact(r))
+    return to_the_unit >= 2 or to_the_unit == 0
 
 
 def _unproven_line_breaks(
