@@ -82,7 +82,9 @@ _BASIS = [(basis, re.compile(pattern, re.IGNORECASE)) for basis, pattern in _BAS
 """The basis patterns, compiled once."""
 # Column heads whose figures do not add up down the column.
 NOT_ADDITIVE = re.compile(
-    r"%|\bpercent|\bper\s+(?:share|unit|cent)|(?<!quoted )\bprices?\b|\baverage\b|\brates?\b|\bratio\b|"
+    # "(in millions, except per share data)", a unit note read into every head, says nothing of a column
+    r"%|\bpercent|(?<!except )(?<!share and )\bper\s+(?:share|unit|cent)|(?<!quoted )\bprices?\b|\baverage\b|"
+    r"\brates?\b|\bratio\b|"
     r"\byield|\bmargin|\bweighted|\bmultiple\b|\bdays\b|\bbps\b|\bbasis points\b|"
     r"\bremaining (?:life|term)\b|\byears?\)|"
     r"\bmay yet\b|\byet to be\b|\bremaining (?:available|authori[sz]ed)\b",
