@@ -47,7 +47,7 @@ __all__ = [
 _normalise: Final = _grammar.normalise
 _cell_regex: Final = _grammar.cell_regex
 _PREFIX_CURRENCIES: Final = _grammar.PREFIX_CURRENCIES
-_SUFFIX_CURRENCIES: Final = _grammar.CELL_SUFFIX_CURRENCIES
+_CELL_SUFFIX_CURRENCIES: Final = _grammar.CELL_SUFFIX_CURRENCIES
 _SCALE_WORDS: Final = _grammar.SCALE_WORDS
 _SCALE_ABBREVIATIONS: Final = _grammar.SCALE_ABBREVIATIONS
 _SUPERSCRIPT_DIGITS: Final = _grammar.SUPERSCRIPT_DIGITS
@@ -130,7 +130,7 @@ def _from_match(m: re.Match[str], text: str) -> ParsedNumber:
     )
     cur = groups.get("cur")
     cur2 = groups.get("cur2") or groups.get("cur3")
-    currency = _PREFIX_CURRENCIES[cur] if cur else (_SUFFIX_CURRENCIES[cur2] if cur2 else None)
+    currency = _PREFIX_CURRENCIES[cur] if cur else (_CELL_SUFFIX_CURRENCIES[cur2] if cur2 else None)
     percent = bool(groups.get("pct") or groups.get("pct2"))
     return ParsedNumber(
         text=text,

@@ -7,7 +7,7 @@ inconsistency (a figure is wrong) or the structure unproven.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 from pipeline.statements.settings import TREE_SETTINGS
@@ -148,6 +148,11 @@ def _agrees_twice(holds: Sequence[ColumnResult]) -> bool:
     return to_the_unit >= 2 or to_the_unit == 0
 
 
+def _nil_in(row: int, columns: Collection[int], grid: Mapping[int, Mapping[int, Figure]]) -> bool:
+    """Whether a line prints nothing or nil in every one of ``columns``: there nothing shows it belongs."""
+    return all((f := grid.get(row, {}).get(c)) is None or f.value == 0.0 for c in columns)
+
+
 def _unproven_line_breaks(
     structure: Structure,
     grid: Mapping[int, Mapping[int, Figure]],
@@ -169,11 +174,7 @@ def _unproven_line_breaks(
     if not holds or not fails:
         return False
     held = {r.col for r in holds}
-    unproven = {
-        r
-        for r, _ in structure.components
-        if all((f := grid.get(r, {}).get(c)) is None or f.value == 0.0 for c in held)
-    }
+    unproven = {r for r, _ in structure.components if _nil_in(r, held, grid)}
     if not unproven or len(unproven) == len(structure.components):
         return False
     rest = replace(structure, components=tuple((r, s) for r, s in structure.components if r not in unproven))
@@ -208,7 +209,7 @@ def _padded(item: _Scored, chosen: _Scored, grid: Mapping[int, Mapping[int, Figu
         item is not chosen
         and item[5] == chosen[5]
         and bool(differ)
-        and all((f := grid.get(r, {}).get(c)) is None or f.value == 0.0 for r in differ for c in held)
+        and all(_nil_in(r, held, grid) for r in differ)
     )
 
 
