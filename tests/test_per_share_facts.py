@@ -7,11 +7,13 @@ published as certain; Amcor's earnings release printed "EPS (Diluted US cents)" 
 "$ million", and 7.3 cents became 7.3 million of net income. Now (``pipeline.figures.facts``) a figure in
 cents on a line that its label or its section heading makes per-share (``pipeline.figures.line_kinds``)
 gives no amount fact (the numerator printed in whole millions under the same heading is the amount it
-names: Kraft Heinz's, JPMorgan's), and neither does a column headed as per-share figures; "except per share
-data" names no such column.
+names: Kraft Heinz's, JPMorgan's), and neither does a column headed as per-share figures; a unit note
+("except per share data", "except share and per share amounts") names no such column.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from pipeline.figures.facts import extract_facts
 from pipeline.figures.taxonomy import load_taxonomy
@@ -54,9 +56,10 @@ def test_a_per_share_column_beside_amounts_gives_no_amount() -> None:
     assert sorted(f.value or 0.0 for f in extract_facts([t], TAX)) == [109e6, 181e6]
 
 
-def test_except_per_share_data_heads_amounts() -> None:
+@pytest.mark.parametrize("note", ["except per share data", "except share and per share amounts"])
+def test_a_unit_note_heads_amounts(note: str) -> None:
     t = make_table(
         [("Revenue", ["100.0", "90.0"])],
-        headers=("2025 (in millions, except per share data)", "2024 (in millions, except per share data)"),
+        headers=(f"2025 (in millions, {note})", f"2024 (in millions, {note})"),
     )
     assert sorted(f.value or 0.0 for f in extract_facts([t], TAX)) == [90e6, 100e6]

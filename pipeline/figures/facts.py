@@ -22,6 +22,7 @@ from schemas.models import Cell, Fact, Period, ScaleSource, StatementKind, Table
 __all__ = [
     "OTHER_FIGURES",
     "PRIMARY_STATEMENTS",
+    "UNIT_NOTE_EXCEPTION",
     "RowView",
     "YearEnd",
     "cell_fact",
@@ -493,8 +494,14 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
     return facts
 
 
-_PER_SHARE_HEAD = re.compile(r"\beps\b|(?<!except )\bper (?:common |ordinary )?share\b", re.IGNORECASE)
-"""A column head of per-share figures ("EPS (Diluted US cents)"), not the unit note "except per share"."""
+UNIT_NOTE_EXCEPTION = r"(?<!except )(?<!share and )"
+"""Lookbehind for "per share" that is no column's: a unit note ("in millions, except per share data", "except
+share and per share amounts") read into every column head says only which lines are not in millions."""
+
+_PER_SHARE_HEAD = re.compile(
+    rf"\beps\b|{UNIT_NOTE_EXCEPTION}\bper (?:common |ordinary )?share\b", re.IGNORECASE
+)
+"""A column head of per-share figures ("EPS (Diluted US cents)"), not a unit note's "per share"."""
 
 # Row labels that, under a heading naming a metric, are that metric's total.
 _SECTION_TOTALS = frozenset(

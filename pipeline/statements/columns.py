@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from pipeline.figures.facts import header_dimension, is_change_column
+from pipeline.figures.facts import UNIT_NOTE_EXCEPTION, header_dimension, is_change_column
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.periods import lead_in_period, period_lengths
 from pipeline.figures.rounding import within_rounding
@@ -82,8 +82,7 @@ _BASIS = [(basis, re.compile(pattern, re.IGNORECASE)) for basis, pattern in _BAS
 """The basis patterns, compiled once."""
 # Column heads whose figures do not add up down the column.
 NOT_ADDITIVE = re.compile(
-    # "(in millions, except per share data)", a unit note read into every head, says nothing of a column
-    r"%|\bpercent|(?<!except )(?<!share and )\bper\s+(?:share|unit|cent)|(?<!quoted )\bprices?\b|\baverage\b|"
+    rf"%|\bpercent|{UNIT_NOTE_EXCEPTION}\bper\s+(?:share|unit|cent)|(?<!quoted )\bprices?\b|\baverage\b|"
     r"\brates?\b|\bratio\b|"
     r"\byield|\bmargin|\bweighted|\bmultiple\b|\bdays\b|\bbps\b|\bbasis points\b|"
     r"\bremaining (?:life|term)\b|\byears?\)|"
