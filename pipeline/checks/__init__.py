@@ -4,7 +4,8 @@ Rules, one line a check in the order they run (:data:`CHECKS`; each module docum
 
 * ``TOT001``/``TOT002`` (:mod:`.sums`): the calculation trees of :mod:`pipeline.statements` hold in
   every column, and total columns in every row.
-* ``CHG001`` (:mod:`.changes`): columns of changes and of shares agree with the figures they compare.
+* ``CHG001`` (:mod:`.changes`, :mod:`.ratio_rows`): columns of changes and of shares agree with the
+  figures they compare, and so do rows of them ("Percent of sales", "Percent change").
 * ``LED001`` (:mod:`.ledger`): a ledger's running balance follows from its debits and credits.
 * ``TOT003`` (:mod:`.closing`): in a column of balances, a period's total line repeats its closing balance.
 * ``EPS001`` (:mod:`.per_share`): earnings per share are the earnings over the weighted-average shares.
@@ -45,6 +46,7 @@ from pipeline.checks import (
     narrative,
     per_share,
     prior,
+    ratio_rows,
     sums,
     versions,
 )
@@ -63,7 +65,10 @@ CHECKS: tuple[Check, ...] = (
         (sums.RULE, sums.ACROSS_RULE),
         lambda d: sums.check_sums(d.tables, d.statements, d.taxonomy, d.relations),
     ),
-    Check((changes.RULE,), lambda d: changes.check_changes(d.tables)),
+    Check(
+        (changes.RULE,),
+        lambda d: [*changes.check_changes(d.tables), *ratio_rows.check_ratio_rows(d.tables, d.relations)],
+    ),
     Check((ledger.RULE,), lambda d: ledger.check_ledgers(d.tables)),
     Check((closing.RULE,), lambda d: closing.check_closing_balances(d.tables, d.relations)),
     Check((per_share.RULE,), lambda d: per_share.check_per_share(d.tables, d.statements)),

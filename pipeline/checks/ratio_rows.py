@@ -1,0 +1,386 @@
+"""CHG001 in rows: a line's percentage of a base, and its percentage change, printed on the lines below it.
+
+MD&A and segment tables print, under an amount line, ratios computed from it in each period's column:
+"Operating income as a percentage of net sales", "(as a % of net sales)", "Percent of sales", "Percentage
+of total revenue", "EBIT margin" in percent, and "Percent change" against the prior period. That is
+arithmetic the filing states once per column; a keying error in the line, in the base or in the ratio breaks
+it in that column and nowhere else. :mod:`.changes` reads the same relations in columns ("% Change",
+"% of revenue" beside the amounts); this module reads them in rows.
+
+Which lines a ratio divides is read from the row's label and place, never from a header alone:
+
+1. **The line**: the line the label names ("Adjusted EBIT as a percentage of net sales", "Net income margin"
+   → the nearest line above labelled so), or, when the label names none ("Percent of sales", "(as a % of
+   net sales)", "Percent change"), the amount line the ratio is printed under (only other ratio lines
+   between). A label naming a line the table does not print is not checked.
+2. **The base** of a percentage: the lines of the table whose label is the base the ratio's label names
+   ("of net sales" → "Net sales", "Sales (millions)", "Total net sales"); a margin names none and divides
+   by sales or revenue.
+3. **The prior period** of a change: the next column of the line, on the side where the changes hold.
+
+The label names the relation, so one column proves the pairing: a relation holds in at least one column
+and fails in no more columns than it holds in. A column where it then fails is flagged only when the
+failure is clear (more than twice the figures' rounding carried through the division) and one of the
+three figures, re-keyed — two digits swapped, one digit wrong (not the last), a digit dropped or doubled,
+the sign, a power of a thousand — makes it hold. A ratio off by a point because the filer computed it from
+unrounded figures, or on another basis in one period, is no keying error and says nothing.
+
+Each relation of a proven pairing is recorded for the localization (:mod:`.localize`), holding or not,
+as the linear relation it is in the two amounts, the printed ratio taken as a coefficient:
+``100 × line − ratio × base = 0`` and ``100 × current − (100 + change) × prior = 0``. A break the ratio
+figure itself explains is flagged without one: the localization names amounts only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from pipeline.checks.changes import RULE
+from pipeline.checks.localize import Equation, RelationLog, Term, cell_term
+from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.rounding import Comparison, half_unit
+from pipeline.figures.taxonomy import normalise_label
+from schemas.models import Cell, Evidence, Flag, Table
+
+__all__ = ["check_ratio_rows", "keyed_variants"]
+
+# "Operating income as a % of total revenues", "(as a percentage of net sales)", "Percent of sales".
+_SHARE_LABEL = re.compile(r"^(?P<line>.*?)\s*\b(?:as an? )?(?:%|percent(?:age)?) of (?P<base>[a-z][a-z ]*)$")
+# "EBIT margin", "Net income margin", "Operating margin %": a share of sales or revenue, when in percent.
+_MARGIN_LABEL = re.compile(r"^(?P<line>[a-z][a-z ]*?)\s*\bmargin(?: %| percent(?:age)?)?$")
+# "Percent change", "% change from prior quarter", "Percentage increase (decrease)".
+_CHANGE_LABEL = re.compile(
+    r"^(?:%|percent(?:age)?|pct) (?:change|increase|decrease|growth)\b"
+    r"|^(?:change|increase|growth) (?:%|percent)$"
+)
+_QUALIFIERS = frozenset({"total", "net", "consolidated"})
+_SALES = frozenset({"sales", "revenue"})
+_MARGIN = 2.0
+"""A failure must exceed the rounding carried through the division this many times: an off-by-one ratio
+computed from unrounded figures is not a finding."""
+_KEYED = frozenset({"swap", "digit", "digit_count", "sign", "scale"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Fig:
+    value: float
+    places: int
+    cell: Cell
+
+    @property
+    def half(self) -> float:
+        return half_unit(self.places)
+
+
+@dataclass(frozen=True, slots=True)
+class _Test:
+    """One column of a relation: ``ratio`` against what ``line`` and ``base`` give."""
+
+    col: int
+    ratio: _Fig
+    line: _Fig
+    base: _Fig
+    change: bool
+    magnitude: bool
+
+    @property
+    def expected(self) -> float:
+        a, b = self.line.value, self.base.value
+        if self.change:
+            return (a - b) / abs(b) * 100.0
+        return abs(a) / abs(b) * 100.0 if self.magnitude else a / b * 100.0
+
+    @property
+    def printed(self) -> float:
+        return abs(self.ratio.value) if self.magnitude else self.ratio.value
+
+    @property
+    def tolerance(self) -> float:
+        """The ratio's rounding and the two amounts' rounding carried through the division.
+
+        Both ``a / b`` and ``(a − b) / b`` move by ``100 / |b|`` per unit of ``a`` and by ``100 |a| / b²``
+        per unit of ``b``.
+        """
+        a, b = self.line, self.base
+        return self.ratio.half + 100.0 / abs(b.value) * (a.half + abs(a.value) / abs(b.value) * b.half)
+
+    @property
+    def off(self) -> float:
+        return abs(self.printed - self.expected)
+
+    @property
+    def holds(self) -> bool:
+        return self.off <= self.tolerance * (1 + 1e-9) + 1e-12
+
+
+def _is_percent(cell: Cell) -> bool:
+    return (cell.number is not None and cell.number.unit == "percent") or "%" in cell.text
+
+
+def _figures(row: RowView, amounts: bool = False) -> dict[int, _Fig]:
+    """Column → figure; dashes left out, and with ``amounts`` the percentages ("% Change" beside a line)."""
+    out: dict[int, _Fig] = {}
+    for col, cell in row.numbers.items():
+        n = cell.number
+        if n is None or n.is_dash or (amounts and _is_percent(cell)):
+            continue
+        out[col] = _Fig(n.value, n.places, cell)
+    return out
+
+
+def _percent(row: RowView) -> bool:
+    """A row of percentages: its first figure says so (typesetters print "%" on the first column only)."""
+    return bool(row.numbers) and _is_percent(row.numbers[min(row.numbers)])
+
+
+def _amounts(row: RowView) -> bool:
+    return bool(row.numbers) and not _percent(row)
+
+
+def _base_key(label: str) -> str:
+    """``Total net revenues`` → ``revenue``: the words that name a base, without its qualifiers."""
+    words = [w for w in label.split() if w not in _QUALIFIERS]
+    if words and words[-1].endswith("s") and words[-1][:-1] in _SALES | {"revenue"}:
+        words[-1] = words[-1][:-1] if words[-1] != "sales" else words[-1]
+    return " ".join(words)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ratio:
+    """A ratio row as its label reads: which line, which base, a change or a share."""
+
+    row: RowView
+    line: str
+    bases: frozenset[str]
+    change: bool
+
+
+def _ratio(row: RowView) -> _Ratio | None:
+    label = normalise_label(row.label)
+    if not label or not row.numbers:
+        return None
+    if _CHANGE_LABEL.search(label):
+        return _Ratio(row, "", frozenset(), True)
+    if m := _SHARE_LABEL.match(label):
+        return _Ratio(row, m["line"].strip(), frozenset({_base_key(m["base"])}), False)
+    if (m := _MARGIN_LABEL.match(label)) and _percent(row):
+        return _Ratio(row, m["line"].strip(), _SALES, False)
+    return None
+
+
+def _line_of(ratio: _Ratio, above: Sequence[RowView]) -> RowView | None:
+    """The amount line a ratio row divides (step 1); None when the label names a line not printed."""
+    if ratio.line:
+        for row in reversed(above):
+            label = normalise_label(row.label)
+            if _amounts(row) and (label == ratio.line or label.startswith(f"{ratio.line} ")):
+                return row
+        return None
+    for row in reversed(above):
+        if _amounts(row):
+            return row
+        if not (row.numbers and _percent(row)):
+            return None  # a heading between: the ratio is not printed under this line
+    return None
+
+
+def _share_tests(ratio: _Ratio, line: RowView, base: RowView) -> list[_Test]:
+    figs, nums, dens = _figures(ratio.row), _figures(line, True), _figures(base, True)
+    tests = [
+        _Test(col, r, nums[col], dens[col], False, False)
+        for col, r in figs.items()
+        if col in nums and col in dens and dens[col].value != 0.0
+    ]
+    # Costs printed in parentheses beside a positive share: the share compares magnitudes.
+    if not any(t.holds for t in tests):
+        tests = [replace(t, magnitude=True) for t in tests]
+    return tests
+
+
+def _change_tests(ratio: _Ratio, line: RowView) -> list[_Test]:
+    figs, amounts = _figures(ratio.row), _figures(line, True)
+    order = sorted(amounts)
+    best: list[_Test] = []
+    for step in (1, -1):
+        tests = []
+        for col, r in figs.items():
+            if col not in amounts:
+                continue
+            i = order.index(col) + step
+            if not 0 <= i < len(order):
+                continue
+            a, b = amounts[col], amounts[order[i]]
+            # No change, a change from or to nothing, or across zero: undefined or printed "NM".
+            if b.value <= 0.0 or a.value <= 0.0 or a.value == b.value:
+                continue
+            tests.append(_Test(col, r, a, b, True, False))
+        if sum(t.holds for t in tests) > sum(t.holds for t in best):
+            best = tests
+    return best
+
+
+def keyed_variants(value: float, places: int) -> Iterator[tuple[float, str]]:
+    """The figures a keying error could have turned into ``value``, each with how.
+
+    Two adjacent digits swapped, one digit wrong (not the last: a last digit off is a rounding slip as much
+    as a keying error), a digit dropped or doubled (any digit inserted or deleted), the sign, a power of a
+    thousand.
+
+    Args:
+        value: The figure as printed.
+        places: Its decimal places as printed.
+
+    Yields:
+        ``(intended value, signature)`` pairs.
+    """
+    digits = str(abs(round(value * 10.0**places)))
+    sign = -1.0 if value < 0 else 1.0
+    unit = 10.0**-places
+
+    def back(text: str) -> float:
+        return sign * int(text) * unit
+
+    yield -value, "sign"
+    yield value * 1000.0, "scale"
+    yield value / 1000.0, "scale"
+    for i in range(len(digits) - 1):
+        if digits[i] != digits[i + 1]:
+            yield back(digits[:i] + digits[i + 1] + digits[i] + digits[i + 2 :]), "swap"
+    for i in range(len(digits) - 1):
+        for d in "0123456789":
+            if d != digits[i] and (i or d != "0"):
+                yield back(digits[:i] + d + digits[i + 1 :]), "digit"
+    for i in range(len(digits) + 1):
+        if len(digits) > 1 and i < len(digits):
+            yield back(digits[:i] + digits[i + 1 :]), "digit_count"
+        for d in "0123456789":
+            if i or d != "0":
+                yield back(digits[:i] + d + digits[i:]), "digit_count"
+
+
+def _keyed(t: _Test) -> _Fig | None:
+    """The figure whose re-keying makes the failing column hold, when one does."""
+    for fig in (t.line, t.base, t.ratio):
+        for value, _ in keyed_variants(fig.value, fig.places):
+            fixed = _Fig(value, fig.places, fig.cell)
+            swapped = replace(
+                t,
+                line=fixed if fig is t.line else t.line,
+                base=fixed if fig is t.base else t.base,
+                ratio=fixed if fig is t.ratio else t.ratio,
+            )
+            if swapped.base.value and (not t.change or swapped.base.value > 0.0) and swapped.holds:
+                return fig
+    return None
+
+
+def _equation(t: _Test, labels: Mapping[int, str], name: str, flag_id: str | None = None) -> Equation:
+    """``100 × line − ratio × base = 0`` (a change: ``100 × current − (100 + change) × prior = 0``)."""
+    coef = -(100.0 + t.ratio.value) if t.change else -t.printed
+    terms: tuple[Term, ...] = (
+        cell_term(t.line.cell, t.line.value, t.line.places, 100.0, labels[t.line.cell.row]),
+        cell_term(t.base.cell, t.base.value, t.base.places, coef, labels[t.base.cell.row]),
+    )
+    if t.magnitude:
+        terms = tuple(replace(term, magnitude=True) for term in terms)
+    tolerance = 100.0 * t.line.half + abs(coef) * t.base.half + abs(t.base.value) * t.ratio.half
+    return Equation(RULE.id, terms, tolerance, t.holds, RULE.requires, name, flag_id)
+
+
+def _flag(table: Table, t: _Test, holds: int, labels: Mapping[int, str], headers: Mapping[int, str]) -> Flag:
+    head = " ".join(headers.get(t.col, "").split()) or f"column {t.col}"
+    line, base = f"{labels[t.line.cell.row]} {t.line.cell.text.strip()}", t.base.cell.text.strip()
+    if t.change:
+        prior = " ".join(headers.get(t.base.cell.col, "").split()) or f"column {t.base.cell.col}"
+        claim = f"the change of {line} from {base} ({prior})"
+    else:
+        claim = f"{line} over {labels[t.base.cell.row]} {base}"
+    message = (
+        f"{labels[t.ratio.cell.row]} ({head}) printed {t.ratio.cell.text.strip()} but {claim} is "
+        f"{t.expected:,.{t.ratio.places + 1}f}%."
+    )
+
+    def ev(f: _Fig, role: str) -> Evidence:
+        return Evidence(
+            page=f.cell.page,
+            bbox=f.cell.bbox,
+            text=f"{labels[f.cell.row]}: {f.cell.text.strip()}",
+            role=role,
+            value=f.value,
+        )
+
+    return RULE.flag(
+        table,
+        message=message,
+        evidence=[ev(t.ratio, "total"), ev(t.line, "component"), ev(t.base, "component")],
+        period=t.ratio.cell.number.period if t.ratio.cell.number else None,
+        comparison=Comparison(False, t.expected, t.printed, t.printed - t.expected, t.tolerance),
+        confidence=min(0.85, 0.55 + 0.1 * holds),
+        reasons=[
+            f"the row's label names the relation, and it holds in {holds} other column(s)",
+            f"table on page {table.pages[0] if table.pages else t.ratio.cell.page}",
+        ],
+    )
+
+
+def _relations(rows: Sequence[RowView]) -> Iterator[tuple[_Ratio, list[_Test]]]:
+    """Every ratio row with the columns of its best pairing (steps 1-3)."""
+    for i, row in enumerate(rows):
+        ratio = _ratio(row)
+        if ratio is None:
+            continue
+        line = _line_of(ratio, rows[:i])
+        if line is None:
+            continue
+        if ratio.change:
+            yield ratio, _change_tests(ratio, line)
+            continue
+        bases = [
+            r
+            for r in rows
+            if r is not line and _amounts(r) and _base_key(normalise_label(r.label)) in ratio.bases
+        ]
+        ranked = sorted(
+            (_share_tests(ratio, line, b) for b in bases), key=lambda ts: -sum(t.holds for t in ts)
+        )
+        if ranked:
+            yield ratio, ranked[0]
+
+
+def check_ratio_rows(tables: Sequence[Table], relations: RelationLog | None = None) -> list[Flag]:
+    """CHG001 over the ratio rows of every table.
+
+    Args:
+        tables: The document's tables.
+        relations: Where every relation of a proven pairing is recorded, for the localization.
+
+    Returns:
+        One flag per ratio figure that its line and base contradict by a keying error.
+    """
+    flags: list[Flag] = []
+    for table in tables:
+        rows = table_rows(table)
+        labels = {r.index: " ".join(r.label.split()) or f"row {r.index}" for r in rows}
+        headers: Mapping[int, str] | None = None
+        for ratio, tests in _relations(rows):
+            holds = sum(t.holds for t in tests)
+            fails = [t for t in tests if not t.holds]
+            if holds < 1 or len(fails) > holds:
+                continue
+            for t in tests:
+                name = f"{RULE.id} {labels[ratio.row.index]} (page {t.ratio.cell.page})"
+                if t.holds:
+                    if relations is not None:
+                        relations.add(_equation(t, labels, name))
+                    continue
+                culprit = _keyed(t) if t.off > _MARGIN * t.tolerance else None
+                if culprit is None:
+                    continue
+                headers = headers if headers is not None else column_headers(table)
+                flag = _flag(table, t, holds, labels, headers)
+                flags.append(flag)
+                if relations is not None and culprit is not t.ratio:
+                    relations.add(_equation(t, labels, name, flag.flag_id))
+    return flags
