@@ -327,6 +327,11 @@ class DocConfig:
     # imputed interest and the liabilities. The finance column's figures are too small to prove the total
     # by their size alone.
     lease_kinds: bool = False
+    # With ``lease_kinds``, the liabilities split as 3M's 10-Ks print them: the interest printed positive on
+    # "Less: Amounts representing interest", the present value under a rule with a label that does not say
+    # it is a total, then "Less: Current obligations" and "Long-term obligations". Only "Less:" signs the
+    # deductions (the normalised labels no longer begin with it).
+    lease_split: bool = False
     # A reconciliation of EBITDA to the profit for the year under "Less:" and "Add:" headings, a line under
     # "Less:" whose own words name no cost ("Exceptional items"): only the headings give the signs.
     signed_headings: bool = False
@@ -1728,6 +1733,8 @@ def build_lease_kinds(cfg: DocConfig, figs: Figures) -> TableSpec:
     seed = abs(figs[cur]["revenue"]) % 71
     operating = [115 + seed, 99 + seed // 2, 89, 74 + seed // 3, 63, 218 + seed]
     finance = [11, 11, 6, 2, 2, 26 + seed % 9]
+    if cfg.lease_split:  # 3M's finance leases: large enough that the column proves a line of two
+        finance = [f * 3 for f in finance]
     labels = [f"Fiscal year {cur + k}" for k in range(1, 6)] + ["Thereafter"]
     units = 10**cfg.decimals  # whole units of the statements' scale
     rows = [
@@ -1736,6 +1743,31 @@ def build_lease_kinds(cfg: DocConfig, figs: Figures) -> TableSpec:
     ]
     payments = (sum(operating), sum(finance))
     interest = (-(sum(operating) // 9), -(sum(finance) // 7))
+    if cfg.lease_split:
+        present = [p + i for p, i in zip(payments, interest, strict=True)]
+        current = [operating[0] * 4 // 5, finance[0] - 2]
+        rows += [
+            _amounts_row(cfg, "Total", [p * units for p in payments]),
+            _amounts_row(cfg, "Less: Amounts representing interest", [-i * units for i in interest]),
+            replace(
+                _amounts_row(
+                    cfg, "Present value of future minimum lease payments", [v * units for v in present]
+                ),
+                kind="total",
+            ),
+            _amounts_row(cfg, "Less: Current obligations", [c * units for c in current]),
+            replace(
+                _amounts_row(
+                    cfg,
+                    "Long-term obligations",
+                    [(v - c) * units for v, c in zip(present, current, strict=True)],
+                ),
+                kind="total",
+            ),
+        ]
+        return _headed_table(
+            cfg, "leasekinds", "Lease maturities", ("Operating leases", "Finance leases"), rows
+        )
     rows += [
         _amounts_row(cfg, "Total lease payments", [p * units for p in payments]),
         _amounts_row(cfg, "Less: imputed interest", [i * units for i in interest]),

@@ -236,14 +236,17 @@ def total_strength(
         # revenue" or "Consolidated net sales" under the segments' lines is their sum, the whole entity's,
         # though "Group pension plans" is no total: again the figures decide.
         return 1
-    stem = label[: -len(" net")]
-    if label.endswith(" net") and (
-        (previous is not None and _DEDUCTION_LINE.search(previous.label))
-        or stem in section
-        or f"{stem} gross" in section
+    if (
+        previous is not None
+        and _DEDUCTION_LINE.search(previous.label)
+        and not _DEDUCTION_LINE.search(row.label)
     ):
-        # "Property, plant and equipment" / "Less: accumulated depreciation" / "Property, plant and
-        # equipment, net": the line after a deduction that calls itself net is the difference of the two;
+        # The line under a deduction is what is left, whatever it calls itself: "Property, plant and
+        # equipment, net" under "Less: accumulated depreciation", "Present value of future minimum lease
+        # payments" under "Less: Amounts representing interest". The figures decide.
+        return 1
+    stem = label[: -len(" net")]
+    if label.endswith(" net") and (stem in section or f"{stem} gross" in section):
         # "Deferred card and other fees" (or "…, gross") … "Deferred card and other fees, net": the line it
         # is net of is printed above, in its section, and the lines between are what it is net of.
         return 1
@@ -274,21 +277,26 @@ def label_sign(
     """−1 for a cost printed positive (it is subtracted), +1 otherwise; by ``label`` when given.
 
     ``section``: the sign its section's heading gives every line under it (:func:`heading_sign`), which
-    overrules the line's own words: "Depreciation" under "Add:" is added back.
+    overrules the line's own words: "Depreciation" under "Add:" is added back. A line that begins "Less:"
+    says so itself, whatever its other words ("Less: Amounts representing interest", which the normalised
+    label no longer begins with).
     """
+    deducted = label is None and bool(_DEDUCTION_LINE.match(row.label))
     label = normalise_label(row.label) if label is None else label
     if section is not None:
         if section > 0:
             return 1
-    elif not _COST_WORDS.search(label) or _GAIN_WORDS.search(label.replace("income tax", "tax")):
+    elif not deducted and (
+        not _COST_WORDS.search(label) or _GAIN_WORDS.search(label.replace("income tax", "tax"))
+    ):
         return 1
     values = [v.value for v in grid.get(row.index, {}).values() if v.value != 0.0]
     positive = sum(1 for v in values if v > 0) * 2
-    # Under "Less:" a line printed positive in half its columns is subtracted: the heading says so, and a
-    # figure in parentheses there is a negative deduction (or a sign keyed wrong), not the convention.
-    return (
-        -1 if values and (positive > len(values) or (section is not None and positive == len(values))) else 1
-    )
+    # Under "Less:" a line printed positive in half its columns is subtracted: the heading (or the line's
+    # own "Less:") says so, and a figure in parentheses there is a negative deduction (or a sign keyed
+    # wrong), not the convention.
+    said = section is not None or deducted
+    return -1 if values and (positive > len(values) or (said and positive == len(values))) else 1
 
 
 _SIGNED_HEADING = re.compile(

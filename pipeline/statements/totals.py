@@ -279,13 +279,16 @@ class _Walk:
         return [c for c in found if one_kind(c, self.kinds)]
 
     def signed_by_labels(self, structure: Structure) -> bool:
-        """Whether each line of a structure takes the sign its label gives it.
+        """Whether each line that "the first less the rest" deducts takes the sign its label gives it.
 
         "The first less the rest" is also the labels' signs when every line after the first is a cost
         ("Income before income taxes" less "Provision for income taxes"): such a run is kept wherever the
-        labels' signs are, under whichever name :func:`.resolve.candidate_structures` gave it first.
+        labels' signs are, under whichever name :func:`.resolve.candidate_structures` gave it first. The
+        first line is what the rest are deducted from: its own words say nothing of that ("Present value
+        of lease payments" less "Less: current obligations" is the long-term part, though "payments" would
+        subtract the line from a footing of costs).
         """
-        return all(sign == self.signs.get(r, 1) for r, sign in structure.components)
+        return all(sign == self.signs.get(r, 1) for r, sign in structure.components[1:])
 
     def support(self, strength: int) -> int:
         """Columns that must hold before a total counts as proven.
