@@ -139,7 +139,9 @@ TRAITS: tuple[str, ...] = (
 def _covered() -> set[str]:
     """Every DocConfig field this module decides (a test keeps the three lists complete)."""
     drawn = {name for group in LAYOUT_GROUPS for name in group}
-    fixed = {"file", "seed", "injections", "eps_note", "show_tax_split"}
+    # ``lease_split`` stays off: a layout the tests ask for by name, left out of the draw so that every seed
+    # keeps drawing the documents it drew before.
+    fixed = {"file", "seed", "injections", "eps_note", "show_tax_split", "lease_split"}
     return set(ISSUER_FIELDS) | drawn | set(TRAITS) | fixed
 
 
