@@ -4,8 +4,8 @@ Rules, one line a check in the order they run (:data:`CHECKS`; each module docum
 
 * ``TOT001``/``TOT002`` (:mod:`.sums`): the calculation trees of :mod:`pipeline.statements` hold in
   every column, and total columns in every row.
-* ``CHG001`` (:mod:`.changes`, :mod:`.ratio_rows`): columns of changes and of shares agree with the
-  figures they compare, and so do rows of them ("Percent of sales", "Percent change").
+* ``CHG001`` (:mod:`.changes`): columns of changes and of shares agree with the figures they compare, and
+  so do rows of them, "Percent of sales" and "Percent change" under their line (:mod:`.ratio_rows`).
 * ``LED001`` (:mod:`.ledger`): a ledger's running balance follows from its debits and credits.
 * ``TOT003`` (:mod:`.closing`): in a column of balances, a period's total line repeats its closing balance.
 * ``EPS001`` (:mod:`.per_share`): earnings per share are the earnings over the weighted-average shares.
