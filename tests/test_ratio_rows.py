@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import pytest
 
 from pipeline.checks import check_document
-from pipeline.checks.ratio_rows import check_ratio_rows, keyed_variants
+from pipeline.checks.ratio_rows import check_ratio_rows
+from pipeline.figures.keying import keyed_variants
 from schemas.models import Flag
 from tests.support.tables import make_table
 
@@ -128,3 +129,19 @@ def test_keyed_variants_undo_each_kind_of_plant() -> None:
     assert dict(keyed_variants(345.0, 0))[3452.0] == "digit_count"  # a digit dropped
     assert dict(keyed_variants(13445.0, 0))[1345.0] == "digit_count"  # a digit doubled
     assert 1289.0 not in dict(keyed_variants(1288.0, 0))  # the last digit: a rounding slip as much
+
+
+def test_the_localization_takes_the_keyed_value_the_ratios_rounding_allows() -> None:
+    # 8.5 % of 3,393 is 288.4: the printed ratio allows 287.7 to 289.1, and 289 is 829 with two digits
+    # swapped. The range's first point (288) would name no keying error, and the base (3,393 were 9,753)
+    # no likelier one: the localization names 829 and the value a keyed variant gives.
+    rows: Rows = [
+        ("Net sales", ["3,540", "3,393"]),
+        ("Adjusted EBIT", ["265", "829"]),
+        ("Adjusted EBIT / Sales %", ["7.5", "8.5"]),
+    ]
+    table = make_table(rows, periods=("FY2025", "FY2024"), headers=HEADS)
+    found = check_document([table], [], [], doc_id="doc", source="doc.pdf").flags
+    assert len(found) == 1 and found[0].localization is not None
+    assert found[0].localization.corrected == ["289"]
+    assert found[0].localization.signatures == ["swap"]

@@ -40,6 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pipeline.checks.tolerance import keying_relation, printed_at
+from pipeline.figures.keying import keyed_variants
 from schemas.models import BBox, Cell, Evidence, Flag, Localization
 
 __all__ = [
@@ -164,8 +165,13 @@ class Equation:
         return -self.residual(others) / own
 
     def slack(self, term: Term) -> float:
-        """How far the ratio for ``term`` may move while the relation still holds."""
-        return self.tolerance / abs(term.used) if term.used else math.inf
+        """How far the ratio for ``term`` may move while the relation still holds.
+
+        The figure enters with its coefficient: a ratio's line enters a hundredfold (``100 × line − ratio ×
+        base``), so its value may move a hundredth as far.
+        """
+        own = sum(t.coef * t.used for t in self.terms if t.key == term.key)
+        return self.tolerance / abs(own) if own else math.inf
 
 
 @dataclass(slots=True)
@@ -252,8 +258,28 @@ def _change(term: Term, ratio: float) -> _Change | None:
 
 
 def _single(term: Term, relations: Sequence[Equation]) -> _Change | None:
-    ratio = _ratio(term, relations)
-    return None if ratio is None else _change(term, ratio)
+    """The change of one figure that every relation printing it allows.
+
+    The relations allow a range (their rounding); a keyed variant of the figure inside it (two digits
+    swapped, a digit dropped …) is the change named, rather than the range's first point: "3,393 were
+    9,753" where "829 were 289" also holds within rounding would name the wrong figure.
+    """
+    windows = _windows(term, relations)
+    if windows is None:
+        return None
+    ratio = _ratio_within(*windows)
+    if ratio is None:
+        return None
+    found = _change(term, ratio)
+    # A sum or a copy fixes a value that prints (1,234 + 56 = 1,290): that is the change. A ratio's rounding
+    # leaves a range between printed values, in which a keyed variant says which one.
+    printed = term.printed * ratio * 10.0**term.places
+    if found is not None and found.weight > _WEIGHT["swap"] and abs(printed - round(printed)) > 1e-6:
+        for value, _ in keyed_variants(term.printed, term.places):
+            keyed = value / term.printed
+            if _ratio_within([(keyed, 0.0), *windows[0]], windows[1]) is not None:
+                return _change(term, keyed) or found
+    return found
 
 
 def _pair(a: Term, b: Term, relations: Sequence[Equation]) -> tuple[_Change, _Change] | None:
@@ -286,13 +312,10 @@ def _pair(a: Term, b: Term, relations: Sequence[Equation]) -> tuple[_Change, _Ch
     return None if ca is None or cb is None else (ca, cb)
 
 
-def _ratio(term: Term, relations: Sequence[Equation]) -> float | None:
-    """The one ratio of ``term`` every relation allows (the others as printed), or None.
-
-    A relation that compares the figure's magnitude (a cost and its copy printed with the other sign) allows
-    the ratio's opposite as well: it pins the size, never the sign, so a sign the footings ask to flip is
-    still one change.
-    """
+def _windows(
+    term: Term, relations: Sequence[Equation]
+) -> tuple[list[tuple[float, float]], list[tuple[float, float]]] | None:
+    """Each relation's ratio for ``term`` with its slack: those on the signed figure, those on its size."""
     signed: list[tuple[float, float]] = []
     sizes: list[tuple[float, float]] = []
     for eq in relations:
@@ -300,12 +323,30 @@ def _ratio(term: Term, relations: Sequence[Equation]) -> float | None:
         if r is None:
             return None
         (sizes if eq.by_magnitude(term) else signed).append((r, eq.slack(term)))
+    return signed, sizes
+
+
+def _ratio_within(
+    signed: Sequence[tuple[float, float]], sizes: Sequence[tuple[float, float]]
+) -> float | None:
+    """One ratio inside every window (:func:`_windows`), or None."""
     if not signed:
         return _agree(sizes)
     got = _agree(signed)
     if got is None or (sizes and _agree([(abs(got), 0.0), *sizes]) is None):
         return None
     return got
+
+
+def _ratio(term: Term, relations: Sequence[Equation]) -> float | None:
+    """The one ratio of ``term`` every relation allows (the others as printed), or None.
+
+    A relation that compares the figure's magnitude (a cost and its copy printed with the other sign) allows
+    the ratio's opposite as well: it pins the size, never the sign, so a sign the footings ask to flip is
+    still one change.
+    """
+    windows = _windows(term, relations)
+    return None if windows is None else _ratio_within(*windows)
 
 
 def _has(eq: Equation, term: Term) -> bool:

@@ -2,7 +2,8 @@
 
 MD&A and segment tables print, under an amount line, ratios computed from it in each period's column:
 "Operating income as a percentage of net sales", "(as a % of net sales)", "Percent of sales", "Percentage
-of total revenue", "EBIT margin" in percent, and "Percent change" against the prior period. That is
+of total revenue", "Adjusted EBIT / Sales %", "EBIT margin" in percent, and "Percent change" against the
+prior period. That is
 arithmetic the filing states once per column; a keying error in the line, in the base or in the ratio breaks
 it in that column and nowhere else. :mod:`.changes` reads the same relations in columns ("% Change",
 "% of revenue" beside the amounts); this module reads them in rows.
@@ -40,14 +41,17 @@ from dataclasses import dataclass, replace
 from pipeline.checks.changes import RULE
 from pipeline.checks.localize import Equation, RelationLog, Term, cell_term
 from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.keying import keyed_variants
 from pipeline.figures.rounding import Comparison, half_unit
 from pipeline.figures.taxonomy import normalise_label
 from schemas.models import Cell, Evidence, Flag, Table
 
-__all__ = ["check_ratio_rows", "keyed_variants"]
+__all__ = ["check_ratio_rows"]
 
 # "Operating income as a % of total revenues", "(as a percentage of net sales)", "Percent of sales".
 _SHARE_LABEL = re.compile(r"^(?P<line>.*?)\s*\b(?:as an? )?(?:%|percent(?:age)?) of (?P<base>[a-z][a-z ]*)$")
+# "Adjusted EBIT / Sales %", "EBITDA/Revenue (%)": read on the label as printed (normalising drops the "/").
+_OVER_LABEL = re.compile(r"^(?P<line>[^/]*[a-z][^/]*?)\s*/\s*(?P<base>[a-z][a-z ]*?)\s*\(?%\)?\s*$")
 # "EBIT margin", "Net income margin", "Operating margin %": a share of sales or revenue, when in percent.
 _MARGIN_LABEL = re.compile(r"^(?P<line>[a-z][a-z ]*?)\s*\bmargin(?: %| percent(?:age)?)?$")
 # "Percent change", "% change from prior quarter", "Percentage increase (decrease)".
@@ -165,6 +169,10 @@ def _ratio(row: RowView) -> _Ratio | None:
         return _Ratio(row, "", frozenset(), True)
     if m := _SHARE_LABEL.match(label):
         return _Ratio(row, m["line"].strip(), frozenset({_base_key(m["base"])}), False)
+    if m := _OVER_LABEL.match(" ".join(row.label.lower().split())):
+        return _Ratio(
+            row, normalise_label(m["line"]), frozenset({_base_key(normalise_label(m["base"]))}), False
+        )
     if (m := _MARGIN_LABEL.match(label)) and _percent(row):
         return _Ratio(row, m["line"].strip(), _SALES, False)
     return None
@@ -219,45 +227,6 @@ def _change_tests(ratio: _Ratio, line: RowView) -> list[_Test]:
         if sum(t.holds for t in tests) > sum(t.holds for t in best):
             best = tests
     return best
-
-
-def keyed_variants(value: float, places: int) -> Iterator[tuple[float, str]]:
-    """The figures a keying error could have turned into ``value``, each with how.
-
-    Two adjacent digits swapped, one digit wrong (not the last: a last digit off is a rounding slip as much
-    as a keying error), a digit dropped or doubled (any digit inserted or deleted), the sign, a power of a
-    thousand.
-
-    Args:
-        value: The figure as printed.
-        places: Its decimal places as printed.
-
-    Yields:
-        ``(intended value, signature)`` pairs.
-    """
-    digits = str(abs(round(value * 10.0**places)))
-    sign = -1.0 if value < 0 else 1.0
-    unit = 10.0**-places
-
-    def back(text: str) -> float:
-        return sign * int(text) * unit
-
-    yield -value, "sign"
-    yield value * 1000.0, "scale"
-    yield value / 1000.0, "scale"
-    for i in range(len(digits) - 1):
-        if digits[i] != digits[i + 1]:
-            yield back(digits[:i] + digits[i + 1] + digits[i] + digits[i + 2 :]), "swap"
-    for i in range(len(digits) - 1):
-        for d in "0123456789":
-            if d != digits[i] and (i or d != "0"):
-                yield back(digits[:i] + d + digits[i + 1 :]), "digit"
-    for i in range(len(digits) + 1):
-        if len(digits) > 1 and i < len(digits):
-            yield back(digits[:i] + digits[i + 1 :]), "digit_count"
-        for d in "0123456789":
-            if i or d != "0":
-                yield back(digits[:i] + d + digits[i:]), "digit_count"
 
 
 def _keyed(t: _Test) -> _Fig | None:

@@ -8,11 +8,12 @@ with one figure keyed wrong from a table of some other measure (:func:`pipeline.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Literal
 
 from pipeline.figures.rounding import compare_values
 
-__all__ = ["NEAR_MISS_RELATIVE", "Relation", "digit_slip", "keying_relation"]
+__all__ = ["NEAR_MISS_RELATIVE", "Relation", "digit_slip", "keyed_variants", "keying_relation"]
 
 NEAR_MISS_RELATIVE = 0.25
 """Relative difference under which two figures for "the same" metric are treated as a genuine
@@ -99,3 +100,42 @@ def keying_relation(a: float, a_decimals: int, b: float, b_decimals: int) -> Rel
     if (big - small) / big <= NEAR_MISS_RELATIVE:
         return "near_miss"
     return None
+
+
+def keyed_variants(value: float, places: int) -> Iterator[tuple[float, Relation]]:
+    """The figures a keying error could have turned into ``value``, each with how.
+
+    Two adjacent digits swapped, one digit wrong (not the last: a last digit off is a rounding slip as much
+    as a keying error), a digit dropped or doubled (any digit inserted or deleted), the sign, a power of a
+    thousand.
+
+    Args:
+        value: The figure as printed.
+        places: Its decimal places as printed.
+
+    Yields:
+        ``(intended value, signature)`` pairs.
+    """
+    digits = str(abs(round(value * 10.0**places)))
+    sign = -1.0 if value < 0 else 1.0
+    unit = 10.0**-places
+
+    def back(text: str) -> float:
+        return sign * int(text) * unit
+
+    yield -value, "sign"
+    yield value * 1000.0, "scale"
+    yield value / 1000.0, "scale"
+    for i in range(len(digits) - 1):
+        if digits[i] != digits[i + 1]:
+            yield back(digits[:i] + digits[i + 1] + digits[i] + digits[i + 2 :]), "swap"
+    for i in range(len(digits) - 1):
+        for d in "0123456789":
+            if d != digits[i] and (i or d != "0"):
+                yield back(digits[:i] + d + digits[i + 1 :]), "digit"
+    for i in range(len(digits) + 1):
+        if len(digits) > 1 and i < len(digits):
+            yield back(digits[:i] + digits[i + 1 :]), "digit_count"
+        for d in "0123456789":
+            if i or d != "0":
+                yield back(digits[:i] + d + digits[i:]), "digit_count"
