@@ -7,6 +7,7 @@ column's period comes from the header text stacked above it, combined with the c
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -74,7 +75,53 @@ def column_periods(group: TableGroup) -> dict[int, Period]:
     out = _share_period_context(out, stacks)
     out |= _stub_year_dates(first, stacks, out)
     out = _lone_spanning_head(first, stacks, out)
+    out = _length_beside_days(stacks, out)
     return out or _caption_instant(group, stacks)
+
+
+_LEAD = re.compile(r"^(?P<lead>.*?\b(?:ended|ending))\b", re.IGNORECASE)
+"""The length part of a head: "Years Ended" of "Years Ended November 29, 2019"."""
+_DAYS_PER_MONTH = 30.44
+_SLACK_DAYS = 10
+"""How far a 52/53-week year's ends stray from whole months (November 27, 2020 and November 29, 2019)."""
+
+
+def _length_beside_days(stacks: Mapping[int, Sequence[str]], periods: dict[int, Period]) -> dict[int, Period]:
+    """Columns headed by a day alone beside the one column whose head names the length.
+
+    "Years Ended" centred over three columns is read into the middle one's head only: Adobe's income
+    statement heads "November 27, 2020  Years Ended November 29, 2019  November 30, 2018", and the outer
+    columns' revenue was dated at an instant (a flow of unknown length, compared with nothing). When one
+    column names a length and every other value column a day alone, and the days are one such length apart,
+    each column is that length ending on its own day. A roll-forward's balances beside the year's movements
+    ("December 31, 2019", "Year ended December 31, 2020", "December 31, 2020") share a day with the
+    movements' end: no series, no change.
+    """
+    values = sorted(c for c in stacks if c > 0 and c in periods)
+    lengths = [
+        c for c in values if periods[c].kind == "duration" and periods[c].months and periods[c].end_date
+    ]
+    days = [c for c in values if periods[c].kind == "instant" and periods[c].end_date]
+    if len(lengths) != 1 or not days or len(lengths) + len(days) != len(values):
+        return periods
+    source = periods[lengths[0]]
+    lead = _LEAD.match(" ".join(" ".join(stacks[lengths[0]]).split()))
+    months = source.months or 0
+    ends = sorted(d for c in values if (d := periods[c].end_day()) is not None)
+    apart = [(b - a).days for a, b in itertools.pairwise(ends)]
+    if lead is None or not all(abs(d - months * _DAYS_PER_MONTH) <= _SLACK_DAYS for d in apart):
+        return periods
+    out = dict(periods)
+    for c in days:
+        p = combine_periods([lead.group("lead"), *stacks[c]])
+        if (
+            p is not None
+            and p.kind == "duration"
+            and p.months == months
+            and p.end_date == periods[c].end_date
+        ):
+            out[c] = p
+    return out
 
 
 _AS_OF = re.compile(r"\bas (?:of|at) (?=[A-Z][a-z]+ \d)")
