@@ -24,6 +24,7 @@ __all__ = [
     "DILUTED",
     "OPENING_LABEL",
     "TOTAL_LABEL",
+    "after_deduction",
     "clean_label",
     "heading_sign",
     "label_sign",
@@ -236,21 +237,32 @@ def total_strength(
         # revenue" or "Consolidated net sales" under the segments' lines is their sum, the whole entity's,
         # though "Group pension plans" is no total: again the figures decide.
         return 1
-    if (
-        previous is not None
-        and _DEDUCTION_LINE.search(previous.label)
-        and not _DEDUCTION_LINE.search(row.label)
-    ):
-        # The line under a deduction is what is left, whatever it calls itself: "Property, plant and
-        # equipment, net" under "Less: accumulated depreciation", "Present value of future minimum lease
-        # payments" under "Less: Amounts representing interest". The figures decide.
-        return 1
     stem = label[: -len(" net")]
-    if label.endswith(" net") and (stem in section or f"{stem} gross" in section):
+    if label.endswith(" net") and (
+        (previous is not None and _DEDUCTION_LINE.search(previous.label))
+        or stem in section
+        or f"{stem} gross" in section
+    ):
+        # "Property, plant and equipment" / "Less: accumulated depreciation" / "Property, plant and
+        # equipment, net": the line after a deduction that calls itself net is the difference of the two;
         # "Deferred card and other fees" (or "…, gross") … "Deferred card and other fees, net": the line it
         # is net of is printed above, in its section, and the lines between are what it is net of.
         return 1
     return 0
+
+
+def after_deduction(row: RowView, previous: RowView | None) -> bool:
+    """Whether a row is printed under a deduction line ("Less: Amounts representing interest") and is none.
+
+    The line under "Less: …" is often what is left of the line above it, whatever it calls itself ("Present
+    value of future minimum lease payments"); it may as well be the next line of a list ("Noncontrolling
+    interest" under "Less: Treasury stock"): only the two lines above it adding up to it say which.
+    """
+    return (
+        previous is not None
+        and bool(_DEDUCTION_LINE.search(previous.label))
+        and not _DEDUCTION_LINE.search(row.label)
+    )
 
 
 def placed_total(row: RowView, previous: RowView | None) -> bool:

@@ -24,6 +24,7 @@ from pipeline.statements.labels import (
     DILUTED,
     OPENING_LABEL,
     TOTAL_LABEL,
+    after_deduction,
     heading_sign,
     label_sign,
     named_change,
@@ -129,6 +130,7 @@ class _Walk:
     by_label: dict[str, list[int]] = field(init=False)  # normalised label → its rows, top to bottom
     below: dict[int, str] = field(init=False)  # row → the next figure line's normalised label
     placed: bool = False  # the row being resolved is a total by its place only (outdented, under a rule)
+    deducted: bool = False  # ... or by being printed under a deduction ("Less: …"): of the two lines above
     nil_blanks: bool = field(init=False)  # the table prints no dash anywhere: a blank line is nil
 
     def __post_init__(self) -> None:
@@ -215,13 +217,16 @@ class _Walk:
 
         The change in a balance (``changes``, :meth:`changed_balance`) is a total; a diluted count a weak one.
         """
-        self.placed = False
+        self.placed = self.deducted = False
         if changes:
             return 2
         if strength := total_strength(row, previous, taxonomy, section):
             return strength
         if placed_total(row, previous):
             self.placed = True
+            return 1
+        if after_deduction(row, previous):
+            self.deducted = True
             return 1
         return 1 if self.diluted_count(row.index, normalise_label(row.label)) else 0
 
@@ -246,6 +251,9 @@ class _Walk:
     def candidates(self, row: RowView, label: str, strength: int, rollforward: bool) -> list[Structure]:
         """The runs the line may add up, by what its label says it is."""
         found = candidate_structures(row.index, self.visible, self.starts, self.signs, rollforward)
+        if self.deducted:
+            # What is left of a line after the deduction printed under it: those two lines, nothing more.
+            found = [c for c in found if [r for r, _ in c.components] == self.visible[-2:]]
         if self.placed:
             # A total by its place alone adds its lines as printed or signed by their labels: "the first
             # less the rest" of the totals above agrees by identity (a balance sheet's noncontrolling
