@@ -43,8 +43,8 @@ RESULTS = [
 ]
 
 
-def ratio_flags(rows: Rows, heads: Sequence[str] = HEADS) -> list[Flag]:
-    periods = tuple(f"FY{h}" for h in heads)
+def ratio_flags(rows: Rows, heads: Sequence[str] = HEADS, periods: Sequence[str] | None = None) -> list[Flag]:
+    periods = tuple(periods or (f"FY{h}" for h in heads))
     return check_ratio_rows([make_table(rows, periods=periods, headers=heads)])
 
 
@@ -145,3 +145,36 @@ def test_the_localization_takes_the_keyed_value_the_ratios_rounding_allows() -> 
     assert len(found) == 1 and found[0].localization is not None
     assert found[0].localization.corrected == ["289"]
     assert found[0].localization.signatures == ["swap"]
+
+
+QUARTERS = ("March 31", "June 30", "September 30", "December 31")
+QUARTER_PERIODS = ("Q1-2025", "Q2-2025", "Q3-2025", "Q4-2025")
+
+
+def test_a_quarter_keyed_breaks_two_changes_and_is_one_misprint() -> None:
+    # eBay's "% change from prior quarter": 2,668 keyed 2,668,000 breaks June's change and September's,
+    # which take it for the prior; December's holds. One figure, one failure, proven by one column.
+    rows: Rows = [
+        ("Net revenues", ["2,638", "2,668", "2,501", "2,613"]),
+        ("% change from prior quarter", ["6 %", "1 %", "(6) %", "4 %"]),
+    ]
+    assert ratio_flags(rows, QUARTERS, QUARTER_PERIODS) == []
+    found = ratio_flags(replaced(rows, "Net revenues", 1, "2,668,000"), QUARTERS, QUARTER_PERIODS)
+    assert found and all("2,668,000" in f.message for f in found)
+
+
+def test_a_margin_whose_line_the_table_names_otherwise() -> None:
+    # "EBIT margin" under "Earnings before interest and taxes (EBIT)": the name is not the line's, so the
+    # place says which line it is, and two columns must prove it before a third is flagged.
+    rows: Rows = [
+        ("Sales", ["8,747", "8,958", "7,548"]),
+        ("Earnings before interest and taxes (EBIT)", ["539", "1,254", "501"]),
+        ("EBIT margin", ["6.2 %", "14.0", "6.6"]),
+    ]
+    heads = ("2025", "2024", "2023")
+    assert ratio_flags(rows, heads) == []
+    found = ratio_flags(replaced(rows, "Earnings before interest and taxes (EBIT)", 1, "12,544"), heads)
+    assert len(found) == 1 and "12,544" in found[0].message
+    # Proven by one column only, the place says too little.
+    two = [*rows[:2], ("EBIT margin", ["6.2 %", "14.0", None])]
+    assert ratio_flags(replaced(two, rows[1][0], 1, "12,544"), heads) == []

@@ -34,12 +34,13 @@ figure itself explains is flagged without one: the localization names amounts on
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pipeline.checks.changes import RULE
-from pipeline.checks.localize import Equation, RelationLog, Term, cell_term
+from pipeline.checks.localize import Equation, RelationLog, Term, cell_term, connected
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.keying import keyed_variants
 from pipeline.figures.rounding import Comparison, half_unit
@@ -178,20 +179,34 @@ def _ratio(row: RowView) -> _Ratio | None:
     return None
 
 
-def _line_of(ratio: _Ratio, above: Sequence[RowView]) -> RowView | None:
-    """The amount line a ratio row divides (step 1); None when the label names a line not printed."""
+def _line_of(ratio: _Ratio, above: Sequence[RowView]) -> tuple[RowView, bool] | None:
+    """The amount line a ratio row divides (step 1), and whether only its place says so.
+
+    A label naming a line the table does not print under that name ("EBIT margin" under "Earnings before
+    interest and taxes (EBIT)") falls back on the place, which its columns must then prove twice.
+    """
     if ratio.line:
         for row in reversed(above):
             label = normalise_label(row.label)
             if _amounts(row) and (label == ratio.line or label.startswith(f"{ratio.line} ")):
-                return row
-        return None
+                return row, False
     for row in reversed(above):
         if _amounts(row):
-            return row
+            return row, bool(ratio.line)
         if not (row.numbers and _percent(row)):
             return None  # a heading between: the ratio is not printed under this line
     return None
+
+
+def _failures(fails: Sequence[_Test]) -> int:
+    """Failing columns, those that print one figure counted once.
+
+    A quarter keyed a thousand times too large breaks its own change and the next quarter's, which takes it
+    for the prior: one misprint, not two columns of another relation.
+    """
+    cells = [{(f.cell.row, f.cell.col) for f in (t.line, t.base)} for t in fails]
+    links = [(i, j) for i, j in itertools.combinations(range(len(cells)), 2) if cells[i] & cells[j]]
+    return len(connected(len(cells), links))
 
 
 def _share_tests(ratio: _Ratio, line: RowView, base: RowView) -> list[_Test]:
@@ -254,7 +269,10 @@ def _equation(t: _Test, labels: Mapping[int, str], name: str, flag_id: str | Non
     )
     if t.magnitude:
         terms = tuple(replace(term, magnitude=True) for term in terms)
-    tolerance = 100.0 * t.line.half + abs(coef) * t.base.half + abs(t.base.value) * t.ratio.half
+    # The ratio's rounding weighs by the base. A base keyed wrong (11,171 printed 1,117) would shrink it
+    # tenfold and the corrected value would not fit: the base the line and the ratio give counts too.
+    implied = 100.0 * abs(t.line.value) / abs(coef) if coef else 0.0
+    tolerance = 100.0 * t.line.half + abs(coef) * t.base.half + max(abs(t.base.value), implied) * t.ratio.half
     return Equation(RULE.id, terms, tolerance, t.holds, RULE.requires, name, flag_id)
 
 
@@ -294,17 +312,19 @@ def _flag(table: Table, t: _Test, holds: int, labels: Mapping[int, str], headers
     )
 
 
-def _relations(rows: Sequence[RowView]) -> Iterator[tuple[_Ratio, list[_Test]]]:
-    """Every ratio row with the columns of its best pairing (steps 1-3)."""
+def _relations(rows: Sequence[RowView]) -> Iterator[tuple[_Ratio, list[_Test], int]]:
+    """Every ratio row with the columns of its best pairing (steps 1-3) and the columns that must hold."""
     for i, row in enumerate(rows):
         ratio = _ratio(row)
         if ratio is None:
             continue
-        line = _line_of(ratio, rows[:i])
-        if line is None:
+        found = _line_of(ratio, rows[:i])
+        if found is None:
             continue
+        line, by_place = found
+        need = 2 if by_place else 1
         if ratio.change:
-            yield ratio, _change_tests(ratio, line)
+            yield ratio, _change_tests(ratio, line), need
             continue
         bases = [
             r
@@ -315,7 +335,7 @@ def _relations(rows: Sequence[RowView]) -> Iterator[tuple[_Ratio, list[_Test]]]:
             (_share_tests(ratio, line, b) for b in bases), key=lambda ts: -sum(t.holds for t in ts)
         )
         if ranked:
-            yield ratio, ranked[0]
+            yield ratio, ranked[0], need
 
 
 def check_ratio_rows(tables: Sequence[Table], relations: RelationLog | None = None) -> list[Flag]:
@@ -333,10 +353,9 @@ def check_ratio_rows(tables: Sequence[Table], relations: RelationLog | None = No
         rows = table_rows(table)
         labels = {r.index: " ".join(r.label.split()) or f"row {r.index}" for r in rows}
         headers: Mapping[int, str] | None = None
-        for ratio, tests in _relations(rows):
+        for ratio, tests, need in _relations(rows):
             holds = sum(t.holds for t in tests)
-            fails = [t for t in tests if not t.holds]
-            if holds < 1 or len(fails) > holds:
+            if holds < need or _failures([t for t in tests if not t.holds]) > holds:
                 continue
             for t in tests:
                 name = f"{RULE.id} {labels[ratio.row.index]} (page {t.ratio.cell.page})"
