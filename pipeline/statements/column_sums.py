@@ -22,9 +22,13 @@ from schemas.models import Table
 __all__ = ["ColumnTotal", "across_rows", "column_sums"]
 
 
-# "Consolidated" heads a total column; "Consolidated Statements of …" is a title printed over the heads.
+# "Consolidated" heads a total column; "Consolidated Statements of …" is a title printed over the heads. An
+# amount "net of tax" (or "after tax") is the sum of its group's amount before tax and the tax on it (the
+# components of other comprehensive income, each period a group of three columns).
 _TOTAL_HEAD = re.compile(
-    r"\btotal\b|\bconsolidated\b(?!\s+(?:statements?|balance sheets?|financial|schedules?)\b)", re.IGNORECASE
+    r"\btotal\b|\bconsolidated\b(?!\s+(?:statements?|balance sheets?|financial|schedules?)\b)"
+    r"|\bnet[- ]of[- ]tax\b|\bafter[- ]tax\b",
+    re.IGNORECASE,
 )
 _QUARTER_HEAD = re.compile(
     r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b|\bq[1-4]\b", re.IGNORECASE
