@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pipeline.checks.rule import Rule
+from pipeline.checks.rule import Rule, labelled_evidence
 from pipeline.checks.tolerance import keying_relation
 from pipeline.figures.grid import RowView
 from pipeline.figures.line_kinds import headings_over, line_item, line_kinds, numerator_label
@@ -210,13 +210,7 @@ def _flag(
     )
 
     def ev(f: _Fig, role: str) -> Evidence:
-        return Evidence(
-            page=f.cell.page,
-            bbox=f.cell.bbox,
-            text=f"{labels[f.cell.row]}: {f.cell.text.strip()}",
-            role=role,
-            value=f.value,
-        )
+        return labelled_evidence(f.cell, labels, role, f.value)
 
     return RULE.flag(
         table,

@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 
 from pipeline.checks.changes import RULE
 from pipeline.checks.localize import Equation, RelationLog, Term, cell_term, connected
+from pipeline.checks.rule import labelled_evidence
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.keying import keyed_variants
 from pipeline.figures.rounding import Comparison, half_unit
@@ -290,13 +291,7 @@ def _flag(table: Table, t: _Test, holds: int, labels: Mapping[int, str], headers
     )
 
     def ev(f: _Fig, role: str) -> Evidence:
-        return Evidence(
-            page=f.cell.page,
-            bbox=f.cell.bbox,
-            text=f"{labels[f.cell.row]}: {f.cell.text.strip()}",
-            role=role,
-            value=f.value,
-        )
+        return labelled_evidence(f.cell, labels, role, f.value)
 
     return RULE.flag(
         table,

@@ -9,7 +9,7 @@ list and :func:`pipeline.checks.check_document` derive from it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
@@ -18,9 +18,9 @@ from pipeline.checks.tolerance import KnownFact, Severity, where_printed
 from pipeline.figures.rounding import Comparison
 from pipeline.figures.taxonomy import Taxonomy
 from pipeline.ids import stable_id
-from schemas.models import Block, Evidence, Flag, FlagKind, Period, Statement, Table
+from schemas.models import Block, Cell, Evidence, Flag, FlagKind, Period, Statement, Table
 
-__all__ = ["Check", "CheckedDocument", "DocRef", "Located", "Rule"]
+__all__ = ["Check", "CheckedDocument", "DocRef", "Located", "Rule", "labelled_evidence"]
 
 
 class Located(Protocol):
@@ -153,3 +153,21 @@ class Check:
 
     rules: tuple[Rule, ...]
     run: Callable[[CheckedDocument], list[Flag]]
+
+
+def labelled_evidence(cell: Cell, labels: Mapping[int, str], role: str, value: float) -> Evidence:
+    """A table figure as evidence: its page and box, and its line's label before it ("Net sales: 3,540").
+
+    Args:
+        cell: The figure's cell.
+        labels: Row → the line's label as printed.
+        role: What the figure is in the relation ("total", "component").
+        value: The value the relation used.
+    """
+    return Evidence(
+        page=cell.page,
+        bbox=cell.bbox,
+        text=f"{labels[cell.row]}: {cell.text.strip()}",
+        role=role,
+        value=value,
+    )
