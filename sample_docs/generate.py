@@ -1744,38 +1744,39 @@ def build_lease_kinds(cfg: DocConfig, figs: Figures) -> TableSpec:
     payments = (sum(operating), sum(finance))
     interest = (-(sum(operating) // 9), -(sum(finance) // 7))
     if cfg.lease_split:
-        present = [p + i for p, i in zip(payments, interest, strict=True)]
-        current = [operating[0] * 4 // 5, finance[0] - 2]
+        rows += _lease_split_rows(cfg, payments, interest, (operating[0], finance[0]))
+    else:
         rows += [
-            _amounts_row(cfg, "Total", [p * units for p in payments]),
-            _amounts_row(cfg, "Less: Amounts representing interest", [-i * units for i in interest]),
-            replace(
-                _amounts_row(
-                    cfg, "Present value of future minimum lease payments", [v * units for v in present]
-                ),
-                kind="total",
-            ),
-            _amounts_row(cfg, "Less: Current obligations", [c * units for c in current]),
-            replace(
-                _amounts_row(
-                    cfg,
-                    "Long-term obligations",
-                    [(v - c) * units for v, c in zip(present, current, strict=True)],
-                ),
-                kind="total",
+            _amounts_row(cfg, "Total lease payments", [p * units for p in payments]),
+            _amounts_row(cfg, "Less: imputed interest", [i * units for i in interest]),
+            _amounts_row(
+                cfg,
+                "Total lease liabilities",
+                [(p + i) * units for p, i in zip(payments, interest, strict=True)],
             ),
         ]
-        return _headed_table(
-            cfg, "leasekinds", "Lease maturities", ("Operating leases", "Finance leases"), rows
-        )
-    rows += [
-        _amounts_row(cfg, "Total lease payments", [p * units for p in payments]),
-        _amounts_row(cfg, "Less: imputed interest", [i * units for i in interest]),
-        _amounts_row(
-            cfg, "Total lease liabilities", [(p + i) * units for p, i in zip(payments, interest, strict=True)]
-        ),
-    ]
     return _headed_table(cfg, "leasekinds", "Lease maturities", ("Operating leases", "Finance leases"), rows)
+
+
+def _lease_split_rows(
+    cfg: DocConfig, payments: Sequence[int], interest: Sequence[int], first_year: Sequence[int]
+) -> list[TRow]:
+    """The liabilities under the payments as 3M prints them (``lease_split``): the deductions positive."""
+    units = 10**cfg.decimals
+    present = [p + i for p, i in zip(payments, interest, strict=True)]
+    current = [first_year[0] * 4 // 5, first_year[1] - 2]
+    long_term = [v - c for v, c in zip(present, current, strict=True)]
+
+    def line(label: str, values: Sequence[int], kind: RowKind = "item") -> TRow:
+        return replace(_amounts_row(cfg, label, [v * units for v in values]), kind=kind)
+
+    return [
+        line("Total", payments),
+        line("Less: Amounts representing interest", [-i for i in interest]),
+        line("Present value of future minimum lease payments", present, "total"),
+        line("Less: Current obligations", current),
+        line("Long-term obligations", long_term, "total"),
+    ]
 
 
 def build_fx_neutral_changes(cfg: DocConfig, figs: Figures) -> TableSpec:

@@ -101,7 +101,7 @@ class _Relation:
     hits: int = 0
     seen: int = 0
     named: bool = False  # the column's head names a change ("% Change")
-    signed: bool = False  # the printed sign is the change's: see :func:`_signed`
+    signed: bool = False  # rows print both directions with their sign (:func:`_fit_pairs`)
 
 
 @dataclass(slots=True)

@@ -66,7 +66,6 @@ _SALES = frozenset({"sales", "revenue"})
 _MARGIN = 2.0
 """A failure must exceed the rounding carried through the division this many times: an off-by-one ratio
 computed from unrounded figures is not a finding."""
-_KEYED = frozenset({"swap", "digit", "digit_count", "sign", "scale"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +147,8 @@ def _amounts(row: RowView) -> bool:
 def _base_key(label: str) -> str:
     """``Total net revenues`` → ``revenue``: the words that name a base, without its qualifiers."""
     words = [w for w in label.split() if w not in _QUALIFIERS]
-    if words and words[-1].endswith("s") and words[-1][:-1] in _SALES | {"revenue"}:
-        words[-1] = words[-1][:-1] if words[-1] != "sales" else words[-1]
+    if words and words[-1] == "revenues":
+        words[-1] = "revenue"
     return " ".join(words)
 
 
