@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pipeline.checks.rule import Rule, labelled_evidence
+from pipeline.checks.rule import Rule, column_proof_confidence, labelled_evidence
 from pipeline.checks.tolerance import keying_relation
 from pipeline.figures.grid import RowView
 from pipeline.figures.line_kinds import headings_over, line_item, line_kinds, numerator_label
@@ -218,7 +218,7 @@ def _flag(
         evidence=[ev(test.eps, "total"), ev(test.earnings, "component"), ev(test.shares, "component")],
         period=test.eps.cell.number.period if test.eps.cell.number else None,
         comparison=Comparison(False, test.expected, test.eps.value, test.eps.value - test.expected, 0.0),
-        confidence=min(0.85, 0.55 + 0.1 * holds),
+        confidence=column_proof_confidence(holds),
         proof=proof,
         reasons=[
             f"the same lines give the printed per-share figure in {holds} other column(s)",

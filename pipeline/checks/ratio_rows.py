@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 
 from pipeline.checks.changes import RULE
 from pipeline.checks.localize import Equation, RelationLog, Term, cell_term, connected
-from pipeline.checks.rule import labelled_evidence
+from pipeline.checks.rule import column_proof_confidence, labelled_evidence
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.keying import keyed_variants
 from pipeline.figures.rounding import Comparison, half_unit
@@ -298,7 +298,7 @@ def _flag(table: Table, t: _Test, holds: int, labels: Mapping[int, str], headers
         evidence=[ev(t.ratio, "total"), ev(t.line, "component"), ev(t.base, "component")],
         period=t.ratio.cell.number.period if t.ratio.cell.number else None,
         comparison=Comparison(False, t.expected, t.printed, t.printed - t.expected, t.tolerance),
-        confidence=min(0.85, 0.55 + 0.1 * holds),
+        confidence=column_proof_confidence(holds),
         reasons=[
             f"the row's label names the relation, and it holds in {holds} other column(s)",
             f"table on page {table.pages[0] if table.pages else t.ratio.cell.page}",

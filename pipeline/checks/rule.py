@@ -20,7 +20,15 @@ from pipeline.figures.taxonomy import Taxonomy
 from pipeline.ids import stable_id
 from schemas.models import Block, Cell, Evidence, Flag, FlagKind, Period, Statement, Table
 
-__all__ = ["Check", "CheckedDocument", "DocRef", "Located", "Rule", "labelled_evidence"]
+__all__ = [
+    "Check",
+    "CheckedDocument",
+    "DocRef",
+    "Located",
+    "Rule",
+    "column_proof_confidence",
+    "labelled_evidence",
+]
 
 
 class Located(Protocol):
@@ -171,3 +179,12 @@ def labelled_evidence(cell: Cell, labels: Mapping[int, str], role: str, value: f
         role=role,
         value=value,
     )
+
+
+def column_proof_confidence(holds: int) -> float:
+    """A flag's confidence when the relation's other columns are its proof: 0.65 for one, at most 0.85.
+
+    Args:
+        holds: The columns where the relation holds.
+    """
+    return min(0.85, 0.55 + 0.1 * holds)
