@@ -12,7 +12,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import titled_page, write_table
+from tests.support.pages import only_flag, titled_page, write_table
 
 _STATEMENT = [
     ("Net revenue", ("23,601", "16,434")),
@@ -46,9 +46,7 @@ def test_the_clean_filing_raises_nothing() -> None:
 
 
 def test_a_cost_keyed_with_the_other_sign_is_flagged() -> None:
-    flags = _filing(summary_cost="(2,845)").flags
-    assert [f.rule for f in flags] == ["XREF001"]
-    assert "sign" in flags[0].message
+    assert "sign" in only_flag(_filing(summary_cost="(2,845)"), "XREF001").message
 
 
 def test_a_table_that_prints_costs_in_parentheses_raises_nothing() -> None:

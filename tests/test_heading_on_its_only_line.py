@@ -9,12 +9,9 @@ wrong sign raised nothing. A line that begins with a heading and its colon begin
 
 from __future__ import annotations
 
-import pymupdf
-
-from pipeline.engine import process_bytes
 from sample_docs.generate import winansi
 from schemas.models import DocumentResult
-from tests.support.pages import titled_page, write_table
+from tests.support.pages import table_result
 
 _XS = (330.0, 400.0, 470.0, 540.0)
 _NIL = winansi("—")
@@ -31,10 +28,13 @@ def _fair_values(derivatives: str = "1,113") -> DocumentResult:
         ("Total long-term investments", ("286", _NIL, "286", _NIL)),
         ("Total financial assets", ("4,892", "1,027", "2,814", "1,051")),
     ]
-    doc = pymupdf.open()
-    page = titled_page(doc, "Financial assets measured at fair value (In millions)", (), ())
-    write_table(page, 84.0, ("December 31, 2020", "Level 1", "Level 2", "Level 3"), rows, _XS)
-    return process_bytes(doc.tobytes(), source="fair_values.pdf")
+    return table_result(
+        "Financial assets measured at fair value (In millions)",
+        ("December 31, 2020", "Level 1", "Level 2", "Level 3"),
+        rows,
+        _XS,
+        source="fair_values.pdf",
+    )
 
 
 def test_the_clean_table_raises_nothing() -> None:

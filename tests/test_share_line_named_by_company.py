@@ -13,7 +13,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import titled_page, write_table
+from tests.support.pages import only_flag, titled_page, write_table
 
 
 def _income(diluted: str = "585.3") -> DocumentResult:
@@ -40,6 +40,4 @@ def test_the_clean_statement_raises_nothing() -> None:
 
 
 def test_a_diluted_count_keyed_with_a_digit_doubled_is_flagged() -> None:
-    flags = _income(diluted="5,585.3").flags
-    assert [f.rule for f in flags] == ["EPS001"]
-    assert "5,585.3" in flags[0].message
+    assert "5,585.3" in only_flag(_income(diluted="5,585.3"), "EPS001").message

@@ -9,12 +9,9 @@ the figures of its own table to agree in one other place, here two rows adding t
 
 from __future__ import annotations
 
-import pymupdf
-
-from pipeline.engine import process_bytes
 from sample_docs.generate import winansi
 from schemas.models import DocumentResult
-from tests.support.pages import titled_page, write_table
+from tests.support.pages import table_result
 
 _XS = (330.0, 400.0, 470.0, 540.0)
 
@@ -26,10 +23,13 @@ def _segments(blizzard_income: str = "698") -> DocumentResult:
         ("Segment net revenues", ("3,478", "1,827", "2,580", "7,885")),
         ("Segment operating income", ("1,667", blizzard_income, "1,140", "3,505")),
     ]
-    doc = pymupdf.open()
-    page = titled_page(doc, "Segment information, year ended December 31, 2021 (In millions)", (), ())
-    write_table(page, 84.0, ("Activision", "Blizzard", "King", "Total"), rows, _XS)
-    return process_bytes(doc.tobytes(), source="segments.pdf")
+    return table_result(
+        "Segment information, year ended December 31, 2021 (In millions)",
+        ("Activision", "Blizzard", "King", "Total"),
+        rows,
+        _XS,
+        source="segments.pdf",
+    )
 
 
 def test_the_clean_table_raises_nothing() -> None:
@@ -47,7 +47,11 @@ def test_one_row_adding_up_proves_no_total_column() -> None:
         ("Operating margin", ("48", "40", "44", "45")),
         ("Employees", ("2,100", "4,700", "2,400", "9,800")),
     ]
-    doc = pymupdf.open()
-    page = titled_page(doc, "Segment highlights", (), ())
-    write_table(page, 84.0, ("Activision", "Blizzard", "King", "Total"), rows, _XS)
-    assert process_bytes(doc.tobytes(), source="highlights.pdf").flags == []
+    result = table_result(
+        "Segment highlights",
+        ("Activision", "Blizzard", "King", "Total"),
+        rows,
+        _XS,
+        source="highlights.pdf",
+    )
+    assert result.flags == []

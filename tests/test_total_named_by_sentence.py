@@ -9,12 +9,10 @@ nothing (Corning's quarterly report). The subject of such a sentence ("X consist
 
 from __future__ import annotations
 
-import pymupdf
 import pytest
 
-from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import write_table
+from tests.support.pages import only_flag, table_result
 
 
 def _note(title: str, work_in_process: str = "553") -> DocumentResult:
@@ -25,11 +23,7 @@ def _note(title: str, work_in_process: str = "553") -> DocumentResult:
         ("Supplies and packing materials", ("455", "481")),
         ("Inventories", ("2,757", "2,904")),
     ]
-    doc = pymupdf.open()
-    page = doc.new_page(width=595, height=842)
-    page.insert_text((50, 60), title, fontsize=9)
-    write_table(page, 84, ("June 30, 2023", "December 31, 2022"), rows)
-    return process_bytes(doc.tobytes(), source="inventories.pdf")
+    return table_result(title, ("June 30, 2023", "December 31, 2022"), rows, source="inventories.pdf")
 
 
 _TITLES = (
@@ -45,6 +39,4 @@ def test_the_clean_note_raises_nothing(title: str) -> None:
 
 @pytest.mark.parametrize("title", _TITLES)
 def test_a_component_keyed_wrong_is_flagged(title: str) -> None:
-    flags = _note(title, work_in_process="535").flags
-    assert [f.rule for f in flags] == ["TOT001"]
-    assert "Inventories" in flags[0].message
+    assert "Inventories" in only_flag(_note(title, work_in_process="535"), "TOT001").message

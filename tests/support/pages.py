@@ -6,6 +6,9 @@ from collections.abc import Callable, Sequence
 
 import pymupdf
 
+from pipeline.engine import process_bytes
+from schemas.models import DocumentResult, Flag
+
 SIZE = 9.0
 """Font size of heads, labels and figures."""
 
@@ -47,6 +50,30 @@ def titled_page(
     for x, head in zip(xs, heads, strict=True):
         right_aligned(page, x, heads_y, head)
     return page
+
+
+def table_result(
+    title: str,
+    heads: Sequence[str],
+    rows: Rows,
+    xs: Sequence[float] = (420.0, 500.0),
+    *,
+    heads_y: float = 84.0,
+    source: str = "table.pdf",
+) -> DocumentResult:
+    """Process a one-page document: ``title`` at the top, the column ``heads`` on the line ``heads_y`` and
+    the ``rows`` under them (the page most layout regression tests need)."""
+    doc = pymupdf.open()
+    page = titled_page(doc, title, (), ())
+    write_table(page, heads_y, heads, rows, xs)
+    return process_bytes(doc.tobytes(), source=source)
+
+
+def only_flag(result: DocumentResult, rule: str) -> Flag:
+    """The one flag ``result`` raised, asserted to be a ``rule`` flag (the failure lists what was raised)."""
+    rules = [flag.rule for flag in result.flags]
+    assert rules == [rule], f"expected one {rule} flag, got {rules}"
+    return result.flags[0]
 
 
 def write_ruled_rows(
