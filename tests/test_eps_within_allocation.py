@@ -17,7 +17,8 @@ from dataclasses import replace
 import pytest
 
 from bench.planted_errors import Candidate
-from pipeline.checks.per_share import _Fig, _keyed, _Test
+from pipeline.checks.per_share import _keyed, _Test
+from pipeline.checks.rule import PrintedFigure
 from sample_docs.generate import DocConfig, build_figures
 from schemas.models import Cell
 from tests.support.layouts import LayoutCases, figure
@@ -72,8 +73,8 @@ def test_a_small_slip_in_a_share_count_is_flagged(name: str) -> None:
 
 
 def _test(eps: float, places: int, earnings: float, shares: float) -> _Test:
-    def fig(value: float, p: int) -> _Fig:
-        return _Fig(value, p, Cell(row=0, col=0, text=str(value), page=1))
+    def fig(value: float, p: int) -> PrintedFigure:
+        return PrintedFigure(value, p, Cell(row=0, col=0, text=str(value), page=1))
 
     ratio = earnings / shares
     return _Test(1, True, ratio, fig(eps, places), fig(shares, 1), fig(earnings, 0), False, 0)

@@ -24,16 +24,16 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pipeline.checks.rule import Rule, column_proof_confidence, labelled_evidence
+from pipeline.checks.rule import PrintedFigure, Rule
 from pipeline.checks.tolerance import keying_relation
 from pipeline.figures.grid import RowView
 from pipeline.figures.line_kinds import headings_over, line_item, line_kinds, numerator_label
-from pipeline.figures.rounding import Comparison, half_unit
+from pipeline.figures.rounding import half_unit
 from pipeline.figures.taxonomy import normalise_label
 from pipeline.statements.build import with_tables
 from pipeline.statements.columns import statement_rows
 from pipeline.statements.labels import BASIC, DILUTED
-from schemas.models import Cell, Evidence, Flag, Statement, Table
+from schemas.models import Flag, Statement, Table
 
 __all__ = ["RULE", "check_per_share"]
 
@@ -61,35 +61,28 @@ _CENT = 0.011
 
 
 @dataclass(frozen=True, slots=True)
-class _Fig:
-    value: float
-    places: int
-    cell: Cell
-
-
-@dataclass(frozen=True, slots=True)
 class _Test:
     col: int
     ok: bool
     expected: float
-    eps: _Fig
-    shares: _Fig
-    earnings: _Fig
+    eps: PrintedFigure
+    shares: PrintedFigure
+    earnings: PrintedFigure
     exact: bool
     """Holds within the figures' rounding alone, without the room for the two-class method."""
     power: int
     """The power of ten between the captions: ``expected`` is earnings over shares times 10**power."""
 
 
-def _figures(rows: Sequence[RowView], columns: Sequence[int]) -> dict[int, dict[int, _Fig]]:
+def _figures(rows: Sequence[RowView], columns: Sequence[int]) -> dict[int, dict[int, PrintedFigure]]:
     """Each row's figures as printed (the division fixes the powers of a thousand itself)."""
-    out: dict[int, dict[int, _Fig]] = {}
+    out: dict[int, dict[int, PrintedFigure]] = {}
     for row in rows:
         for col, cell in row.numbers.items():
             n = cell.number
             if col not in columns or n is None or n.is_dash or n.unit in ("percent", "ratio"):
                 continue
-            out.setdefault(row.index, {})[col] = _Fig(n.value, n.places, cell)
+            out.setdefault(row.index, {})[col] = PrintedFigure(n.value, n.places, cell)
     return out
 
 
@@ -112,7 +105,9 @@ def _flavour(label: str, headed: str) -> str | None:
     return None
 
 
-def _test(col: int, eps: _Fig, shares: _Fig, earnings: _Fig, power: int) -> _Test | None:
+def _test(
+    col: int, eps: PrintedFigure, shares: PrintedFigure, earnings: PrintedFigure, power: int
+) -> _Test | None:
     if shares.value == 0.0 or eps.value == 0.0:
         return None
     ratio = earnings.value / shares.value * 10.0**power
@@ -173,7 +168,10 @@ def _last_digit_only(a: float, b: float, places: int) -> bool:
 
 
 def _triples(
-    figs: Mapping[int, Mapping[int, _Fig]], eps_row: int, share_row: int, earnings_rows: Sequence[int]
+    figs: Mapping[int, Mapping[int, PrintedFigure]],
+    eps_row: int,
+    share_row: int,
+    earnings_rows: Sequence[int],
 ) -> list[tuple[int, int, list[_Test]]]:
     """Every earnings line and power with its tests, best first.
 
@@ -209,16 +207,16 @@ def _flag(
         f"{labels[test.shares.cell.row]} {test.shares.cell.text.strip()} shares is {test.expected:,.3f}."
     )
 
-    def ev(f: _Fig, role: str) -> Evidence:
-        return labelled_evidence(f.cell, labels, role, f.value)
-
-    return RULE.flag(
+    return RULE.relation_flag(
         table,
         message=message,
-        evidence=[ev(test.eps, "total"), ev(test.earnings, "component"), ev(test.shares, "component")],
-        period=test.eps.cell.number.period if test.eps.cell.number else None,
-        comparison=Comparison(False, test.expected, test.eps.value, test.eps.value - test.expected, 0.0),
-        confidence=column_proof_confidence(holds),
+        labels=labels,
+        printed=test.eps,
+        inputs=(test.earnings, test.shares),
+        expected=test.expected,
+        actual=test.eps.value,
+        tolerance=0.0,
+        holds=holds,
         proof=proof,
         reasons=[
             f"the same lines give the printed per-share figure in {holds} other column(s)",

@@ -41,12 +41,11 @@ from dataclasses import dataclass, replace
 
 from pipeline.checks.changes import RULE
 from pipeline.checks.localize import Equation, RelationLog, Term, cell_term, connected
-from pipeline.checks.rule import column_proof_confidence, labelled_evidence
+from pipeline.checks.rule import PrintedFigure
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.keying import keyed_variants
-from pipeline.figures.rounding import Comparison, half_unit
 from pipeline.figures.taxonomy import normalise_label
-from schemas.models import Cell, Evidence, Flag, Table
+from schemas.models import Cell, Flag, Table
 
 __all__ = ["check_ratio_rows"]
 
@@ -69,24 +68,13 @@ computed from unrounded figures is not a finding."""
 
 
 @dataclass(frozen=True, slots=True)
-class _Fig:
-    value: float
-    places: int
-    cell: Cell
-
-    @property
-    def half(self) -> float:
-        return half_unit(self.places)
-
-
-@dataclass(frozen=True, slots=True)
 class _Test:
     """One column of a relation: ``ratio`` against what ``line`` and ``base`` give."""
 
     col: int
-    ratio: _Fig
-    line: _Fig
-    base: _Fig
+    ratio: PrintedFigure
+    line: PrintedFigure
+    base: PrintedFigure
     change: bool
     magnitude: bool
 
@@ -124,14 +112,14 @@ def _is_percent(cell: Cell) -> bool:
     return (cell.number is not None and cell.number.unit == "percent") or "%" in cell.text
 
 
-def _figures(row: RowView, amounts: bool = False) -> dict[int, _Fig]:
+def _figures(row: RowView, amounts: bool = False) -> dict[int, PrintedFigure]:
     """Column → figure; dashes left out, and with ``amounts`` the percentages ("% Change" beside a line)."""
-    out: dict[int, _Fig] = {}
+    out: dict[int, PrintedFigure] = {}
     for col, cell in row.numbers.items():
         n = cell.number
         if n is None or n.is_dash or (amounts and _is_percent(cell)):
             continue
-        out[col] = _Fig(n.value, n.places, cell)
+        out[col] = PrintedFigure(n.value, n.places, cell)
     return out
 
 
@@ -244,11 +232,11 @@ def _change_tests(ratio: _Ratio, line: RowView) -> list[_Test]:
     return best
 
 
-def _keyed(t: _Test) -> _Fig | None:
+def _keyed(t: _Test) -> PrintedFigure | None:
     """The figure whose re-keying makes the failing column hold, when one does."""
     for fig in (t.line, t.base, t.ratio):
         for value, _ in keyed_variants(fig.value, fig.places):
-            fixed = _Fig(value, fig.places, fig.cell)
+            fixed = PrintedFigure(value, fig.places, fig.cell)
             swapped = replace(
                 t,
                 line=fixed if fig is t.line else t.line,
@@ -289,16 +277,16 @@ def _flag(table: Table, t: _Test, holds: int, labels: Mapping[int, str], headers
         f"{t.expected:,.{t.ratio.places + 1}f}%."
     )
 
-    def ev(f: _Fig, role: str) -> Evidence:
-        return labelled_evidence(f.cell, labels, role, f.value)
-
-    return RULE.flag(
+    return RULE.relation_flag(
         table,
         message=message,
-        evidence=[ev(t.ratio, "total"), ev(t.line, "component"), ev(t.base, "component")],
-        period=t.ratio.cell.number.period if t.ratio.cell.number else None,
-        comparison=Comparison(False, t.expected, t.printed, t.printed - t.expected, t.tolerance),
-        confidence=column_proof_confidence(holds),
+        labels=labels,
+        printed=t.ratio,
+        inputs=(t.line, t.base),
+        expected=t.expected,
+        actual=t.printed,
+        tolerance=t.tolerance,
+        holds=holds,
         reasons=[
             f"the row's label names the relation, and it holds in {holds} other column(s)",
             f"table on page {table.pages[0] if table.pages else t.ratio.cell.page}",

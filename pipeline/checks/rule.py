@@ -15,7 +15,7 @@ from typing import Protocol
 
 from pipeline.checks.localize import RelationLog
 from pipeline.checks.tolerance import KnownFact, Severity, where_printed
-from pipeline.figures.rounding import Comparison
+from pipeline.figures.rounding import Comparison, half_unit
 from pipeline.figures.taxonomy import Taxonomy
 from pipeline.ids import stable_id
 from schemas.models import Block, Cell, Evidence, Flag, FlagKind, Period, Statement, Table
@@ -25,6 +25,7 @@ __all__ = [
     "CheckedDocument",
     "DocRef",
     "Located",
+    "PrintedFigure",
     "Rule",
     "column_proof_confidence",
     "labelled_evidence",
@@ -123,6 +124,76 @@ class Rule:
             proof=proof or self.requires,
             **measured,  # expected, actual, difference and tolerance, when the rule compared figures
         )
+
+    def relation_flag(
+        self,
+        table: Table,
+        *,
+        message: str,
+        labels: Mapping[int, str],
+        printed: PrintedFigure,
+        inputs: Sequence[PrintedFigure],
+        expected: float,
+        actual: float,
+        tolerance: float,
+        holds: int,
+        reasons: Sequence[str],
+        proof: str | None = None,
+    ) -> Flag:
+        """A flag of a printed figure that its lines' relation, proven in the table's other columns, fails.
+
+        The printed figure is the evidence's total and the figures the relation computes it from are its
+        components, each shown with its line's label; the flag's period is the printed figure's, and its
+        confidence grows with the columns where the relation holds (:func:`column_proof_confidence`).
+
+        Args:
+            table: The table.
+            message: Analyst-facing explanation.
+            labels: Row → the line's label as printed.
+            printed: The figure under test.
+            inputs: The figures the relation computes it from.
+            expected: What the relation gives.
+            actual: The printed value compared with ``expected``.
+            tolerance: The room the comparison allowed.
+            holds: The other columns where the relation holds.
+            reasons: The structural evidence that made the comparison valid.
+            proof: The proof this finding had; the rule's ``requires`` when not given.
+
+        Returns:
+            The flag.
+        """
+        evidence = [labelled_evidence(printed.cell, labels, "total", printed.value)]
+        evidence += [labelled_evidence(f.cell, labels, "component", f.value) for f in inputs]
+        return self.flag(
+            table,
+            message=message,
+            evidence=evidence,
+            period=printed.cell.number.period if printed.cell.number else None,
+            comparison=Comparison(False, expected, actual, actual - expected, tolerance),
+            confidence=column_proof_confidence(holds),
+            reasons=reasons,
+            proof=proof,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PrintedFigure:
+    """A table figure as a relation between a row's figures reads it: its value and places as printed.
+
+    Attributes:
+        value: The value as printed (at the table's printed scale).
+        places: The decimal places printed.
+        cell: Its cell.
+    """
+
+    value: float
+    places: int
+    cell: Cell
+
+    @property
+    def half(self) -> float:
+        """Half a unit in the last printed place: the figure's rounding radius."""
+        return half_unit(self.places)
 
 
 @dataclass(frozen=True, slots=True)
