@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pipeline.figures.scale_captions import unit_caption
 from schemas.models import BBox, Cell, Table
 
 __all__ = ["RowView", "column_headers", "table_rows"]
@@ -107,7 +108,7 @@ def column_headers(table: Table, *, above: Mapping[int, int] | None = None) -> d
     parts: dict[int, list[tuple[int, str]]] = {}
     header_rows = _header_row_indices(table)
     for cell in table.cells:
-        if not cell.text.strip():
+        if not cell.text.strip() or unit_caption(cell.text):
             continue
         for col in range(cell.col, cell.col + cell.col_span):
             heads = cell.row in header_rows if above is None else cell.row < above.get(col, -1)

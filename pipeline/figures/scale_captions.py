@@ -16,7 +16,7 @@ from typing import Final
 # of :mod:`pipeline.figures.numbers` buys nothing here.
 from pipeline.figures.number_grammar import SCALE_ABBREVIATIONS, SCALE_WORDS, normalise
 
-__all__ = ["ScaleHint", "detect_scale", "sentence_scales"]
+__all__ = ["ScaleHint", "detect_scale", "sentence_scales", "unit_caption"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,3 +265,23 @@ def sentence_scales(text: str) -> list[list[ScaleHint]]:
         if hints:
             out.append(hints)
     return out
+
+
+_A_YEAR: Final = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def unit_caption(text: str) -> bool:
+    """Whether a header cell is a unit caption and nothing else.
+
+    "(In millions, except years)" or "(In millions except contract rates)" is centred over the value
+    columns and lands in the heads of the one or two it is printed over; it names their unit, never their
+    period, basis or kind, and its "years" or "rates" made a column of amounts look like none.
+
+    Args:
+        text: One header cell's text.
+
+    Returns:
+        True when :func:`detect_scale` finds a caption that is the whole text and no year is printed in it.
+    """
+    hint = detect_scale(text)
+    return hint is not None and hint.text == " ".join(text.split()) and _A_YEAR.search(text) is None

@@ -17,6 +17,7 @@ from pipeline.figures.facts import is_change_column
 from pipeline.figures.numbers import parse_number
 from pipeline.figures.periods import combine_periods, parse_period, period_lengths
 from pipeline.figures.rounding import within_rounding
+from pipeline.figures.scale_captions import unit_caption
 from pipeline.figures.typed_numbers import to_typed
 from pipeline.parse.scales import ScaleResolution, column_scales, label_scale
 from pipeline.parse.stitch import TableGroup, section_headings
@@ -55,6 +56,8 @@ def column_periods(group: TableGroup) -> dict[int, Period]:
     stacks: dict[int, list[str]] = {}
     for row in first.rows[: first.header_rows]:
         for c in row:
+            if unit_caption(c.text):
+                continue  # it names the unit of the columns it is set over, never their period
             for col in range(c.col, c.col + c.col_span):
                 stacks.setdefault(col, []).append(c.text)
     phrase = _caption_period_phrase(first.caption)
