@@ -36,6 +36,15 @@ _QUARTER_HEAD = re.compile(
 _YEAR_HEAD = re.compile(r"^\W*(?:(?:full|fiscal|total)[- ])?year\b", re.IGNORECASE)
 """Beside three quarter columns or more, a column headed as the year ("Year 2018", "Full Year") is their
 total: a quarterly data table prints the four quarters and the year."""
+_OPENING_HEAD = re.compile(r"\bbeginning\b|\bopening\b|\bstart of\b", re.IGNORECASE)
+_CLOSING_HEAD = re.compile(r"\bend of (?:the )?(?:period|year)\b|\bending\b|\bclosing\b", re.IGNORECASE)
+"""Beside a column headed as the opening balance, the column headed as the closing one is the total of the
+opening and the movements between them: a schedule of valuation accounts ("Balance at Beginning of
+Period | Additions | Deductions | Balance at End of Period") rolls each allowance forward in its row."""
+_LEVEL_HEAD = re.compile(r"\blevel\s*(?:[123]|i{1,3})\b", re.IGNORECASE)
+"""A fair-value hierarchy prints the levels beside their total, headed as the total, the fair value or the
+balance sheet's date ("December 31, 2020 | Level 1 | Level 2 | Level 3"): the column printed just before
+or just after a run of level columns is their total."""
 _SHARES_HEAD = re.compile(r"\bshares\s*$|\bnumber of shares\b|\bunits\s*$", re.IGNORECASE)
 """A column of share or unit counts printed beside the amounts (a statement of equity)."""
 
@@ -52,10 +61,13 @@ class ColumnTotal:
 _NOT_ADDITIVE_ROW = re.compile(
     r"%|\bpercent|\bper (?:common |ordinary |basic |diluted )?(?:share|unit|ads)\b|\baverage\b|\byields?\b|"
     r"\brates?\b|\bratios?\b|\bmargins?\b|"
-    r"\bprice\b|\bnumber of\b|\bheadcount\b|\bemployees\b",
+    r"\bprice\b(?!\s+(?:protection|concessions?|adjustments?|allocation))|"
+    r"\bnumber of\b|\bheadcount\b|\bemployees\b",
     re.IGNORECASE,
 )
-"""Labels of rows whose figures do not add across the columns: rates, averages, per-share amounts, counts."""
+"""Labels of rows whose figures do not add across the columns: rates, averages, per-share amounts, counts.
+A price is no amount, but "price protection", "price concessions" and "price adjustments" are allowances
+and "purchase price allocation" a sum: a schedule of valuation accounts rolls them forward like any other."""
 
 
 def across_rows(
@@ -165,11 +177,30 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
 def _total_heads(amount_cols: Sequence[int], headers: Mapping[int, str]) -> list[int]:
     """Positions among the amount columns of those headed as a total (or as the year, beside quarters)."""
     quarters = sum(1 for c in amount_cols if _QUARTER_HEAD.search(headers.get(c, "")))
+    opening = [i for i, c in enumerate(amount_cols) if _OPENING_HEAD.search(headers.get(c, ""))]
     return [
         i
         for i, c in enumerate(amount_cols)
-        if _TOTAL_HEAD.search(headers.get(c, "")) or (quarters >= 3 and _YEAR_HEAD.search(headers.get(c, "")))
+        if _TOTAL_HEAD.search(headers.get(c, ""))
+        or (quarters >= 3 and _YEAR_HEAD.search(headers.get(c, "")))
+        or (opening and opening[0] < i and _CLOSING_HEAD.search(headers.get(c, "")))
+        or i in _beside_levels(amount_cols, headers)
     ]
+
+
+def _beside_levels(amount_cols: Sequence[int], headers: Mapping[int, str]) -> set[int]:
+    """Positions of the columns printed just before or after a run of two level columns or more."""
+    levels = [bool(_LEVEL_HEAD.search(headers.get(c, ""))) for c in amount_cols]
+    out: set[int] = set()
+    start = 0
+    while start < len(levels):
+        end = start
+        while end < len(levels) and levels[end]:
+            end += 1
+        if end - start >= 2:
+            out.update(i for i in (start - 1, end) if 0 <= i < len(levels) and not levels[i])
+        start = end + 1
+    return out
 
 
 def _column_sum(
