@@ -15,8 +15,8 @@ relation it follows:
    value that the rows' own rounding intervals agree on).
 
 A relation holds for a column when it holds (rounding-aware, :mod:`pipeline.figures.rounding`) in at least
-three rows and in three of every four rows where all its figures are printed; a percentage change under a
-head that names it ("% Change"), in two rows and two of every three. A table of two rows has too few
+three rows and in three of every four rows where all its figures are printed; a change under a head that
+names it ("% Change", "Change"), in two rows and two of every three. A table of two rows has too few
 for that, but when it prints both an amount change and a percentage change of the same two columns, each
 head naming a change, every row tests the pair twice: the two relations are proven together when they hold
 in three of the four tests (or three of every four, in more rows) and each holds somewhere (an MD&A's
@@ -102,6 +102,7 @@ class _Relation:
     seen: int = 0
     named: bool = False  # the column's head names a change ("% Change")
     signed: bool = False  # rows print both directions with their sign (:func:`_fit_pairs`)
+    dated: bool = False  # ``a`` and ``b`` are two periods' columns (:func:`_two_periods`)
 
 
 @dataclass(slots=True)
@@ -318,14 +319,17 @@ def _fit_share(
 def _holds(rel: _Relation | None) -> bool:
     """Whether a fitted relation is proven by the rows it holds in.
 
-    A percentage change under a head that names it ("% Change") needs two rows of every three: the head
+    A change under a head that names it ("% Change", "Change") needs two rows of every three: the head
     states the relation, and a change printed to the percent or its tenth lands on the computed one by
-    chance about once in a hundred rows, so two rows that hold prove it (a table of three lines, one of
-    them keyed wrong). Without such a head a column proves its relation in three rows and three of four.
+    chance about once in a hundred rows (an amount printed to the unit, on the difference of two others,
+    more rarely still), so two rows that hold prove it (a table of three lines, one of them keyed wrong).
+    An amount change so proven must be between two periods' columns: a sensitivity table heads its
+    columns "Increase" and "Decrease", and its small effects, the same with either sign, differ by one
+    another often enough. Without such a head a column proves its relation in three rows and three of four.
     """
     if rel is None:
         return False
-    if rel.named and rel.kind == "pct":
+    if rel.named and (rel.kind == "pct" or (rel.kind == "diff" and rel.dated)):
         return rel.hits >= _MIN_ROWS - 1 and rel.hits * 3 >= rel.seen * 2
     need = _MIN_SHARE_ROWS if rel.kind == "share" else _MIN_ROWS
     return rel.hits >= need and rel.hits * 4 >= rel.seen * 3
@@ -343,6 +347,20 @@ def _hold_together(rels: Sequence[_Relation]) -> list[_Relation]:
             if amount.hits and pct.hits and hits >= _MIN_ROWS and hits * 4 >= seen * 3:
                 proven += [amount] + ([] if _holds(pct) else [pct])
     return proven
+
+
+def _two_periods(figs: Mapping[int, Mapping[int, _Fig]], a: int, b: int) -> bool:
+    """Whether columns ``a`` and ``b`` are dated, and at two periods."""
+    keys = [
+        {
+            p.key
+            for row in figs.values()
+            if (f := row.get(col)) is not None
+            if (p := f.cell.number and f.cell.number.period)
+        }
+        for col in (a, b)
+    ]
+    return all(len(k) == 1 for k in keys) and keys[0] != keys[1]
 
 
 def _first_rows(figs: Mapping[int, Mapping[int, _Fig]]) -> dict[int, int]:
@@ -373,7 +391,7 @@ def _relations(table: Table, figs: Mapping[int, Mapping[int, _Fig]]) -> list[_Re
         )
         rel = _fit_pairs(figs, col, values, kinds) if kinds else None
         if rel is not None and named_change:
-            rel = replace(rel, named=True)
+            rel = replace(rel, named=True, dated=_two_periods(figs, rel.a, rel.b))
             named.append(rel)
         if not _holds(rel) and percent and not named_change:
             rel = _fit_share(figs, col, values)
