@@ -16,11 +16,13 @@ Which lines a ratio divides is read from the row's label and place, never from a
    between). A label naming a line the table does not print is not checked.
 2. **The base** of a percentage: the lines of the table whose label is the base the ratio's label names
    ("of net sales" → "Net sales", "Sales (millions)", "Total net sales"); a margin names none and divides
-   by sales or revenue.
+   by sales or revenue. When no line bears the name ("% of worldwide sales" under a line of sales by
+   area), the line's own figure in the column where the ratio row prints 100 %.
 3. **The prior period** of a change: the next column of the line, on the side where the changes hold.
 
 The label names the relation, so one column proves the pairing: a relation holds in at least one column
-and fails in no more columns than it holds in. A column where it then fails is flagged only when the
+and fails in no more columns than it holds in; or every column divides by one printed total and one
+re-keyed total mends them all. A column where it then fails is flagged only when the
 failure is clear (more than twice the figures' rounding carried through the division) and one of the
 three figures, re-keyed — two digits swapped, one digit wrong (not the last), a digit dropped or doubled,
 the sign, a power of a thousand — makes it hold. A ratio off by a point because the filer computed it from
@@ -49,8 +51,11 @@ from schemas.models import Cell, Flag, Table
 
 __all__ = ["check_ratio_rows"]
 
-# "Operating income as a % of total revenues", "(as a percentage of net sales)", "Percent of sales".
-_SHARE_LABEL = re.compile(r"^(?P<line>.*?)\s*\b(?:as an? )?(?:%|percent(?:age)?) of (?P<base>[a-z][a-z ]*)$")
+# "Operating income as a % of total revenues", "(as a percentage of net sales)", "Percent of sales", "% of
+# worldwide sales".
+_SHARE_LABEL = re.compile(
+    r"^(?P<line>.*?)\s*(?:\bas an? )?(?:%|\bpercent(?:age)?) of (?P<base>[a-z][a-z ]*)$"
+)
 # "Adjusted EBIT / Sales %", "EBITDA/Revenue (%)": read on the label as printed (normalising drops the "/").
 _OVER_LABEL = re.compile(r"^(?P<line>[^/]*[a-z][^/]*?)\s*/\s*(?P<base>[a-z][a-z ]*?)\s*\(?%\)?\s*$")
 # "EBIT margin", "Net income margin", "Operating margin %": a share of sales or revenue, when in percent.
@@ -248,6 +253,42 @@ def _keyed(t: _Test) -> PrintedFigure | None:
     return None
 
 
+def _keyed_base(tests: Sequence[_Test]) -> PrintedFigure | None:
+    """The re-keyed base that makes every column hold, when all divide by one printed figure.
+
+    Shares of a total column break together when the total is keyed wrong; no column then proves the
+    pairing, but one figure explaining every break at once is the localization's own proof.
+    """
+    if len(tests) < 2 or len({(t.base.cell.row, t.base.cell.col) for t in tests}) != 1:
+        return None
+    base = tests[0].base
+    for value, _ in keyed_variants(base.value, base.places):
+        fixed = PrintedFigure(value, base.places, base.cell)
+        if value and all(replace(t, base=fixed).holds for t in tests):
+            return fixed
+    return None
+
+
+def _base_flag(
+    table: Table,
+    tests: Sequence[_Test],
+    keyed: PrintedFigure,
+    labels: Mapping[int, str],
+    relations: RelationLog | None,
+) -> Flag:
+    """One flag for a base every column's share contradicts, with each column's relation recorded."""
+    proof = (
+        f"every column's share of the total column breaks, and the total printed {keyed.cell.text.strip()} "
+        f"re-keyed {keyed.value:,.{max(keyed.places, 0)}f} makes all {len(tests)} hold"
+    )
+    flag = _flag(table, tests[0], 0, labels, column_headers(table), proof)
+    if relations is not None:
+        for t in tests:
+            name = f"{RULE.id} {labels[t.ratio.cell.row]} (page {t.ratio.cell.page})"
+            relations.add(_equation(t, labels, name, flag.flag_id))
+    return flag
+
+
 def _equation(t: _Test, labels: Mapping[int, str], name: str, flag_id: str | None = None) -> Equation:
     """``100 × line − ratio × base = 0`` (a change: ``100 × current − (100 + change) × prior = 0``)."""
     coef = -(100.0 + t.ratio.value) if t.change else -t.printed
@@ -264,7 +305,14 @@ def _equation(t: _Test, labels: Mapping[int, str], name: str, flag_id: str | Non
     return Equation(RULE.id, terms, tolerance, t.holds, RULE.requires, name, flag_id)
 
 
-def _flag(table: Table, t: _Test, holds: int, labels: Mapping[int, str], headers: Mapping[int, str]) -> Flag:
+def _flag(
+    table: Table,
+    t: _Test,
+    holds: int,
+    labels: Mapping[int, str],
+    headers: Mapping[int, str],
+    proof: str | None = None,
+) -> Flag:
     head = " ".join(headers.get(t.col, "").split()) or f"column {t.col}"
     line, base = f"{labels[t.line.cell.row]} {t.line.cell.text.strip()}", t.base.cell.text.strip()
     if t.change:
@@ -288,7 +336,7 @@ def _flag(table: Table, t: _Test, holds: int, labels: Mapping[int, str], headers
         tolerance=t.tolerance,
         holds=holds,
         reasons=[
-            f"the row's label names the relation, and it holds in {holds} other column(s)",
+            proof or f"the row's label names the relation, and it holds in {holds} other column(s)",
             f"table on page {table.pages[0] if table.pages else t.ratio.cell.page}",
         ],
     )
@@ -318,6 +366,27 @@ def _relations(rows: Sequence[RowView]) -> Iterator[tuple[_Ratio, list[_Test], i
         )
         if ranked:
             yield ratio, ranked[0], need
+        elif tests := _total_column_tests(ratio, line):
+            yield ratio, tests, need
+
+
+def _total_column_tests(ratio: _Ratio, line: RowView) -> list[_Test]:
+    """Shares of the line's figure in the column where the ratio row prints 100 %.
+
+    A geographic or segment table prints under its sales line "% of worldwide sales", each region's
+    share of the total column, which prints "100.0 %": the base is the line's own figure there, and line
+    and base, printed in one row, carry one sign.
+    """
+    figs, amounts = _figures(ratio.row), _figures(line, True)
+    whole = [col for col, f in figs.items() if f.value == 100.0 and col in amounts]
+    if len(whole) != 1 or not amounts[whole[0]].value:
+        return []
+    base = amounts[whole[0]]
+    return [
+        _Test(col, r, amounts[col], base, False, False)
+        for col, r in figs.items()
+        if col in amounts and col != whole[0]
+    ]
 
 
 def check_ratio_rows(tables: Sequence[Table], relations: RelationLog | None = None) -> list[Flag]:
@@ -337,6 +406,9 @@ def check_ratio_rows(tables: Sequence[Table], relations: RelationLog | None = No
         headers: Mapping[int, str] | None = None
         for ratio, tests, need in _relations(rows):
             holds = sum(t.holds for t in tests)
+            if holds == 0 and (keyed := _keyed_base(tests)) is not None:
+                flags.append(_base_flag(table, tests, keyed, labels, relations))
+                continue
             if holds < need or _failures([t for t in tests if not t.holds]) > holds:
                 continue
             for t in tests:
