@@ -205,6 +205,17 @@ class _Walk:
             self.section_row = row.index
         return sign
 
+    def closes_section(self, row: RowView, structure: Structure) -> bool:
+        """Whether a total under "Add:" or "Less:" takes in the line above the heading that they adjust.
+
+        It then closes their section and is not deducted itself ("Income from continuing operations" under
+        an FFO reconciliation's "Less:" lines): its sign is its label's.
+        """
+        if min(r for r, _ in structure.components) >= self.heading_row:
+            return False
+        self.signs[row.index] = label_sign(row, self.grid)
+        return True
+
     def strength(
         self,
         row: RowView,
@@ -476,6 +487,8 @@ def build_tree(
                     walk.signs[row.index] = label_sign(row, grid, heading)
                 nodes.append(TreeNode(resolution.structure, resolution.proven))
                 walk.totals.add(row.index)
+                if section_sign is not None and walk.closes_section(row, resolution.structure):
+                    section_sign = None
                 walk.visible, walk.starts = _fold(walk.visible, walk.starts, resolution.structure)
                 strength = 2  # a recognised total starts the next run
         if strength:  # a total starts the next run (it may itself be a component)
