@@ -20,6 +20,9 @@ Which lines a ratio divides is read from the row's label and place, never from a
    area), the line's own figure in the column where the ratio row prints 100 %.
 3. **The prior period** of a change: the next column of the line, on the side where the changes hold.
 
+A stock-performance table is ratios too, every series over its own first period: that column prints 100
+in every row, and a row that prints another figure there, which re-keyed is 100, is flagged.
+
 The label names the relation, so one column proves the pairing: a relation holds in at least one column
 and fails in no more columns than it holds in; or every column divides by one printed total and one
 re-keyed total mends them all. A column where it then fails is flagged only when the
@@ -389,6 +392,59 @@ def _total_column_tests(ratio: _Ratio, line: RowView) -> list[_Test]:
     ]
 
 
+_INDEX_RANGE = (10.0, 2000.0)
+"""Where an index's other periods stay: a cumulative return from 100 that fell tenfold or rose twentyfold."""
+
+
+def _index_base(rows: Sequence[RowView]) -> tuple[PrintedFigure, list[PrintedFigure]] | None:
+    """The one figure of an index table's base column that does not print 100, with those that do.
+
+    A stock-performance table indexes every series to 100 in its first period ("Base Period 12/31/2016",
+    "June 11, 2019"): each row's first figure is 100 by construction. The column is read as a base when
+    every row prints a figure in it and all but one print exactly 100 (two at least), the other columns
+    stay within an index's range, and the odd figure, re-keyed, is 100.
+    """
+    figures = [_figures(r) for r in rows if r.numbers]
+    columns = sorted({c for f in figures for c in f})
+    if len(figures) < 3 or len(columns) < 3 or any(columns[0] not in f for f in figures):
+        return None
+    base = [f[columns[0]] for f in figures]
+    odd = [f for f in base if f.value != 100.0]
+    rest = [v.value for f in figures for c, v in f.items() if c != columns[0]]
+    if len(odd) != 1 or not all(_INDEX_RANGE[0] <= v <= _INDEX_RANGE[1] for v in rest):
+        return None
+    if not any(abs(value - 100.0) < 1e-9 for value, _ in keyed_variants(odd[0].value, odd[0].places)):
+        return None
+    return odd[0], [f for f in base if f is not odd[0]]
+
+
+def _index_flag(table: Table, rows: Sequence[RowView], labels: Mapping[int, str]) -> Flag | None:
+    found = _index_base(rows)
+    if found is None:
+        return None
+    odd, hundreds = found
+    head = " ".join(column_headers(table).get(odd.cell.col, "").split()) or f"column {odd.cell.col}"
+    return RULE.relation_flag(
+        table,
+        message=(
+            f"{labels[odd.cell.row]} ({head}) printed {odd.cell.text.strip()} but every other series "
+            f"prints 100 in this base period: an index starts at 100."
+        ),
+        labels=labels,
+        printed=odd,
+        inputs=hundreds,
+        expected=100.0,
+        actual=odd.value,
+        tolerance=odd.half,
+        holds=len(hundreds),
+        reasons=[
+            f"{len(hundreds)} other series print exactly 100 in the first column, and the others stay in an "
+            "index's range",
+            f"table on page {table.pages[0] if table.pages else odd.cell.page}",
+        ],
+    )
+
+
 def check_ratio_rows(tables: Sequence[Table], relations: RelationLog | None = None) -> list[Flag]:
     """CHG001 over the ratio rows of every table.
 
@@ -404,6 +460,8 @@ def check_ratio_rows(tables: Sequence[Table], relations: RelationLog | None = No
         rows = table_rows(table)
         labels = {r.index: " ".join(r.label.split()) or f"row {r.index}" for r in rows}
         headers: Mapping[int, str] | None = None
+        if (index := _index_flag(table, rows, labels)) is not None:
+            flags.append(index)
         for ratio, tests, need in _relations(rows):
             holds = sum(t.holds for t in tests)
             if holds == 0 and (keyed := _keyed_base(tests)) is not None:
