@@ -10,8 +10,9 @@ Rules, one line a check in the order they run (:data:`CHECKS`; each module docum
 * ``TOT003`` (:mod:`.closing`): in a column of balances, a period's total line repeats its closing balance.
 * ``EPS001`` (:mod:`.per_share`): earnings per share are the earnings over the weighted-average shares.
 * ``BAL001`` (:mod:`.balance`): the balance sheet balances.
-* ``XREF001``/``XST001`` (:mod:`.crossref`): a metric for one period agrees wherever it is printed; the
-  identities between the primary statements hold.
+* ``XREF001``/``XST001`` (:mod:`.crossref`): a metric for one period agrees wherever it is printed, and so
+  does a period one table prints twice (:mod:`.repeated_columns`); the identities between the primary
+  statements hold.
 * ``NAR001``/``NAR002`` (:mod:`.narrative`): narrative figures and changes agree with the tables; a
   sentence's own arithmetic holds.
 * ``SCL001`` (:mod:`.magnitude`): a figure that no other rule's relation prints is on the scale of its row
@@ -47,6 +48,7 @@ from pipeline.checks import (
     per_share,
     prior,
     ratio_rows,
+    repeated_columns,
     sums,
     versions,
 )
@@ -75,15 +77,18 @@ CHECKS: tuple[Check, ...] = (
     Check((balance.RULE,), lambda d: balance.check_balance(d.facts, doc_id=d.doc_id, source=d.source)),
     Check(
         (crossref.RULE, crossref.STATEMENT_RULE),
-        lambda d: crossref.check_crossref(
-            d.facts,
-            d.tables,
-            d.statements,
-            d.taxonomy,
-            doc_id=d.doc_id,
-            source=d.source,
-            relations=d.relations,
-        ),
+        lambda d: [
+            *crossref.check_crossref(
+                d.facts,
+                d.tables,
+                d.statements,
+                d.taxonomy,
+                doc_id=d.doc_id,
+                source=d.source,
+                relations=d.relations,
+            ),
+            *repeated_columns.check_repeated_columns(d.tables, d.relations),
+        ],
     ),
     Check(
         (narrative.RULE, narrative.SENTENCE_RULE),
