@@ -161,17 +161,78 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
                 found.append(proven)
                 used.update(parts)
                 break
-    if not at:
-        # No column says it is the total, but the last (or first) adds up all the others in row after row:
-        # a statement of accumulated other comprehensive income heads its total column with the balance's
-        # name. Only the rows can prove it, so more of them must.
-        for total in (amount_cols[-1], amount_cols[0]):
-            parts = tuple(c for c in amount_cols if c != total)
-            proven = _column_sum(rows, grid, lone, total, parts, headed=False)
-            if proven is not None:
-                found.append(proven)
-                break
-    return found
+    return found if at else _unheaded_sums(rows, grid, lone, amount_cols)
+
+
+def _unheaded_sums(
+    rows: Sequence[RowView], grid: Grid, lone: set[tuple[int, int]], amount_cols: Sequence[int]
+) -> list[ColumnTotal]:
+    """Column sums no head names: only the rows can prove them, so more of them must.
+
+    The last (or first) column adds up all the others in row after row (a statement of accumulated other
+    comprehensive income heads its total column with the balance's name); or the same place in every
+    period's group of columns adds up the group's others (:func:`_period_group_sums`).
+    """
+    for total in (amount_cols[-1], amount_cols[0]):
+        parts = tuple(c for c in amount_cols if c != total)
+        proven = _column_sum(rows, grid, lone, total, parts, headed=False)
+        if proven is not None:
+            return [proven]
+    return _period_group_sums(rows, grid, lone, _period_groups(rows, amount_cols))
+
+
+def _period_groups(rows: Sequence[RowView], amount_cols: Sequence[int]) -> list[tuple[int, ...]]:
+    """Runs of adjacent amount columns of one period each, when there are two or more of one width (3+)."""
+    periods: dict[int, str | None] = {}
+    for col in amount_cols:
+        keys = {
+            n.period.key if n.period is not None else None
+            for row in rows
+            if (cell := row.numbers.get(col)) is not None and (n := cell.number) is not None
+        }
+        periods[col] = keys.pop() if len(keys) == 1 else None
+    groups: list[list[int]] = []
+    for col in amount_cols:
+        if groups and periods[col] is not None and periods[groups[-1][0]] == periods[col]:
+            groups[-1].append(col)
+        else:
+            groups.append([col])
+    widths = {len(g) for g in groups}
+    if len(groups) < 2 or len(widths) != 1 or widths.pop() < 3 or periods[groups[0][0]] is None:
+        return []
+    return [tuple(g) for g in groups]
+
+
+def _period_group_sums(
+    rows: Sequence[RowView], grid: Grid, lone: set[tuple[int, int]], groups: Sequence[tuple[int, ...]]
+) -> list[ColumnTotal]:
+    """The column of the same place in each period's group that adds up the group's others.
+
+    A table of results at prior-year rates prints, for each year, "As Reported | Exchange Rate Effect | At
+    Prior Year Rates" (Amazon): no head says which is the sum, and three lines a year prove nothing alone;
+    the same place holding in every year's group, in five rows at least adding two figures, does. It may
+    then fail in one row of all the groups.
+    """
+    for place in range(len(groups[0]) if groups else 0):
+        results = [
+            (g[place], parts, across_rows(rows, grid, g[place], parts))
+            for g in groups
+            if (parts := tuple(c for c in g if c != g[place]))
+        ]
+        held = sum(
+            1
+            for total, parts, res in results
+            for r, c in res.items()
+            if c.ok
+            and abs(c.actual) >= TREE_SETTINGS.min_signal_each * max(c.tolerance, 1e-12)
+            and sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0) >= 2
+        )
+        fails = sum(
+            1 for total, _, res in results for r, c in res.items() if not c.ok and (r, total) not in lone
+        )
+        if held >= TREE_SETTINGS.min_sum_rows_unheaded and fails <= 1:
+            return [ColumnTotal(total, parts, tuple(sorted(res))) for total, parts, res in results]
+    return []
 
 
 def _total_heads(amount_cols: Sequence[int], headers: Mapping[int, str]) -> list[int]:

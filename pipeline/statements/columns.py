@@ -80,10 +80,11 @@ _BASIS_PATTERNS: tuple[tuple[Basis, str], ...] = (
 """Basis → the words of a column head or a title that name it; the first that matches wins."""
 _BASIS = [(basis, re.compile(pattern, re.IGNORECASE)) for basis, pattern in _BASIS_PATTERNS]
 """The basis patterns, compiled once."""
-# Column heads whose figures do not add up down the column.
+# Column heads whose figures do not add up down the column. A rate's effect and results at last year's or
+# constant rates are amounts ("As Reported | Exchange Rate Effect | At Prior Year Rates").
 NOT_ADDITIVE = re.compile(
     rf"%|\bpercent|{UNIT_NOTE_EXCEPTION}\bper\s+(?:share|unit|cent)|(?<!quoted )\bprices?\b|\baverage\b|"
-    r"\brates?\b|\bratio\b|"
+    r"(?<!year )(?<!constant )\brates?\b(?!\s+(?:effect|impact))|\bratio\b|"
     r"\byield|\bmargin|\bweighted|\bmultiple\b|\bdays\b|\bbps\b|\bbasis points\b|"
     r"\bremaining (?:life|term)\b|\byears?\)|"
     r"\bmay yet\b|\byet to be\b|\bremaining (?:available|authori[sz]ed)\b",
