@@ -7,7 +7,8 @@ Rules, one line a check in the order they run (:data:`CHECKS`; each module docum
 * ``CHG001`` (:mod:`.changes`): columns of changes and of shares agree with the figures they compare, and
   so do rows of them, "Percent of sales" and "Percent change" under their line (:mod:`.ratio_rows`).
 * ``LED001`` (:mod:`.ledger`): a ledger's running balance follows from its debits and credits.
-* ``TOT003`` (:mod:`.closing`): in a column of balances, a period's total line repeats its closing balance.
+* ``TOT003`` (:mod:`.closing`): in a column of balances, a period's total line repeats its closing balance;
+  a period's opening balance repeats the previous period's closing (:mod:`.carried`).
 * ``EPS001`` (:mod:`.per_share`): earnings per share are the earnings over the weighted-average shares.
 * ``BAL001`` (:mod:`.balance`): the balance sheet balances.
 * ``XREF001``/``XST001`` (:mod:`.crossref`): a metric for one period agrees wherever it is printed, and so
@@ -39,6 +40,7 @@ from collections.abc import Sequence
 
 from pipeline.checks import (
     balance,
+    carried,
     changes,
     closing,
     crossref,
@@ -72,7 +74,13 @@ CHECKS: tuple[Check, ...] = (
         lambda d: [*changes.check_changes(d.tables), *ratio_rows.check_ratio_rows(d.tables, d.relations)],
     ),
     Check((ledger.RULE,), lambda d: ledger.check_ledgers(d.tables)),
-    Check((closing.RULE,), lambda d: closing.check_closing_balances(d.tables, d.relations)),
+    Check(
+        (closing.RULE,),
+        lambda d: [
+            *closing.check_closing_balances(d.tables, d.relations),
+            *carried.check_carried_balances(d.tables, d.relations),
+        ],
+    ),
     Check((per_share.RULE,), lambda d: per_share.check_per_share(d.tables, d.statements)),
     Check((balance.RULE,), lambda d: balance.check_balance(d.facts, doc_id=d.doc_id, source=d.source)),
     Check(
