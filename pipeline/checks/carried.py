@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from pipeline.checks.closing import RULE
-from pipeline.checks.localize import Equation, RelationLog, cell_term
+from pipeline.checks.localize import Equation, RelationLog
 from pipeline.checks.rule import PrintedFigure
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.keying import keying_relation
@@ -98,14 +98,10 @@ def _holds(pair: Pair) -> bool:
     return compare_values(pair[0].value, pair[0].places, pair[1].value, pair[1].places).ok
 
 
-def _equation(pair: Pair, labels: Mapping[int, str], holds: bool, flag_id: str | None = None) -> Equation:
+def _carried(pair: Pair, labels: Mapping[int, str], flag_id: str | None) -> Equation:
     o, c = pair
-    terms = (
-        cell_term(o.cell, o.value, o.places, 1.0, labels[o.cell.row]),
-        cell_term(c.cell, c.value, c.places, -1.0, labels[c.cell.row]),
-    )
     name = f"{RULE.id} {labels[o.cell.row]}, carried forward (page {o.cell.page})"
-    return Equation(RULE.id, terms, o.half + c.half, holds, RULE.requires, name, flag_id)
+    return RULE.copy_equation(o, c, (labels[o.cell.row], labels[c.cell.row]), name, flag_id is None, flag_id)
 
 
 def _check_table(table: Table, relations: RelationLog | None) -> list[Flag]:
@@ -150,9 +146,7 @@ def _check_table(table: Table, relations: RelationLog | None) -> list[Flag]:
     )
     if relations is not None:
         for p in pairs:
-            relations.add(
-                _equation(p, labels, p is not failed[0], None if p is not failed[0] else flag.flag_id)
-            )
+            relations.add(_carried(p, labels, flag.flag_id if p is failed[0] else None))
     return [flag]
 
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from pipeline.checks.crossref import RULE
-from pipeline.checks.localize import Equation, RelationLog, cell_term
+from pipeline.checks.localize import Equation, RelationLog
 from pipeline.checks.rule import PrintedFigure
 from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.keying import keying_relation
@@ -78,16 +78,9 @@ def _same(a: PrintedFigure, b: PrintedFigure) -> bool:
     return compare_values(na.base_value, na.decimals or 0, nb.base_value, nb.decimals or 0).ok
 
 
-def _equation(
-    a: PrintedFigure, b: PrintedFigure, label: str, holds: bool, flag_id: str | None = None
-) -> Equation:
-    """``a − b = 0``: one figure printed in two columns."""
-    terms = (
-        cell_term(a.cell, a.value, a.places, 1.0, label),
-        cell_term(b.cell, b.value, b.places, -1.0, label),
-    )
+def _printed_twice(a: PrintedFigure, b: PrintedFigure, label: str, flag_id: str | None) -> Equation:
     name = f"{RULE.id} {label}, printed twice (page {a.cell.page})"
-    return Equation(RULE.id, terms, a.half + b.half, holds, RULE.requires, name, flag_id)
+    return RULE.copy_equation(a, b, (label, label), name, flag_id is None, flag_id)
 
 
 def check_repeated_columns(tables: Sequence[Table], relations: RelationLog | None = None) -> list[Flag]:
@@ -143,6 +136,5 @@ def check_repeated_columns(tables: Sequence[Table], relations: RelationLog | Non
             flags.append(flag)
             if relations is not None:
                 for r, x, y in pairs:
-                    held = r is not row
-                    relations.add(_equation(x, y, labels[r.index], held, None if held else flag.flag_id))
+                    relations.add(_printed_twice(x, y, labels[r.index], flag.flag_id if r is row else None))
     return flags

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
-from pipeline.checks.localize import RelationLog
+from pipeline.checks.localize import Equation, RelationLog, cell_term
 from pipeline.checks.tolerance import KnownFact, Severity, where_printed
 from pipeline.figures.rounding import Comparison, half_unit
 from pipeline.figures.taxonomy import Taxonomy
@@ -124,6 +124,34 @@ class Rule:
             proof=proof or self.requires,
             **measured,  # expected, actual, difference and tolerance, when the rule compared figures
         )
+
+    def copy_equation(
+        self,
+        a: PrintedFigure,
+        b: PrintedFigure,
+        labels: tuple[str, str],
+        name: str,
+        holds: bool,
+        flag_id: str | None = None,
+    ) -> Equation:
+        """``a − b = 0``: one figure printed twice (two columns of one period, a balance carried forward).
+
+        Args:
+            a: One printing.
+            b: The other.
+            labels: Their lines' labels, as printed.
+            name: How the localization's messages name the relation.
+            holds: Whether it held as printed.
+            flag_id: The flag raised for it, when it failed and was flagged.
+
+        Returns:
+            The relation, for :class:`.localize.RelationLog`.
+        """
+        terms = (
+            cell_term(a.cell, a.value, a.places, 1.0, labels[0]),
+            cell_term(b.cell, b.value, b.places, -1.0, labels[1]),
+        )
+        return Equation(self.id, terms, a.half + b.half, holds, self.requires, name, flag_id)
 
     def relation_flag(
         self,
