@@ -108,10 +108,14 @@ def column_headers(table: Table, *, above: Mapping[int, int] | None = None) -> d
     parts: dict[int, list[tuple[int, str]]] = {}
     header_rows = _header_row_indices(table)
     for cell in table.cells:
-        if not cell.text.strip() or unit_caption(cell.text):
+        if not cell.text.strip():
             continue
-        for col in range(cell.col, cell.col + cell.col_span):
-            heads = cell.row in header_rows if above is None else cell.row < above.get(col, -1)
-            if heads:
+        cols = [
+            col
+            for col in range(cell.col, cell.col + cell.col_span)
+            if (cell.row in header_rows if above is None else cell.row < above.get(col, -1))
+        ]
+        if cols and not unit_caption(cell.text):  # (the caption test only for heads: it is slow)
+            for col in cols:
                 parts.setdefault(col, []).append((cell.row, cell.text.strip()))
     return {col: " ".join(t for _, t in sorted(items)) for col, items in parts.items()}

@@ -8,6 +8,7 @@ grammar in :mod:`pipeline.figures.number_grammar`.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -270,6 +271,7 @@ def sentence_scales(text: str) -> list[list[ScaleHint]]:
 _A_YEAR: Final = re.compile(r"\b(?:19|20)\d\d\b")
 
 
+@functools.lru_cache(maxsize=8192)  # the same heads are read by every rule that asks for a table's heads
 def unit_caption(text: str) -> bool:
     """Whether a header cell is a unit caption and nothing else.
 
