@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from pipeline.checks.closing import RULE
 from pipeline.checks.localize import Equation, RelationLog
 from pipeline.checks.rule import PrintedFigure
-from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.grid import RowView, column_headers, row_labels, table_rows
 from pipeline.figures.keying import keying_relation
 from pipeline.figures.rounding import compare_values
 from schemas.models import Flag, Table
@@ -46,14 +46,6 @@ _DATES = re.compile(
 """What sets one year's group of heads apart from another's."""
 
 Pair = tuple[PrintedFigure, PrintedFigure]
-
-
-def _figure(row: RowView, col: int) -> PrintedFigure | None:
-    cell = row.numbers.get(col)
-    n = cell.number if cell is not None else None
-    if cell is None or n is None or n.is_dash:
-        return None
-    return PrintedFigure(n.value, n.places, cell)
 
 
 def _lower(label: str) -> str:
@@ -89,7 +81,8 @@ def _pairs(
     for g in range(len(groups) - 1):
         later, earlier = (groups[g], groups[g + 1]) if newer_first else (groups[g + 1], groups[g])
         for a, b in zip(later, earlier, strict=True):
-            if (o := _figure(opening, a)) is not None and (c := _figure(closing, b)) is not None:
+            o, c = PrintedFigure.of(opening.numbers.get(a)), PrintedFigure.of(closing.numbers.get(b))
+            if o is not None and c is not None:
                 out.append((o, c))
     return out
 
@@ -125,7 +118,7 @@ def _check_table(table: Table, relations: RelationLog | None) -> list[Flag]:
     o, c = failed[0]
     if keying_relation(o.value, o.places, c.value, c.places) in (None, "near_miss"):
         return []
-    labels = {r.index: " ".join(r.label.split()) or f"row {r.index}" for r in rows}
+    labels = row_labels(rows)
     flag = RULE.relation_flag(
         table,
         message=(

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from pipeline.checks.rule import PrintedFigure, Rule
 from pipeline.checks.tolerance import keying_relation
-from pipeline.figures.grid import RowView
+from pipeline.figures.grid import RowView, row_labels
 from pipeline.figures.line_kinds import headings_over, line_item, line_kinds, numerator_label
 from pipeline.figures.rounding import half_unit
 from pipeline.figures.taxonomy import normalise_label
@@ -80,9 +80,10 @@ def _figures(rows: Sequence[RowView], columns: Sequence[int]) -> dict[int, dict[
     for row in rows:
         for col, cell in row.numbers.items():
             n = cell.number
-            if col not in columns or n is None or n.is_dash or n.unit in ("percent", "ratio"):
+            if col not in columns or n is None or n.unit in ("percent", "ratio"):
                 continue
-            out.setdefault(row.index, {})[col] = PrintedFigure(n.value, n.places, cell)
+            if (f := PrintedFigure.of(cell)) is not None:  # (dashes left out)
+                out.setdefault(row.index, {})[col] = f
     return out
 
 
@@ -242,7 +243,7 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
         if "per_share" not in kinds.values() or "shares" not in kinds.values():
             continue
         figs = _figures(rows, [c.col for c in statement.columns])
-        labels = {r.index: " ".join(r.label.split()) or f"row {r.index}" for r in rows}
+        labels = row_labels(rows)
         headed = _headed(rows)
         flavours = {r: _flavour(normalise_label(labels[r]), headed.get(r, "")) for r in figs}
         earnings = [

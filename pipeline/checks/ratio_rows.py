@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from pipeline.checks.changes import RULE
 from pipeline.checks.localize import Equation, RelationLog, Term, cell_term, connected
 from pipeline.checks.rule import PrintedFigure
-from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.grid import RowView, column_headers, row_labels, table_rows
 from pipeline.figures.keying import keyed_variants
 from pipeline.figures.taxonomy import normalise_label
 from schemas.models import Cell, Flag, Table
@@ -124,10 +124,8 @@ def _figures(row: RowView, amounts: bool = False) -> dict[int, PrintedFigure]:
     """Column → figure; dashes left out, and with ``amounts`` the percentages ("% Change" beside a line)."""
     out: dict[int, PrintedFigure] = {}
     for col, cell in row.numbers.items():
-        n = cell.number
-        if n is None or n.is_dash or (amounts and _is_percent(cell)):
-            continue
-        out[col] = PrintedFigure(n.value, n.places, cell)
+        if (f := PrintedFigure.of(cell)) is not None and not (amounts and _is_percent(cell)):
+            out[col] = f
     return out
 
 
@@ -458,7 +456,7 @@ def check_ratio_rows(tables: Sequence[Table], relations: RelationLog | None = No
     flags: list[Flag] = []
     for table in tables:
         rows = table_rows(table)
-        labels = {r.index: " ".join(r.label.split()) or f"row {r.index}" for r in rows}
+        labels = row_labels(rows)
         headers: Mapping[int, str] | None = None
         if (index := _index_flag(table, rows, labels)) is not None:
             flags.append(index)

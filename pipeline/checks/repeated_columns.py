@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 
 from pipeline.checks.crossref import RULE
 from pipeline.checks.localize import Equation, RelationLog
 from pipeline.checks.rule import PrintedFigure
-from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.grid import RowView, column_headers, row_labels, table_rows
 from pipeline.figures.keying import keying_relation
 from pipeline.figures.rounding import compare_values
 from schemas.models import Cell, Flag, Table
@@ -66,16 +66,21 @@ def _twin_columns(table: Table, rows: Sequence[RowView]) -> Iterator[tuple[int, 
 
 
 def _figure(cell: Cell | None) -> PrintedFigure | None:
-    n = cell.number if cell is not None else None
-    if cell is None or n is None or n.is_dash or n.base_value is None or n.decimals is None:
-        return None
-    return PrintedFigure(n.value, n.places, cell)
+    """The cell's figure, when it is also known in base units (copies are compared at their scales)."""
+    f = PrintedFigure.of(cell)
+    n = f.cell.number if f is not None else None
+    return f if n is not None and n.base_value is not None and n.decimals is not None else None
+
+
+def _base(f: PrintedFigure) -> tuple[float, int]:
+    """A figure of :func:`_figure` in base units, with its precision."""
+    n = f.cell.number
+    assert n is not None and n.base_value is not None and n.decimals is not None
+    return n.base_value, n.decimals
 
 
 def _same(a: PrintedFigure, b: PrintedFigure) -> bool:
-    na, nb = a.cell.number, b.cell.number
-    assert na is not None and nb is not None and na.base_value is not None and nb.base_value is not None
-    return compare_values(na.base_value, na.decimals or 0, nb.base_value, nb.decimals or 0).ok
+    return compare_values(*_base(a), *_base(b)).ok
 
 
 def _printed_twice(a: PrintedFigure, b: PrintedFigure, label: str, flag_id: str | None) -> Equation:
@@ -96,7 +101,7 @@ def check_repeated_columns(tables: Sequence[Table], relations: RelationLog | Non
     flags: list[Flag] = []
     for table in tables:
         rows = table_rows(table)
-        labels: Mapping[int, str] = {r.index: " ".join(r.label.split()) or f"row {r.index}" for r in rows}
+        labels = row_labels(rows)
         for a, b, head in _twin_columns(table, rows):
             pairs = [
                 (row, fa, fb)
@@ -108,12 +113,7 @@ def check_repeated_columns(tables: Sequence[Table], relations: RelationLog | Non
             if len(pairs) - len(differ) < _MIN_AGREEING or len(differ) != 1:
                 continue
             row, fa, fb = differ[0]
-            na, nb = fa.cell.number, fb.cell.number
-            assert (
-                na is not None and nb is not None and na.base_value is not None and nb.base_value is not None
-            )
-            how = keying_relation(na.base_value, na.decimals or 0, nb.base_value, nb.decimals or 0)
-            if how in (None, "near_miss"):
+            if keying_relation(*_base(fa), *_base(fb)) in (None, "near_miss"):
                 continue
             flag = RULE.relation_flag(
                 table,

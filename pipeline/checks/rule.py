@@ -223,6 +223,14 @@ class PrintedFigure:
         """Half a unit in the last printed place: the figure's rounding radius."""
         return half_unit(self.places)
 
+    @classmethod
+    def of(cls, cell: Cell | None) -> PrintedFigure | None:
+        """A cell's figure as printed; None for a cell without a number or one that prints a dash."""
+        n = cell.number if cell is not None else None
+        if cell is None or n is None or n.is_dash:
+            return None
+        return cls(n.value, n.places, cell)
+
 
 @dataclass(frozen=True, slots=True)
 class CheckedDocument:

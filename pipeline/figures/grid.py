@@ -8,13 +8,13 @@ and its figures by column; :func:`column_headers` gives the text stacked over ea
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.figures.scale_captions import unit_caption
 from schemas.models import BBox, Cell, Table
 
-__all__ = ["RowView", "column_headers", "table_rows"]
+__all__ = ["RowView", "column_headers", "row_labels", "table_rows"]
 
 # Cells that only carry a currency symbol ("$" printed in its own column) are not figures.
 _CURRENCY_ONLY = re.compile(
@@ -91,6 +91,11 @@ def table_rows(table: Table) -> list[RowView]:
         subheader = any(c.col >= limit for c in texts)
         views.append(RowView(r, label, bbox, bbox[0] if bbox else None, page, numbers, subheader, r in ruled))
     return views
+
+
+def row_labels(rows: Sequence[RowView]) -> dict[int, str]:
+    """Row → the line's label as printed (spaces joined), or ``row N``: how a flag names its line."""
+    return {r.index: " ".join(r.label.split()) or f"row {r.index}" for r in rows}
 
 
 def column_headers(table: Table, *, above: Mapping[int, int] | None = None) -> dict[int, str]:

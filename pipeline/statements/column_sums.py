@@ -221,15 +221,11 @@ def _period_group_sums(
         ]
         held = sum(
             1
-            for total, parts, res in results
-            for r, c in res.items()
-            if c.ok
-            and abs(c.actual) >= TREE_SETTINGS.min_signal_each * max(c.tolerance, 1e-12)
-            and sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0) >= 2
+            for _, parts, res in results
+            for n in _held_rows(res, grid, parts, TREE_SETTINGS.min_signal_each)
+            if n >= 2
         )
-        fails = sum(
-            1 for total, _, res in results for r, c in res.items() if not c.ok and (r, total) not in lone
-        )
+        fails = sum(_failing_rows(res, lone, total) for total, _, res in results)
         if held >= TREE_SETTINGS.min_sum_rows_unheaded and fails <= 1:
             return [ColumnTotal(total, parts, tuple(sorted(res))) for total, parts, res in results]
     return []
@@ -239,13 +235,14 @@ def _total_heads(amount_cols: Sequence[int], headers: Mapping[int, str]) -> list
     """Positions among the amount columns of those headed as a total (or as the year, beside quarters)."""
     quarters = sum(1 for c in amount_cols if _QUARTER_HEAD.search(headers.get(c, "")))
     opening = [i for i, c in enumerate(amount_cols) if _OPENING_HEAD.search(headers.get(c, ""))]
+    levels = _beside_levels(amount_cols, headers)
     return [
         i
         for i, c in enumerate(amount_cols)
         if _TOTAL_HEAD.search(headers.get(c, ""))
         or (quarters >= 3 and _YEAR_HEAD.search(headers.get(c, "")))
         or (opening and opening[0] < i and _CLOSING_HEAD.search(headers.get(c, "")))
-        or i in _beside_levels(amount_cols, headers)
+        or i in levels
     ]
 
 
@@ -264,6 +261,22 @@ def _beside_levels(amount_cols: Sequence[int], headers: Mapping[int, str]) -> se
     return out
 
 
+def _held_rows(
+    results: Mapping[int, Comparison], grid: Grid, parts: Sequence[int], signal: float
+) -> list[int]:
+    """The non-zero parts of each row that holds with a total ``signal`` tolerances from zero."""
+    return [
+        sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0)
+        for r, c in results.items()
+        if c.ok and abs(c.actual) >= signal * max(c.tolerance, 1e-12)
+    ]
+
+
+def _failing_rows(results: Mapping[int, Comparison], lone: set[tuple[int, int]], total: int) -> int:
+    """Rows where the sum fails; a row whose total is its column's only dash is none ("not applicable")."""
+    return sum(1 for r, c in results.items() if not c.ok and (r, total) not in lone)
+
+
 def _column_sum(
     rows: Sequence[RowView],
     grid: Grid,
@@ -279,25 +292,15 @@ def _column_sum(
     a total), and fail in at most one.
     """
     results = across_rows(rows, grid, total, parts)
-
-    def held_rows(signal: float) -> list[int]:
-        """The non-zero parts of each row that holds with a total ``signal`` tolerances from zero."""
-        return [
-            sum(1 for p in parts if grid[r].get(p) is not None and grid[r][p].value != 0.0)
-            for r, c in results.items()
-            if c.ok and abs(c.actual) >= signal * max(c.tolerance, 1e-12)
-        ]
-
-    held = held_rows(TREE_SETTINGS.min_signal)
-    several = held_rows(TREE_SETTINGS.min_signal_each)
+    held = _held_rows(results, grid, parts, TREE_SETTINGS.min_signal)
+    several = _held_rows(results, grid, parts, TREE_SETTINGS.min_signal_each)
     if sum(1 for n in several if n >= 2) >= TREE_SETTINGS.min_sum_rows_unheaded:
         # Row after row adding two figures or more is itself the evidence, as several columns are for a
         # total line (:func:`.structures.support_of`): a schedule of valuation accounts rolls allowances of
         # tens forward, beginning balance, charges and write-offs to the balance at the end, in every row.
         held = several
     strong = sum(1 for n in held if n >= 2)
-    # (a row whose total is its column's only dash is no failure: "not applicable")
-    fails = sum(1 for r, c in results.items() if not c.ok and (r, total) not in lone)
+    fails = _failing_rows(results, lone, total)
     if headed:
         # A fair-value table fills one level per row: the total equals that one figure in most rows, which
         # agrees with the sum without proving it; a few rows adding two figures prove it.
