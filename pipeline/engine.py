@@ -30,11 +30,11 @@ import structlog
 from pipeline.checks.stage import Checked, flagged, run_checks, verify
 from pipeline.config import PIPELINE_VERSION, EngineConfig
 from pipeline.failures import allocation_failed, raise_if_out_of_memory
-from pipeline.figures.claims import claims_cache
 from pipeline.figures.facts import extract_facts, other_figures
 from pipeline.figures.taxonomy import Taxonomy, load_taxonomy, normalise_label
 from pipeline.figures.text_facts import extract_text_facts
 from pipeline.ids import document_id, stable_id
+from pipeline.memo import document_scope
 from pipeline.parse.chunks import build_chunks, classify_blocks
 from pipeline.parse.cover_ocr import ocr_lines
 from pipeline.parse.identity import COVER_PAGES, read_identity
@@ -396,7 +396,7 @@ def parse_bytes(data: bytes, *, source: str, config: EngineConfig | None = None)
     except DocumentError as exc:
         return rejected(exc, "open")
     try:
-        with claims_cache():
+        with document_scope():
             run = Run(doc_id, source, data, cfg, t0 + cfg.timeout_s, load_taxonomy())
             return _process_open(Opened(run, doc), t0)
     except DocumentError as exc:  # opened, but nothing in it could be read
@@ -418,7 +418,7 @@ def process_bytes(data: bytes, *, source: str, config: EngineConfig | None = Non
         The document's tables, chunks, facts, flags and errors. ``result.failed`` tells whether the
         document could not be processed at all.
     """
-    with claims_cache():  # parse and the checks read the same narrative: parse each block once
+    with document_scope():  # parse and the checks read the same blocks and tables: each read once
         parsed = parse_bytes(data, source=source, config=config)
         if parsed.failed:
             return parsed

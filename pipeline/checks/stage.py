@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pipeline.checks import Localized, check_document
-from pipeline.figures.claims import claims_cache
+from pipeline.memo import document_scope
 from schemas.models import DocumentResult
 
 __all__ = ["Checked", "flagged", "run_checks", "verify"]
@@ -41,7 +41,7 @@ def run_checks(parsed: DocumentResult) -> Checked:
     Returns:
         The document and the checks' findings, to be attached by :func:`flagged`.
     """
-    with claims_cache():
+    with document_scope():
         found = check_document(
             parsed.tables,
             parsed.facts,

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -20,6 +18,7 @@ from pydantic import Field
 from pipeline.figures.numbers import find_numbers
 from pipeline.figures.taxonomy import MetricDef, Taxonomy
 from pipeline.knobs import Knobs
+from pipeline.memo import scoped
 from schemas.models import Block
 
 __all__ = [
@@ -28,7 +27,6 @@ __all__ = [
     "ClaimSettings",
     "NarrativeClaim",
     "PeriodRef",
-    "claims_cache",
     "parse_claims",
 ]
 
@@ -712,10 +710,10 @@ def parse_claims(block: Block, taxonomy: Taxonomy, *, default_year: int | None) 
         Claims in reading order.
     """
     # Facts and the narrative check both read the same blocks: within one document's run (see
-    # claims_cache) each block is parsed once.
+    # pipeline.memo.document_scope) each block is parsed once.
     if _DIGIT.search(block.text) is None:
         return []
-    cache = _CLAIMS_CACHE.get()
+    cache: dict[_ClaimsKey, tuple[NarrativeClaim, ...]] | None = scoped(parse_claims)
     key = (block, default_year, taxonomy)  # a Taxonomy hashes by identity: the very one this run reads
     if cache is not None and key in cache:
         return list(cache[key])
@@ -729,19 +727,3 @@ def parse_claims(block: Block, taxonomy: Taxonomy, *, default_year: int | None) 
 
 
 _ClaimsKey = tuple[Block, int | None, Taxonomy]
-_CLAIMS_CACHE: ContextVar[dict[_ClaimsKey, tuple[NarrativeClaim, ...]] | None] = ContextVar(
-    "tieout_claims_cache", default=None
-)
-
-
-@contextmanager
-def claims_cache() -> Iterator[None]:
-    """Share parsed narrative claims between the stages of one document's run (nested scopes share one)."""
-    if _CLAIMS_CACHE.get() is not None:
-        yield
-        return
-    token = _CLAIMS_CACHE.set({})
-    try:
-        yield
-    finally:
-        _CLAIMS_CACHE.reset(token)

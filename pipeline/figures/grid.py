@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.figures.scale_captions import unit_caption
+from pipeline.memo import per_document
 from schemas.models import BBox, Cell, Table
 
 __all__ = ["RowView", "column_headers", "row_labels", "table_rows"]
@@ -62,12 +63,20 @@ def _header_row_indices(table: Table) -> set[int]:
 def table_rows(table: Table) -> list[RowView]:
     """Body rows of a table in grid order (header rows left out).
 
+    Every check reads them: within a document's run they are built once per table
+    (:func:`pipeline.memo.per_document`), and each caller gets its own list of the shared rows.
+
     Args:
         table: A logical table.
 
     Returns:
         One view per body row that has at least one non-empty cell.
     """
+    return list(_table_rows(table))
+
+
+@per_document
+def _table_rows(table: Table) -> tuple[RowView, ...]:
     header_rows = _header_row_indices(table)
     by_row: dict[int, list[Cell]] = {}
     for cell in table.cells:
@@ -90,7 +99,7 @@ def table_rows(table: Table) -> list[RowView]:
         # Text under the figure columns ("£m", "Notes", "2025") makes a row a sub-header, not a heading.
         subheader = any(c.col >= limit for c in texts)
         views.append(RowView(r, label, bbox, bbox[0] if bbox else None, page, numbers, subheader, r in ruled))
-    return views
+    return tuple(views)
 
 
 def row_labels(rows: Sequence[RowView]) -> dict[int, str]:
@@ -110,6 +119,16 @@ def column_headers(table: Table, *, above: Mapping[int, int] | None = None) -> d
     Returns:
         Column index → header text, rows joined top to bottom.
     """
+    return dict(_header_text(table)) if above is None else _column_heads(table, above)
+
+
+@per_document
+def _header_text(table: Table) -> dict[int, str]:
+    """The header rows' text over each column (built once per table in a document's run)."""
+    return _column_heads(table, None)
+
+
+def _column_heads(table: Table, above: Mapping[int, int] | None) -> dict[int, str]:
     parts: dict[int, list[tuple[int, str]]] = {}
     header_rows = _header_row_indices(table)
     for cell in table.cells:

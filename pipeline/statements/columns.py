@@ -19,6 +19,7 @@ from pipeline.figures.grid import RowView, column_headers, table_rows
 from pipeline.figures.periods import lead_in_period, period_lengths
 from pipeline.figures.rounding import within_rounding
 from pipeline.figures.taxonomy import normalise_label
+from pipeline.memo import per_document
 from pipeline.statements.labels import TOTAL_LABEL
 from pipeline.statements.settings import TREE_SETTINGS
 from schemas.models import Basis, StatementColumn, Table
@@ -52,12 +53,21 @@ def _split_columns(table: Table, rows: Sequence[RowView]) -> dict[int, int]:
 
 
 def statement_rows(table: Table) -> list[RowView]:
-    """A table's body rows as the calculation tree sees them: split columns joined again."""
+    """A table's body rows as the calculation tree sees them: split columns joined again.
+
+    Built once per table in a document's run (:func:`pipeline.memo.per_document`); each caller gets its
+    own list.
+    """
+    return list(_statement_rows(table))
+
+
+@per_document
+def _statement_rows(table: Table) -> tuple[RowView, ...]:
     rows = table_rows(table)
     merges = _split_columns(table, rows)
     if not merges:
-        return rows
-    return [replace(r, numbers={merges.get(c, c): cell for c, cell in r.numbers.items()}) for r in rows]
+        return tuple(rows)
+    return tuple(replace(r, numbers={merges.get(c, c): cell for c, cell in r.numbers.items()}) for r in rows)
 
 
 _BASIS_PATTERNS: tuple[tuple[Basis, str], ...] = (
@@ -286,21 +296,32 @@ def _derived_change(rows: Sequence[RowView], col: int, columns: Sequence[int]) -
     In most rows (two in three, at least three) it prints another pair of columns' percentage change,
     (a - b) / |b| x 100, at its own printed precision.
     """
-    others = [c for c in columns if c != col]
-    for a in others:
-        for b in others:
+    changes = {  # a column of zeros is no change of anything
+        row.index: (n.value, n.places)
+        for row in rows
+        if (cell := row.numbers.get(col)) is not None
+        and (n := cell.number) is not None
+        and not n.is_dash
+        and n.value != 0.0
+    }
+    if len(changes) < 3:
+        return False
+    values = {
+        c: {row.index: n.value for row in rows if (cell := row.numbers.get(c)) and (n := cell.number)}
+        for c in columns
+        if c != col
+    }
+    for a, xs in values.items():
+        for b, ys in values.items():
             if a == b:
                 continue
             hits = seen = 0
-            for row in rows:
-                v, x, y = (row.numbers.get(k) for k in (col, a, b))
-                if v is None or x is None or y is None or not (v.number and x.number and y.number):
+            for r, (v, places) in changes.items():
+                x, y = xs.get(r), ys.get(r)
+                if x is None or y is None or y == 0.0:
                     continue
-                if y.number.value == 0.0 or v.number.is_dash or v.number.value == 0.0:
-                    continue  # a column of zeros is no change of anything
                 seen += 1
-                pct = (x.number.value - y.number.value) / abs(y.number.value) * 100.0
-                if within_rounding(pct, v.number.value, v.number.places):
+                if within_rounding((x - y) / abs(y) * 100.0, v, places):
                     hits += 1
             if seen >= 3 and hits * 3 >= seen * 2:
                 return True
