@@ -75,6 +75,26 @@ def test_a_release_dateline_names_the_issuer() -> None:
     assert got.period_end.value == "2022-12-31"
 
 
+@pytest.mark.parametrize(
+    "dateline",
+    [
+        "CHICAGO, IL -Acme Burger Corporation today announced",  # OCR: the space after the dash lost
+        "CHICAGO--(BUSINESS WIRE)--Acme Burger Corporation today announced",  # a wire service's dashes
+        "CHICAGO, Jan. 31, 2023 /PRNewswire/ —Acme Burger Corporation today announced",
+    ],
+)
+def test_a_dateline_dash_set_against_the_name_still_names_the_issuer(dateline: str) -> None:
+    sentence = f"{dateline} results for the year ended December 31, 2022."
+    got = identify(page(["FOR IMMEDIATE RELEASE", sentence]))
+    assert got.issuer.value == "Acme Burger Corporation"
+
+
+def test_a_hyphen_inside_a_name_is_no_dateline_dash() -> None:
+    sentence = "ATLANTA - Coca-Cola Bottling Company today announced results"
+    got = identify(page(["FOR IMMEDIATE RELEASE", sentence]))
+    assert got.issuer.value != "Cola Bottling Company"
+
+
 def test_an_annual_report_without_an_ended_date_is_dated_by_its_balance_sheet() -> None:
     # Alpenglow's report prints "Annual Report 2025" and year column heads; its balance sheet is dated.
     cover = page(["Alpenglow Instruments AG", "Annual Report 2025", "Zug, 26 February 2026"])

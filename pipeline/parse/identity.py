@@ -46,12 +46,13 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from pipeline.figures.periods import parse_period
-from pipeline.parse.cover_ocr import OCR_PAGES, OcrUnavailable, unreadable_pages
+from pipeline.parse.cover_ocr import OCR_PAGES, OCR_TOP, OcrUnavailable, unreadable_pages
 from schemas.models import Block, DocumentIdentity, IdentityField
 
 Source = Literal["cover", "body", "ocr"]
-OcrReader = Callable[[Sequence[int]], Sequence[Block]]
-"""Reads the given pages (from 1) by OCR, one block per line; raises :class:`OcrUnavailable` without it."""
+OcrReader = Callable[[Sequence[int], float], Sequence[Block]]
+"""Reads the given pages (from 1) by OCR, the given share of each from the top, one block per line; raises
+:class:`OcrUnavailable` without it."""
 
 __all__ = [
     "COVER_PAGES",
@@ -531,6 +532,10 @@ def _before_ticker(cover: _Cover) -> _Found | None:
 _DATELINE_SUBJECT: Final = re.compile(r"^(?P<name>.+?)\s+today\s+(?:reported|announced)\b", re.IGNORECASE)
 """A release's first sentence: "CHICAGO, IL - McDonald's Corporation today announced results ..."."""
 _DATELINE_END: Final = re.compile(r"(?:^|[-:)]|\bPRNewswire\b|\bBusiness\s?Wire\b)$", re.IGNORECASE)
+_GLUED_DASH: Final = re.compile(r"(—|–|--|(?<=\s)-)(?=[A-Z])")
+"""A dateline's dash set against the name after it: "CHICAGO--(BUSINESS WIRE)--Acme Inc.", "IL -Acme" (as
+wire services print it, and as OCR reads a dash and a thin space). A hyphen inside a name ("Coca-Cola")
+follows a letter, not a space."""
 """What may stand before the subject: nothing, or a dateline's end ("CHICAGO, IL -", "(BUSINESS WIRE)--")."""
 
 
@@ -544,7 +549,7 @@ def _headline_subject(cover: _Cover) -> _Found | None:
             name = _name_before(m.group("name")) if m is not None else None
             if m is not None and name and name == m.group("name").strip(" ,"):
                 return _Found(name, line, line.text)
-            m = _DATELINE_SUBJECT.match(line.text)
+            m = _DATELINE_SUBJECT.match(_GLUED_DASH.sub(r"\1 ", line.text))
             name = _name_before(m.group("name")) if m is not None else None
             if m is not None and name:
                 before = m.group("name").strip(" ,")[: -len(name)].strip()
@@ -709,7 +714,9 @@ def _readable(blocks: Sequence[Block], ocr: OcrReader | None) -> tuple[_Cover, s
     """The lines worth reading: an unreadable page's dropped, and read by OCR instead when it can be.
 
     OCR takes seconds a page: the unreadable pages are read one at a time, up to
-    :data:`~pipeline.parse.cover_ocr.OCR_PAGES`, until the issuer, form and period end are known.
+    :data:`~pipeline.parse.cover_ocr.OCR_PAGES`, until the issuer, form and period end are known; each
+    page's top (:data:`~pipeline.parse.cover_ocr.OCR_TOP`) first, and the whole page only when the top
+    does not tell.
 
     Returns:
         The cover, and what to say first in an unknown field's reason ('' when every page was read).
@@ -725,14 +732,16 @@ def _readable(blocks: Sequence[Block], ocr: OcrReader | None) -> tuple[_Cover, s
     done: list[int] = []
     cover = _Cover(kept)
     for page in bad[:OCR_PAGES]:
-        try:
-            seen += ocr([page])
-        except OcrUnavailable:
-            return cover, f"{unread}; install tieout[ocr] to read it by OCR; "
         done.append(page)
-        cover = _Cover([*kept, *seen], frozenset(done))
-        if _known(cover):
-            break
+        for top in (OCR_TOP, 1.0):
+            try:
+                lines = ocr([page], top)
+            except OcrUnavailable:
+                return cover, f"{unread}; install tieout[ocr] to read it by OCR; "
+            cover = _Cover([*kept, *seen, *lines], frozenset(done))
+            if _known(cover):
+                return cover, f"{unread}, page(s) {_pages(done)} read by OCR; "
+        seen += lines
     return cover, f"{unread}, page(s) {_pages(done)} read by OCR; "
 
 
