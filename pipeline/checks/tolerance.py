@@ -140,7 +140,10 @@ def where_printed(evidence: Evidence) -> tuple[int, tuple[float, ...]]:
 
 def printed_at(page: int, bbox: BBox | None) -> tuple[int, tuple[float, ...]]:
     """The page and box, rounded to 0.1 pt (empty without a box): what identifies a printed figure."""
-    return page, tuple(round(x, 1) for x in bbox) if bbox else ()
+    if not bbox:
+        return page, ()
+    x0, y0, x1, y1 = bbox  # (unpacked, not a generator: every term of every relation is keyed by it)
+    return page, (round(x0, 1), round(y0, 1), round(x1, 1), round(y1, 1))
 
 
 # --- facts the checks compare ---------------------------------------------------------------------

@@ -32,6 +32,8 @@ MIN_GUTTER = 10.0
 """Narrowest strip between two text columns, in points (filings use 18-30 pt)."""
 MIN_PROSE_LINES = 4
 """Lines of running text each column must hold before the page counts as two columns."""
+_PROSE_WORDS = 8
+"""Words of a line of running text (fewer: a label, a heading)."""
 _MIDDLE = (0.3, 0.7)
 """Where the strip may lie, as shares of the page width."""
 _MARGIN = 0.07
@@ -63,10 +65,15 @@ def find_gutter(words: Sequence[Word], width: float, height: float) -> tuple[flo
     right = [w for w in body if w[0] >= strip[1]]
     if not left or not right:
         return None
+    if min(len(left), len(right)) < MIN_PROSE_LINES * _PROSE_WORDS:  # too few words for the prose lines
+        return None
+    # Each side's lines are built only when the other side's did not already fail (most strips are the gap
+    # between a table's labels and its figures, whose left side holds no prose).
     x_left, x_right = min(w[0] for w in left), max(w[2] for w in right)
-    left_lines, right_lines = build_lines(left), build_lines(right)
+    left_lines = build_lines(left)
     if _prose_lines(left_lines, strip[0] - x_left) < MIN_PROSE_LINES:
         return None
+    right_lines = build_lines(right)
     if _prose_lines(right_lines, x_right - strip[1]) < MIN_PROSE_LINES:
         return None
     if _side_by_side(left_lines, right_lines) < _SIDE_BY_SIDE or _spanning_rows(left_lines, right_lines) >= 2:
@@ -115,14 +122,18 @@ def _prose_lines(lines: Sequence[Line], side_width: float) -> int:
     """Lines of running text on one side: eight words or more in one run, across 60 % of the side's width."""
     n = 0
     for line in lines:
-        if len(line.segments) == 1 and len(line.words) >= 8 and line.x1 - line.x0 >= 0.6 * side_width:
+        if (
+            len(line.segments) == 1
+            and len(line.words) >= _PROSE_WORDS
+            and line.x1 - line.x0 >= 0.6 * side_width
+        ):
             n += 1
     return n
 
 
 def _spanning_rows(left: Sequence[Line], right: Sequence[Line]) -> int:
     """Lines of the right side that begin with a figure beside a short line of the left side (a label)."""
-    labels = [ln for ln in left if len(ln.words) < 8]
+    labels = [ln for ln in left if len(ln.words) < _PROSE_WORDS]
     n = 0
     for line in right:
         first = next((seg for seg in line.segments if seg.text not in CURRENCY_TOKENS), None)
