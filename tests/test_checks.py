@@ -390,6 +390,27 @@ def test_crossref_costs_by_magnitude() -> None:
     assert xref([a, b]) == []
 
 
+def _gain_on_sale(ours: str, theirs: str) -> list[Flag]:
+    """A line printed in two tables that agree on another line, the line itself in one period only."""
+    rows: list[tuple[str, list[str | None]]] = [
+        ("Accrued payroll costs", ["512", "480"]),
+        ("Gain on sale of businesses", [ours, None]),
+    ]
+    note: list[tuple[str, list[str | None]]] = [
+        ("Accrued payroll costs", ["512", "480"]),
+        ("Gain on sale of businesses", [theirs, None]),
+    ]
+    return xref([make_table(rows, table_id="cf", page=48), make_table(note, table_id="note", page=57)])
+
+
+def test_crossref_a_last_digit_off_is_a_near_miss_not_a_keying_error() -> None:
+    # (111) beside (114): rounded differently, restated, or keyed wrong alike; agreeing tables are no proof
+    # that the two lines are one figure, only the same two lines agreeing in another period would be.
+    assert _gain_on_sale("(111)", "(114)") == []
+    flags = _gain_on_sale("(111)", "(161)")  # another digit: how keying errors look
+    assert [f.rule for f in flags] == ["XREF001"]
+
+
 # --- NAR001 ------------------------------------------------------------------------------------------
 
 

@@ -70,8 +70,9 @@ def keying_relation(a: float, a_decimals: int, b: float, b_decimals: int) -> Rel
     Returns:
         ``sign`` (equal magnitudes, opposite signs), ``scale`` (one is the other times 10^±3 or 10^±6),
         ``swap``/``digit`` (printed at their common precision, two adjacent digits swapped or one digit
-        different), ``digit_count`` (a digit dropped, doubled or added), ``near_miss`` (within 25 %), or None
-        when they look like two different concepts.
+        different, not the last: a last digit off is a rounding slip or a restated figure as much as a
+        keying error, as :func:`keyed_variants` holds), ``digit_count`` (a digit dropped, doubled or added),
+        ``near_miss`` (within 25 %), or None when they look like two different concepts.
     """
     if a == 0.0 or b == 0.0:
         return None
@@ -89,7 +90,9 @@ def keying_relation(a: float, a_decimals: int, b: float, b_decimals: int) -> Rel
     da, db = _digits_at(a, decimals), _digits_at(b, decimals)
     if len(da) == len(db) and da != db:
         diffs = [i for i, (x, y) in enumerate(zip(da, db, strict=True)) if x != y]
-        if len(diffs) == 1:
+        if diffs == [len(da) - 1]:
+            pass  # the last digit alone: a rounding slip as much as a keying error (a near miss, below)
+        elif len(diffs) == 1:
             return "digit"
         i, j = diffs[0], diffs[-1]
         if len(diffs) == 2 and j == i + 1 and da[i] == db[j] and da[j] == db[i]:
