@@ -6,15 +6,16 @@ sees; computed afresh by each reader, the same rows of the same table were built
 scope shares the outer one), and a function marked :func:`per_document` keeps its value for each record
 there. Outside a scope nothing is kept: a function called alone (a test, a notebook) computes afresh.
 
-Keys are the records' identities, each held beside its value: a record is frozen, so what is computed
-from it stays true while it lives, and the scope keeps it alive until the run ends. Values are shared
-between callers, which must not change them.
+Each value is kept under the record's identifier within the document (a table's id) beside the record
+itself, and used only for that very record: a record is frozen, so what is computed from it stays true
+while it lives, and the scope keeps it alive until the run ends. Values are shared between callers, which
+must not change them.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
@@ -46,23 +47,33 @@ def scoped(owner: object) -> dict[Any, Any] | None:
     return None if scope is None else scope.setdefault(owner, {})
 
 
-def per_document(fn: Callable[[_T], _R]) -> Callable[[_T], _R]:
-    """``fn`` of one frozen record, computed once per record in a document's scope.
+def per_document(key: Callable[[_T], Hashable]) -> Callable[[Callable[[_T], _R]], Callable[[_T], _R]]:
+    """Mark a function of one frozen record as computed once per record in a document's scope.
 
-    The value is shared by every caller in the scope: callers must not change it.
+    Args:
+        key: The record's identifier within a document (a table's ``table_id``). A record found under its
+            key is used only if it is the very record asked about: another record under the same key (a
+            table copied with other cells) is computed afresh and takes the key's place.
+
+    Returns:
+        The decorator. The value is shared by every caller in the scope: callers must not change it.
     """
 
-    @functools.wraps(fn)
-    def once(record: _T) -> _R:
-        store = scoped(once)
-        if store is None:
-            return fn(record)
-        hit = store.get(id(record))
-        if hit is not None and hit[0] is record:
-            value: _R = hit[1]
+    def decorate(fn: Callable[[_T], _R]) -> Callable[[_T], _R]:
+        @functools.wraps(fn)
+        def once(record: _T) -> _R:
+            store = scoped(once)
+            if store is None:
+                return fn(record)
+            k = key(record)
+            hit = store.get(k)
+            if hit is not None and hit[0] is record:
+                value: _R = hit[1]
+                return value
+            value = fn(record)
+            store[k] = (record, value)
             return value
-        value = fn(record)
-        store[id(record)] = (record, value)
-        return value
 
-    return once
+        return once
+
+    return decorate

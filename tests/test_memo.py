@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.figures.grid import table_rows
+from pipeline.figures.grid import table_key, table_rows
 from pipeline.memo import document_scope, per_document, scoped
 from schemas.models import Table
 from tests.support.tables import make_table
@@ -10,22 +10,31 @@ from tests.support.tables import make_table
 calls: list[Table] = []
 
 
-@per_document
+@per_document(key=table_key)
 def _width(table: Table) -> int:
     calls.append(table)
     return max(c.col for c in table.cells) + 1
 
 
-def _table(label: str = "Revenue") -> Table:
-    return make_table([(label, ["12", "10"])])
+def _table(table_id: str = "t1") -> Table:
+    return make_table([("Revenue", ["12", "10"])], table_id=table_id)
 
 
 def test_within_a_scope_each_record_is_computed_once() -> None:
     calls.clear()
-    a, b = _table(), _table()  # equal, but two records: each computed for itself
+    a, b = _table("t1"), _table("t2")
     with document_scope():
-        assert [_width(a), _width(a), _width(b), _width(a)] == [3, 3, 3, 3]
-    assert calls == [a, b] and calls[0] is a and calls[1] is b
+        assert [_width(a), _width(a), _width(b), _width(a), _width(b)] == [3, 3, 3, 3, 3]
+    assert len(calls) == 2 and calls[0] is a and calls[1] is b
+
+
+def test_another_record_under_the_same_id_is_computed_for_itself() -> None:
+    calls.clear()
+    a = _table()
+    copy = a.model_copy(update={"cells": [c for c in a.cells if c.col < 2]})  # the same id, other cells
+    with document_scope():
+        assert (_width(a), _width(copy), _width(copy)) == (3, 2, 2)
+    assert len(calls) == 2 and calls[1] is copy
 
 
 def test_outside_a_scope_nothing_is_kept() -> None:

@@ -15,7 +15,7 @@ from pipeline.figures.scale_captions import unit_caption
 from pipeline.memo import per_document
 from schemas.models import BBox, Cell, Table
 
-__all__ = ["RowView", "column_headers", "row_labels", "table_rows"]
+__all__ = ["RowView", "column_headers", "row_labels", "table_key", "table_rows"]
 
 # Cells that only carry a currency symbol ("$" printed in its own column) are not figures.
 _CURRENCY_ONLY = re.compile(
@@ -60,6 +60,11 @@ def _header_row_indices(table: Table) -> set[int]:
     return rows
 
 
+def table_key(table: Table) -> str:
+    """What a table is known by within a document's run: its id."""
+    return table.table_id
+
+
 def table_rows(table: Table) -> list[RowView]:
     """Body rows of a table in grid order (header rows left out).
 
@@ -75,7 +80,7 @@ def table_rows(table: Table) -> list[RowView]:
     return list(_table_rows(table))
 
 
-@per_document
+@per_document(key=table_key)
 def _table_rows(table: Table) -> tuple[RowView, ...]:
     header_rows = _header_row_indices(table)
     by_row: dict[int, list[Cell]] = {}
@@ -122,7 +127,7 @@ def column_headers(table: Table, *, above: Mapping[int, int] | None = None) -> d
     return dict(_header_text(table)) if above is None else _column_heads(table, above)
 
 
-@per_document
+@per_document(key=table_key)
 def _header_text(table: Table) -> dict[int, str]:
     """The header rows' text over each column (built once per table in a document's run)."""
     return _column_heads(table, None)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from pipeline.figures.facts import UNIT_NOTE_EXCEPTION, header_dimension, is_change_column
-from pipeline.figures.grid import RowView, column_headers, table_rows
+from pipeline.figures.grid import RowView, column_headers, table_key, table_rows
 from pipeline.figures.periods import lead_in_period, period_lengths
 from pipeline.figures.rounding import within_rounding
 from pipeline.figures.taxonomy import normalise_label
@@ -61,7 +61,7 @@ def statement_rows(table: Table) -> list[RowView]:
     return list(_statement_rows(table))
 
 
-@per_document
+@per_document(key=table_key)
 def _statement_rows(table: Table) -> tuple[RowView, ...]:
     rows = table_rows(table)
     merges = _split_columns(table, rows)
