@@ -15,7 +15,8 @@ then fail is flagged, unless another line of earnings explains it (earnings per 
 operations); a per-share line "from continuing operations" is paired only with earnings that say so. The
 comparison allows the per-share figure's rounding, the earnings' and the shares' rounding carried through
 the division, and a cent or 3 % for the two-class method (earnings allocated to participating
-securities).
+securities). A loss year's diluted loss per share printed as the basic one is antidilution, not a break,
+whatever diluted share count the column prints.
 """
 
 from __future__ import annotations
@@ -161,6 +162,18 @@ def _keyed(t: _Test) -> bool:
     return False
 
 
+def _antidilutive(t: _Test, basic: Sequence[PrintedFigure]) -> bool:
+    """A diluted loss per share printed as the basic one: the loss over the basic shares.
+
+    Dilutive shares would make a loss per share smaller, so they are left out of a loss year's diluted
+    figure (ASC 260-10-45-20, IAS 33.43), whatever count the table's diluted share line prints in that
+    column. The basic figure is checked against the basic shares on its own.
+    """
+    return t.earnings.value < 0 and any(
+        abs(b.value - t.eps.value) <= half_unit(min(b.places, t.eps.places)) for b in basic
+    )
+
+
 def _triples(
     figs: Mapping[int, Mapping[int, PrintedFigure]],
     eps_row: int,
@@ -275,6 +288,7 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
                 )
                 if not proven or not fails:
                     continue
+                basic = [figs[r] for r in figs if kinds.get(r) == "per_share" and flavours.get(r) == "basic"]
                 for t in fails:
                     # Another line of earnings (continuing operations) at the same power explains it.
                     if any(
@@ -284,6 +298,8 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
                         for x in xs
                         if x.col == t.col
                     ):
+                        continue
+                    if flavours[e] == "diluted" and _antidilutive(t, [b[t.col] for b in basic if t.col in b]):
                         continue
                     if (e, t.col) in seen:
                         continue
