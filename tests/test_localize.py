@@ -187,3 +187,33 @@ def test_a_copy_compared_by_magnitude_does_not_pin_the_sign() -> None:
     loc = found["f1"].localization
     assert loc is not None and loc.figures[0].text == "total opex: (4,461)" and loc.corrected == ["4,461"]
     assert loc.signatures == ["sign"] and loc.holding == 1
+
+
+def test_two_errors_in_one_component_are_localized_apart() -> None:
+    # A cash-flow statement's net income keyed 5,482 for 4,582 breaks its footing and its copy on the income
+    # statement; another line of the same footing differs from its copy in a note by a last digit (111
+    # against 114), which no keying error explains. No one or two keyed changes mend all three, but the
+    # net income alone mends two of them while every relation printing it holds: it is named, and the near
+    # miss is localized on its own.
+    net, gain, other = fig("net income", 5482), fig("gain on sale", -111), fig("depreciation", 1593)
+    found, questions = run(
+        total("Operating cash flow 2019", fig("operating cash flow", 6064), net, gain, other, flag="f1"),
+        same("Net income 2019", net, fig("net income (income statement)", 4582, page=2), flag="f2"),
+        same("Gain on sale 2019", gain, fig("gain on sale (note)", -114, page=3), flag="f3"),
+    )
+    assert not questions
+    loc = found["f1"].localization
+    assert loc is not None and loc.figures[0].text == "net income: 5,482" and loc.corrected == ["4,582"]
+    assert "f2" not in found  # one misprint, one finding: folded into f1
+    near = found["f3"].localization
+    assert near is not None and near.signatures == ["near_miss"]
+
+
+def test_a_figure_that_mends_one_failing_relation_only_is_no_error_of_its_own() -> None:
+    # The same component without the copy of net income: nothing mends two relations at once.
+    net, gain, other = fig("net income", 5482), fig("gain on sale", -111), fig("depreciation", 1593)
+    _, questions = run(
+        total("Operating cash flow 2019", fig("operating cash flow", 6064), net, gain, other, flag="f1"),
+        same("Gain on sale 2019", gain, fig("gain on sale (note)", -114, page=3), flag="f3"),
+    )
+    assert set(questions) == {"f1", "f3"}

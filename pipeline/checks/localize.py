@@ -22,7 +22,10 @@ For each connected set of failing relations (they share figures):
    like keying errors count (one figure printed twice, in a line and its total column, counts once).
 4. The lightest set is the localization: its page, box, the value that would make everything tie and the
    relations it repairs. The flags it explains fold into one finding (one misprint, one flag), which keeps
-   the evidence of all of them. When no set of one or two figures explains the breaks, the relation or the
+   the evidence of all of them.
+5. When no set of one or two figures explains the breaks, two errors may share the set: a figure whose
+   keyed change mends two of its failing relations or more, while every relation printing it holds, is an
+   error of its own, and the relations left are localized apart, from step 1. Otherwise the relation or the
    table was most likely misread: the flags become *structure questions*, kept with their evidence but out
    of the analyst's default queue.
 
@@ -32,6 +35,7 @@ per-share ratios, ledgers) keeps its flags as they are, without a localization.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -186,6 +190,7 @@ class RelationLog:
             self.equations.append(equation)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # every relation a cell enters keys it again
 def figure_key(page: int, bbox: BBox | None, text: str) -> FigureKey:
     """The key of a figure printed at ``page``/``bbox`` (rounded as :func:`.tolerance.printed_at` does)."""
     p, box = printed_at(page, bbox)
@@ -401,6 +406,41 @@ def _explain(
     return _Explanation(tied[0], best, len(tied) - 1)
 
 
+def _peel(
+    component: Sequence[Equation], by_figure: Mapping[FigureKey, list[Equation]]
+) -> tuple[_Explanation, list[Equation]] | None:
+    """When no one or two figures explain a component: one keyed error in it, explained apart.
+
+    Two errors can share a component (a net income keyed wrong in a statement whose other line differs
+    from its copy by a rounding): no one or two changes that look like keying errors mend it all, yet one
+    figure keyed wrong mends two of its failing relations or more while every relation printing it holds.
+    That figure is an error of its own; the relations it mends are explained by it, and the others are
+    localized apart.
+
+    Returns:
+        The explanation and the relations it mends; None when no figure mends two failing relations.
+    """
+    found: list[tuple[int, _Change, list[Equation]]] = []
+    seen: set[FigureKey] = set()
+    for eq in component:
+        for term in eq.terms:
+            if term.key in seen:
+                continue
+            seen.add(term.key)
+            change = _single(term, by_figure[term.key])
+            if change is None or change.weight > _WEIGHT["swap"]:
+                continue
+            mended = [e for e in component if _has(e, term)]
+            if len(mended) >= 2:
+                found.append((len(mended), change, mended))
+    if not found:
+        return None
+    most = max(n for n, _, _ in found)
+    top = sorted((f for f in found if f[0] == most), key=lambda f: (f[1].term.page, f[1].term.key))
+    _, change, mended = top[0]
+    return _Explanation((change,), change.weight, len(top) - 1), mended
+
+
 def _pair_weight(pair: tuple[_Change, _Change]) -> int:
     """Two changes weigh their sum, unless they are one figure printed twice.
 
@@ -526,8 +566,15 @@ def localize_errors(flags: Sequence[Flag], log: RelationLog) -> Localized:
         for key in {t.key for t in eq.terms}:
             by_figure[key].append(eq)
     verdict: dict[str, Localization | None] = {}
-    for component in _components(failing):
+    pending = _components(failing)
+    while pending:
+        component = pending.pop(0)
         explanation = _explain(component, by_figure)
+        if explanation is None and (peeled := _peel(component, by_figure)) is not None:
+            explanation, mended = peeled
+            # By identity, as in _explain: the relations left, each once.
+            pending.extend(_components([eq for eq in component if not any(eq is m for m in mended)]))
+            component = mended
         touched = {t.key for eq in component for t in eq.terms}
         # By identity, as in _explain: each relation once, however many of its figures are touched.
         holding = len({id(eq) for k in touched for eq in by_figure[k] if eq.holds})
