@@ -18,6 +18,7 @@ printed date.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -505,6 +506,7 @@ def _normalise(text: str) -> str:
     return " ".join(text.translate(_NORMALISE).split())
 
 
+@functools.lru_cache(maxsize=1 << 14)  # every table's heads ask again; a Period is frozen
 def parse_period(text: str) -> Period | None:
     """Read the reporting period a header string or phrase names.
 
@@ -600,6 +602,11 @@ def combine_periods(parts: Sequence[str]) -> Period | None:
     Returns:
         The period, or None when the lines together name none.
     """
+    return _combined(tuple(parts))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _combined(parts: tuple[str, ...]) -> Period | None:
     lines = [" ".join(p.split()) for p in parts]
     joined = " ".join(line for line in lines if line)
     period = parse_period(joined)
