@@ -24,8 +24,9 @@ For each connected set of failing relations (they share figures):
    relations it repairs. The flags it explains fold into one finding (one misprint, one flag), which keeps
    the evidence of all of them.
 5. When no set of one or two figures explains the breaks, two errors may share the set: a figure whose
-   keyed change mends two of its failing relations or more, while every relation printing it holds, is an
-   error of its own, and the relations left are localized apart, from step 1. Otherwise the relation or the
+   keyed change mends failing relations while every relation printing it holds is an error of its own when
+   it mends two or more, or when each set of the relations it leaves is explained by a keying error or a
+   near miss; the relations left are then localized apart, from step 1. Otherwise the relation or the
    table was most likely misread: the flags become *structure questions*, kept with their evidence but out
    of the analyst's default queue.
 
@@ -413,12 +414,13 @@ def _peel(
 
     Two errors can share a component (a net income keyed wrong in a statement whose other line differs
     from its copy by a rounding): no one or two changes that look like keying errors mend it all, yet one
-    figure keyed wrong mends two of its failing relations or more while every relation printing it holds.
-    That figure is an error of its own; the relations it mends are explained by it, and the others are
-    localized apart.
+    figure keyed wrong mends some of its failing relations while every relation printing it holds. That
+    figure is an error of its own when it mends two failing relations or more, or when what it leaves is
+    explained apart (a cost keyed wrong in a footing whose other line differs from its copy elsewhere by a
+    last digit); the relations it mends are explained by it, and the others are localized apart.
 
     Returns:
-        The explanation and the relations it mends; None when no figure mends two failing relations.
+        The explanation and the relations it mends; None when no figure is such an error.
     """
     found: list[tuple[int, _Change, list[Equation]]] = []
     seen: set[FigureKey] = set()
@@ -431,7 +433,7 @@ def _peel(
             if change is None or change.weight > _WEIGHT["swap"]:
                 continue
             mended = [e for e in component if _has(e, term)]
-            if len(mended) >= 2:
+            if len(mended) >= 2 or _explained_apart(component, mended, by_figure):
                 found.append((len(mended), change, mended))
     if not found:
         return None
@@ -439,6 +441,23 @@ def _peel(
     top = sorted((f for f in found if f[0] == most), key=lambda f: (f[1].term.page, f[1].term.key))
     _, change, mended = top[0]
     return _Explanation((change,), change.weight, len(top) - 1), mended
+
+
+def _explained_apart(
+    component: Sequence[Equation], mended: Sequence[Equation], by_figure: Mapping[FigureKey, list[Equation]]
+) -> bool:
+    """Whether the failing relations ``mended`` leaves are each explained on their own.
+
+    Only by changes that look like keying errors or near misses, not by any value that ties.
+    """
+    rest = [eq for eq in component if not any(eq is m for m in mended)]
+    if not rest:
+        return False
+    for part in _components(rest):
+        got = _explain(part, by_figure)
+        if got is None or got.weight > _WEIGHT["near_miss"]:
+            return False
+    return True
 
 
 def _pair_weight(pair: tuple[_Change, _Change]) -> int:
