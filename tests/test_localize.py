@@ -209,22 +209,21 @@ def test_two_errors_in_one_component_are_localized_apart() -> None:
     assert near is not None and near.signatures == ["near_miss"]
 
 
-def test_a_keyed_figure_beside_a_near_miss_in_one_footing_are_two_errors() -> None:
-    # 3M's cost of sales with a digit dropped (1,713 for 17,136) in the footing that also holds the gain on
-    # sale, whose copy in the cash-flow statement differs by a last digit: the cost mends one relation, and
-    # what it leaves is a near miss explained on its own.
+def _footing_beside_a_copy(copy: float) -> tuple[dict[str, Flag], dict[str, Flag]]:
+    """3M's 2019 operating expenses, cost of sales keyed 1,713 for 17,136; the gain on sale in the footing
+    is printed again in the cash-flow statement as ``copy``."""
     cost, gain, sga = fig("cost of sales", 1713), fig("gain on sale", -114), fig("SG&A", 7029)
-    found, questions = run(
-        total(
-            "Total operating expenses 2019",
-            fig("total operating expenses", 24051),
-            cost,
-            gain,
-            sga,
-            flag="f1",
-        ),
-        same("Gain on sale 2019", gain, fig("gain on sale (cash flow)", -111, page=3), flag="f3"),
+    tot = fig("total operating expenses", 24051)
+    return run(
+        total("Total operating expenses 2019", tot, cost, gain, sga, flag="f1"),
+        same("Gain on sale 2019", gain, fig("gain on sale (cash flow)", copy, page=3), flag="f3"),
     )
+
+
+def test_a_keyed_figure_beside_a_near_miss_in_one_footing_are_two_errors() -> None:
+    # The copy differs by a last digit: the cost mends one relation, and what it leaves is a near miss
+    # explained on its own.
+    found, questions = _footing_beside_a_copy(-111)
     assert not questions
     loc = found["f1"].localization
     assert loc is not None and loc.figures[0].text == "cost of sales: 1,713" and loc.corrected == ["17,136"]
@@ -232,18 +231,7 @@ def test_a_keyed_figure_beside_a_near_miss_in_one_footing_are_two_errors() -> No
 
 
 def test_a_keyed_figure_whose_remainder_no_small_change_explains_is_a_structure_question() -> None:
-    # The same footing, but the gain's copy differs by 40 %: no keying error or near miss explains it, and
-    # the cost alone mends one relation only. The relations were likely misread.
-    cost, gain, sga = fig("cost of sales", 1713), fig("gain on sale", -114), fig("SG&A", 7029)
-    _, questions = run(
-        total(
-            "Total operating expenses 2019",
-            fig("total operating expenses", 24051),
-            cost,
-            gain,
-            sga,
-            flag="f1",
-        ),
-        same("Gain on sale 2019", gain, fig("gain on sale (cash flow)", -160, page=3), flag="f3"),
-    )
+    # The copy differs by 40 %: no keying error or near miss explains it, and the cost alone mends one
+    # relation only. The relations were likely misread.
+    _, questions = _footing_beside_a_copy(-160)
     assert set(questions) == {"f1", "f3"}
