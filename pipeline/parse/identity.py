@@ -532,11 +532,11 @@ def _before_ticker(cover: _Cover) -> _Found | None:
 _DATELINE_SUBJECT: Final = re.compile(r"^(?P<name>.+?)\s+today\s+(?:reported|announced)\b", re.IGNORECASE)
 """A release's first sentence: "CHICAGO, IL - McDonald's Corporation today announced results ..."."""
 _DATELINE_END: Final = re.compile(r"(?:^|[-:)]|\bPRNewswire\b|\bBusiness\s?Wire\b)$", re.IGNORECASE)
+"""What may stand before the subject: nothing, or a dateline's end ("CHICAGO, IL -", "(BUSINESS WIRE)--")."""
 _GLUED_DASH: Final = re.compile(r"(—|–|--|(?<=\s)-)(?=[A-Z])")
 """A dateline's dash set against the name after it: "CHICAGO--(BUSINESS WIRE)--Acme Inc.", "IL -Acme" (as
 wire services print it, and as OCR reads a dash and a thin space). A hyphen inside a name ("Coca-Cola")
 follows a letter, not a space."""
-"""What may stand before the subject: nothing, or a dateline's end ("CHICAGO, IL -", "(BUSINESS WIRE)--")."""
 
 
 def _headline_subject(cover: _Cover) -> _Found | None:
