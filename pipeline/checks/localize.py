@@ -450,7 +450,7 @@ def _explained_apart(
 
     Only by changes that look like keying errors or near misses, not by any value that ties.
     """
-    rest = [eq for eq in component if not any(eq is m for m in mended)]
+    rest = _left(component, mended)
     if not rest:
         return False
     for part in _components(rest):
@@ -458,6 +458,11 @@ def _explained_apart(
         if got is None or got.weight > _WEIGHT["near_miss"]:
             return False
     return True
+
+
+def _left(component: Sequence[Equation], mended: Sequence[Equation]) -> list[Equation]:
+    """The relations of ``component`` that ``mended`` does not hold (by identity, as in :func:`_explain`)."""
+    return [eq for eq in component if not any(eq is m for m in mended)]
 
 
 def _pair_weight(pair: tuple[_Change, _Change]) -> int:
@@ -591,8 +596,7 @@ def localize_errors(flags: Sequence[Flag], log: RelationLog) -> Localized:
         explanation = _explain(component, by_figure)
         if explanation is None and (peeled := _peel(component, by_figure)) is not None:
             explanation, mended = peeled
-            # By identity, as in _explain: the relations left, each once.
-            pending.extend(_components([eq for eq in component if not any(eq is m for m in mended)]))
+            pending.extend(_components(_left(component, mended)))
             component = mended
         touched = {t.key for eq in component for t in eq.terms}
         # By identity, as in _explain: each relation once, however many of its figures are touched.

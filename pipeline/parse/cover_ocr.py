@@ -102,12 +102,12 @@ def unreadable_share(texts: Iterable[str]) -> float | None:
     :data:`READABLE_SHARE` the page reads. Only a page under it is counted token by token.
     """
     text = " ".join(texts)
-    tokens = len(text.split())
-    if tokens < MIN_TOKENS:
+    tokens = text.split()
+    if len(tokens) < MIN_TOKENS:
         return None
-    if len(_WORD_LIKE_TOKEN.findall(text)) >= READABLE_SHARE * tokens:
+    if len(_WORD_LIKE_TOKEN.findall(text)) >= READABLE_SHARE * len(tokens):
         return None
-    share = readable_share(text.split())
+    share = readable_share(tokens)
     return share if share is not None and share < READABLE_SHARE else None
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from pipeline.figures.facts import UNIT_NOTE_EXCEPTION, header_dimension, is_change_column
@@ -22,7 +22,7 @@ from pipeline.figures.taxonomy import normalise_label
 from pipeline.memo import per_document
 from pipeline.statements.labels import TOTAL_LABEL
 from pipeline.statements.settings import TREE_SETTINGS
-from schemas.models import Basis, StatementColumn, Table
+from schemas.models import Basis, StatementColumn, Table, TypedNumber
 
 __all__ = ["NOT_ADDITIVE", "basis_of", "naming_lines", "statement_columns", "statement_rows"]
 
@@ -208,7 +208,8 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
         and not NOT_ADDITIVE.search(headers.get(col, ""))
         and not _years_column(rows, col)
     ]
-    kept = [col for col in kept if not _derived_change(rows, col, kept)]
+    values = {c: {row.index: n.value for row in rows if (n := _number(row, c)) is not None} for c in kept}
+    kept = [col for col in kept if not _derived_change(rows, col, values)]
     places = {col: p for col, p in _column_places(rows).items() if col in kept}
     usual = Counter(places.values()).most_common(1)[0][0] if places else 0
     # Whole numbers beside cents: a count and its average price (an option table), not two amounts.
@@ -290,29 +291,27 @@ def _dated_by_lead_in(columns: list[StatementColumn], heading: str) -> list[Stat
     return out
 
 
-def _derived_change(rows: Sequence[RowView], col: int, columns: Sequence[int]) -> bool:
+def _number(row: RowView, col: int) -> TypedNumber | None:
+    cell = row.numbers.get(col)
+    return cell.number if cell is not None else None
+
+
+def _derived_change(rows: Sequence[RowView], col: int, values: Mapping[int, Mapping[int, float]]) -> bool:
     """A column of changes whose head the reader missed.
 
     In most rows (two in three, at least three) it prints another pair of columns' percentage change,
-    (a - b) / |b| x 100, at its own printed precision.
+    (a - b) / |b| x 100, at its own printed precision. ``values``: each candidate column's figures by row.
     """
     changes = {  # a column of zeros is no change of anything
         row.index: (n.value, n.places)
         for row in rows
-        if (cell := row.numbers.get(col)) is not None
-        and (n := cell.number) is not None
-        and not n.is_dash
-        and n.value != 0.0
+        if (n := _number(row, col)) is not None and not n.is_dash and n.value != 0.0
     }
     if len(changes) < 3:
         return False
-    values = {
-        c: {row.index: n.value for row in rows if (cell := row.numbers.get(c)) and (n := cell.number)}
-        for c in columns
-        if c != col
-    }
-    for a, xs in values.items():
-        for b, ys in values.items():
+    others = {c: v for c, v in values.items() if c != col}
+    for a, xs in others.items():
+        for b, ys in others.items():
             if a == b:
                 continue
             hits = seen = 0
