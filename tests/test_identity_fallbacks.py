@@ -289,3 +289,12 @@ def test_a_readable_page_raises_no_such_error() -> None:
             out.insert_text((54, 90 + 12 * i), line, fontsize=9)
         data = doc.tobytes()
     assert not [e for e in parse_bytes(data, source="plain.pdf").errors if e.category == "no_text_layer"]
+
+
+@pytest.mark.skipif(not HAS_OCR, reason="the ocr extra (rapidocr-onnxruntime) is not installed")
+def test_ocr_runs_its_networks_on_one_thread() -> None:
+    # ONNX Runtime's default (a thread per core) spins against the other worker on a 2-core machine.
+    engine = cover_ocr._engine()
+    for stage in (engine.text_det.infer, engine.text_rec.session):
+        options = stage.session.get_session_options()
+        assert options.intra_op_num_threads == cover_ocr.OCR_THREADS == 1

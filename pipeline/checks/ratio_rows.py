@@ -39,6 +39,7 @@ figure itself explains is flagged without one: the localization names amounts on
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -157,19 +158,34 @@ class _Ratio:
 
 
 def _ratio(row: RowView) -> _Ratio | None:
-    label = normalise_label(row.label)
-    if not label or not row.numbers:
+    if not row.numbers:
+        return None
+    read = _label_reading(row.label)
+    if read is None:
+        return None
+    line, bases, change, margin = read
+    if margin and not _percent(row):
+        return None
+    return _Ratio(row, line, bases, change)
+
+
+@functools.lru_cache(maxsize=1 << 14)  # every table's every row asks; labels repeat across tables
+def _label_reading(printed: str) -> tuple[str, frozenset[str], bool, bool] | None:
+    """What a row's label says of a ratio: line, bases, change, margin; None when it names none.
+
+    A margin's label names a ratio only on a row printed in percent, which the caller asks.
+    """
+    label = normalise_label(printed)
+    if not label:
         return None
     if _CHANGE_LABEL.search(label):
-        return _Ratio(row, "", frozenset(), True)
+        return "", frozenset(), True, False
     if m := _SHARE_LABEL.match(label):
-        return _Ratio(row, m["line"].strip(), frozenset({_base_key(m["base"])}), False)
-    if m := _OVER_LABEL.match(" ".join(row.label.lower().split())):
-        return _Ratio(
-            row, normalise_label(m["line"]), frozenset({_base_key(normalise_label(m["base"]))}), False
-        )
-    if (m := _MARGIN_LABEL.match(label)) and _percent(row):
-        return _Ratio(row, m["line"].strip(), _SALES, False)
+        return m["line"].strip(), frozenset({_base_key(m["base"])}), False, False
+    if m := _OVER_LABEL.match(" ".join(printed.lower().split())):
+        return normalise_label(m["line"]), frozenset({_base_key(normalise_label(m["base"]))}), False, False
+    if m := _MARGIN_LABEL.match(label):
+        return m["line"].strip(), _SALES, False, True
     return None
 
 

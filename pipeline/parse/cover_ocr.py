@@ -18,6 +18,8 @@ form, registrant and period are printed there, and the whole page is read only w
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -30,6 +32,7 @@ from schemas.models import Block
 __all__ = [
     "OCR_DPI",
     "OCR_PAGES",
+    "OCR_THREADS",
     "OCR_TOP",
     "OcrUnavailable",
     "ocr_lines",
@@ -98,14 +101,16 @@ def unreadable_share(texts: Iterable[str]) -> float | None:
 
     Every page is asked, so the common answer comes first from one pass of a regex over the page's text:
     the Latin words and numbers alone, over all its tokens, are a lower bound of the share (the other
-    scripts' words only add to the count, dot leaders only leave the total), and when that bound reaches
-    :data:`READABLE_SHARE` the page reads. Only a page under it is counted token by token.
+    scripts' words only add to the count, dot leaders only leave the total), and as soon as that bound
+    reaches :data:`READABLE_SHARE` the page reads. Only a page under it is counted token by token.
     """
     text = " ".join(texts)
     tokens = text.split()
     if len(tokens) < MIN_TOKENS:
         return None
-    if len(_WORD_LIKE_TOKEN.findall(text)) >= READABLE_SHARE * len(tokens):
+    # The bound is met long before the text's end on a page that reads: stop counting there.
+    enough = math.ceil(READABLE_SHARE * len(tokens))
+    if next(itertools.islice(_WORD_LIKE_TOKEN.finditer(text), enough - 1, None), None) is not None:
         return None
     share = readable_share(tokens)
     return share if share is not None and share < READABLE_SHARE else None
@@ -119,6 +124,12 @@ def unreadable_pages(blocks: Sequence[Block]) -> list[int]:
     return [page for page, texts in sorted(by_page.items()) if unreadable_share(texts) is not None]
 
 
+OCR_THREADS: Final = 1
+"""Threads ONNX Runtime runs each network on. Its default, one per core, is no faster once another worker
+holds a core (measured: 2.0 s a cover top either way beside a busy process), while its threads spin waiting
+for each other and take the time the other worker needs."""
+
+
 @cache
 def _engine() -> Any:
     """The OCR engine, loaded once a process (loading the networks takes a fraction of a second)."""
@@ -126,7 +137,7 @@ def _engine() -> Any:
         from rapidocr_onnxruntime import RapidOCR
     except ImportError as exc:
         raise OcrUnavailable("install tieout[ocr] to read it by OCR") from exc
-    return RapidOCR()
+    return RapidOCR(intra_op_num_threads=OCR_THREADS, inter_op_num_threads=OCR_THREADS)
 
 
 def ocr_lines(data: bytes, pages: Sequence[int], top: float = 1.0) -> list[Block]:

@@ -19,7 +19,6 @@ structures each region found (steps 3 to 5). The output is a :class:`RawTable` g
 
 from __future__ import annotations
 
-import itertools
 import re
 import statistics
 from collections.abc import Callable, Iterable, Sequence
@@ -214,9 +213,18 @@ def _mark_underlines(table: RawTable, horizontal: Sequence[tuple[float, float, f
     which most rows are ruled is a grid, where a rule says nothing of a total.
     """
     body = table.rows[table.header_rows :]
+    if len(body) < 2:
+        return
+    # Only the rules between the body's first and last rows can underline anything: a page's other
+    # tables' rules are left out once, not tried against every cell.
+    bottoms = [max((c.bbox[3] for c in row), default=0.0) for row in body]
+    y_top = min(bottoms[:-1]) - 2.0
+    y_bottom = max((c.bbox[1] for row in body[1:] for c in row), default=y_top) + 1.0
+    horizontal = [rule for rule in horizontal if y_top <= rule[0] <= y_bottom]
+    if not horizontal:
+        return
     marked: list[RawCell] = []
-    for above, row in itertools.pairwise(body):
-        bottom = max((c.bbox[3] for c in above), default=0.0)
+    for bottom, row in zip(bottoms, body[1:], strict=False):
         for cell in row:
             if cell.col == 0 or not is_figure(cell.text):
                 continue
