@@ -205,8 +205,7 @@ class _Chunker:
 
     def text(self, b: Block) -> None:
         """Body text, cut by sentences when a paragraph alone is over the bound."""
-        for piece in _split_long(b.text, self.max_tokens):
-            n = count_tokens(piece)
+        for piece, n in _split_long(b.text, self.max_tokens):
             if self.cur.tokens + n > self.max_tokens and self.cur.has_body:
                 self.flush()
             self.cur.texts.append(piece)
@@ -275,10 +274,14 @@ def table_parts(table: Table, max_tokens: int) -> list[list[str]]:
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 
 
-def _split_long(text: str, max_tokens: int) -> list[str]:
-    """Split a paragraph longer than the bound at sentence ends (then at words as a last resort)."""
-    if count_tokens(text) <= max_tokens:
-        return [text]
+def _split_long(text: str, max_tokens: int) -> list[tuple[str, int]]:
+    """Split a paragraph longer than the bound at sentence ends (then at words as a last resort).
+
+    Returns:
+        The pieces, each with its token count; the paragraph whole, counted once, when it fits.
+    """
+    if (whole := count_tokens(text)) <= max_tokens:
+        return [(text, whole)]
     out: list[str] = []
     cur: list[str] = []
     n = 0
@@ -296,4 +299,4 @@ def _split_long(text: str, max_tokens: int) -> list[str]:
         n += k
     if cur:
         out.append(" ".join(cur))
-    return out
+    return [(piece, count_tokens(piece)) for piece in out]
