@@ -190,21 +190,25 @@ def _blocks(words: list[Word], pno: int, skip: Sequence[BBox]) -> list[Block]:
     # extractWORDS lists words block by block and line by line, so grouping is a single pass.
     for _, group in groupby(words, key=_block_no):
         ws = list(group)
-        block = _block(ws, pno)
-        x0, y0, x1, y1 = block.bbox
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        bbox = _bbox(ws)
+        cx, cy = (bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2
+        # A table's block is left out before it is built: most of a filing's words are in tables.
         if not any(a - 1 <= cx <= c + 1 and b - 1 <= cy <= d + 1 for a, b, c, d in skip):
-            out.append(block)
+            out.append(_block(ws, pno, bbox))
     return out
 
 
-def _block(ws: list[Word], pno: int) -> Block:
+def _bbox(ws: list[Word]) -> BBox:
+    return (min(w[0] for w in ws), min(w[1] for w in ws), max(w[2] for w in ws), max(w[3] for w in ws))
+
+
+def _block(ws: list[Word], pno: int, bbox: BBox | None = None) -> Block:
     """One block of words, its lines joined; the font size estimated from the glyph boxes' height."""
     lines = [" ".join(w[4] for w in line) for _, line in groupby(ws, key=_line_no)]
     heights = sorted(w[3] - w[1] for w in ws)
     size = round(heights[len(heights) // 2] / 1.15, 1)
-    bbox = (min(w[0] for w in ws), min(w[1] for w in ws), max(w[2] for w in ws), max(w[3] for w in ws))
-    return Block(page=pno, bbox=bbox, text=" ".join(lines), font_size=size, n_lines=len(lines))
+    box = _bbox(ws) if bbox is None else bbox
+    return Block(page=pno, bbox=box, text=" ".join(lines), font_size=size, n_lines=len(lines))
 
 
 def _printed_lines(words: list[Word], pno: int) -> list[Block]:
