@@ -15,20 +15,20 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, only_flag, titled_page, write_table
+from tests.support.pages import SIZE, only_flag, page_rows, titled_page, write_table
 
 _XS = (270.0, 330.0, 390.0, 450.0, 510.0, 570.0)
 
 
 def _units(opening_2017: str = "142.98", closing_2016: str = "142.98") -> DocumentResult:
-    rows = [
-        ("Balance as of January 1", ("686", "171.90", "656", opening_2017, "871", "120.89")),
-        ("Granted", ("166", "229.13", "201", "191.28", "219", "160.17")),
-        ("Distributed", ("(206)", "159.82", "(314)", "124.88", "(367)", "99.06")),
-        ("Performance change", ("(56)", "198.39", "155", "173.91", "(38)", "155.98")),
-        ("Forfeited", ("(28)", "204.09", "(12)", "171.36", "(29)", "149.08")),
-        ("As of December 31", ("562", "188.96", "686", "171.90", "656", closing_2016)),
-    ]
+    rows = page_rows(f"""
+        Balance as of January 1 | 686   | 171.90 | 656   | {opening_2017} | 871   | 120.89
+        Granted                 | 166   | 229.13 | 201   | 191.28         | 219   | 160.17
+        Distributed             | (206) | 159.82 | (314) | 124.88         | (367) | 99.06
+        Performance change      | (56)  | 198.39 | 155   | 173.91         | (38)  | 155.98
+        Forfeited               | (28)  | 204.09 | (12)  | 171.36         | (29)  | 149.08
+        As of December 31       | 562   | 188.96 | 686   | 171.90         | 656   | {closing_2016}
+    """)
     doc = pymupdf.open()
     page = titled_page(doc, "Restricted stock units (shares in thousands)", (), ())
     for year, first, last in (

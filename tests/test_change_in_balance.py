@@ -11,18 +11,18 @@ it (``labels.named_change``); a keying error in either relation is still flagged
 from __future__ import annotations
 
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, table_result
+from tests.support.pages import only_flag, page_rows, table_result
 
 
 def _rollforward(issuance: str = "1,500", closing: str = "237,333") -> DocumentResult:
-    rows = [
-        ("Tier 1 capital at December 31, 2020", ("234,844",)),
-        ("Change in CET1 capital", ("1,000",)),
-        ("Net issuance of preferred stock", (issuance,)),
-        ("Other", ("(11)",)),
-        ("Change in Tier 1 capital", ("2,489",)),
-        ("Tier 1 capital at March 31, 2021", (closing,)),
-    ]
+    rows = page_rows(f"""
+        Tier 1 capital at December 31, 2020 | 234,844
+        Change in CET1 capital              | 1,000
+        Net issuance of preferred stock     | {issuance}
+        Other                               | (11)
+        Change in Tier 1 capital            | 2,489
+        Tier 1 capital at March 31, 2021    | {closing}
+    """)
     return table_result(
         "Capital rollforward (in millions)",
         ("Three months ended March 31, 2021",),

@@ -12,16 +12,16 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, titled_page, write_table
+from tests.support.pages import only_flag, page_rows, titled_page, write_table
 
-_STATEMENT = [
-    ("Net revenue", ("23,601", "16,434")),
-    ("Cost of sales", ("11,550", "8,505")),
-    ("Gross profit", ("12,051", "7,929")),
-    ("Research and development", ("5,005", "2,845")),
-    ("Marketing, general and administrative", ("2,336", "1,448")),
-    ("Operating income", ("4,710", "3,636")),
-]
+_STATEMENT = page_rows("""
+    Net revenue                           | 23,601 | 16,434
+    Cost of sales                         | 11,550 | 8,505
+    Gross profit                          | 12,051 | 7,929
+    Research and development              | 5,005  | 2,845
+    Marketing, general and administrative | 2,336  | 1,448
+    Operating income                      | 4,710  | 3,636
+""")
 
 
 def _filing(summary_cost: str = "2,845", statement_cost: str = "5,005") -> DocumentResult:
@@ -32,11 +32,11 @@ def _filing(summary_cost: str = "2,845", statement_cost: str = "5,005") -> Docum
     write_table(page, 84.0, heads, _STATEMENT)
     page = titled_page(doc, "Selected Financial Data (In millions)", (), ())
     page.insert_text((300, 72), "Years Ended December 31,", fontsize=9.0)
-    summary = [
-        ("Net revenue", ("23,601", "16,434")),
-        ("Research and development", (statement_cost, summary_cost)),
-        ("Marketing, general and administrative", ("2,336", "1,448")),
-    ]
+    summary = page_rows(f"""
+        Net revenue                           | 23,601           | 16,434
+        Research and development              | {statement_cost} | {summary_cost}
+        Marketing, general and administrative | 2,336            | 1,448
+    """)
     write_table(page, 84.0, heads, summary)
     return process_bytes(doc.tobytes(), source="filing.pdf")
 

@@ -9,15 +9,15 @@ only when the line it is net of was printed bare above it, or the deduction star
 from __future__ import annotations
 
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, table_result
+from tests.support.pages import only_flag, page_rows, table_result
 
 
 def _assets(depreciation: str = "(3,655)") -> DocumentResult:
-    rows = [
-        ("Regulated assets and other, gross", ("9,151", "8,858")),
-        ("Regulated accumulated depreciation", (depreciation, "(3,329)")),
-        ("Regulated assets and other, net", ("5,496", "5,529")),
-    ]
+    rows = page_rows(f"""
+        Regulated assets and other, gross  | 9,151          | 8,858
+        Regulated accumulated depreciation | {depreciation} | (3,329)
+        Regulated assets and other, net    | 5,496          | 5,529
+    """)
     return table_result(
         "Property, plant and equipment (in millions)",
         ("December 31, 2021", "December 31, 2020"),

@@ -9,25 +9,23 @@ wrong sign raised nothing. A line that begins with a heading and its colon begin
 
 from __future__ import annotations
 
-from sample_docs.generate import winansi
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, table_result
+from tests.support.pages import only_flag, page_rows, table_result
 
 _XS = (330.0, 400.0, 470.0, 540.0)
-_NIL = winansi("—")
 
 
 def _fair_values(derivatives: str = "1,113") -> DocumentResult:
-    rows = [
-        ("Cash and cash equivalents", ("1,101", "890", "211", _NIL)),
-        ("Short-term investments: Restricted cash", ("137", "137", _NIL, _NIL)),
-        ("Corporate debt securities", ("2,255", _NIL, "2,255", _NIL)),
-        ("Total short-term investments", ("2,392", "137", "2,255", _NIL)),
-        ("Derivatives", (derivatives, _NIL, "62", "1,051")),
-        ("Long-term investments: Corporate debt securities", ("286", _NIL, "286", _NIL)),
-        ("Total long-term investments", ("286", _NIL, "286", _NIL)),
-        ("Total financial assets", ("4,892", "1,027", "2,814", "1,051")),
-    ]
+    rows = page_rows(f"""
+        Cash and cash equivalents                        | 1,101         | 890   | 211   | —
+        Short-term investments: Restricted cash          | 137           | 137   | —     | —
+        Corporate debt securities                        | 2,255         | —     | 2,255 | —
+        Total short-term investments                     | 2,392         | 137   | 2,255 | —
+        Derivatives                                      | {derivatives} | —     | 62    | 1,051
+        Long-term investments: Corporate debt securities | 286           | —     | 286   | —
+        Total long-term investments                      | 286           | —     | 286   | —
+        Total financial assets                           | 4,892         | 1,027 | 2,814 | 1,051
+    """)
     return table_result(
         "Financial assets measured at fair value (In millions)",
         ("December 31, 2020", "Level 1", "Level 2", "Level 3"),

@@ -13,7 +13,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, right_aligned, write_table
+from tests.support.pages import SIZE, page_rows, right_aligned, write_table
 
 _XS = (490.0, 545.0)
 """Value columns close enough that only a few points separate "January 28," from "January 29,"."""
@@ -26,18 +26,18 @@ def _balance_sheet(total: str = "1,946,572") -> DocumentResult:
     page.insert_text((220, 62), "(In thousands)", fontsize=SIZE)
     for x, day in zip(_XS, ("January 28,", "January 29,"), strict=True):
         right_aligned(page, x, 80, day)
-    rows = [
-        ("Cash and cash equivalents", ("737,877", "431,560")),
-        ("Receivables, net", ("199,422", "233,682")),
-        ("Total current assets", ("937,299", "665,242")),
-        ("Property and equipment, net", ("1,009,273", "914,476")),
-        ("Total assets", ("1,946,572", "1,579,718")),
-        ("Accounts payable", ("559,527", "552,730")),
-        ("Accrued liabilities", ("444,278", "364,797")),
-        ("Total liabilities", ("1,003,805", "917,527")),
-        ("Total stockholders' equity", ("942,767", "662,191")),
-        ("Total liabilities and stockholders' equity", (total, "1,579,718")),
-    ]
+    rows = page_rows(f"""
+        Cash and cash equivalents                  | 737,877   | 431,560
+        Receivables, net                           | 199,422   | 233,682
+        Total current assets                       | 937,299   | 665,242
+        Property and equipment, net                | 1,009,273 | 914,476
+        Total assets                               | 1,946,572 | 1,579,718
+        Accounts payable                           | 559,527   | 552,730
+        Accrued liabilities                        | 444,278   | 364,797
+        Total liabilities                          | 1,003,805 | 917,527
+        Total stockholders' equity                 | 942,767   | 662,191
+        Total liabilities and stockholders' equity | {total}   | 1,579,718
+    """)
     write_table(page, 92.0, ("2023", "2022"), rows, _XS)
     return process_bytes(doc.tobytes(), source="balance.pdf")
 

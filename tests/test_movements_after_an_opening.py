@@ -14,20 +14,20 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, titled_page, write_ruled_rows
+from tests.support.pages import only_flag, page_rows, titled_page, write_ruled_rows
 
 _XS = (430.0, 520.0)
 _RULED = ("Net current period other comprehensive income (loss)", "Ending balance")
 
 
 def _aoci(opening: str = "111") -> DocumentResult:
-    rows = [
-        ("Beginning balance", (opening, "(591)")),
-        ("Other comprehensive income (loss) before reclassifications", ("(24)", "163")),
-        ("Less: Amount of gain (loss) reclassified from AOCI", ("110", "(25)")),
-        ("Net current period other comprehensive income (loss)", ("(134)", "188")),
-        ("Ending balance", ("(23)", "(403)")),
-    ]
+    rows = page_rows(f"""
+        Beginning balance                                          | {opening} | (591)
+        Other comprehensive income (loss) before reclassifications | (24)      | 163
+        Less: Amount of gain (loss) reclassified from AOCI         | 110       | (25)
+        Net current period other comprehensive income (loss)       | (134)     | 188
+        Ending balance                                             | (23)      | (403)
+    """)
     doc = pymupdf.open()
     heads = ("Cash Flow Hedges", "Investments")
     page = titled_page(doc, "Changes in AOCI by component (In millions)", heads, _XS)

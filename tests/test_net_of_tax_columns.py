@@ -12,23 +12,21 @@ from __future__ import annotations
 import pymupdf
 
 from pipeline.engine import process_bytes
-from sample_docs.generate import winansi
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, only_flag, right_aligned, write_table
+from tests.support.pages import SIZE, only_flag, page_rows, right_aligned, write_table
 
 _XS = (380.0, 460.0, 540.0, 640.0, 720.0, 800.0)
 """Right edges of the value columns on a landscape page: two years of three columns."""
 
 
 def _note(translation: str = "324") -> DocumentResult:
-    nil = winansi("—")
-    rows = [
-        ("Foreign currency translation adjustments", ("324", nil, translation, "239", nil, "239")),
-        ("Net deferred gains on net investment hedges", ("(426)", "105", "(321)", "(2)", "3", "1")),
-        ("Net deferred gains on cash flow hedges", ("209", "(65)", "144", "(16)", "6", "(10)")),
-        ("Net actuarial gains arising during the period", ("(30)", "3", "(27)", "(65)", "(5)", "(70)")),
-        ("Net postemployment benefit gains", ("(158)", "40", "(118)", "(312)", "78", "(234)")),
-    ]
+    rows = page_rows(f"""
+        Foreign currency translation adjustments      | 324   | —    | {translation} | 239   | —   | 239
+        Net deferred gains on net investment hedges   | (426) | 105  | (321)         | (2)   | 3   | 1
+        Net deferred gains on cash flow hedges        | 209   | (65) | 144           | (16)  | 6   | (10)
+        Net actuarial gains arising during the period | (30)  | 3    | (27)          | (65)  | (5) | (70)
+        Net postemployment benefit gains              | (158) | 40   | (118)         | (312) | 78  | (234)
+    """)
     doc = pymupdf.open()
     page = doc.new_page(width=842, height=595)
     page.insert_text(

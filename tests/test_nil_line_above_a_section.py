@@ -13,26 +13,25 @@ from __future__ import annotations
 import pymupdf
 
 from pipeline.engine import process_bytes
-from sample_docs.generate import winansi
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, titled_page, write_table
+from tests.support.pages import only_flag, page_rows, titled_page, write_table
 
 
 def _equity(paid_in: str = "53,379") -> DocumentResult:
-    rows = [
-        ("Total liabilities", ("43,942", "49,587")),
-        ("Redeemable noncontrolling interest", ("4", winansi("—"))),
-        ("Equity:", ()),
-        ("Common stock", ("12", "12")),
-        ("Additional paid-in capital", (paid_in, "55,096")),
-        ("Retained earnings/(deficit)", ("(1,682)", "(2,694)")),
-        ("Accumulated other comprehensive income/(losses)", ("(1,824)", "(1,967)")),
-        ("Treasury stock, at cost", ("(587)", "(344)")),
-        ("Total shareholders' equity", ("49,298", "50,103")),
-        ("Noncontrolling interest", ("150", "140")),
-        ("Total equity", ("49,448", "50,243")),
-        ("Total liabilities and equity", ("93,394", "99,830")),
-    ]
+    rows = page_rows(f"""
+        Total liabilities                               | 43,942    | 49,587
+        Redeemable noncontrolling interest              | 4         | —
+        Equity:
+        Common stock                                    | 12        | 12
+        Additional paid-in capital                      | {paid_in} | 55,096
+        Retained earnings/(deficit)                     | (1,682)   | (2,694)
+        Accumulated other comprehensive income/(losses) | (1,824)   | (1,967)
+        Treasury stock, at cost                         | (587)     | (344)
+        Total shareholders' equity                      | 49,298    | 50,103
+        Noncontrolling interest                         | 150       | 140
+        Total equity                                    | 49,448    | 50,243
+        Total liabilities and equity                    | 93,394    | 99,830
+    """)
     doc = pymupdf.open()
     page = titled_page(doc, "Consolidated Balance Sheets (In millions)", ("2021", "2020"), (420.0, 500.0))
     y = 84.0

@@ -8,21 +8,19 @@ wrong, the two runs expected different totals, and the break was taken for a mis
 
 from __future__ import annotations
 
-from sample_docs.generate import winansi
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, table_result
+from tests.support.pages import only_flag, page_rows, table_result
 
 
 def _equity(common_stock: str = "770") -> DocumentResult:
-    dash = winansi("—")
-    rows = [
-        ("Common stock and paid-in capital", ("760", common_stock)),
-        ("Retained earnings", ("2,925", "2,900")),
-        ("Accumulated other comprehensive loss", ("(392)", "(343)")),
-        ("Less: Treasury stock at cost", (dash, "(88)")),
-        ("Noncontrolling interest", (dash, "4")),
-        ("Total shareholders' equity", ("3,293", "3,243")),
-    ]
+    rows = page_rows(f"""
+        Common stock and paid-in capital     | 760   | {common_stock}
+        Retained earnings                    | 2,925 | 2,900
+        Accumulated other comprehensive loss | (392) | (343)
+        Less: Treasury stock at cost         | —     | (88)
+        Noncontrolling interest              | —     | 4
+        Total shareholders' equity           | 3,293 | 3,243
+    """)
     return table_result(
         "Shareholders' equity (in millions)",
         ("January 28, 2023", "January 29, 2022"),
@@ -40,14 +38,13 @@ def test_a_keyed_line_in_the_year_the_nil_line_prints_is_flagged() -> None:
 
 
 def _costs(total_2020: str = "55,406") -> DocumentResult:
-    dash = winansi("—")
-    rows = [
-        ("Health care costs payable, beginning of period", ("8,800", "7,926", "6,874")),
-        ("Acquisitions, net", (dash, dash, "414")),
-        ("Current year", ("71,541", "64,761", "55,835")),
-        ("Prior years", ("(654)", "(788)", "(429)")),
-        ("Total incurred health care costs", ("70,887", "63,973", total_2020)),
-    ]
+    rows = page_rows(f"""
+        Health care costs payable, beginning of period | 8,800  | 7,926  | 6,874
+        Acquisitions, net                              | —      | —      | 414
+        Current year                                   | 71,541 | 64,761 | 55,835
+        Prior years                                    | (654)  | (788)  | (429)
+        Total incurred health care costs               | 70,887 | 63,973 | {total_2020}
+    """)
     return table_result(
         "Health care costs payable (in millions)",
         ("2022", "2021", "2020"),

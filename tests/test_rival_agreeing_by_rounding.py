@@ -12,24 +12,22 @@ from __future__ import annotations
 import pymupdf
 
 from pipeline.engine import process_bytes
-from sample_docs.generate import winansi
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, titled_page, write_table
+from tests.support.pages import only_flag, page_rows, titled_page, write_table
 
 _XS = (300.0, 380.0, 460.0, 540.0)
 
 
 def _equity(other_comprehensive: str = "(449)") -> DocumentResult:
-    dash = winansi("—")
-    rows = [
-        ("Balance at December 31, 2020", ("(423)", "46,513", "49,640", "1,414")),
-        ("Net income", (dash, dash, "7,910", dash)),
-        ("Other comprehensive income (loss)", (dash, dash, dash, other_comprehensive)),
-        ("Stock option activity, stock awards and other", (dash, "864", dash, dash)),
-        ("ESPP issuances", ("1", dash, dash, dash)),
-        ("Common stock dividends", (dash, dash, "(2,644)", dash)),
-        ("Balance at December 31, 2021", ("(422)", "47,377", "54,906", "965")),
-    ]
+    rows = page_rows(f"""
+        Balance at December 31, 2020                  | (423) | 46,513 | 49,640  | 1,414
+        Net income                                    | —     | —      | 7,910   | —
+        Other comprehensive income (loss)             | —     | —      | —       | {other_comprehensive}
+        Stock option activity, stock awards and other | —     | 864    | —       | —
+        ESPP issuances                                | 1     | —      | —       | —
+        Common stock dividends                        | —     | —      | (2,644) | —
+        Balance at December 31, 2021                  | (422) | 47,377 | 54,906  | 965
+    """)
     doc = pymupdf.open()
     page = titled_page(doc, "Consolidated Statements of Shareholders' Equity (in millions)", (), ())
     heads = ("Treasury Shares", "Capital Surplus", "Retained Earnings", "AOCI")

@@ -13,21 +13,21 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, titled_page, write_table
+from tests.support.pages import only_flag, page_rows, titled_page, write_table
 
 
 def _income(diluted: str = "585.3") -> DocumentResult:
-    rows = [
-        ("Net sales", ("35,355", "32,184", "32,136")),
-        ("Operating expenses", ("27,986", "25,023", "25,962")),
-        ("Income before income taxes", ("7,369", "7,161", "6,174")),
-        ("Provision for income taxes", ("1,448", "1,712", "1,645")),
-        ("Net income attributable to A2Z", ("5,921", "5,449", "4,529")),
-        ("Weighted average A2Z common shares outstanding - basic", ("579.0", "577.6", "577.0")),
-        ("Earnings per share attributable to A2Z common shareholders - basic", ("10.23", "9.43", "7.85")),
-        ("Weighted average A2Z common shares outstanding - diluted", (diluted, "582.2", "585.1")),
-        ("Earnings per share attributable to A2Z common shareholders - diluted", ("10.12", "9.36", "7.74")),
-    ]
+    rows = page_rows(f"""
+        Net sales                                                            | 35,355    | 32,184 | 32,136
+        Operating expenses                                                   | 27,986    | 25,023 | 25,962
+        Income before income taxes                                           | 7,369     | 7,161  | 6,174
+        Provision for income taxes                                           | 1,448     | 1,712  | 1,645
+        Net income attributable to A2Z                                       | 5,921     | 5,449  | 4,529
+        Weighted average A2Z common shares outstanding - basic               | 579.0     | 577.6  | 577.0
+        Earnings per share attributable to A2Z common shareholders - basic   | 10.23     | 9.43   | 7.85
+        Weighted average A2Z common shares outstanding - diluted             | {diluted} | 582.2  | 585.1
+        Earnings per share attributable to A2Z common shareholders - diluted | 10.12     | 9.36   | 7.74
+    """)
     doc = pymupdf.open()
     xs = (380.0, 450.0, 520.0)
     page = titled_page(doc, "Consolidated Statement of Income (Millions, except per share amounts)", (), ())

@@ -9,20 +9,19 @@ the figures of its own table to agree in one other place, here two rows adding t
 
 from __future__ import annotations
 
-from sample_docs.generate import winansi
 from schemas.models import DocumentResult
-from tests.support.pages import table_result
+from tests.support.pages import page_rows, table_result
 
 _XS = (330.0, 400.0, 470.0, 540.0)
 
 
 def _segments(blizzard_income: str = "698") -> DocumentResult:
-    rows = [
-        ("Net revenues from external customers", ("3,478", "1,733", "2,580", "7,791")),
-        ("Intersegment net revenues", (winansi("—"), "94", winansi("—"), "94")),
-        ("Segment net revenues", ("3,478", "1,827", "2,580", "7,885")),
-        ("Segment operating income", ("1,667", blizzard_income, "1,140", "3,505")),
-    ]
+    rows = page_rows(f"""
+        Net revenues from external customers | 3,478 | 1,733             | 2,580 | 7,791
+        Intersegment net revenues            | —     | 94                | —     | 94
+        Segment net revenues                 | 3,478 | 1,827             | 2,580 | 7,885
+        Segment operating income             | 1,667 | {blizzard_income} | 1,140 | 3,505
+    """)
     return table_result(
         "Segment information, year ended December 31, 2021 (In millions)",
         ("Activision", "Blizzard", "King", "Total"),
@@ -42,11 +41,11 @@ def test_a_segment_figure_keyed_with_the_other_sign_is_flagged() -> None:
 
 
 def test_one_row_adding_up_proves_no_total_column() -> None:
-    rows = [
-        ("Net revenues", ("3,478", "1,733", "2,580", "7,791")),
-        ("Operating margin", ("48", "40", "44", "45")),
-        ("Employees", ("2,100", "4,700", "2,400", "9,800")),
-    ]
+    rows = page_rows("""
+        Net revenues     | 3,478 | 1,733 | 2,580 | 7,791
+        Operating margin | 48    | 40    | 44    | 45
+        Employees        | 2,100 | 4,700 | 2,400 | 9,800
+    """)
     result = table_result(
         "Segment highlights",
         ("Activision", "Blizzard", "King", "Total"),

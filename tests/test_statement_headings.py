@@ -18,22 +18,22 @@ from pipeline.engine import process_bytes
 from pipeline.figures.facts import heading_is_generic
 from pipeline.figures.taxonomy import load_taxonomy
 from schemas.models import DocumentResult
-from tests.support.pages import titled_page, write_table
+from tests.support.pages import page_rows, titled_page, write_table
 
 
 def _balance_sheet(grand_total: str = "5,370,411") -> DocumentResult:
-    rows = [
-        ("Cash and cash equivalents", ("737,877", "431,560")),
-        ("Merchandise inventories, net", ("1,971,427", "1,849,623")),
-        ("Property and equipment, net", ("2,661,107", "2,483,196")),
-        ("Total assets", ("5,370,411", "4,764,379")),
-        ("Accounts payable", ("559,527", "552,730")),
-        ("Operating lease liabilities", ("2,851,073", "2,676,276")),
-        ("Total liabilities", ("3,410,600", "3,229,006")),
-        ("Commitments and contingencies (Note 12)", ()),
-        ("Total stockholders' equity", ("1,959,811", "1,535,373")),
-        ("Total liabilities and stockholders' equity", (grand_total, "4,764,379")),
-    ]
+    rows = page_rows(f"""
+        Cash and cash equivalents                  | 737,877       | 431,560
+        Merchandise inventories, net               | 1,971,427     | 1,849,623
+        Property and equipment, net                | 2,661,107     | 2,483,196
+        Total assets                               | 5,370,411     | 4,764,379
+        Accounts payable                           | 559,527       | 552,730
+        Operating lease liabilities                | 2,851,073     | 2,676,276
+        Total liabilities                          | 3,410,600     | 3,229,006
+        Commitments and contingencies (Note 12)
+        Total stockholders' equity                 | 1,959,811     | 1,535,373
+        Total liabilities and stockholders' equity | {grand_total} | 4,764,379
+    """)
     doc = pymupdf.open()
     page = titled_page(doc, "Consolidated Balance Sheets (In thousands)", (), ())
     xs = (420.0, 500.0)

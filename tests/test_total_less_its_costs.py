@@ -14,22 +14,22 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, titled_page, write_ruled_rows
+from tests.support.pages import only_flag, page_rows, titled_page, write_ruled_rows
 
 _XS = (420.0, 500.0)
 _RULED = ("Income of consolidated group", "Net income including noncontrolling interest")
 
 
 def _income(provision: str = "1,285") -> DocumentResult:
-    rows = [
-        ("Net sales", ("35,355", "32,184")),
-        ("Operating expenses", ("28,151", "25,389")),
-        ("Income before income taxes", ("7,204", "6,795")),
-        ("Provision for income taxes", (provision, "1,337")),
-        ("Income of consolidated group", ("5,919", "5,458")),
-        ("Income (loss) from unconsolidated subsidiaries, net of taxes", ("10", "(5)")),
-        ("Net income including noncontrolling interest", ("5,929", "5,453")),
-    ]
+    rows = page_rows(f"""
+        Net sales                                                    | 35,355      | 32,184
+        Operating expenses                                           | 28,151      | 25,389
+        Income before income taxes                                   | 7,204       | 6,795
+        Provision for income taxes                                   | {provision} | 1,337
+        Income of consolidated group                                 | 5,919       | 5,458
+        Income (loss) from unconsolidated subsidiaries, net of taxes | 10          | (5)
+        Net income including noncontrolling interest                 | 5,929       | 5,453
+    """)
     doc = pymupdf.open()
     page = titled_page(doc, "Consolidated Statement of Income (Millions)", ("2021", "2020"), _XS)
     write_ruled_rows(page, rows, _XS, lambda label: label in _RULED)

@@ -12,17 +12,17 @@ from __future__ import annotations
 import pytest
 
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, table_result
+from tests.support.pages import only_flag, page_rows, table_result
 
 
 def _note(title: str, work_in_process: str = "553") -> DocumentResult:
-    rows = [
-        ("Finished goods", ("1,234", "1,315")),
-        ("Work in process", (work_in_process, "571")),
-        ("Raw materials and accessories", ("515", "537")),
-        ("Supplies and packing materials", ("455", "481")),
-        ("Inventories", ("2,757", "2,904")),
-    ]
+    rows = page_rows(f"""
+        Finished goods                 | 1,234             | 1,315
+        Work in process                | {work_in_process} | 571
+        Raw materials and accessories  | 515               | 537
+        Supplies and packing materials | 455               | 481
+        Inventories                    | 2,757             | 2,904
+    """)
     return table_result(title, ("June 30, 2023", "December 31, 2022"), rows, source="inventories.pdf")
 
 

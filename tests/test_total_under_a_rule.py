@@ -13,20 +13,20 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, titled_page, write_ruled_rows
+from tests.support.pages import only_flag, page_rows, titled_page, write_ruled_rows
 
 _XS = (420.0, 500.0)
 
 
 def _loans(small_business: str = "22,947", *, grid: bool = False) -> DocumentResult:
-    rows = [
-        ("Consumer", ("84,964", "70,467")),
-        ("Small Business", (small_business, "18,040")),
-        ("Corporate", ("53", "55")),
-        ("Card Member loans", ("107,964", "88,562")),
-        ("Less: Reserves for credit losses", ("3,747", "3,305")),
-        ("Card Member loans, net", ("104,217", "85,257")),
-    ]
+    rows = page_rows(f"""
+        Consumer                         | 84,964           | 70,467
+        Small Business                   | {small_business} | 18,040
+        Corporate                        | 53               | 55
+        Card Member loans                | 107,964          | 88,562
+        Less: Reserves for credit losses | 3,747            | 3,305
+        Card Member loans, net           | 104,217          | 85,257
+    """)
     doc = pymupdf.open()
     page = titled_page(doc, "Card Member loans as of December 31 (Millions)", ("2022", "2021"), _XS)
     write_ruled_rows(page, rows, _XS, lambda label: grid or label.startswith("Card Member loans"))

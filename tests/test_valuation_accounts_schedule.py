@@ -13,25 +13,24 @@ protection", "price concessions" and "price adjustments" are amounts
 from __future__ import annotations
 
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, table_result
+from tests.support.pages import only_flag, page_rows, table_result
 
 _HEADS = ("Beginning of Period", "Additions", "Deductions", "End of Period")
 _XS = (330.0, 400.0, 470.0, 540.0)
 
 
 def _schedule(returns_2020: str = "118", opening_2020: str = "181") -> DocumentResult:
-    allowance = "Allowances for sales returns and price protection"
-    rows = [
-        ("At December 31, 2021", ("", "", "", "")),
-        (allowance, ("63", "3", "(49)", "17")),
-        ("Valuation allowance for deferred tax assets", ("228", "52", "(2)", "278")),
-        ("At December 31, 2020", ("", "", "", "")),
-        (allowance, (returns_2020, "(29)", "(26)", "63")),
-        ("Valuation allowance for deferred tax assets", (opening_2020, "49", "(2)", "228")),
-        ("At December 31, 2019", ("", "", "", "")),
-        (allowance, ("186", "11", "(79)", "118")),
-        ("Valuation allowance for deferred tax assets", ("61", "127", "(7)", "181")),
-    ]
+    rows = page_rows(f"""
+        At December 31, 2021                              |                |      |      |
+        Allowances for sales returns and price protection | 63             | 3    | (49) | 17
+        Valuation allowance for deferred tax assets       | 228            | 52   | (2)  | 278
+        At December 31, 2020                              |                |      |      |
+        Allowances for sales returns and price protection | {returns_2020} | (29) | (26) | 63
+        Valuation allowance for deferred tax assets       | {opening_2020} | 49   | (2)  | 228
+        At December 31, 2019                              |                |      |      |
+        Allowances for sales returns and price protection | 186            | 11   | (79) | 118
+        Valuation allowance for deferred tax assets       | 61             | 127  | (7)  | 181
+    """)
     return table_result(
         "Schedule II - Valuation and Qualifying Accounts (Amounts in millions)",
         _HEADS,

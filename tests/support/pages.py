@@ -7,13 +7,29 @@ from collections.abc import Callable, Sequence
 import pymupdf
 
 from pipeline.engine import process_bytes
+from sample_docs.generate import winansi
 from schemas.models import DocumentResult, Flag
+from tests.support.printed import Row, printed_rows
 
 SIZE = 9.0
 """Font size of heads, labels and figures."""
 
 Rows = Sequence[tuple[str, Sequence[str]]]
 """A table's lines: label and one printed figure per value column."""
+
+
+def page_rows(table: str) -> list[Row]:
+    """The rows of a table written as it is printed, to be written on a generated page.
+
+    Args:
+        table: One row a line, its label and figures separated by ``|``, as
+            :func:`tests.support.printed.printed_rows` reads them.
+
+    Returns:
+        The rows, a figure printed ``—`` re-encoded as the page's base-14 fonts print it
+        (:func:`sample_docs.generate.winansi`).
+    """
+    return printed_rows(table, dash=winansi("—"))
 
 
 def right_aligned(page: pymupdf.Page, x: float, y: float, text: str) -> None:
