@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from pipeline.checks.changes import check_table_changes
 from schemas.models import Flag
+from tests.support.printed import printed_rows
 from tests.support.tables import make_table
 
 HEADS_PCT = ["2025", "2024", "% Change"]
@@ -17,13 +18,13 @@ def flags(rows: Sequence[tuple[str, Sequence[str | None]]], headers: Sequence[st
     return check_table_changes(table)
 
 
-PCT_ROWS = [
-    ("Revenue", ["1,200", "1,000", "20.0 %"]),
-    ("Cost of sales", ["(700)", "(650)", "7.7"]),
-    ("Gross profit", ["500", "350", "42.9"]),
-    ("Operating expenses", ["(220)", "(200)", "10.0"]),
-    ("Operating income", ["280", "150", "86.7 %"]),
-]
+PCT_ROWS = printed_rows("""
+    Revenue            | 1,200 | 1,000 | 20.0 %
+    Cost of sales      | (700) | (650) | 7.7
+    Gross profit       | 500   | 350   | 42.9
+    Operating expenses | (220) | (200) | 10.0
+    Operating income   | 280   | 150   | 86.7 %
+""")
 
 
 def test_a_percentage_change_column_that_holds_is_silent() -> None:
@@ -44,13 +45,13 @@ def test_a_misprinted_figure_breaks_its_rows_change() -> None:
 
 
 def test_amount_and_percentage_changes_of_one_row_give_one_flag() -> None:
-    rows = [
-        ("Revenue", ["1,200", "1,000", "200", "20.0 %"]),
-        ("Cost of sales", ["(700)", "(650)", "(50)", "7.7"]),
-        ("Gross profit", ["500", "350", "150", "42.9"]),
-        ("Operating expenses", ["(220)", "(200)", "(20)", "10.0"]),
-        ("Operating income", ["208", "150", "130", "86.7 %"]),  # 280 keyed as 208
-    ]
+    rows = printed_rows("""
+        Revenue            | 1,200 | 1,000 | 200  | 20.0 %
+        Cost of sales      | (700) | (650) | (50) | 7.7
+        Gross profit       | 500   | 350   | 150  | 42.9
+        Operating expenses | (220) | (200) | (20) | 10.0
+        Operating income   | 208   | 150   | 130  | 86.7 %
+    """)
     found = flags(rows, HEADS_BOTH)
     assert len(found) == 1
     assert "$ Change" in found[0].message and "% Change" in found[0].message
@@ -90,14 +91,14 @@ def test_changes_need_three_rows_of_proof_unless_their_head_names_them() -> None
     assert flags([PCT_ROWS[0], rows[2]], HEADS_PCT) == []
 
 
-SHARE_ROWS = [
-    ("Revenue", ["2,000", "100.0 %"]),
-    ("Cost of sales", ["(1,240)", "62.0"]),
-    ("Gross profit", ["760", "38.0"]),
-    ("Selling expenses", ["(310)", "15.5"]),
-    ("Administrative expenses", ["(150)", "7.5"]),
-    ("Operating income", ["300", "15.0 %"]),
-]
+SHARE_ROWS = printed_rows("""
+    Revenue                 | 2,000   | 100.0 %
+    Cost of sales           | (1,240) | 62.0
+    Gross profit            | 760     | 38.0
+    Selling expenses        | (310)   | 15.5
+    Administrative expenses | (150)   | 7.5
+    Operating income        | 300     | 15.0 %
+""")
 HEADS_SHARE = ["2025", "% of revenue"]
 
 

@@ -23,6 +23,7 @@ from pipeline.figures.facts import extract_facts
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.statements.build import annotate_facts, build_statements
 from schemas.models import Block, Flag, Statement, Table
+from tests.support.printed import printed_rows
 from tests.support.tables import INCOME_STATEMENT, block, make_table
 
 TAX = load_taxonomy()
@@ -52,26 +53,26 @@ def run(tables: Sequence[Table], blocks: Sequence[Block] = ()) -> list[Flag]:
     return check_document(tables, facts, blocks, doc_id="doc", source="doc.pdf").flags
 
 
-BALANCE_SHEET = [
-    ("Current assets", []),
-    ("Cash and cash equivalents", ["500.0", "400.0"]),
-    ("Trade receivables", ["300.5", "250.0"]),
-    ("Inventories", ["200.0", "180.0"]),
-    ("Total current assets", ["1,000.5", "830.0"]),
-    ("Property, plant and equipment", ["1,500.0", "1,400.0"]),
-    ("Goodwill", ["250.0", "250.0"]),
-    ("Total assets", ["2,750.5", "2,480.0"]),
-    ("Current liabilities", []),
-    ("Trade payables", ["400.0", "380.0"]),
-    ("Short-term borrowings", ["100.0", "120.0"]),
-    ("Total current liabilities", ["500.0", "500.0"]),
-    ("Long-term debt", ["700.0", "680.0"]),
-    ("Total liabilities", ["1,200.0", "1,180.0"]),
-    ("Share capital", ["100.0", "100.0"]),
-    ("Retained earnings", ["1,450.5", "1,200.0"]),
-    ("Total equity", ["1,550.5", "1,300.0"]),
-    ("Total liabilities and equity", ["2,750.5", "2,480.0"]),
-]
+BALANCE_SHEET = printed_rows("""
+    Current assets
+    Cash and cash equivalents     | 500.0   | 400.0
+    Trade receivables             | 300.5   | 250.0
+    Inventories                   | 200.0   | 180.0
+    Total current assets          | 1,000.5 | 830.0
+    Property, plant and equipment | 1,500.0 | 1,400.0
+    Goodwill                      | 250.0   | 250.0
+    Total assets                  | 2,750.5 | 2,480.0
+    Current liabilities
+    Trade payables                | 400.0   | 380.0
+    Short-term borrowings         | 100.0   | 120.0
+    Total current liabilities     | 500.0   | 500.0
+    Long-term debt                | 700.0   | 680.0
+    Total liabilities             | 1,200.0 | 1,180.0
+    Share capital                 | 100.0   | 100.0
+    Retained earnings             | 1,450.5 | 1,200.0
+    Total equity                  | 1,550.5 | 1,300.0
+    Total liabilities and equity  | 2,750.5 | 2,480.0
+""")
 
 
 def with_value(
@@ -171,20 +172,20 @@ def test_rounding_within_tolerance() -> None:
 
 
 def test_unrelated_total_rows_are_silent() -> None:
-    rows = [
-        ("Revenue", ["1,000.0", "900.0"]),
-        ("Headcount related costs", ["17.0", "13.0"]),
-        ("Total return to shareholders", ["123.0", "456.0"]),
-    ]
+    rows = printed_rows("""
+        Revenue                      | 1,000.0 | 900.0
+        Headcount related costs      | 17.0    | 13.0
+        Total return to shareholders | 123.0   | 456.0
+    """)
     assert run([make_table(rows)]) == []
 
 
 def test_unlabelled_total_needs_two_supporting_columns() -> None:
-    rows = [
-        ("Product", ["60.0", "50.0", "45.0"]),
-        ("Services", ["40.0", "30.0", "25.0"]),
-        ("", ["101.0", "80.0", "70.0"]),
-    ]
+    rows = printed_rows("""
+        Product  | 60.0  | 50.0 | 45.0
+        Services | 40.0  | 30.0 | 25.0
+                 | 101.0 | 80.0 | 70.0
+    """)
     flags = run([make_table(rows, periods=("FY2025", "FY2024", "FY2023"), indents=[60, 60, 50])])
     assert len(flags) == 1 and flags[0].expected == pytest.approx(100e6)
     # With one other column only, it must add up there to the unit (issue 23: "a sum holds exactly in at
@@ -201,12 +202,12 @@ def test_small_lines_added_as_printed_in_two_columns_prove_the_third_is_a_break(
     # the 2022 total re-keyed to (115). Two columns at ten times their rounding, lines added as printed, are
     # the proof; "the first less the rest" (a nil first line: 0 - 60 - 55) holding in the broken column
     # alone is not.
-    rows = [
-        ("Stock options", ["—", "—", "3"]),
-        ("Restricted stock units", ["60", "35", "15"]),
-        ("Performance shares", ["55", "21", "17"]),
-        ("Total compensation expense", ["(115)", "56", "35"]),
-    ]
+    rows = printed_rows("""
+        Stock options              | —     | —  | 3
+        Restricted stock units     | 60    | 35 | 15
+        Performance shares         | 55    | 21 | 17
+        Total compensation expense | (115) | 56 | 35
+    """)
     flags = run([make_table(rows, periods=("FY2022", "FY2021", "FY2020"))])
     assert len(flags) == 1 and flags[0].expected == pytest.approx(115e6)
 
@@ -215,13 +216,13 @@ def test_a_total_over_the_one_line_of_its_section_folds_it_even_where_nil_elsewh
     # PG&E 2021, parent-company cash flows: "Investment in subsidiaries" and "Net cash used in investing
     # activities" print (12,986) in 2020 and dashes otherwise. Unfolded, the net change in cash added the
     # line and its total both, holding in the two nil years and "breaking" in 2020.
-    rows: list[tuple[str, list[str | None]]] = [
-        ("Net cash provided by (used in) operating activities", ["(185)", "(81)", "6"]),
-        ("Investment in subsidiaries", ["—", "(12,986)", "—"]),
-        ("Net cash used in investing activities", ["—", "(12,986)", "—"]),
-        ("Net cash provided by financing activities", ["88", "12,842", "69"]),
-        ("Net change in cash and cash equivalents", ["(97)", "(225)", "75"]),
-    ]
+    rows = printed_rows("""
+        Net cash provided by (used in) operating activities | (185) | (81)     | 6
+        Investment in subsidiaries                          | —     | (12,986) | —
+        Net cash used in investing activities               | —     | (12,986) | —
+        Net cash provided by financing activities           | 88    | 12,842   | 69
+        Net change in cash and cash equivalents             | (97)  | (225)    | 75
+    """)
     assert run([make_table(rows, periods=("FY2021", "FY2020", "FY2019"))]) == []
 
 
@@ -240,12 +241,12 @@ def test_columns_of_prices_and_averages_are_not_added_up() -> None:
 
 
 def test_tables_without_period_columns_are_checked_when_their_columns_add_up() -> None:
-    rows = [
-        ("Land", ["1,200", "1,150"]),
-        ("Buildings", ["3,400", "3,300"]),
-        ("Equipment", ["2,100", "2,000"]),
-        ("Total property", ["6,700", "6,450"]),
-    ]
+    rows = printed_rows("""
+        Land           | 1,200 | 1,150
+        Buildings      | 3,400 | 3,300
+        Equipment      | 2,100 | 2,000
+        Total property | 6,700 | 6,450
+    """)
     t = make_table(rows, headers=("Carrying amount", "Fair value"))
     assert run([_without_periods(t)]) == []
     bad = make_table(with_value(rows, "Buildings", 1, "3,030"), headers=("Carrying amount", "Fair value"))
@@ -260,13 +261,13 @@ def test_small_coincidences_do_not_prove_a_structure() -> None:
 
 
 def test_net_income_misprint_is_flagged_once() -> None:
-    rows = [
-        ("Profit before tax", ["500.0", "400.0"]),
-        ("Share of profit of associates", ["—", "—"]),
-        ("Income tax expense", ["(100.0)", "(80.0)"]),
-        ("Dividends declared per share", ["—", "—"]),
-        ("Profit for the year", ["410.0", "320.0"]),
-    ]
+    rows = printed_rows("""
+        Profit before tax             | 500.0   | 400.0
+        Share of profit of associates | —       | —
+        Income tax expense            | (100.0) | (80.0)
+        Dividends declared per share  | —       | —
+        Profit for the year           | 410.0   | 320.0
+    """)
     table = make_table(rows)
     flags = [f for f in check_sums([table], [tree(table)], TAX) if f.metric == "net_income"]
     assert len(flags) == 1 and flags[0].rule == "TOT001" and flags[0].expected == pytest.approx(400e6)
@@ -282,11 +283,11 @@ def test_net_income_misprint_is_flagged_once() -> None:
 
 
 def test_gross_profit_with_cost_negative() -> None:
-    rows = [
-        ("Revenue", ["1,000.0", "900.0"]),
-        ("Cost of sales", ["(600.0)", "(540.0)"]),
-        ("Gross profit", ["400.0", "360.0"]),
-    ]
+    rows = printed_rows("""
+        Revenue       | 1,000.0 | 900.0
+        Cost of sales | (600.0) | (540.0)
+        Gross profit  | 400.0   | 360.0
+    """)
     assert run([make_table(rows)]) == []
     bad = with_value(rows, "Gross profit", 1, "370.0")
     flags = run([make_table(bad)])
@@ -296,12 +297,12 @@ def test_gross_profit_with_cost_negative() -> None:
 
 def test_identity_where_the_tree_finds_no_structure() -> None:
     # Cost of sales is not next to revenue: no run of lines adds up to gross profit, the identity does.
-    rows = [
-        ("Revenue", ["1,000.0", "900.0"]),
-        ("Of which recurring", ["700.0", "650.0"]),
-        ("Cost of sales", ["(600.0)", "(540.0)"]),
-        ("Gross profit", ["400.0", "360.0"]),
-    ]
+    rows = printed_rows("""
+        Revenue            | 1,000.0 | 900.0
+        Of which recurring | 700.0   | 650.0
+        Cost of sales      | (600.0) | (540.0)
+        Gross profit       | 400.0   | 360.0
+    """)
     table = make_table(rows)
     assert identities(table) == []
     bad = make_table(with_value(rows, "Gross profit", 1, "370.0"))
@@ -313,11 +314,11 @@ def test_identity_where_the_tree_finds_no_structure() -> None:
 
 
 def test_balance_identity() -> None:
-    rows = [
-        ("Total assets", ["2,750.5", "2,480.0"]),
-        ("Total liabilities", ["1,200.0", "1,180.0"]),
-        ("Total equity", ["1,550.5", "1,300.0"]),
-    ]
+    rows = printed_rows("""
+        Total assets      | 2,750.5 | 2,480.0
+        Total liabilities | 1,200.0 | 1,180.0
+        Total equity      | 1,550.5 | 1,300.0
+    """)
     t = make_table(rows, periods=("2025-12-31", "2024-12-31"))
     assert balance(t) == []
     bad = make_table(with_value(rows, "Total assets", 0, "2,705.5"), periods=("2025-12-31", "2024-12-31"))
@@ -341,12 +342,12 @@ def test_balance_grand_totals() -> None:
 def test_balance_mezzanine_is_not_flagged() -> None:
     # Temporary equity sits between liabilities and equity in both years: the identity never holds,
     # so it is not trusted.
-    rows = [
-        ("Total assets", ["1,000.0", "900.0"]),
-        ("Total liabilities", ["500.0", "450.0"]),
-        ("Redeemable noncontrolling interest", ["50.0", "50.0"]),
-        ("Total equity", ["450.0", "400.0"]),
-    ]
+    rows = printed_rows("""
+        Total assets                       | 1,000.0 | 900.0
+        Total liabilities                  | 500.0   | 450.0
+        Redeemable noncontrolling interest | 50.0    | 50.0
+        Total equity                       | 450.0   | 400.0
+    """)
     flags = balance(make_table(rows))
     assert flags == []
 
@@ -474,11 +475,11 @@ def test_crossref_other_entity_statements_are_not_compared() -> None:
     group = make_table([*INCOME, ("Net income", ["150.0", "140.0"])], table_id="group", page=5)
     # A guarantor group's statements: every figure differs a little.
     obligors = make_table(
-        [
-            ("Revenue", ["1,200.1", "1,100.0"]),
-            ("Operating income", ["230.0", "200.0"]),
-            ("Net income", ["140.0", "130.0"]),
-        ],
+        printed_rows("""
+            Revenue          | 1,200.1 | 1,100.0
+            Operating income | 230.0   | 200.0
+            Net income       | 140.0   | 130.0
+        """),
         table_id="obligors",
         page=90,
     )
@@ -522,14 +523,14 @@ def test_a_sentence_whose_amount_of_change_does_not_fit() -> None:
 
 def _segments(consolidated_intersegment: str, capex_north: str = "412") -> Table:
     heads = ["North", "South", "Consolidated"]
-    rows: list[tuple[str, Sequence[str | None]]] = [
-        ("External revenue", ["6,120", "4,350", "10,470"]),
-        ("Intersegment revenue", ["530", "310", consolidated_intersegment]),  # eliminated on consolidation
-        ("Operating income", ["1,240", "815", "2,055"]),
-        ("Capital expenditure", [capex_north, "236", "648"]),
-        ("Depreciation", ["385", "157", "542"]),
-        ("Total assets", ["8,210", "5,640", "13,850"]),
-    ]
+    rows = printed_rows(f"""
+        External revenue     | 6,120         | 4,350 | 10,470
+        Intersegment revenue | 530           | 310   | {consolidated_intersegment}
+        Operating income     | 1,240         | 815   | 2,055
+        Capital expenditure  | {capex_north} | 236   | 648
+        Depreciation         | 385           | 157   | 542
+        Total assets         | 8,210         | 5,640 | 13,850
+    """)
     return make_table(rows, periods=["FY2025"] * 3, headers=heads, title="Segment information")
 
 
@@ -548,15 +549,15 @@ def test_per_share_lines_of_a_quarterly_table_are_not_added_across() -> None:
     # Four quarters and the year: amounts add across to the year's column, earnings per share do not
     # (each quarter's is over that quarter's weighted-average shares), however the line words it.
     heads = ["First quarter", "Second quarter", "Third quarter", "Fourth quarter", "Total year"]
-    rows: list[tuple[str, Sequence[str | None]]] = [
-        ("Net sales", ["2,412", "2,530", "2,601", "2,710", "10,253"]),
-        ("Cost of sales", ["1,507", "1,579", "1,611", "1,678", "6,375"]),
-        ("Gross margin", ["905", "951", "990", "1,032", "3,878"]),
-        ("Operating income", ["452", "488", "515", "560", "2,015"]),
-        ("Net income attributable to the company", ["310", "342", "365", "398", "1,415"]),
-        ("Basic (loss) earnings per common share", ["0.80", "0.89", "0.95", "1.04", "3.66"]),
-        ("Diluted earnings per common share", ["0.78", "0.87", "0.93", "1.01", "3.56"]),
-    ]
+    rows = printed_rows("""
+        Net sales                              | 2,412 | 2,530 | 2,601 | 2,710 | 10,253
+        Cost of sales                          | 1,507 | 1,579 | 1,611 | 1,678 | 6,375
+        Gross margin                           | 905   | 951   | 990   | 1,032 | 3,878
+        Operating income                       | 452   | 488   | 515   | 560   | 2,015
+        Net income attributable to the company | 310   | 342   | 365   | 398   | 1,415
+        Basic (loss) earnings per common share | 0.80  | 0.89  | 0.95  | 1.04  | 3.66
+        Diluted earnings per common share      | 0.78  | 0.87  | 0.93  | 1.01  | 3.56
+    """)
     table = make_table(rows, periods=["FY2025"] * 5, headers=heads, title="Quarterly results (unaudited)")
     assert run([table]) == []
     # The amounts still add across: a keyed quarter is caught.

@@ -10,17 +10,18 @@ from pipeline.figures.facts import (
 )
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.figures.text_facts import extract_text_facts
+from tests.support.printed import printed_rows
 from tests.support.tables import block, make_table
 
 TAX = load_taxonomy()
 
 
-INCOME = [
-    ("Revenue", ["1,338.2", "1,234.5"]),
-    ("Cost of sales", ["(800.0)", "(750.0)"]),
-    ("Gross profit", ["538.2", "484.5"]),
-    ("Basic earnings per share", ["2.15", "1.98"]),
-]
+INCOME = printed_rows("""
+    Revenue                  | 1,338.2 | 1,234.5
+    Cost of sales            | (800.0) | (750.0)
+    Gross profit             | 538.2   | 484.5
+    Basic earnings per share | 2.15    | 1.98
+""")
 
 
 def test_table_facts_basic() -> None:
@@ -60,12 +61,12 @@ def test_currency_cells_and_unmapped_rows_are_ignored() -> None:
 
 def test_segment_heading_sets_context() -> None:
     t = make_table(
-        [
-            ("Segment A", []),
-            ("Revenue", ["100.0", "90.0"]),
-            ("Current assets", []),
-            ("Revenue", ["300.0", "280.0"]),
-        ]
+        printed_rows("""
+            Segment A
+            Revenue | 100.0 | 90.0
+            Current assets
+            Revenue | 300.0 | 280.0
+        """)
     )
     facts = extract_facts([t], TAX)
     contexts = {f.value: f.context for f in facts}
@@ -77,27 +78,27 @@ def test_the_total_that_names_a_section_closes_it() -> None:
     # Boston Properties' income statement: "Rental" heads the rent lines, "Total rental revenue" closes the
     # section, and the "Total revenue" under it is the whole entity's, not the "Rental" section's
     t = make_table(
-        [
-            ("Revenue", []),
-            ("Rental", []),
-            ("Base rent", ["90.0", "80.0"]),
-            ("Recoveries from tenants", ["10.0", "9.0"]),
-            ("Total rental revenue", ["100.0", "89.0"]),
-            ("Hotel revenue", ["20.0", "18.0"]),
-            ("Total revenue", ["120.0", "107.0"]),
-        ]
+        printed_rows("""
+            Revenue
+            Rental
+            Base rent               | 90.0  | 80.0
+            Recoveries from tenants | 10.0  | 9.0
+            Total rental revenue    | 100.0 | 89.0
+            Hotel revenue           | 20.0  | 18.0
+            Total revenue           | 120.0 | 107.0
+        """)
     )
     contexts = {f.value: f.context for f in extract_facts([t], TAX) if f.metric == "revenue"}
     assert contexts == {120e6: None, 107e6: None}
     # a segment's section is closed by its own total only, not by a total of some other line inside it
     t = make_table(
-        [
-            ("Americas", []),
-            ("Total operating expenses", ["80.0", "70.0"]),
-            ("Revenue", ["100.0", "90.0"]),
-            ("Total Americas", ["100.0", "90.0"]),
-            ("Revenue", ["300.0", "280.0"]),
-        ]
+        printed_rows("""
+            Americas
+            Total operating expenses | 80.0  | 70.0
+            Revenue                  | 100.0 | 90.0
+            Total Americas           | 100.0 | 90.0
+            Revenue                  | 300.0 | 280.0
+        """)
     )
     contexts = {f.value: f.context for f in extract_facts([t], TAX) if f.metric == "revenue"}
     assert contexts == {100e6: "Americas", 90e6: "Americas", 300e6: None, 280e6: None}
@@ -230,11 +231,11 @@ def test_text_facts() -> None:
 
 def test_breakdown_total_rows() -> None:
     t = make_table(
-        [
-            ("Laboratory", ["773.5", "840.5"]),
-            ("Service", ["898.8", "908.9"]),
-            ("Group", ["1,672.3", "1,749.4"]),
-        ],
+        printed_rows("""
+            Laboratory | 773.5   | 840.5
+            Service    | 898.8   | 908.9
+            Group      | 1,672.3 | 1,749.4
+        """),
         title="Net sales by business area",
     )
     facts = extract_facts([t], TAX)

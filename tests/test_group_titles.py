@@ -18,6 +18,7 @@ import pytest
 from pipeline.statements.columns import statement_columns, statement_rows
 from sample_docs.generate import DocConfig
 from tests.support.layouts import LayoutCases, evidence_of, figure, rekeyed
+from tests.support.printed import printed_rows
 from tests.support.tables import make_table
 
 
@@ -50,13 +51,13 @@ def test_a_keying_error_in_the_highlights_copy_is_flagged(name: str) -> None:
 
 def test_a_ratio_that_begins_like_a_total_leaves_the_columns_amounts() -> None:
     table = make_table(
-        [
-            ("Working capital", ["2,882", "2,278"]),
-            ("Inventories", ["2,757", "2,904"]),
-            ("Long-term debt", ["7,437", "6,687"]),
-            ("Total debt", ["7,624", "6,911"]),
-            ("Total debt to total capital", ["39%", "36%"]),
-        ],
+        printed_rows("""
+            Working capital             | 2,882 | 2,278
+            Inventories                 | 2,757 | 2,904
+            Long-term debt              | 7,437 | 6,687
+            Total debt                  | 7,624 | 6,911
+            Total debt to total capital | 39%   | 36%
+        """),
         periods=("2023-06-30", "2022-12-31"),
     )
     assert [c.col for c in statement_columns(table, statement_rows(table))] == [1, 2]

@@ -15,6 +15,7 @@ from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.statements.build import build_statements
 from pipeline.statements.columns import statement_columns, statement_rows
 from schemas.models import Table
+from tests.support.printed import printed_rows
 from tests.support.tables import make_table
 
 TAX = load_taxonomy()
@@ -22,26 +23,26 @@ TAX = load_taxonomy()
 
 def lease_note(property_at_cost: str = "218") -> Table:
     return make_table(
-        [
-            ("Property and equipment, at cost", [property_at_cost, "223"]),
-            ("Accumulated amortization", ["(126)", "(117)"]),
-            ("Property and equipment, net", ["92", "106"]),
-            ("Current obligations of finance leases", ["11", "7"]),
-            ("Finance leases, net of current obligations", ["75", "93"]),
-            ("Total finance lease liabilities", ["86", "100"]),
-        ],
+        printed_rows(f"""
+            Property and equipment, at cost            | {property_at_cost} | 223
+            Accumulated amortization                   | (126)              | (117)
+            Property and equipment, net                | 92                 | 106
+            Current obligations of finance leases      | 11                 | 7
+            Finance leases, net of current obligations | 75                 | 93
+            Total finance lease liabilities            | 86                 | 100
+        """),
         periods=("FY2022", "FY2021"),
     )
 
 
 def shares() -> Table:
     return make_table(
-        [
-            ("Americas", ["1,812", "45.3"]),
-            ("Europe", ["1,406", "35.2"]),
-            ("Asia", ["781", "19.5"]),
-            ("Total", ["3,999", "100.0"]),
-        ],
+        printed_rows("""
+            Americas | 1,812 | 45.3
+            Europe   | 1,406 | 35.2
+            Asia     | 781   | 19.5
+            Total    | 3,999 | 100.0
+        """),
         periods=("FY2022", None),
         headers=("Revenue", "% of total"),
     )

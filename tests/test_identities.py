@@ -24,6 +24,7 @@ from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.parse.stitch import furniture_key, page_furniture
 from pipeline.statements.build import build_statements
 from schemas.models import Block, DocumentResult, Flag, Table
+from tests.support.printed import printed_rows
 from tests.support.tables import make_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -216,12 +217,12 @@ def test_a_miskeyed_figure_in_a_column_group_is_flagged() -> None:
 def test_a_total_column_may_add_up_another_total_column() -> None:
     # Store counts: the stores open at the start of the quarter, plus openings, less closings.
     heads = ("Total stores at start", "Stores opened", "Stores closed", "Total stores at end")
-    rows: list[tuple[str, list[str | None]]] = [
-        ("1st Quarter", ["1,308", "10", "0", "1,318"]),
-        ("2nd Quarter", ["1,318", "7", "0", "1,325"]),
-        ("3rd Quarter", ["1,325", "18", "0", "1,343"]),
-        ("4th Quarter", ["1,343", "12", "0", "1,355"]),
-    ]
+    rows = printed_rows("""
+        1st Quarter | 1,308 | 10 | 0 | 1,318
+        2nd Quarter | 1,318 | 7  | 0 | 1,325
+        3rd Quarter | 1,325 | 18 | 0 | 1,343
+        4th Quarter | 1,343 | 12 | 0 | 1,355
+    """)
     table = make_table(rows, periods=(None, None, None, None), headers=heads, scale=0)
     statement = build_statements([table], {}, TAX)[0]
     assert [(s.total, s.components) for s in statement.column_sums] == [(4, [1, 2, 3])]
@@ -280,13 +281,13 @@ def test_a_total_over_its_sections_one_line_repeats_it() -> None:
 
 def test_a_total_of_the_lines_under_the_first_one() -> None:
     # "Total cost of sales" adds the two lines above it, not "Net revenue" printed first with no heading.
-    rows: list[tuple[str, list[str | None]]] = [
-        ("Net revenue", ["23,601", "16,434", "9,763"]),
-        ("Cost of sales", ["11,550", "8,505", "5,416"]),
-        ("Amortization of acquisition-related intangibles", ["1,448", "—", "—"]),
-        ("Total cost of sales", ["12,998", "8,505", "5,416"]),
-        ("Gross profit", ["10,603", "7,929", "4,347"]),
-    ]
+    rows = printed_rows("""
+        Net revenue                                     | 23,601 | 16,434 | 9,763
+        Cost of sales                                   | 11,550 | 8,505  | 5,416
+        Amortization of acquisition-related intangibles | 1,448  | —      | —
+        Total cost of sales                             | 12,998 | 8,505  | 5,416
+        Gross profit                                    | 10,603 | 7,929  | 4,347
+    """)
     periods = ("FY2022", "FY2021", "FY2020")
     statement = build_statements([make_table(rows, periods=periods)], {}, TAX)[0]
     lines = {line.label: line for line in statement.lines}
@@ -330,20 +331,25 @@ def test_an_unlabelled_line_is_no_first_less_rest_by_chance() -> None:
 
 def test_a_roll_forward_in_one_column_is_stated_by_its_labels() -> None:
     # Level 3 plan assets: one column, so no other column can prove the structure; the labels state it.
-    rows: list[tuple[str, list[str | None]]] = [
-        ("Balance as of June 30, 2022", ["352"]),
-        ("Actual return on plan assets", ["(51)"]),
-        ("Purchases, sales, and settlements", ["(8)"]),
-        ("Transfer out of Level 3", ["(93)"]),
-        ("Foreign currency translation", ["1"]),
-        ("Balance as of June 30, 2023", ["201"]),
-    ]
+    rows = printed_rows("""
+        Balance as of June 30, 2022       | 352
+        Actual return on plan assets      | (51)
+        Purchases, sales, and settlements | (8)
+        Transfer out of Level 3           | (93)
+        Foreign currency translation      | 1
+        Balance as of June 30, 2023       | 201
+    """)
     assert _sums(make_table(rows, periods=(None,), headers=("",))) == []
     rows[5] = ("Balance as of June 30, 2023", ["210"])
     flags = _sums(make_table(rows, periods=(None,), headers=("",)))
     assert len(flags) == 1 and any("210" in e.text for e in flags[0].evidence)
-    rows[2] = ("Purchases, sales, and settlements", [None])  # a blank may be a lost figure: no flag
-    assert _sums(make_table(rows, periods=(None,), headers=("",))) == []
+    # a blank may be a lost figure: no flag
+    blank: list[tuple[str, Sequence[str | None]]] = [
+        *rows[:2],
+        ("Purchases, sales, and settlements", [None]),
+        *rows[3:],
+    ]
+    assert _sums(make_table(blank, periods=(None,), headers=("",))) == []
 
 
 def test_an_adjusted_figure_is_the_gaap_figure_plus_the_adjustments() -> None:

@@ -23,6 +23,7 @@ import pytest
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.statements.build import build_statements
 from tests.support.layouts import LayoutCases
+from tests.support.printed import printed_rows
 from tests.support.tables import make_table
 
 CASES = LayoutCases("ls", lease_kinds=True, lease_split=True)
@@ -48,15 +49,15 @@ def test_the_next_line_of_a_list_under_a_deduction_is_no_total() -> None:
     # Foot Locker's balance sheet: "Noncontrolling interest" under "Less: Treasury stock" is the next line of
     # the equity section, though total assets less everything above it lands on it by the balance sheet's
     # identity. The line under a deduction is what is left of the two lines above it, or no total.
-    rows = [
-        ("Total assets", ["8,135", "7,907"]),
-        ("Total liabilities", ["4,892", "4,614"]),
-        ("Common stock and paid-in capital", ["770", "760"]),
-        ("Retained earnings", ["2,900", "2,925"]),
-        ("Accumulated other comprehensive loss", ["(343)", "(392)"]),
-        ("Less: Treasury stock at cost", ["(88)", "—"]),
-        ("Noncontrolling interest", ["4", "—"]),
-    ]
+    rows = printed_rows("""
+        Total assets                         | 8,135 | 7,907
+        Total liabilities                    | 4,892 | 4,614
+        Common stock and paid-in capital     | 770   | 760
+        Retained earnings                    | 2,900 | 2,925
+        Accumulated other comprehensive loss | (343) | (392)
+        Less: Treasury stock at cost         | (88)  | —
+        Noncontrolling interest              | 4     | —
+    """)
     table = make_table(rows, periods=("2022-01-29", "2023-01-28"))
     (statement,) = build_statements([table], {}, load_taxonomy())
     roles = {line.label: line.role for line in statement.lines}

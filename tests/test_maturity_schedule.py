@@ -16,6 +16,7 @@ import pytest
 from pipeline.figures.taxonomy import load_taxonomy
 from pipeline.statements.build import build_statements
 from tests.support.layouts import LayoutCases
+from tests.support.printed import printed_rows
 from tests.support.tables import make_table
 
 CASES = LayoutCases("mat", maturities=True)
@@ -60,12 +61,12 @@ def test_a_schedule_cut_by_a_figure_line_that_names_no_year_is_no_schedule() -> 
     # A schedule that ran over a page break, with the page's foot read as a row between its parts
     # (found on a mixed layout: "Aurelia Logistik SE | Prospectus" over the page number 8): the years
     # below the foot are a part of the schedule and do not add up to its total.
-    years: list[tuple[str, Sequence[str | None]]] = [
-        ("2028", ["63,890"]),
-        ("2029", ["56,800"]),
-        ("2030", ["49,711"]),
-        ("Thereafter", ["212,909"]),
-    ]
+    years = printed_rows("""
+        2028       | 63,890
+        2029       | 56,800
+        2030       | 49,711
+        Thereafter | 212,909
+    """)
     head: list[tuple[str, Sequence[str | None]]] = [("2026", ["78,069"]), ("2027", ["70,980"])]
     cut = [*head, ("Aurelia Logistik SE | Prospectus", ["8"]), *years, ("Total", ["532,359"])]
     assert not _one_column_total(cut)[0]

@@ -21,6 +21,7 @@ from pipeline.checks.localize import Equation, RelationLog, cell_term
 from pipeline.checks.magnitude import check_magnitudes
 from sample_docs.generate import FIVE_YEAR_ROWS
 from tests.support.layouts import LayoutCases, lines_starting, rekeyed
+from tests.support.printed import printed_rows
 from tests.support.tables import make_table
 
 CASES = LayoutCases("fy", five_year_record=True)
@@ -70,12 +71,12 @@ def test_a_year_the_statements_print_is_left_to_its_copy(name: str) -> None:
 
 # --- the conditions, each on the smallest table that shows it --------------------------------------------
 
-_RECORD = [
-    ("Revenue", ["5,432", "4,862", "9,030,000", "3,808", "3,513"]),
-    ("Operating income", ["1,237", "1,126", "1,011", "882", "814"]),
-    ("Net income", ["934", "850", "763", "666", "614"]),
-    ("Total assets", ["6,386", "5,556", "4,987", "4,352", "4,014"]),
-]
+_RECORD = printed_rows("""
+    Revenue          | 5,432 | 4,862 | 9,030,000 | 3,808 | 3,513
+    Operating income | 1,237 | 1,126 | 1,011     | 882   | 814
+    Net income       | 934   | 850   | 763       | 666   | 614
+    Total assets     | 6,386 | 5,556 | 4,987     | 4,352 | 4,014
+""")
 
 
 def test_the_table_flags_the_figure_with_its_correction() -> None:
@@ -86,12 +87,12 @@ def test_the_table_flags_the_figure_with_its_correction() -> None:
 
 def test_columns_the_rows_do_not_prove_on_one_scale_raise_nothing() -> None:
     """A ledger of balances that come and go: one year is a thousand times the next in two rows of four."""
-    rows = [
-        ("Automotive", ["22", "15", "8,827"]),
-        ("Healthcare", ["7", "100", "300"]),
-        ("Real estate", ["550", "4,385", "5,211"]),
-        ("Industrials", ["19", "91", "335"]),
-    ]
+    rows = printed_rows("""
+        Automotive  | 22  | 15    | 8,827
+        Healthcare  | 7   | 100   | 300
+        Real estate | 550 | 4,385 | 5,211
+        Industrials | 19  | 91    | 335
+    """)
     assert check_magnitudes([make_table(rows, periods=YEARS[:3])]) == []
 
 
@@ -120,12 +121,12 @@ def test_a_figure_a_holding_relation_prints_is_pinned() -> None:
 
 def test_a_change_column_that_flags_the_figure_keeps_one_flag() -> None:
     """CHG001 flags the row's change; the figure it prints is its finding, not SCL001's as well."""
-    rows = [
-        ("Orders received", ["9,030,000", "8,650", "4.4%"]),
-        ("Backlog", ["5,100", "4,900", "4.1%"]),
-        ("Research spending", ["3,930", "3,750", "4.8%"]),
-        ("Marketing spending", ["1,900", "1,800", "5.6%"]),
-    ]
+    rows = printed_rows("""
+        Orders received    | 9,030,000 | 8,650 | 4.4%
+        Backlog            | 5,100     | 4,900 | 4.1%
+        Research spending  | 3,930     | 3,750 | 4.8%
+        Marketing spending | 1,900     | 1,800 | 5.6%
+    """)
     table = make_table(rows, periods=("FY2025", "FY2024", None), headers=["2025", "2024", "% Change"])
     flags = check_document([table], [], [], doc_id="doc", source="doc.pdf").flags
     assert [f.rule for f in flags] == ["CHG001"], [f.message for f in flags]

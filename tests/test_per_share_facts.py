@@ -17,18 +17,19 @@ import pytest
 
 from pipeline.figures.facts import extract_facts
 from pipeline.figures.taxonomy import load_taxonomy
+from tests.support.printed import printed_rows
 from tests.support.tables import make_table
 
 TAX = load_taxonomy()
 
-QUARTERS = [
-    ("Revenue", ["2,338", "2,217"]),
-    ("Basic earnings per share:", []),
-    ("Net income attributable to the Company", ["144", "(83)"]),
-    ("Income from continuing operations attributable to the Company", ["0.22", "(0.13)"]),
-    ("Income from discontinued operations", ["—", "0.01"]),
-    ("Net income attributable to the Company common stockholders", ["0.22", "(0.12)"]),
-]
+QUARTERS = printed_rows("""
+    Revenue                                                       | 2,338 | 2,217
+    Basic earnings per share:
+    Net income attributable to the Company                        | 144   | (83)
+    Income from continuing operations attributable to the Company | 0.22  | (0.13)
+    Income from discontinued operations                           | —     | 0.01
+    Net income attributable to the Company common stockholders    | 0.22  | (0.12)
+""")
 
 
 def test_lines_under_a_per_share_heading_are_no_amounts() -> None:

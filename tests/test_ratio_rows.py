@@ -18,29 +18,30 @@ from pipeline.checks import check_document
 from pipeline.checks.ratio_rows import check_ratio_rows
 from pipeline.figures.keying import keyed_variants
 from schemas.models import Flag
+from tests.support.printed import printed_rows
 from tests.support.tables import make_table
 
 HEADS = ("2025", "2024")
 Rows = Sequence[tuple[str, Sequence[str | None]]]
 
-SEGMENT = [
-    ("Sales (millions)", ["8,345", "7,431"]),
-    ("Sales change analysis:", []),
-    ("Organic local-currency", ["1.0 %", "1.5 %"]),
-    ("Acquisitions", ["15.5", "9.4"]),
-    ("Total sales change", ["12.3 %", "8.9 %"]),
-    ("Business segment operating income (millions)", ["1,828", "1,858"]),
-    ("Percent change", ["(1.6)%", "(3.1)%"]),
-    ("Percent of sales", ["21.9 %", "25.0 %"]),
-]
+SEGMENT = printed_rows("""
+    Sales (millions)                             | 8,345  | 7,431
+    Sales change analysis:
+    Organic local-currency                       | 1.0 %  | 1.5 %
+    Acquisitions                                 | 15.5   | 9.4
+    Total sales change                           | 12.3 % | 8.9 %
+    Business segment operating income (millions) | 1,828  | 1,858
+    Percent change                               | (1.6)% | (3.1)%
+    Percent of sales                             | 21.9 % | 25.0 %
+""")
 
-RESULTS = [
-    ("Net sales", ["3,540", "3,393", "3,210"]),
-    ("Adjusted EBIT", ["265", "289", "301"]),
-    ("Adjusted EBIT as a percentage of net sales", ["7.5 %", "8.5 %", "9.4 %"]),
-    ("Cost of sales", ["(2,761)", "(2,612)", "(2,488)"]),
-    ("(as a % of net sales)", ["78.0 %", "77.0 %", "77.5 %"]),
-]
+RESULTS = printed_rows("""
+    Net sales                                  | 3,540   | 3,393   | 3,210
+    Adjusted EBIT                              | 265     | 289     | 301
+    Adjusted EBIT as a percentage of net sales | 7.5 %   | 8.5 %   | 9.4 %
+    Cost of sales                              | (2,761) | (2,612) | (2,488)
+    (as a % of net sales)                      | 78.0 %  | 77.0 %  | 77.5 %
+""")
 
 
 def ratio_flags(rows: Rows, heads: Sequence[str] = HEADS, periods: Sequence[str] | None = None) -> list[Flag]:
@@ -91,11 +92,11 @@ def test_a_ratio_off_by_the_filers_rounding_is_silent() -> None:
 
 
 def test_a_ratio_whose_line_is_not_printed_is_silent() -> None:
-    rows: Rows = [
-        ("Net sales", ["3,226.8", "2,729.4"]),
-        ("Selling, general and administrative expenses", ["762.7", "650.0"]),
-        ("Operating income (as a percentage of net sales)", ["13.9 %", "13.8 %"]),
-    ]
+    rows: Rows = printed_rows("""
+        Net sales                                       | 3,226.8 | 2,729.4
+        Selling, general and administrative expenses    | 762.7   | 650.0
+        Operating income (as a percentage of net sales) | 13.9 %  | 13.8 %
+    """)
     assert ratio_flags(rows) == []
     assert ratio_flags(replaced(rows, "Net sales", 0, "3,262.8")) == []
 
@@ -135,11 +136,11 @@ def test_the_localization_takes_the_keyed_value_the_ratios_rounding_allows() -> 
     # 8.5 % of 3,393 is 288.4: the printed ratio allows 287.7 to 289.1, and 289 is 829 with two digits
     # swapped. The range's first point (288) would name no keying error, and the base (3,393 were 9,753)
     # no likelier one: the localization names 829 and the value a keyed variant gives.
-    rows: Rows = [
-        ("Net sales", ["3,540", "3,393"]),
-        ("Adjusted EBIT", ["265", "829"]),
-        ("Adjusted EBIT / Sales %", ["7.5", "8.5"]),
-    ]
+    rows: Rows = printed_rows("""
+        Net sales               | 3,540 | 3,393
+        Adjusted EBIT           | 265   | 829
+        Adjusted EBIT / Sales % | 7.5   | 8.5
+    """)
     table = make_table(rows, periods=("FY2025", "FY2024"), headers=HEADS)
     found = check_document([table], [], [], doc_id="doc", source="doc.pdf").flags
     assert len(found) == 1 and found[0].localization is not None
@@ -166,11 +167,11 @@ def test_a_quarter_keyed_breaks_two_changes_and_is_one_misprint() -> None:
 def test_a_margin_whose_line_the_table_names_otherwise() -> None:
     # "EBIT margin" under "Earnings before interest and taxes (EBIT)": the name is not the line's, so the
     # place says which line it is, and two columns must prove it before a third is flagged.
-    rows: Rows = [
-        ("Sales", ["8,747", "8,958", "7,548"]),
-        ("Earnings before interest and taxes (EBIT)", ["539", "1,254", "501"]),
-        ("EBIT margin", ["6.2 %", "14.0", "6.6"]),
-    ]
+    rows: Rows = printed_rows("""
+        Sales                                     | 8,747 | 8,958 | 7,548
+        Earnings before interest and taxes (EBIT) | 539   | 1,254 | 501
+        EBIT margin                               | 6.2 % | 14.0  | 6.6
+    """)
     heads = ("2025", "2024", "2023")
     assert ratio_flags(rows, heads) == []
     found = ratio_flags(replaced(rows, "Earnings before interest and taxes (EBIT)", 1, "12,544"), heads)

@@ -11,19 +11,20 @@ change with its sign, both ways, and no second row with the other sign flags the
 from __future__ import annotations
 
 from pipeline.checks.changes import check_table_changes
+from tests.support.printed import printed_rows
 from tests.support.tables import make_table
 
 HEADS = ("2014", "2013", "Change")
 PERIODS = ("FY2014", "FY2013", None)
 
-ROWS = [
-    ("505 9th Street", ["2,332", "2,423", "(91)"]),
-    ("Fountain Square", ["11,083", "6,636", "4,447"]),
-    ("767 Fifth Avenue", ["(14,990)", "(13,531)", "(1,459)"]),
-    ("Times Square Tower", ["26,736", "5,819", "20,917"]),
-    ("601 Lexington Avenue", ["3,177", "1,200", "1,977"]),
-    ("Total", ["28,338", "2,547", "25,791"]),
-]
+ROWS = printed_rows("""
+    505 9th Street       | 2,332    | 2,423    | (91)
+    Fountain Square      | 11,083   | 6,636    | 4,447
+    767 Fifth Avenue     | (14,990) | (13,531) | (1,459)
+    Times Square Tower   | 26,736   | 5,819    | 20,917
+    601 Lexington Avenue | 3,177    | 1,200    | 1,977
+    Total                | 28,338   | 2,547    | 25,791
+""")
 
 
 def _flags(rows: list[tuple[str, list[str]]]) -> list[str]:
@@ -42,11 +43,11 @@ def test_a_change_keyed_with_the_wrong_sign_is_flagged() -> None:
 
 def test_a_convention_two_rows_show_is_excused() -> None:
     # Costs printed as favourable/(unfavourable) without a head that says so: two rows turn the sign.
-    rows = [
-        ("Revenue", ["12,000", "11,000", "1,000"]),
-        ("Other revenue", ["900", "1,000", "(100)"]),
-        ("Cost of sales", ["7,000", "6,500", "(500)"]),
-        ("Selling expenses", ["2,000", "2,100", "100"]),
-        ("Operating income", ["3,900", "3,400", "500"]),
-    ]
+    rows = printed_rows("""
+        Revenue          | 12,000 | 11,000 | 1,000
+        Other revenue    | 900    | 1,000  | (100)
+        Cost of sales    | 7,000  | 6,500  | (500)
+        Selling expenses | 2,000  | 2,100  | 100
+        Operating income | 3,900  | 3,400  | 500
+    """)
     assert _flags(rows) == []

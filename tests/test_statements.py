@@ -16,6 +16,7 @@ from pipeline.statements.equity import equity_statement_facts
 from pipeline.statements.kinds import classify, entity_of
 from pipeline.statements.labels import clean_label
 from schemas.models import DocumentResult, LineItem, Statement, StatementColumn, Table
+from tests.support.printed import printed_rows
 from tests.support.tables import INCOME_STATEMENT, make_table
 
 TAX = load_taxonomy()
@@ -112,22 +113,22 @@ def test_basis_and_entity() -> None:
 
 
 def test_columns_of_percentages_prices_and_years_are_left_out() -> None:
-    rows = [
-        ("Product", ["600", "55.0 %", "12.50", "2031"]),
-        ("Services", ["400", "45.0", "8.00", "2033"]),
-        ("Total", ["1,000", "100.0 %", "20.50", "2035"]),
-    ]
+    rows = printed_rows("""
+        Product  | 600   | 55.0 %  | 12.50 | 2031
+        Services | 400   | 45.0    | 8.00  | 2033
+        Total    | 1,000 | 100.0 % | 20.50 | 2035
+    """)
     heads = ("2025", "% of total", "Average price", "Maturity")
     table = make_table(rows, periods=("FY2025", None, None, None), headers=heads)
     assert [c.col for c in tree(table).columns] == [1]
 
 
 def test_a_column_printed_with_other_decimals_is_another_kind_of_figure() -> None:
-    rows = [
-        ("Customer relationships", ["499", "397", "23.0"]),
-        ("Technology", ["705", "352", "4.4"]),
-        ("Total intangibles", ["1,204", "749", "17.8"]),
-    ]
+    rows = printed_rows("""
+        Customer relationships | 499   | 397 | 23.0
+        Technology             | 705   | 352 | 4.4
+        Total intangibles      | 1,204 | 749 | 17.8
+    """)
     table = make_table(rows, periods=(None, None, None), headers=("Gross", "Net", ""))
     statement = tree(table)
     assert [c.col for c in statement.columns] == [1, 2]
@@ -185,11 +186,11 @@ def test_roll_forward_with_blank_movements() -> None:
 
 
 def test_a_line_that_does_not_say_it_is_a_total_is_one_only_when_two_columns_prove_it() -> None:
-    rows = [
-        ("Cash from operations", ["6,439", "6,240", "6,662"]),
-        ("Investment in the fleet", ["(1,577)", "(1,373)", "(1,420)"]),
-        ("Cash left for owners", ["4,862", "4,867", "5,242"]),
-    ]
+    rows = printed_rows("""
+        Cash from operations    | 6,439   | 6,240   | 6,662
+        Investment in the fleet | (1,577) | (1,373) | (1,420)
+        Cash left for owners    | 4,862   | 4,867   | 5,242
+    """)
     statement = tree(make_table(rows, periods=("FY2025", "FY2024", "FY2023")))
     assert lines(statement)["Cash left for owners"].proven
     two = [(label, values[:2]) for label, values in rows]
@@ -200,15 +201,15 @@ def test_a_net_line_in_two_columns_is_proven_by_the_other_column_to_the_unit() -
     # "Net …" says it may be a total (weak); with two columns, the one that adds up exactly proves it and
     # the other is a break. Agreement within rounding only (3,207 + 15 + 94 = 3,316 against 3,317) is not
     # proof: three small lines land within a unit of an unrelated figure often enough.
-    rows: list[tuple[str, list[str | None]]] = [
-        ("Cash and cash equivalents", ["(689)", "(775)"]),
-        ("Short-term debt", ["80", "136"]),
-        ("Long-term debt", ["6,653", "6,340"]),
-        ("Net debt", ["6,044", "5,710"]),  # 5,701 re-keyed
-    ]
+    rows = printed_rows("""
+        Cash and cash equivalents | (689) | (775)
+        Short-term debt           | 80    | 136
+        Long-term debt            | 6,653 | 6,340
+        Net debt                  | 6,044 | 5,710
+    """)
     net = lines(tree(make_table(rows)))["Net debt"]
     assert net.proven and len(net.children) == 3
-    near: list[tuple[str, list[str | None]]] = [*rows[:3], ("Net debt", ["6,045", "5,710"])]
+    near = [*rows[:3], ("Net debt", ["6,045", "5,710"])]
     assert not lines(tree(make_table(near)))["Net debt"].proven
 
 
@@ -279,12 +280,12 @@ def test_a_line_whose_namesakes_in_another_section_do_not_add_up_is_no_total() -
 
 
 def test_per_share_lines_never_add_into_amounts() -> None:
-    rows = [
-        ("Net income", ["774.0", "770.0"]),
-        ("Basic earnings per share", ["3.47", "2.85"]),
-        ("Diluted earnings per share", ["3.44", "2.82"]),
-        ("Total", ["780.91", "775.67"]),
-    ]
+    rows = printed_rows("""
+        Net income                 | 774.0  | 770.0
+        Basic earnings per share   | 3.47   | 2.85
+        Diluted earnings per share | 3.44   | 2.82
+        Total                      | 780.91 | 775.67
+    """)
     statement = tree(make_table(rows))
     assert not lines(statement)["Total"].children
 
