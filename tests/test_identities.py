@@ -314,15 +314,15 @@ def test_a_schedule_of_fifty_notes_adds_up_to_its_total() -> None:
 
 def test_an_unlabelled_line_is_no_first_less_rest_by_chance() -> None:
     # FedEx's notes by rate and maturity: 991 − 496 = 495 in one column and nearly in the other.
-    rows: list[tuple[str, list[str | None]]] = [
-        ("Senior unsecured debt:", [None, None]),
-        ("", ["748", "747"]),
-        ("", ["991", "990"]),
-        ("", ["496", "496"]),
-        ("", ["495", "495"]),
-        ("", ["740", "740"]),
-        ("Total senior unsecured debt", ["3,470", "3,468"]),
-    ]
+    rows = printed_rows("""
+        Senior unsecured debt:
+                                    | 748   | 747
+                                    | 991   | 990
+                                    | 496   | 496
+                                    | 495   | 495
+                                    | 740   | 740
+        Total senior unsecured debt | 3,470 | 3,468
+    """)
     statement = build_statements([make_table(rows, periods=("2023-05-31", "2022-05-31"))], {}, TAX)[0]
     total = next(line for line in statement.lines if line.label == "Total senior unsecured debt")
     assert total.proven and len(total.children) == 5
@@ -353,15 +353,15 @@ def test_a_roll_forward_in_one_column_is_stated_by_its_labels() -> None:
 
 
 def test_an_adjusted_figure_is_the_gaap_figure_plus_the_adjustments() -> None:
-    rows: list[tuple[str, list[str | None]]] = [
-        ("GAAP", ["2,466", "7,369", "5,921"]),
-        ("Adjustments for special items:", [None, None, None]),
-        ("Net costs for significant litigation", ["249", "463", "359"]),
-        ("Divestiture costs", ["12", "60", "47"]),
-        ("Total special items", ["261", "523", "406"]),
-        ("Year ended December 31, 2021", [None, None, None]),
-        ("Adjusted amounts (non-GAAP measures)", ["2,727", "7,892", "6,327"]),
-    ]
+    rows = printed_rows("""
+        GAAP                                 | 2,466 | 7,369 | 5,921
+        Adjustments for special items:
+        Net costs for significant litigation | 249   | 463   | 359
+        Divestiture costs                    | 12    | 60    | 47
+        Total special items                  | 261   | 523   | 406
+        Year ended December 31, 2021
+        Adjusted amounts (non-GAAP measures) | 2,727 | 7,892 | 6,327
+    """)
     heads = ("Operating income", "Income before taxes", "Net income")
     statement = build_statements([make_table(rows, periods=("FY2021",) * 3, headers=heads)], {}, TAX)[0]
     adjusted = next(line for line in statement.lines if line.label.startswith("Adjusted"))

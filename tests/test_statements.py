@@ -217,17 +217,17 @@ def test_lines_of_hundreds_netting_to_a_small_total_prove_it_by_their_size() -> 
     # Corning's 2016 tax provision, its 2015 deferred federal line re-keyed (144) -> (1,144): the two other
     # columns must prove the total, and 2016's prints 3, the net of six lines of up to 310. Four lines or
     # more landing on a total within rounding is as unlikely as their size says, whatever the total's.
-    rows: list[tuple[str, list[str | None]]] = [
-        ("Current:", [None, None, None]),
-        ("Federal", ["(1)", "(40)", "(38)"]),
-        ("State and municipal", ["(17)", "(20)", "(32)"]),
-        ("Foreign", ["(287)", "(33)", "(414)"]),
-        ("Deferred:", [None, None, None]),
-        ("Federal", ["310", "(1,144)", "(411)"]),
-        ("State and municipal", ["48", "(30)", "9"]),
-        ("Foreign", ["(50)", "120", "(210)"]),
-        ("Benefit (provision) for income taxes", ["3", "(147)", "(1,096)"]),
-    ]
+    rows = printed_rows("""
+        Current:
+        Federal                              | (1)   | (40)    | (38)
+        State and municipal                  | (17)  | (20)    | (32)
+        Foreign                              | (287) | (33)    | (414)
+        Deferred:
+        Federal                              | 310   | (1,144) | (411)
+        State and municipal                  | 48    | (30)    | 9
+        Foreign                              | (50)  | 120     | (210)
+        Benefit (provision) for income taxes | 3     | (147)   | (1,096)
+    """)
     statement = tree(make_table(rows, periods=("FY2016", "FY2015", "FY2014")))
     total = lines(statement)["Benefit (provision) for income taxes"]
     assert total.proven and len(total.children) == 6
@@ -261,17 +261,17 @@ def test_a_line_whose_namesakes_in_another_section_do_not_add_up_is_no_total() -
     # "International" equals federal plus state in two of three columns by chance (3M's 2020 10-K: TOT001
     # "International 2019 printed -78 but components sum to -58"); the current section's namesakes, which
     # do not add up so, show the three are peers, all of them components of the total below.
-    rows: list[tuple[str, list[str | None]]] = [
-        ("Current", [None, None, None]),
-        ("Federal", ["720", "534", "698"]),
-        ("State", ["123", "59", "109"]),
-        ("International", ["633", "673", "763"]),
-        ("Deferred", [None, None, None]),
-        ("Federal", ["(61)", "(30)", "(40)"]),
-        ("State", ["(22)", "(25)", "(15)"]),
-        ("International", ["(83)", "(77)", "(55)"]),
-        ("Total", ["1,310", "1,134", "1,460"]),
-    ]
+    rows = printed_rows("""
+        Current
+        Federal       | 720   | 534   | 698
+        State         | 123   | 59    | 109
+        International | 633   | 673   | 763
+        Deferred
+        Federal       | (61)  | (30)  | (40)
+        State         | (22)  | (25)  | (15)
+        International | (83)  | (77)  | (55)
+        Total         | 1,310 | 1,134 | 1,460
+    """)
     statement = tree(make_table(rows, periods=("FY2025", "FY2024", "FY2023")))
     items = [line for line in statement.lines if line.label == "International"]
     assert len(items) == 2 and not any(line.children for line in items)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from schemas.models import Block, Cell, Period, Table, TypedNumber
+from tests.support.printed import printed_rows
 
 
 def block(text: str, page: int = 2) -> Block:
@@ -14,16 +15,16 @@ def block(text: str, page: int = 2) -> Block:
 
 # An income statement of two years that add up, its costs printed positive and its tax in parentheses: gross
 # profit, operating income and net income are totals of the lines above them.
-INCOME_STATEMENT: list[tuple[str, list[str]]] = [
-    ("Revenue", ["1,000.0", "900.0"]),
-    ("Cost of sales", ["600.0", "540.0"]),
-    ("Gross profit", ["400.0", "360.0"]),
-    ("Selling, general and administrative", ["100.0", "90.0"]),
-    ("Research and development", ["50.0", "45.0"]),
-    ("Operating income", ["250.0", "225.0"]),
-    ("Income tax expense", ["(50.0)", "(45.0)"]),
-    ("Net income", ["200.0", "180.0"]),
-]
+INCOME_STATEMENT: list[tuple[str, list[str]]] = printed_rows("""
+    Revenue                             | 1,000.0 | 900.0
+    Cost of sales                       | 600.0   | 540.0
+    Gross profit                        | 400.0   | 360.0
+    Selling, general and administrative | 100.0   | 90.0
+    Research and development            | 50.0    | 45.0
+    Operating income                    | 250.0   | 225.0
+    Income tax expense                  | (50.0)  | (45.0)
+    Net income                          | 200.0   | 180.0
+""")
 
 
 def period(key: str) -> Period:
