@@ -16,23 +16,23 @@ import pymupdf
 from pipeline.engine import process_bytes
 from pipeline.figures.facts import OTHER_FIGURES, other_figures
 from schemas.models import DocumentResult, Fact, Period
-from tests.support.pages import Rows, write_table
+from tests.support.pages import Rows, page_rows, write_table
 from tests.support.records import fact
 
-_INCOME: Rows = [
-    ("Net sales", ("32,184", "32,136")),
-    ("Cost of sales", ("16,605", "17,136")),
-    ("Selling, general and administrative expenses", ("6,929", "7,029")),
-    ("Research, development and related expenses", ("1,878", "1,911")),
-    ("Total operating expenses", ("25,412", "26,076")),
-    ("Operating income", ("6,772", "6,060")),
-]
-_BY_LINE: Rows = [
-    ("Cost of sales", ("47", "50")),
-    ("Selling, general and administrative expenses", ("169", "185")),
-    ("Research, development and related expenses", ("43", "44")),
-    ("Stock-based compensation expenses", ("259", "279")),
-]
+_INCOME: Rows = page_rows("""
+    Net sales                                    | 32,184 | 32,136
+    Cost of sales                                | 16,605 | 17,136
+    Selling, general and administrative expenses | 6,929  | 7,029
+    Research, development and related expenses   | 1,878  | 1,911
+    Total operating expenses                     | 25,412 | 26,076
+    Operating income                             | 6,772  | 6,060
+""")
+_BY_LINE: Rows = page_rows("""
+    Cost of sales                                | 47  | 50
+    Selling, general and administrative expenses | 169 | 185
+    Research, development and related expenses   | 43  | 44
+    Stock-based compensation expenses            | 259 | 279
+""")
 
 
 def _table(page: pymupdf.Page, y: float, title: str, rows: Rows) -> float:
@@ -87,14 +87,14 @@ def test_a_misprint_is_a_copys_only_agreement_and_still_keeps_its_facts() -> Non
 
 # --- a part of the company's statements, printed after the company's --------------------------------------
 
-_GROUP: Rows = [
-    ("Net sales", ("377", "391")),
-    ("Cost of sales", ("319", "337")),
-    ("Selling, general and administrative expenses", ("1,125", "1,251")),
-    ("Research, development and related expenses", ("15", "12")),
-    ("Total operating expenses", ("1,459", "1,600")),
-    ("Operating income", ("(1,082)", "(1,209)")),
-]
+_GROUP: Rows = page_rows("""
+    Net sales                                    | 377     | 391
+    Cost of sales                                | 319     | 337
+    Selling, general and administrative expenses | 1,125   | 1,251
+    Research, development and related expenses   | 15      | 12
+    Total operating expenses                     | 1,459   | 1,600
+    Operating income                             | (1,082) | (1,209)
+""")
 
 
 def _two_statements(heading: str, second: Rows, first_heading: str = "") -> DocumentResult:

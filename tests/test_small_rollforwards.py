@@ -20,9 +20,7 @@ from tests.support.layouts import LayoutCases
 CASES = LayoutCases("utb", tax_benefits=True)
 
 
-@pytest.mark.parametrize("name", CASES.names())
-def test_the_closing_balance_is_proven_and_nothing_is_flagged(name: str) -> None:
-    CASES.proven_total(name, "Ending balance", 6)
+test_the_closing_balance_is_proven_and_nothing_is_flagged = CASES.proven_total_test("Ending balance", 6)
 
 
 @pytest.mark.parametrize("name", CASES.names())

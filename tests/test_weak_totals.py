@@ -17,9 +17,7 @@ from tests.support.layouts import LayoutCases, figure, rekeyed
 CASES = LayoutCases("nd", net_debt=True)
 
 
-@pytest.mark.parametrize("name", CASES.names())
-def test_net_debt_is_proven_and_nothing_is_flagged(name: str) -> None:
-    CASES.proven_total(name, "Net debt", 3)
+test_net_debt_is_proven_and_nothing_is_flagged = CASES.proven_total_test("Net debt", 3)
 
 
 @pytest.mark.parametrize("name", CASES.names())

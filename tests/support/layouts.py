@@ -76,6 +76,17 @@ class LayoutCases:
 
         return test
 
+    def proven_total_test(self, label: str, children: int) -> Callable[[str], None]:
+        """A test over the variants: each clean document raises no flag and proves its one line labelled
+        ``label`` a total of ``children`` lines, as :meth:`proven_total` asserts (assign it to a ``test_``
+        name)."""
+
+        @pytest.mark.parametrize("name", self.names())
+        def test(name: str) -> None:
+            self.proven_total(name, label, children)
+
+        return test
+
     def lines(self, name: str, label: str) -> list[LineItem]:
         """The statement lines labelled ``label`` in the clean document, which must raise no flag."""
         return [line for s in self.quiet(name).statements for line in s.lines if line.label == label]
