@@ -123,6 +123,7 @@ def check_document(
     source: str,
     statements: Sequence[Statement] | None = None,
     taxonomy: Taxonomy | None = None,
+    relations: RelationLog | None = None,
 ) -> Localized:
     """Run every rule over one document, then localize the error behind each break.
 
@@ -135,6 +136,9 @@ def check_document(
         source: Source path.
         statements: The tables' calculation trees; built here (without page headings) when None.
         taxonomy: Metric taxonomy; the packaged one by default.
+        relations: Where every relation the checks evaluate is recorded, holding or not (a new log by
+            default); ``bench.miss_coverage`` reads it to tell a missed error in no relation from one a
+            relation held but did not flag.
 
     Returns:
         The findings, one per distinct ``flag_id``, ordered by first page, rule and id, each with its
@@ -144,7 +148,7 @@ def check_document(
     tax = taxonomy or load_taxonomy()
     trees = build_statements(tables, {}, tax) if statements is None else statements
     # Figures whose scale is unknown are compared nowhere in base units.
-    log = RelationLog()
+    log = RelationLog() if relations is None else relations
     doc = CheckedDocument(doc_id, source, tables, trees, known_facts(facts), blocks, tax, log)
     found = magnitude.left_to_others([flag for check in CHECKS for flag in check.run(doc)])
     unique: dict[str, Flag] = {}
