@@ -119,18 +119,15 @@ def _check_table(table: Table, relations: RelationLog | None) -> list[Flag]:
     if keying_relation(o.value, o.places, c.value, c.places) in (None, "near_miss"):
         return []
     labels = row_labels(rows)
-    flag = RULE.relation_flag(
+    flag = RULE.copy_flag(
         table,
+        o,
+        c,
         message=(
             f"{labels[o.cell.row]} prints {o.cell.text.strip()} but the balance it carries forward, "
             f"{labels[c.cell.row]} of the year before, is {c.cell.text.strip()}."
         ),
         labels=labels,
-        printed=o,
-        inputs=(c,),
-        expected=c.value,
-        actual=o.value,
-        tolerance=o.half + c.half,
         holds=len(held),
         reasons=[
             f"the other years' openings repeat the closing beside them ({len(held)})",

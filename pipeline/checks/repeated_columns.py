@@ -115,18 +115,15 @@ def check_repeated_columns(tables: Sequence[Table], relations: RelationLog | Non
             row, fa, fb = differ[0]
             if keying_relation(*_base(fa), *_base(fb)) in (None, "near_miss"):
                 continue
-            flag = RULE.relation_flag(
+            flag = RULE.copy_flag(
                 table,
+                fb,
+                fa,
                 message=(
                     f"{labels[row.index]} is {fa.cell.text.strip()} in one column and {fb.cell.text.strip()} "
                     f"in another, both headed {head!r}: the table prints that period twice."
                 ),
                 labels=labels,
-                printed=fb,
-                inputs=(fa,),
-                expected=fa.value,
-                actual=fb.value,
-                tolerance=fa.half + fb.half,
                 holds=len(pairs) - 1,
                 reasons=[
                     f"the two columns, headed alike, agree on the {len(pairs) - 1} other lines both print",

@@ -153,6 +153,46 @@ class Rule:
         )
         return Equation(self.id, terms, a.half + b.half, holds, self.requires, name, flag_id)
 
+    def copy_flag(
+        self,
+        table: Table,
+        printed: PrintedFigure,
+        source: PrintedFigure,
+        *,
+        message: str,
+        labels: Mapping[int, str],
+        holds: int,
+        reasons: Sequence[str],
+    ) -> Flag:
+        """A flag of a figure that should print ``source`` again and does not (:meth:`copy_equation` fails).
+
+        The copy is compared with its source within both figures' rounding, as :meth:`copy_equation` does.
+
+        Args:
+            table: The table.
+            message: Analyst-facing explanation.
+            labels: Row → the line's label as printed.
+            printed: The printing under test.
+            source: The figure it should repeat.
+            holds: The other copies that agree with their sources.
+            reasons: The structural evidence that made the comparison valid.
+
+        Returns:
+            The flag.
+        """
+        return self.relation_flag(
+            table,
+            message=message,
+            labels=labels,
+            printed=printed,
+            inputs=(source,),
+            expected=source.value,
+            actual=printed.value,
+            tolerance=printed.half + source.half,
+            holds=holds,
+            reasons=reasons,
+        )
+
     def relation_flag(
         self,
         table: Table,
