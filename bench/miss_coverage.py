@@ -1,12 +1,13 @@
 """Why planted errors were missed: in no relation the checks evaluate, or in one that did not flag.
 
 ``bench.planted_errors --json`` keeps the development files' plants. For each one it missed, this bench
-plants the same error again (the same candidate: page, printed text and box), runs the engine, and runs the
-checks once more with a relation log (:func:`pipeline.checks.check_document`'s ``relations``) to see every
-relation they evaluated, holding or not. A missed figure that enters no relation is a *coverage* miss: no
-rule relates it to anything (a figure printed once, in a note without totals). One that enters a relation
-is a *detection* miss: the relation was evaluated and either held within rounding or broke without a flag.
-The split says which work would raise the catch rate: new relations, or the rules' proofs and tolerances.
+plants the same error again (the same candidate: page, printed text and box), runs the engine, and runs
+the checks stage once more with a relation log (:func:`pipeline.checks.stage.run_checks`' ``relations``)
+to see every relation they evaluated, holding or not. A missed figure that enters no relation is a
+*coverage* miss: no rule relates it to anything (a figure printed once, in a note without totals). One
+that enters a relation is a *detection* miss: the relation was evaluated and either held within rounding
+or broke without a flag. The split says which work would raise the catch rate: new relations, or the
+rules' proofs and tolerances.
 
 The validation split's plants are never stored, so they are never read here.
 
@@ -30,10 +31,9 @@ if __package__ in (None, ""):  # run as ``python bench/miss_coverage.py``: make 
 
 from bench.gt import corpus_dir
 from bench.planted.planting import plant, scan_document
-from pipeline.checks import check_document
 from pipeline.checks.localize import Equation, RelationLog, Term
+from pipeline.checks.stage import run_checks
 from pipeline.engine import process_bytes
-from pipeline.memo import document_scope
 from schemas.models import BBox
 
 __all__ = ["Coverage", "main", "miss_coverage", "relations_of"]
@@ -84,18 +84,8 @@ def relations_of(data: bytes, page: int, box: BBox, text: str) -> list[Equation]
     Returns:
         The relations, holding or not, in the order the checks recorded them.
     """
-    parsed = process_bytes(data, source="miss_coverage.pdf")
     log = RelationLog()
-    with document_scope():
-        check_document(
-            parsed.tables,
-            parsed.facts,
-            parsed.blocks,
-            doc_id=parsed.doc_id,
-            source=parsed.source,
-            statements=parsed.statements,
-            relations=log,
-        )
+    run_checks(process_bytes(data, source="miss_coverage.pdf"), relations=log)
     return [eq for eq in log.equations if any(_is_plant(t, page, box, text) for t in eq.terms)]
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pipeline.checks import Localized, check_document
+from pipeline.checks.localize import RelationLog
 from pipeline.memo import document_scope
 from schemas.models import DocumentResult
 
@@ -32,11 +33,13 @@ class Checked:
     found: Localized
 
 
-def run_checks(parsed: DocumentResult) -> Checked:
+def run_checks(parsed: DocumentResult, relations: RelationLog | None = None) -> Checked:
     """Stage ``checks``: run every rule over a parsed document that did not fail.
 
     Args:
         parsed: The parsed document (``parsed.failed`` is False).
+        relations: Where every relation the checks evaluate is recorded (see
+            :func:`pipeline.checks.check_document`); a new log by default.
 
     Returns:
         The document and the checks' findings, to be attached by :func:`flagged`.
@@ -49,6 +52,7 @@ def run_checks(parsed: DocumentResult) -> Checked:
             doc_id=parsed.doc_id,
             source=parsed.source,
             statements=parsed.statements,
+            relations=relations,
         )
     return Checked(parsed, found)
 
