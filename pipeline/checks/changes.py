@@ -194,8 +194,13 @@ def _comparable(*figs: _Fig) -> bool:
     return len(scales) <= 1
 
 
-def _relation_result(rel: _Relation, row: Mapping[int, _Fig]) -> Comparison | None:
-    """The relation's comparison in one row; None when the row cannot test it."""
+def _relation_result(rel: _Relation, row: Mapping[int, _Fig], *, proven: bool = False) -> Comparison | None:
+    """The relation's comparison in one row; None when the row cannot test it.
+
+    No change, or a change from or to nothing, proves nothing of a relation; once the other rows have proven
+    it (``proven``), such a row is tested all the same where the change is defined: an amount change from
+    nothing is the amount ("Restructuring | 828 | 0 | 828"), a percentage change from nothing is undefined.
+    """
     c, a = row.get(rel.target), row.get(rel.a)
     if c is None or a is None:
         return None
@@ -204,8 +209,8 @@ def _relation_result(rel: _Relation, row: Mapping[int, _Fig]) -> Comparison | No
     b = row.get(rel.b)
     if b is None or a.percent or b.percent or not _comparable(a, b):
         return None
-    if a.value == b.value or b.value == 0.0 or a.value == 0.0:
-        return None  # no change, or a change from or to nothing: proves nothing, undefined in percent
+    if (a.value == b.value or b.value == 0.0 or a.value == 0.0) and not (proven and rel.kind == "diff"):
+        return None
     if rel.kind == "pct":
         return _pct(c, a, b)
     return _diff(c, a, b) if _comparable(a, b, c) else None
@@ -481,7 +486,7 @@ def check_table_changes(table: Table) -> list[Flag]:
     for rel in relations:
         failing: list[tuple[int, Comparison]] = []
         for r, row in figs.items():
-            res = _relation_result(rel, row)
+            res = _relation_result(rel, row, proven=True)
             if res is None or res.ok or _explained(rel, row, others):
                 continue
             failing.append((r, res))
