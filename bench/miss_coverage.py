@@ -9,6 +9,12 @@ that enters a relation is a *detection* miss: the relation was evaluated and eit
 or broke without a flag. The split says which work would raise the catch rate: new relations, or the
 rules' proofs and tolerances.
 
+What the log holds: the footings and cross-footings (TOT001, TOT002), the copies of a figure (XREF001,
+XST001, repeated columns, carried and closing balances) and ratio rows. The balance identity, change and
+share columns, per-share figures, narrative sentences and ledgers test their relations outside it, so a
+figure only they relate reads as a coverage miss here (Salesforce's change from nothing, tested by CHG001
+since 963e0e5, did).
+
 The validation split's plants are never stored, so they are never read here.
 
 Usage::
