@@ -170,10 +170,10 @@ class Rule:
 
         Args:
             table: The table.
-            message: Analyst-facing explanation.
-            labels: Row → the line's label as printed.
             printed: The printing under test.
             source: The figure it should repeat.
+            message: Analyst-facing explanation.
+            labels: Row → the line's label as printed.
             holds: The other copies that agree with their sources.
             reasons: The structural evidence that made the comparison valid.
 
