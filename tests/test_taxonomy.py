@@ -2,7 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.figures.taxonomy import TaxonomyError, load_taxonomy, normalise_label, parse_taxonomy
+from pipeline.figures.taxonomy import (
+    MetricDef,
+    Taxonomy,
+    TaxonomyError,
+    load_taxonomy,
+    normalise_label,
+    parse_taxonomy,
+)
 from pipeline.ids import stable_id
 
 
@@ -140,3 +147,50 @@ def test_stable_id() -> None:
     assert len(a) == 16 and int(a, 16) >= 0
     assert stable_id("a", "bc") != stable_id("ab", "c")
     assert stable_id(1.00000001) == stable_id(1.0)
+
+
+def _full_lookup(taxonomy: Taxonomy, label: str) -> tuple[MetricDef, bool] | None:
+    """The lookup as written before its shortcut: normalise, then the index, then the patterns."""
+    key = normalise_label(label)
+    if not key:
+        return None
+    found: tuple[MetricDef, bool] | None = taxonomy._index.get(key)
+    if found is not None:
+        return found
+    return next(((m, False) for p, m in taxonomy._patterns if p.fullmatch(key)), None)
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        # words the normalisation drops inside a phrase: the shortcut must not count them
+        "Revenue ( loss )",
+        "Less: Revenue",
+        "Revenue ( a )",
+        "Revenue ( iv )",
+        "Revenue (in millions)",
+        "Net revenues Notes 5 and 6",
+        "Income taxes / loss",
+        # a pattern's metric, whose company name is in no synonym
+        "Net income attributable to Acme Widgets Corp.",
+        "Profit for the year attributable to owners of the parent company",
+        "Net earnings attributable to noncontrolling interests",
+        # '&', apostrophes and other scripts go the full way
+        "Selling, general & administrative expenses",
+        "Shareholders' equity",
+        "Umsatzerlöse",
+        # no metric: the shortcut answers these
+        "Accrued payroll and related benefits",
+        "Revenue from our cloud services business in the Americas",
+    ],
+)
+def test_the_shortcut_answers_as_the_full_lookup(label: str) -> None:
+    taxonomy = load_taxonomy()
+    assert taxonomy.lookup(label) == _full_lookup(taxonomy, label)
+
+
+def test_the_shortcut_answers_most_labels_that_are_no_metric() -> None:
+    # the speed it is for: a row label no synonym has is answered without normalising it
+    taxonomy = load_taxonomy()
+    assert taxonomy._cannot_match("Accrued payroll and related benefits")
+    assert not taxonomy._cannot_match("Net income attributable to Acme Widgets Corp.")

@@ -152,6 +152,58 @@ def normalise_label(label: str) -> str:
     return " ".join(text.replace("_", " ").split())
 
 
+_DROPPED_WORDS = frozenset(
+    {
+        # words normalise_label may drop with a phrase: a note reference ("Notes 5 and 6"), a scale note
+        # ("(in millions)"), a "(loss)" variant, a leading operator ("Less:")
+        *("note", "notes", "and", "in", "m", "bn"),
+        *("loss", "losses", "deficit", "benefit", "from", "expense", "accumulated"),
+        *("less", "add", "plus", "deduct"),
+    }
+)
+_ROMAN = re.compile(r"[ivx]+")
+_LETTERS = re.compile(r"[a-z]+")
+
+
+def _kept_word(word: str) -> bool:
+    """Whether a lower-cased ASCII word is in the normalised label as it is.
+
+    A word of letters alone is changed by no step of :func:`normalise_label`; it is dropped only inside a
+    phrase that step removes: a footnote reference of one letter or a roman numeral ("( iv )"), or one of
+    :data:`_DROPPED_WORDS`.
+    """
+    return word.isalpha() and len(word) > 1 and word not in _DROPPED_WORDS and not _ROMAN.fullmatch(word)
+
+
+def _required_words(pattern: str) -> frozenset[str]:
+    """Words every match of an anchored ``pattern`` holds: its plain words outside any group.
+
+    Groups, character classes and escapes are not read, nor a word a quantifier follows ("interests?");
+    a pattern with an alternative at its top level requires nothing.
+    """
+    top: list[str] = []
+    depth, i = 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            top.append("  ")
+            i += 2
+            continue
+        if ch == "[":
+            close = pattern.find("]", i + 2)
+            if close < 0:
+                return frozenset()
+            top.append(" " * (close - i + 1))
+            i = close + 1
+            continue
+        if ch == "|" and depth == 0:
+            return frozenset()
+        depth += (ch == "(") - (ch == ")")
+        top.append(ch if depth == 0 and ch != ")" else " ")
+        i += 1
+    return frozenset(m.group(1) for m in re.finditer(r"(?<![\w.])([a-z]{3,})(?![\w?*{+])", "".join(top)))
+
+
 # --- the taxonomy --------------------------------------------------------------------------------
 
 
@@ -189,6 +241,8 @@ class Taxonomy:
                 self._index[key] = (metric, opening)
             patterns.extend((re.compile(p), metric) for p in metric.patterns)
         self._patterns = tuple(patterns)
+        self._vocabulary = frozenset(word for key in self._index for word in key.split())
+        self._pattern_words = tuple(_required_words(p.pattern) for p, _ in patterns)
         # Longest synonyms first so a text search prefers "total net sales" over "sales".
         self._synonyms_by_length = tuple(sorted(self._index, key=len, reverse=True))
 
@@ -243,6 +297,8 @@ class Taxonomy:
         return result
 
     def _lookup(self, label: str) -> tuple[MetricDef, bool] | None:
+        if self._cannot_match(label):
+            return None
         key = normalise_label(label)
         if not key:
             return None
@@ -253,6 +309,22 @@ class Taxonomy:
             if pattern.fullmatch(key):
                 return metric, False
         return None
+
+    def _cannot_match(self, label: str) -> bool:
+        """Whether ``label`` matches nothing, told without normalising it (most labels are no metric).
+
+        Normalising keeps every word of an ASCII label that is letters alone (:func:`_kept_word`), so a label
+        with such a word that no synonym has matches no synonym, and a pattern only when it holds every
+        word the pattern requires. '&' is left to the full path (normalising makes it "and").
+        """
+        if not label.isascii() or "&" in label:
+            return False
+        lowered = label.lower()
+        if all(not _kept_word(w) or w in self._vocabulary for w in lowered.split()):
+            return False
+        # A key's word is a run of the label's letters (apostrophes dropped: "company's" -> "companys").
+        runs = set(_LETTERS.findall(lowered.replace("'", "").replace("`", "")))
+        return all(required and not required <= runs for required in self._pattern_words)
 
     def normalised_synonyms(self) -> tuple[str, ...]:
         """The normalised synonym keys, longest first."""
