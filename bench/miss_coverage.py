@@ -1,8 +1,8 @@
 """Why planted errors were missed: in no relation the checks evaluate, or in one that did not flag.
 
 ``bench.planted_errors --json`` keeps the development files' plants. For each one it missed, this bench
-plants the same error again (the same candidate: page, printed text and box), runs the engine, and runs
-the checks stage once more with a relation log (:func:`pipeline.checks.stage.run_checks`' ``relations``)
+plants the same error again (the same candidate: page, printed text and box), parses it, and runs the
+checks stage with a relation log (:func:`pipeline.checks.stage.run_checks`' ``relations``)
 to see every relation they evaluated, holding or not. A missed figure that enters no relation is a
 *coverage* miss: no rule relates it to anything (a figure printed once, in a note without totals). One
 that enters a relation is a *detection* miss: the relation was evaluated and either held within rounding
@@ -39,7 +39,7 @@ from bench.gt import corpus_dir
 from bench.planted.planting import plant, scan_document
 from pipeline.checks.localize import Equation, RelationLog, Term
 from pipeline.checks.stage import run_checks
-from pipeline.engine import process_bytes
+from pipeline.engine import parse_bytes
 from schemas.models import BBox
 
 __all__ = ["Coverage", "main", "miss_coverage", "relations_of"]
@@ -91,7 +91,7 @@ def relations_of(data: bytes, page: int, box: BBox, text: str) -> list[Equation]
         The relations, holding or not, in the order the checks recorded them.
     """
     log = RelationLog()
-    run_checks(process_bytes(data, source="miss_coverage.pdf"), relations=log)
+    run_checks(parse_bytes(data, source="miss_coverage.pdf"), relations=log)
     return [eq for eq in log.equations if any(_is_plant(t, page, box, text) for t in eq.terms)]
 
 
