@@ -67,9 +67,15 @@ def timed_run(checkout: Path, inputs: list[Path], workers: int) -> float:
     cmd = [sys.executable, "-W", "ignore", "-m", "tieout.cli", "run", "--workers", str(workers), "--out"]
     try:
         start = time.monotonic()
-        # (its progress is captured, not shown: two runs' bars would interleave with the pair lines)
-        subprocess.run([*cmd, str(out), *map(str, inputs)], cwd=checkout, env=env, capture_output=True,
-                       timeout=RUN_TIMEOUT_S, check=True)  # fmt: skip
+        # Its progress is captured, not shown: two runs' bars would interleave with the pair lines.
+        subprocess.run(
+            [*cmd, str(out), *map(str, inputs)],
+            cwd=checkout,
+            env=env,
+            capture_output=True,
+            timeout=RUN_TIMEOUT_S,
+            check=True,
+        )
         return time.monotonic() - start
     finally:
         shutil.rmtree(out, ignore_errors=True)

@@ -224,7 +224,7 @@ def _mark_underlines(table: RawTable, horizontal: Sequence[tuple[float, float, f
     if not horizontal:
         return
     marked: list[RawCell] = []
-    for bottom, row in zip(bottoms, body[1:], strict=False):
+    for bottom, row in zip(bottoms[:-1], body[1:], strict=True):
         for cell in row:
             if cell.col == 0 or not is_figure(cell.text):
                 continue
