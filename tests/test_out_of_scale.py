@@ -104,9 +104,40 @@ def test_a_figure_that_is_not_the_largest_of_its_column_raises_nothing() -> None
     assert [f.evidence[0].text for f in flags] == ["Backlog: 12,000,000"]
 
 
-def test_a_row_whose_figures_change_sign_raises_nothing() -> None:
+def test_a_figure_far_more_than_a_thousand_times_its_row_raises_nothing() -> None:
+    """No figure of the row is near its thousandth (9,030): the line is not this figure's scale."""
     rows = [*_RECORD[1:], ("Other income", ["(12)", "15", "9,030,000", "(11)", "10"])]
     assert check_magnitudes([make_table(rows, periods=YEARS)]) == []
+
+
+def test_a_line_that_turns_to_a_loss_is_flagged() -> None:
+    """A quarter's loss keyed a thousand times over beside the profits of the other quarters (and a
+    quarter of next to nothing): the row's signs and its small figures do not hide it."""
+    rows = printed_rows("""
+        Interest income        | 12  | 15 | 14        | 11
+        Other income (expense) | 229 | 3  | (481,000) | 401
+        Gains on sales         | 25  | 30 | 28        | 27
+        Impairments            | 40  | 35 | 38        | 36
+    """)
+    flags = check_magnitudes([make_table(rows, periods=("FY2025", "FY2024", "FY2023", "FY2022"))])
+    assert [f.evidence[0].text for f in flags] == ["Other income (expense): (481,000)"]
+    assert flags[0].localization is not None and flags[0].localization.corrected == ["(481)"]
+
+
+def test_a_balance_beside_movements_of_either_sign_is_flagged() -> None:
+    """An opening balance keyed a thousand times over in a roll-forward: its row's movements go either
+    way, and its closing balance, in a column the other rows prove on one scale, is its comparison."""
+    rows = printed_rows("""
+        Unrealized gains on securities | 4         | 3    | (1) | 6
+        Derivatives                    | (22)      | (44) | 6   | (60)
+        Translation adjustment         | (170,000) | 66   | —   | (104)
+        Pension adjustments            | (35)      | 12   | 4   | (19)
+    """)
+    heads = ["Opening", "Change", "Reclassified", "Closing"]
+    table = make_table(rows, periods=("FY2024", None, None, "FY2025"), headers=heads)
+    flags = check_magnitudes([table])
+    assert [f.evidence[0].text for f in flags] == ["Translation adjustment: (170,000)"]
+    assert [e.text for e in flags[0].evidence[1:]] == ["Translation adjustment: (104)"]
 
 
 def test_a_figure_a_holding_relation_prints_is_pinned() -> None:

@@ -9,10 +9,13 @@ size its figures are; no scale is read from a head.
    percentage, a ratio or an amount per share: those are on scales of their own).
 2. *Columns on one scale*: two columns are on one scale when at least three other rows print both and, in
    three of every four of them, neither figure is more than ten times the other.
-3. *Out of scale in its row*: a figure of a thousand or more whose row's other figures all have its sign,
-   are at least ten and are at most a third of a thousandth of it, one of them in a column on one scale
-   with the figure's and no smaller than a three-thousandth of it: the figure over a thousand is what the
-   table's rows say it should be near.
+3. *Out of scale in its row*: a figure of a thousand or more whose row's other figures are all at most a
+   hundredth of it (a thousandth, give or take the ten times two columns on one scale may differ), one of
+   them at least ten, in a column on one scale with the figure's and no smaller than a three-thousandth of
+   it: the figure over a thousand is what the table's rows say it should be near. Signs do not count: a
+   line's years turn from profit to loss, a roll-forward's movements go either way, and the keyed figure
+   keeps its own sign; a line's small figures (a maturity in its last year) only make it stand out more.
+   The comparison the flag prints is the one nearest the thousandth.
 4. *Out of scale in its column*: it is also ten times every other figure of its column (at least two). A
    line that really is a thousand times its neighbours in a row (a balance that grew from nothing) is
    seldom also the largest figure of its column by a factor of ten.
@@ -27,6 +30,7 @@ Each figure out of scale is one flag with its localization: the figure over a th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -54,7 +58,7 @@ _UNITS = frozenset({"currency", "number", "shares", "count"})
 _KEYED = 1000.0
 """The factor of a figure keyed at the wrong scale: units for thousands, thousands for millions."""
 _SLACK = 3.0
-"""How far from a thousandth of the figure its row's figures may be (step 3)."""
+"""How far below a thousandth of the figure its comparison may be (step 3)."""
 _BAND = 10.0
 """Columns on one scale: neither figure more than this many times the other (step 2)."""
 _MIN_ROWS = 3
@@ -106,16 +110,18 @@ def _out_of_scale(grid: _Grid, row: int, col: int) -> _Fig | None:
     others = [(k, f) for k, f in grid[row].items() if k != col]
     if fig.size < _MIN_FIGURE or not others:
         return None
-    for _, f in others:
-        if f.negative != fig.negative or f.size < _MIN_OTHER or fig.size * _SLACK < f.size * _KEYED:
-            return None
+    if any(fig.size * _BAND < f.size * _KEYED for _, f in others):
+        return None
     column = [r[col].size for i, r in grid.items() if i != row and col in r]
     if len(column) < 2 or fig.size < _COLUMN_MARGIN * max(column):
         return None
-    for k, f in others:
-        if fig.size <= f.size * _KEYED * _SLACK and _on_one_scale(grid, col, k, row):
-            return f
-    return None
+    near = [
+        f
+        for k, f in others
+        if f.size >= _MIN_OTHER and fig.size <= f.size * _KEYED * _SLACK and _on_one_scale(grid, col, k, row)
+    ]
+    # The comparison the flag prints is the figure nearest the thousandth, whichever column comes first.
+    return min(near, key=lambda f: abs(math.log(f.size * _KEYED / fig.size)), default=None)
 
 
 def _thousandth(cell: Cell) -> str:
