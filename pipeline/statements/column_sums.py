@@ -1,8 +1,9 @@
 """Columns that add up (step 4 of :mod:`pipeline.statements`), row by row.
 
-A "Total" column that is the sum of the others (statements of changes in equity, segment tables), or of its
+A "Total" column that is the sum of the others (statements of changes in equity, segment tables), of its
 own group of columns where a table prints several periods side by side ("2022: Total | Level 1 | Level 2 —
-2021: Total | …").
+2021: Total | …"), or of the columns next to it in a wide schedule (a real estate schedule's gross amounts,
+and its initial cost before them).
 """
 
 from __future__ import annotations
@@ -99,7 +100,9 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
     A total column is headed "Total" or "Consolidated" (or as the year, beside quarters); its components
     are the amount columns between it and the next total column (a total printed first in its group) or
     the previous one (printed last, with or without that previous total), blanks being nil, or, for the
-    first or last column, all the others.
+    first or last column, all the others, or else the shorter runs of columns next to it
+    (:func:`_nearest_runs`). The run just before a sum of the columns just before the total may be a
+    second sum of it (a real estate schedule's initial cost beside its gross amount).
     Each sum must hold, with real figures, in at least three rows; a row where it then fails is an
     inconsistency only when it is the only one.
 
@@ -152,16 +155,53 @@ def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
             # A first or last total column may add up all the others, "Total" heads among them ("Total
             # stores at the start of the quarter | opened | closed | Total stores at its end").
             groups.append(tuple(c for c in amount_cols if c != amount_cols[pos]))
-        for parts in groups:
-            if len(parts) < 2 or used.intersection(parts):
-                continue  # a column is a component of one sum only
-            total = amount_cols[pos]
-            proven = _column_sum(rows, grid, lone, total, parts, headed=True)
-            if proven is not None:
-                found.append(proven)
-                used.update(parts)
-                break
+        groups.extend(_nearest_runs(tuple(before), tuple(after)))
+        total = amount_cols[pos]
+        proven = _first_proven(rows, grid, lone, total, groups, used, found)
+        if proven is not None and before[-len(proven.components) :] == list(proven.components):
+            # The columns before a run that adds up to the total may add up to it as well: a real estate
+            # schedule's initial costs and the costs capitalized since are its gross amounts, another way.
+            rest = tuple(before[: -len(proven.components)])
+            _first_proven(rows, grid, lone, total, [rest, *_nearest_runs(rest, ())], used, found)
     return found if at else _unheaded_sums(rows, grid, lone, amount_cols)
+
+
+def _first_proven(
+    rows: Sequence[RowView],
+    grid: Grid,
+    lone: set[tuple[int, int]],
+    total: int,
+    groups: Sequence[tuple[int, ...]],
+    used: set[int],
+    found: list[ColumnTotal],
+) -> ColumnTotal | None:
+    """The first of ``groups`` that the rows prove adds up to the headed ``total``.
+
+    It is added to ``found`` and its columns to ``used``: a column is a component of one sum only.
+    """
+    for parts in groups:
+        if len(parts) < 2 or used.intersection(parts):
+            continue
+        proven = _column_sum(rows, grid, lone, total, parts, headed=True)
+        if proven is not None:
+            found.append(proven)
+            used.update(parts)
+            return proven
+    return None
+
+
+def _nearest_runs(before: tuple[int, ...], after: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The shorter runs of columns next to a total: just before it, then just after it, longest first.
+
+    Each run has two columns at least. A wide schedule prints columns that are no part of a total between it
+    and the previous one: a real estate schedule's encumbrances and initial costs stand before the gross
+    amounts it adds up ("Land and Improvements | Building and Improvements | Construction in Progress |
+    Total"), and its accumulated depreciation and years after it. The columns a total adds up are printed
+    next to it.
+    """
+    return [before[-k:] for k in range(len(before) - 1, 1, -1)] + [
+        after[:k] for k in range(len(after) - 1, 1, -1)
+    ]
 
 
 def _unheaded_sums(
