@@ -10,9 +10,10 @@ balance named by a full date after its name.
 from __future__ import annotations
 
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, table_result
+from tests.support.pages import Keyed, table_result
 
 
+@Keyed
 def _rollforward(dividends: str = "(748,378)") -> DocumentResult:
     rows = [
         ("Equity, December 31, 2012", ("5,634,854",)),
@@ -26,9 +27,9 @@ def _rollforward(dividends: str = "(748,378)") -> DocumentResult:
     )
 
 
-def test_the_clean_rollforward_raises_nothing() -> None:
-    assert _rollforward().flags == []
+test_the_clean_rollforward_raises_nothing = _rollforward.quiet_test()
 
 
-def test_a_movement_keyed_wrong_is_flagged() -> None:
-    assert "Equity, December 31, 2013" in only_flag(_rollforward(dividends="(784,378)"), "TOT001").message
+test_a_movement_keyed_wrong_is_flagged = _rollforward.flagged_test(
+    "TOT001", "Equity, December 31, 2013", dividends="(784,378)"
+)

@@ -15,11 +15,12 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, only_flag, page_rows, titled_page, write_table
+from tests.support.pages import SIZE, Keyed, page_rows, titled_page, write_table
 
 _XS = (270.0, 330.0, 390.0, 450.0, 510.0, 570.0)
 
 
+@Keyed
 def _units(opening_2017: str = "142.98", closing_2016: str = "142.98") -> DocumentResult:
     rows = page_rows(f"""
         Balance as of January 1 | 686   | 171.90 | 656   | {opening_2017} | 871   | 120.89
@@ -42,13 +43,10 @@ def _units(opening_2017: str = "142.98", closing_2016: str = "142.98") -> Docume
     return process_bytes(doc.tobytes(), source="units.pdf")
 
 
-def test_the_clean_roll_forward_raises_nothing() -> None:
-    assert _units().flags == []
+test_the_clean_roll_forward_raises_nothing = _units.quiet_test()
 
 
-def test_an_opening_keyed_wrong_is_flagged() -> None:
-    assert "42.98" in only_flag(_units(opening_2017="42.98"), "TOT003").message
+test_an_opening_keyed_wrong_is_flagged = _units.flagged_test("TOT003", "42.98", opening_2017="42.98")
 
 
-def test_a_closing_keyed_wrong_is_flagged() -> None:
-    assert "124.98" in only_flag(_units(closing_2016="124.98"), "TOT003").message
+test_a_closing_keyed_wrong_is_flagged = _units.flagged_test("TOT003", "124.98", closing_2016="124.98")

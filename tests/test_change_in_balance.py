@@ -11,9 +11,10 @@ it (``labels.named_change``); a keying error in either relation is still flagged
 from __future__ import annotations
 
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, page_rows, table_result
+from tests.support.pages import Keyed, page_rows, table_result
 
 
+@Keyed
 def _rollforward(issuance: str = "1,500", closing: str = "237,333") -> DocumentResult:
     rows = page_rows(f"""
         Tier 1 capital at December 31, 2020 | 234,844
@@ -33,13 +34,14 @@ def _rollforward(issuance: str = "1,500", closing: str = "237,333") -> DocumentR
     )
 
 
-def test_the_clean_rollforward_raises_nothing() -> None:
-    assert _rollforward().flags == []
+test_the_clean_rollforward_raises_nothing = _rollforward.quiet_test()
 
 
-def test_a_movement_keyed_wrong_is_flagged() -> None:
-    assert "Change in Tier 1 capital" in only_flag(_rollforward(issuance="1,050"), "TOT001").message
+test_a_movement_keyed_wrong_is_flagged = _rollforward.flagged_test(
+    "TOT001", "Change in Tier 1 capital", issuance="1,050"
+)
 
 
-def test_a_closing_balance_keyed_wrong_is_flagged() -> None:
-    assert "components sum to 237,333" in only_flag(_rollforward(closing="273,333"), "TOT001").message
+test_a_closing_balance_keyed_wrong_is_flagged = _rollforward.flagged_test(
+    "TOT001", "components sum to 237,333", closing="273,333"
+)

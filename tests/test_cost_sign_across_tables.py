@@ -12,7 +12,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, page_rows, titled_page, write_table
+from tests.support.pages import Keyed, page_rows, titled_page, write_table
 
 _STATEMENT = page_rows("""
     Net revenue                           | 23,601 | 16,434
@@ -24,6 +24,7 @@ _STATEMENT = page_rows("""
 """)
 
 
+@Keyed
 def _filing(summary_cost: str = "2,845", statement_cost: str = "5,005") -> DocumentResult:
     doc = pymupdf.open()
     heads = ("2022", "2021")
@@ -41,12 +42,12 @@ def _filing(summary_cost: str = "2,845", statement_cost: str = "5,005") -> Docum
     return process_bytes(doc.tobytes(), source="filing.pdf")
 
 
-def test_the_clean_filing_raises_nothing() -> None:
-    assert _filing().flags == []
+test_the_clean_filing_raises_nothing = _filing.quiet_test()
 
 
-def test_a_cost_keyed_with_the_other_sign_is_flagged() -> None:
-    assert "sign" in only_flag(_filing(summary_cost="(2,845)"), "XREF001").message
+test_a_cost_keyed_with_the_other_sign_is_flagged = _filing.flagged_test(
+    "XREF001", "sign", summary_cost="(2,845)"
+)
 
 
 def test_a_table_that_prints_costs_in_parentheses_raises_nothing() -> None:

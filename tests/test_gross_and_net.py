@@ -9,9 +9,10 @@ only when the line it is net of was printed bare above it, or the deduction star
 from __future__ import annotations
 
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, page_rows, table_result
+from tests.support.pages import Keyed, page_rows, table_result
 
 
+@Keyed
 def _assets(depreciation: str = "(3,655)") -> DocumentResult:
     rows = page_rows(f"""
         Regulated assets and other, gross  | 9,151          | 8,858
@@ -26,9 +27,9 @@ def _assets(depreciation: str = "(3,655)") -> DocumentResult:
     )
 
 
-def test_the_clean_table_raises_nothing() -> None:
-    assert _assets().flags == []
+test_the_clean_table_raises_nothing = _assets.quiet_test()
 
 
-def test_a_deduction_keyed_wrong_is_flagged() -> None:
-    assert "Regulated assets and other, net" in only_flag(_assets(depreciation="(3,565)"), "TOT001").message
+test_a_deduction_keyed_wrong_is_flagged = _assets.flagged_test(
+    "TOT001", "Regulated assets and other, net", depreciation="(3,565)"
+)

@@ -14,11 +14,12 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, only_flag, right_aligned, titled_page
+from tests.support.pages import SIZE, Keyed, right_aligned, titled_page
 
 _XS = (440.0, 520.0)
 
 
+@Keyed
 def _balance_sheet(grand_total: str = "101,450") -> DocumentResult:
     rows = [
         (60, "Current assets", ("10,822", "8,097")),
@@ -49,9 +50,9 @@ def _balance_sheet(grand_total: str = "101,450") -> DocumentResult:
     return process_bytes(doc.tobytes(), source="balance.pdf")
 
 
-def test_the_clean_balance_sheet_raises_nothing() -> None:
-    assert _balance_sheet().flags == []
+test_the_clean_balance_sheet_raises_nothing = _balance_sheet.quiet_test()
 
 
-def test_a_grand_total_keyed_wrong_is_flagged() -> None:
-    assert "TOTAL LIABILITIES AND EQUITY" in only_flag(_balance_sheet("1,101,450"), "TOT001").message
+test_a_grand_total_keyed_wrong_is_flagged = _balance_sheet.flagged_test(
+    "TOT001", "TOTAL LIABILITIES AND EQUITY", grand_total="1,101,450"
+)

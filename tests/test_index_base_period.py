@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, table_result
+from tests.support.pages import Keyed, table_result
 
 _XS = (250.0, 310.0, 370.0, 430.0, 490.0, 545.0)
 _HEADS = ("Base 2016", "2017", "2018", "2019", "2020", "2021")
 
 
+@Keyed
 def _returns(index_base: str = "100", rows: Sequence[tuple[str, Sequence[str]]] = ()) -> DocumentResult:
     lines = rows or [
         ("Advanced Micro Devices, Inc.", ("100", "91", "157", "407", "810", "1,289")),
@@ -29,16 +30,17 @@ def _returns(index_base: str = "100", rows: Sequence[tuple[str, Sequence[str]]] 
     )
 
 
-def test_the_clean_table_raises_nothing() -> None:
-    assert _returns().flags == []
+test_the_clean_table_raises_nothing = _returns.quiet_test()
 
 
-def test_a_base_keyed_with_the_other_sign_is_flagged() -> None:
-    assert "S&P 500 Index" in only_flag(_returns("(100)"), "CHG001").message
+test_a_base_keyed_with_the_other_sign_is_flagged = _returns.flagged_test(
+    "CHG001", "S&P 500 Index", index_base="(100)"
+)
 
 
-def test_a_base_with_a_digit_dropped_is_flagged() -> None:
-    assert "S&P 500 Index" in only_flag(_returns("10"), "CHG001").message
+test_a_base_with_a_digit_dropped_is_flagged = _returns.flagged_test(
+    "CHG001", "S&P 500 Index", index_base="10"
+)
 
 
 def test_a_first_column_of_amounts_is_no_index() -> None:

@@ -14,12 +14,13 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, page_rows, titled_page, write_ruled_rows
+from tests.support.pages import Keyed, page_rows, titled_page, write_ruled_rows
 
 _XS = (430.0, 520.0)
 _RULED = ("Net current period other comprehensive income (loss)", "Ending balance")
 
 
+@Keyed
 def _aoci(opening: str = "111") -> DocumentResult:
     rows = page_rows(f"""
         Beginning balance                                          | {opening} | (591)
@@ -35,9 +36,9 @@ def _aoci(opening: str = "111") -> DocumentResult:
     return process_bytes(doc.tobytes(), source="aoci.pdf")
 
 
-def test_the_clean_table_raises_nothing() -> None:
-    assert _aoci().flags == []
+test_the_clean_table_raises_nothing = _aoci.quiet_test()
 
 
-def test_an_opening_balance_keyed_with_the_other_sign_is_flagged() -> None:
-    assert "Ending balance" in only_flag(_aoci(opening="(111)"), "TOT001").message
+test_an_opening_balance_keyed_with_the_other_sign_is_flagged = _aoci.flagged_test(
+    "TOT001", "Ending balance", opening="(111)"
+)

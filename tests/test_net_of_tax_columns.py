@@ -13,12 +13,13 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, only_flag, page_rows, right_aligned, write_table
+from tests.support.pages import SIZE, Keyed, page_rows, right_aligned, write_table
 
 _XS = (380.0, 460.0, 540.0, 640.0, 720.0, 800.0)
 """Right edges of the value columns on a landscape page: two years of three columns."""
 
 
+@Keyed
 def _note(translation: str = "324") -> DocumentResult:
     rows = page_rows(f"""
         Foreign currency translation adjustments      | 324   | —    | {translation} | 239   | —   | 239
@@ -39,9 +40,9 @@ def _note(translation: str = "324") -> DocumentResult:
     return process_bytes(doc.tobytes(), source="oci.pdf")
 
 
-def test_the_clean_note_raises_nothing() -> None:
-    assert _note().flags == []
+test_the_clean_note_raises_nothing = _note.quiet_test()
 
 
-def test_a_net_amount_keyed_a_thousand_times_too_large_is_flagged() -> None:
-    assert "324,000" in only_flag(_note(translation="324,000"), "TOT002").message
+test_a_net_amount_keyed_a_thousand_times_too_large_is_flagged = _note.flagged_test(
+    "TOT002", "324,000", translation="324,000"
+)

@@ -14,9 +14,10 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, page_rows, titled_page, write_table
+from tests.support.pages import Keyed, page_rows, titled_page, write_table
 
 
+@Keyed
 def _equity(paid_in: str = "53,379") -> DocumentResult:
     rows = page_rows(f"""
         Total liabilities                               | 43,942    | 49,587
@@ -44,9 +45,9 @@ def _equity(paid_in: str = "53,379") -> DocumentResult:
     return process_bytes(doc.tobytes(), source="equity.pdf")
 
 
-def test_the_clean_balance_sheet_raises_nothing() -> None:
-    assert _equity().flags == []
+test_the_clean_balance_sheet_raises_nothing = _equity.quiet_test()
 
 
-def test_a_component_keyed_with_the_other_sign_is_flagged() -> None:
-    assert "Total shareholders' equity" in only_flag(_equity(paid_in="(53,379)"), "TOT001").message
+test_a_component_keyed_with_the_other_sign_is_flagged = _equity.flagged_test(
+    "TOT001", "Total shareholders' equity", paid_in="(53,379)"
+)

@@ -9,9 +9,10 @@ wrong, the two runs expected different totals, and the break was taken for a mis
 from __future__ import annotations
 
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, page_rows, table_result
+from tests.support.pages import Keyed, page_rows, table_result
 
 
+@Keyed
 def _equity(common_stock: str = "770") -> DocumentResult:
     rows = page_rows(f"""
         Common stock and paid-in capital     | 760   | {common_stock}
@@ -29,12 +30,12 @@ def _equity(common_stock: str = "770") -> DocumentResult:
     )
 
 
-def test_the_clean_section_raises_nothing() -> None:
-    assert _equity().flags == []
+test_the_clean_section_raises_nothing = _equity.quiet_test()
 
 
-def test_a_keyed_line_in_the_year_the_nil_line_prints_is_flagged() -> None:
-    assert "3,243" in only_flag(_equity(common_stock="707"), "TOT001").message
+test_a_keyed_line_in_the_year_the_nil_line_prints_is_flagged = _equity.flagged_test(
+    "TOT001", "3,243", common_stock="707"
+)
 
 
 def _costs(total_2020: str = "55,406") -> DocumentResult:

@@ -15,11 +15,12 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, only_flag, titled_page, write_table
+from tests.support.pages import SIZE, Keyed, titled_page, write_table
 
 _XS = (280.0, 335.0, 390.0, 450.0, 505.0, 560.0)
 
 
+@Keyed
 def _results(effect_2017: str = "(352)") -> DocumentResult:
     rows = [
         ("Net sales", ("135,987", "550", "136,537", "177,866", "(210)", "177,656")),
@@ -43,9 +44,9 @@ def _results(effect_2017: str = "(352)") -> DocumentResult:
     return process_bytes(doc.tobytes(), source="fx.pdf")
 
 
-def test_the_clean_table_raises_nothing() -> None:
-    assert _results().flags == []
+test_the_clean_table_raises_nothing = _results.quiet_test()
 
 
-def test_an_exchange_effect_keyed_wrong_is_flagged() -> None:
-    assert "Operating expenses" in only_flag(_results("(3,522)"), "TOT002").message
+test_an_exchange_effect_keyed_wrong_is_flagged = _results.flagged_test(
+    "TOT002", "Operating expenses", effect_2017="(3,522)"
+)

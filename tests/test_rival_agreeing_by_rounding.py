@@ -13,11 +13,12 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, page_rows, titled_page, write_table
+from tests.support.pages import Keyed, page_rows, titled_page, write_table
 
 _XS = (300.0, 380.0, 460.0, 540.0)
 
 
+@Keyed
 def _equity(other_comprehensive: str = "(449)") -> DocumentResult:
     rows = page_rows(f"""
         Balance at December 31, 2020                  | (423) | 46,513 | 49,640  | 1,414
@@ -35,9 +36,9 @@ def _equity(other_comprehensive: str = "(449)") -> DocumentResult:
     return process_bytes(doc.tobytes(), source="equity.pdf")
 
 
-def test_the_clean_statement_raises_nothing() -> None:
-    assert _equity().flags == []
+test_the_clean_statement_raises_nothing = _equity.quiet_test()
 
 
-def test_a_movement_keyed_with_the_wrong_sign_breaks_the_roll_forward() -> None:
-    assert "965" in only_flag(_equity(other_comprehensive="449"), "TOT001").message
+test_a_movement_keyed_with_the_wrong_sign_breaks_the_roll_forward = _equity.flagged_test(
+    "TOT001", "965", other_comprehensive="449"
+)

@@ -13,9 +13,10 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, page_rows, titled_page, write_table
+from tests.support.pages import Keyed, page_rows, titled_page, write_table
 
 
+@Keyed
 def _income(diluted: str = "585.3") -> DocumentResult:
     rows = page_rows(f"""
         Net sales                                                            | 35,355    | 32,184 | 32,136
@@ -35,9 +36,9 @@ def _income(diluted: str = "585.3") -> DocumentResult:
     return process_bytes(doc.tobytes(), source="income.pdf")
 
 
-def test_the_clean_statement_raises_nothing() -> None:
-    assert _income().flags == []
+test_the_clean_statement_raises_nothing = _income.quiet_test()
 
 
-def test_a_diluted_count_keyed_with_a_digit_doubled_is_flagged() -> None:
-    assert "5,585.3" in only_flag(_income(diluted="5,585.3"), "EPS001").message
+test_a_diluted_count_keyed_with_a_digit_doubled_is_flagged = _income.flagged_test(
+    "EPS001", "5,585.3", diluted="5,585.3"
+)

@@ -16,12 +16,13 @@ import pymupdf
 from pipeline.engine import process_bytes
 from sample_docs.generate import winansi
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, titled_page, write_ruled_rows
+from tests.support.pages import Keyed, titled_page, write_ruled_rows
 
 _XS = (330.0, 400.0, 470.0, 540.0)
 _NIL = winansi("—")
 
 
+@Keyed
 def _ffo(ffo_2013: str = "1,295,778") -> DocumentResult:
     rows = [
         ("Net income attributable to the Company", ("648,748", "499,129", "841,516", "334,601")),
@@ -46,9 +47,9 @@ def _ffo(ffo_2013: str = "1,295,778") -> DocumentResult:
     return process_bytes(doc.tobytes(), source="ffo.pdf")
 
 
-def test_the_clean_reconciliation_raises_nothing() -> None:
-    assert _ffo().flags == []
+test_the_clean_reconciliation_raises_nothing = _ffo.quiet_test()
 
 
-def test_a_years_ffo_keyed_wrong_is_flagged() -> None:
-    assert "Funds from operations" in only_flag(_ffo("1,259,778"), "TOT001").message
+test_a_years_ffo_keyed_wrong_is_flagged = _ffo.flagged_test(
+    "TOT001", "Funds from operations", ffo_2013="1,259,778"
+)

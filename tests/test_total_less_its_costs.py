@@ -14,12 +14,13 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, page_rows, titled_page, write_ruled_rows
+from tests.support.pages import Keyed, page_rows, titled_page, write_ruled_rows
 
 _XS = (420.0, 500.0)
 _RULED = ("Income of consolidated group", "Net income including noncontrolling interest")
 
 
+@Keyed
 def _income(provision: str = "1,285") -> DocumentResult:
     rows = page_rows(f"""
         Net sales                                                    | 35,355      | 32,184
@@ -36,9 +37,9 @@ def _income(provision: str = "1,285") -> DocumentResult:
     return process_bytes(doc.tobytes(), source="income.pdf")
 
 
-def test_the_clean_statement_raises_nothing() -> None:
-    assert _income().flags == []
+test_the_clean_statement_raises_nothing = _income.quiet_test()
 
 
-def test_a_provision_keyed_wrong_is_flagged() -> None:
-    assert "Income of consolidated group" in only_flag(_income(provision="285"), "TOT001").message
+test_a_provision_keyed_wrong_is_flagged = _income.flagged_test(
+    "TOT001", "Income of consolidated group", provision="285"
+)

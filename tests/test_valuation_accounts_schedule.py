@@ -13,12 +13,13 @@ protection", "price concessions" and "price adjustments" are amounts
 from __future__ import annotations
 
 from schemas.models import DocumentResult
-from tests.support.pages import only_flag, page_rows, table_result
+from tests.support.pages import Keyed, page_rows, table_result
 
 _HEADS = ("Beginning of Period", "Additions", "Deductions", "End of Period")
 _XS = (330.0, 400.0, 470.0, 540.0)
 
 
+@Keyed
 def _schedule(returns_2020: str = "118", opening_2020: str = "181") -> DocumentResult:
     rows = page_rows(f"""
         At December 31, 2021                              |                |      |      |
@@ -40,13 +41,12 @@ def _schedule(returns_2020: str = "118", opening_2020: str = "181") -> DocumentR
     )
 
 
-def test_the_clean_schedule_raises_nothing() -> None:
-    assert _schedule().flags == []
+test_the_clean_schedule_raises_nothing = _schedule.quiet_test()
 
 
-def test_an_opening_balance_keyed_wrong_is_flagged() -> None:
-    assert "811" in only_flag(_schedule(opening_2020="811"), "TOT002").message
+test_an_opening_balance_keyed_wrong_is_flagged = _schedule.flagged_test("TOT002", "811", opening_2020="811")
 
 
-def test_a_price_protection_allowance_keyed_wrong_is_flagged() -> None:
-    assert "181" in only_flag(_schedule(returns_2020="181"), "TOT002").message
+test_a_price_protection_allowance_keyed_wrong_is_flagged = _schedule.flagged_test(
+    "TOT002", "181", returns_2020="181"
+)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Generic, ParamSpec
 
 import pymupdf
 
@@ -16,6 +17,8 @@ SIZE = 9.0
 
 Rows = Sequence[tuple[str, Sequence[str]]]
 """A table's lines: label and one printed figure per value column."""
+
+P = ParamSpec("P")
 
 
 def page_rows(table: str) -> list[Row]:
@@ -90,6 +93,38 @@ def only_flag(result: DocumentResult, rule: str) -> Flag:
     rules = [flag.rule for flag in result.flags]
     assert rules == [rule], f"expected one {rule} flag, got {rules}"
     return result.flags[0]
+
+
+class Keyed(Generic[P]):
+    """A generated document whose builder takes the figures a test keys wrong, each defaulting to the figure
+    the clean document prints; decorate the builder with it. Calling it builds and processes the document;
+    :meth:`quiet_test` and :meth:`flagged_test` are the two tests most such documents have (assign each to a
+    ``test_`` name)."""
+
+    def __init__(self, build: Callable[P, DocumentResult]) -> None:
+        self.build = build
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> DocumentResult:
+        return self.build(*args, **kwargs)
+
+    def quiet_test(self) -> Callable[[], None]:
+        """A test: the clean document raises no flag."""
+
+        def test() -> None:
+            flags = self.build().flags  # type: ignore[call-arg]  # every figure has its clean default
+            assert flags == [], [f.message for f in flags]
+
+        return test
+
+    def flagged_test(self, rule: str, naming: str, *args: P.args, **kwargs: P.kwargs) -> Callable[[], None]:
+        """A test: the document built with ``args`` and ``kwargs`` (a figure keyed wrong) raises one flag, a
+        ``rule`` flag whose message prints ``naming``."""
+
+        def test() -> None:
+            message = only_flag(self.build(*args, **kwargs), rule).message
+            assert naming in message, message
+
+        return test
 
 
 def write_ruled_rows(
