@@ -123,7 +123,8 @@ class _Walk:
     by_index: dict[int, RowView]
     visible: list[int] = field(default_factory=list)
     starts: list[int] = field(default_factory=lambda: [0])
-    section_row: int = -1  # row of the last heading that begins a section (not "Add:" or "Less:")
+    section_row: int = -1  # row of the heading of the section open (not "Add:" or "Less:")
+    sections: list[int] = field(default_factory=list)  # the headings of the sections open, outermost first
     heading_row: int = -1  # row of the last heading
     totals: set[int] = field(default_factory=set)
     partial: bool = False  # the table may be the rest of one begun on the page before
@@ -192,8 +193,26 @@ class _Walk:
             return True
         if (m := _HEADED_LINE.match(row.label)) is not None and heading_sign(m.group("heading")) is None:
             self.starts.append(len(self.visible))
-            self.section_row = row.index - 1
+            self.open_section(row.index - 1)
         return False
+
+    def open_section(self, heading: int) -> None:
+        """A section begins under the heading row ``heading``, inside the sections open."""
+        self.sections.append(heading)
+        self.section_row = heading
+
+    def close_section(self, structure: Structure) -> None:
+        """A total that adds up every line left in view under its section's heading closes the section.
+
+        The lines after it are its enclosing section's again: a purchase price allocation prints goodwill,
+        then "Intangible assets:" with their lines and subtotal, then the other assets and liabilities, and
+        its unlabelled last line adds up goodwill, that subtotal and those lines.
+        """
+        run = {r for r in self.visible if r > self.section_row}
+        if not self.sections or not run or run != {r for r, _ in structure.components}:
+            return
+        self.sections.pop()
+        self.section_row = self.sections[-1] if self.sections else -1
 
     def enter_heading(self, row: RowView) -> int | None:
         """A heading row: a run may start below it; returns the sign it gives the lines under it, if any."""
@@ -202,7 +221,7 @@ class _Walk:
         sign = heading_sign(row.label)
         if sign is None:
             # (the lines under "Add:" or "Less:" adjust the line above the heading: one section with it)
-            self.section_row = row.index
+            self.open_section(row.index)
         return sign
 
     def closes_section(self, row: RowView, structure: Structure) -> bool:
@@ -487,6 +506,7 @@ def build_tree(
                     walk.signs[row.index] = label_sign(row, grid, heading)
                 nodes.append(TreeNode(resolution.structure, resolution.proven))
                 walk.totals.add(row.index)
+                walk.close_section(resolution.structure)
                 if section_sign is not None and walk.closes_section(row, resolution.structure):
                     section_sign = None
                 walk.visible, walk.starts = _fold(walk.visible, walk.starts, resolution.structure)
