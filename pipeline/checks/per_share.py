@@ -98,11 +98,17 @@ def _headed(rows: Sequence[RowView]) -> dict[int, str]:
 
 
 def _flavour(label: str, headed: str) -> str | None:
-    """Basic or diluted, by a line's own label or else its section heading's."""
+    """Basic or diluted, by a line's own label or else its section heading's; the first named where both are.
+
+    "Shares used to compute basic net income per share" is the basic count whatever follows it (a wrapped
+    label's next line, "Dilutive potential common shares ...", read onto it); "basic and diluted" is one
+    figure for both, paired as the basic one with the counts that say the same.
+    """
     for text in (label, headed):
-        if DILUTED.search(text):
+        diluted, basic = DILUTED.search(text), BASIC.search(text)
+        if diluted and (basic is None or diluted.start() < basic.start()):
             return "diluted"
-        if BASIC.search(text):
+        if basic:
             return "basic"
     return None
 

@@ -29,7 +29,7 @@ _PER_SHARE_LINE = re.compile(
 _SHARES_LINE = re.compile(
     r"^(?:(?:adjusted|non-gaap|gaap) )?(?:basic |diluted )?"
     r"(?:weighted[- ]average(?: number of)?(?: basic| diluted)?(?:(?: [\w&.]+)? common| ordinary)? shares|"
-    r"number of (?:common |ordinary )?shares|(?:common |ordinary )?shares used in|"
+    r"number of (?:common |ordinary )?shares|(?:common |ordinary )?shares used (?:in|to|for)\b|"
     r"(?:common |ordinary )?shares outstanding(?: basic| diluted)?$|units outstanding)"
 )
 
@@ -42,7 +42,8 @@ shares", glued to its letters) are none."""
 # basic earnings per common share calculation", "Net income for diluted earnings per share". The clause says
 # where the amount goes, not what it is: the line is earnings, not a per-share figure.
 _USED_IN = re.compile(
-    r"\b(?:used in|for|used for) (?:the )?(?:computing |computation of |calculation of |calculating )?"
+    r"\b(?:used in|for|used for|used to) (?:the )?(?:computing |computation of |calculation of |calculating |"
+    r"compute |calculate )?"
     r"(?:basic |diluted )?(?:and diluted )?(?:net )?(?:earnings|income|loss) per "
     r"(?:common |ordinary )?share\b.*$"
 )
@@ -79,7 +80,8 @@ def _line_kind(label: str) -> str:
         return "amount"  # "Dividends declared ($5.88 per share)": an amount, described
     if _PER_SHARE_LINE.search(text):
         return "per_share"
-    if _SHARES_LINE.search(text):
+    # "Shares used in computing basic net income per share": the clause goes, and the count with it.
+    if _SHARES_LINE.search(text) or _SHARES_LINE.search(normalise_label(label)):
         return "shares"
     return "amount"
 
