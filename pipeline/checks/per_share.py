@@ -113,6 +113,36 @@ def _flavour(label: str, headed: str) -> str | None:
     return None
 
 
+def _own_flavour(label: str) -> str | None:
+    """The calculation a line of earnings names for itself: None where it names both ("basic and diluted")."""
+    diluted, basic = DILUTED.search(label), BASIC.search(label)
+    return None if diluted and basic else _flavour(label, "")
+
+
+def _numerators(
+    earnings: Sequence[int],
+    own: Mapping[int, str | None],
+    headed: Mapping[int, str],
+    eps: str,
+    flavour: str | None,
+) -> list[int]:
+    """The lines of earnings that may divide to a per-share line of ``flavour`` headed ``eps``.
+
+    "… per share from continuing operations" divides those earnings, not net income. "Net income for
+    diluted earnings per share" is the diluted numerator, never the basic one's; where a line names the
+    flavour, it is the numerator, and net income beside it (equal to it in most years) is not tried: a
+    misprint in the named line would otherwise be read as the other line's pairing.
+    """
+    wanted = set(_QUALIFIER.findall(eps))
+    same = [
+        r
+        for r in earnings
+        if set(_QUALIFIER.findall(headed.get(r, ""))) == wanted and own[r] in (None, flavour)
+    ]
+    named = [r for r in same if own[r] == flavour]
+    return named or same
+
+
 def _test(
     col: int, eps: PrintedFigure, shares: PrintedFigure, earnings: PrintedFigure, power: int
 ) -> _Test | None:
@@ -266,20 +296,14 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
             and _EARNINGS.search(numerator_label(line_item(r.label)))
         ]
         # "Net income for basic earnings per share" names its flavour and the calculation it is used for.
-        own = {r: _flavour(normalise_label(labels[r]), "") for r in earnings}
+        own = {r: _own_flavour(normalise_label(labels[r])) for r in earnings}
         named = {r for r in earnings if numerator_label(labels[r]) != normalise_label(labels[r])}
         seen: set[tuple[int, int]] = set()
         for e in (r for r in figs if kinds.get(r) == "per_share" and flavours.get(r)):
             for s in (r for r in figs if kinds.get(r) == "shares" and flavours.get(r) == flavours[e]):
-                # "… per share from continuing operations" divides those earnings, not net income.
-                wanted = set(_QUALIFIER.findall(headed.get(e, "")))
-                # "Net income for diluted earnings per share" is the diluted numerator: never the basic one's.
-                same = [
-                    r
-                    for r in earnings
-                    if set(_QUALIFIER.findall(headed.get(r, ""))) == wanted and own[r] in (None, flavours[e])
-                ]
-                ranked = _triples(figs, e, s, same)
+                ranked = _triples(
+                    figs, e, s, _numerators(earnings, own, headed, headed.get(e, ""), flavours[e])
+                )
                 if not ranked:
                     continue
                 earn, power, tests = ranked[0]
