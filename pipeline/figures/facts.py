@@ -100,10 +100,12 @@ _GENERIC_HEADING_WORDS = _words(
     commitments contingencies contingent see refer accounts payable receivable noncontrolling noninterest
     par value authorized issued stock treasury paid received during effect effects acquisitions acquired
     excluding includes noncash non-cash schedule provisions provision credit interests
+    gaap major category categories
     """
 )
 """Words of headings that are a statement's own structure: "Commitments and contingencies (Note 16)",
-"Common stock, par value $0.01, authorized ...", "Cash paid during the year for", "Noninterest expense"."""
+"Common stock, par value $0.01, authorized ...", "Cash paid during the year for", "Noninterest expense",
+"Major GAAP cash flow categories" (a summary of the statement's own totals)."""
 _STRUCTURE_WORDS = _GENERIC_HEADING_WORDS | _MONTH_WORDS
 """Those words and month names: a date ("Shares outstanding - December 31, 2021") names no segment."""
 
@@ -113,6 +115,10 @@ _OWNERS_EQUITY = re.compile(
 """A heading over the owners' equity of the reporting entity, by whatever name it is called ("Amcor plc
 shareholders' equity", "Stockholders' equity attributable to Boston Properties, Inc."): its lines are the
 statement's own, not a segment's."""
+
+_OTHER_MEASURE = re.compile(r"\bnon[- ]?(?:gaap|ifrs)\b", re.IGNORECASE)
+"""A heading over a measure of the company's own ("Non-GAAP - Continuing Operations"): its lines are not the
+statements' figures, though every word of it is a statement's."""
 
 _CAPTION = re.compile(
     r"[$€£]\s?\d|\bpar value\b|\(\s*(?:net of|includes|including|see|refer)\b", re.IGNORECASE
@@ -186,6 +192,8 @@ def heading_is_generic(heading: str, taxonomy: Taxonomy) -> bool:
         True for "Current assets", "Cash flows from operating activities", "Revenue"; False for
         "Americas", "Segment A", "Discontinued operations".
     """
+    if _OTHER_MEASURE.search(heading):
+        return False
     if taxonomy.match(heading) is not None or _OWNERS_EQUITY.search(heading) or _CAPTION.search(heading):
         return True
     return not _residual_words(heading, _STRUCTURE_WORDS)
