@@ -142,10 +142,15 @@ _RATIO_LABEL = re.compile(
 )
 
 
+_RATE_LABEL = re.compile(r"\b(?:rates?|yields?)\b")
+"""A line of rates: "Average fixed interest rate", "Weighted-average yield"."""
+
+
 def _column_figures(rows: Sequence[RowView]) -> tuple[Counter[int], Counter[int], set[int]]:
     """Per column: the figures printed, the percentages among them, and whether it is marked as percentages.
 
-    A "%" printed on the first and total rows only makes the whole column percentages, and a total of
+    A "%" printed on the first and total rows only makes the whole column percentages (a line of rates
+    prints its own, and is no first row), and a total of
     exactly 100 makes it shares of the total, unless the column prints amounts over 100 in several lines:
     shares of a total are at most 100, one line perhaps beyond it against an elimination ("Total finance
     lease liabilities" of 100 under leased property of 223 and its amortization of 117 is an amount). A
@@ -156,14 +161,19 @@ def _column_figures(rows: Sequence[RowView]) -> tuple[Counter[int], Counter[int]
     marked: set[int] = set()  # columns whose first figure or total row says "%"
     hundred: set[int] = set()  # columns whose total row prints 100
     beyond: Counter[int] = Counter()  # figures over 100 in magnitude, per column
+    lines: Counter[int] = Counter()  # figures per column on lines whose label names no rate
     for row in rows:
         label = normalise_label(row.label)
         total_row = bool(TOTAL_LABEL.search(label)) and not _RATIO_LABEL.search(label)
+        own_rate = bool(_RATE_LABEL.search(label))
         for col, cell in row.numbers.items():
             n = cell.number
             if n is None:
                 continue
-            first = col not in counts
+            # A rate's line prints its own "%" ("Average fixed interest rate" over the obligations it
+            # prices, in a maturity table): it says nothing of the lines under it.
+            first = not own_rate and col not in lines
+            lines[col] += not own_rate
             counts[col] += 1
             percent = n.unit in ("percent", "ratio")
             if percent:
