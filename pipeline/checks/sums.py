@@ -402,6 +402,7 @@ def check_tree(
     breaks = Counter(c for reading in readings for c, r in reading.items() if not r.comparison.ok)
     lone = lone_dashes(grid)
     log = relations if relations is not None else RelationLog()
+    blank_held = _held_with_blanks(structures, grid, columns)
     for k, (line, structure) in enumerate(nodes):
         results = [r for c in columns if (r := evaluate(structure, grid, c, nil_blanks=nil)) is not None]
         if no_dash:
@@ -430,6 +431,7 @@ def check_tree(
                 structure.rollforward
                 and not complete
                 and not _corroborated(structure, statement, across, len(support))
+                and blank_held[result.col] < _BLANK_SIBLINGS
             ):
                 continue
             finding = _Finding(structure, result, support)
@@ -445,6 +447,30 @@ def check_tree(
             misprints[(line.row, result.col)] = result.comparison.difference
     flags.extend(_check_across(table, statement, rows, log))
     return flags, flagged
+
+
+_BLANK_SIBLINGS = 2
+"""Other periods of a roll-forward that must hold in a column with its movements left blank."""
+
+
+def _held_with_blanks(structures: Sequence[Structure], grid: Grid, columns: Sequence[int]) -> Counter[int]:
+    """Per column, the roll-forwards that hold there with a movement left blank (read as nil).
+
+    A blank movement may be a figure the reader lost, so a roll-forward that fails in a column with a blank
+    line is taken for a misread one (:func:`check_tree`) — unless the roll-forwards of two other periods
+    hold in that column with their blanks: a class of shares none of whose years issues or buys any
+    ("Common Stock" beside "Treasury Stock" in a count of shares) carries its balance unchanged, and a
+    balance keyed wrong there is no lost figure.
+    """
+    held: Counter[int] = Counter()
+    for structure in structures:
+        if not structure.rollforward:
+            continue
+        for col in columns:
+            result = evaluate(structure, grid, col)
+            if result is not None and result.comparison.ok and not _complete(structure, grid, col):
+                held[col] += 1
+    return held
 
 
 def _across_failures(statement: Statement, rows: Sequence[RowView]) -> set[int] | None:
