@@ -135,6 +135,22 @@ def _figures(rows: Sequence[RowView]) -> dict[int, dict[int, _Fig]]:
     return out
 
 
+def _nil_dashes(rows: Sequence[RowView]) -> dict[int, dict[int, _Fig]]:
+    """Row → column → a dash read as nil, for a proven amount change beside it.
+
+    "Goodwill impairment | — | 431 | — | (431) | 431": an amount change printed beside a dash is that
+    figure less nil, so the dash is nil there; a dash that means "not applicable" has no change printed
+    beside it. A change column's own dash is never read so ("—" for a percentage not meaningful).
+    """
+    out: dict[int, dict[int, _Fig]] = {}
+    for row in rows:
+        for col, cell in row.numbers.items():
+            n = cell.number
+            if n is not None and n.is_dash:
+                out.setdefault(row.index, {})[col] = _Fig(0.0, n.places, cell, False, n.scale)
+    return out
+
+
 def _value_columns(figs: Mapping[int, Mapping[int, _Fig]]) -> list[int]:
     """Columns of amounts: a figure in every row or at least three, most of them not percentages."""
     counts: dict[int, int] = {}
@@ -483,9 +499,13 @@ def check_table_changes(table: Table) -> list[Flag]:
     headers = column_headers(table)
     # Heads that name the sign convention ("Favorable/(Unfavorable)") may apply it to one column only.
     others = () if any(_CONVENTION_HEAD.search(h) for h in headers.values()) else relations
+    dashes = _nil_dashes(rows)
     for rel in relations:
         failing: list[tuple[int, Comparison]] = []
-        for r, row in figs.items():
+        for r, printed in figs.items():
+            # (the row as an amount change printed in it reads it: its dashes nil)
+            nil = rel.kind == "diff" and rel.target in printed
+            row = {**dashes.get(r, {}), **printed} if nil else printed
             res = _relation_result(rel, row, proven=True)
             if res is None or res.ok or _explained(rel, row, others):
                 continue
@@ -494,7 +514,7 @@ def check_table_changes(table: Table) -> list[Flag]:
         if len(failing) > max(1, rel.seen // 5):
             continue
         for r, res in failing:
-            row = figs[r]
+            row = {**dashes.get(r, {}), **figs[r]}
             key = (r, rel.a, rel.b)
             entry = failures.setdefault(
                 key, _RowFailure(by_index[r], row[rel.a], row.get(rel.b) if rel.kind != "share" else None)
