@@ -258,6 +258,17 @@ def _rules_near(
     )
 
 
+_HEADS_APART = 3
+"""Segments of a line ending with a period that make it a line of column heads, not a sentence's end."""
+_HEAD_WORDS = 4
+"""The most words of the last of those heads: a longer one is the end of a sentence beside them."""
+
+
+def _heads_apart(segs: Sequence[Segment]) -> bool:
+    """Whether a line ending with a period is column heads standing apart, the last a short one."""
+    return len(segs) >= _HEADS_APART and len(segs[-1].text.split()) <= _HEAD_WORDS
+
+
 def _heads_and_caption(
     lines: Sequence[Line],
     segs: Sequence[list[Segment]],
@@ -286,10 +297,11 @@ def _heads_and_caption(
             break
         ln = lines[k]
         # Running text ends the search: a long line, or the last line of a sentence above the table; a
-        # title that says "(continued)" is as long as prose on a continuation of a long name.
-        if not marked_continued(ln.text) and (
-            is_prose(ln, x_right - x_left) or (ln.text.rstrip().endswith(".") and len(ln.words) >= 4)
-        ):
+        # title that says "(continued)" is as long as prose on a continuation of a long name. Words that
+        # stand apart as three column heads or more, the last a short one, end no sentence ("Land  Buildings
+        # Total  Depr.", "$ Change 2021 vs.  % Change 2021 vs.").
+        sentence_end = ln.text.rstrip().endswith(".") and len(ln.words) >= 4 and not _heads_apart(segs[k])
+        if not marked_continued(ln.text) and (is_prose(ln, x_right - x_left) or sentence_end):
             break
         over_values = any(s.x1 > value_x0 - cfg.value_edge for s in segs[k])
         # One phrase reaching from the label area across the value columns is a title, not a column head.
