@@ -265,7 +265,7 @@ _HEAD_WORDS = 4
 
 
 def _heads_apart(segs: Sequence[Segment]) -> bool:
-    """Whether a line ending with a period is column heads standing apart, the last a short one."""
+    """Whether a line ending with "." is heads standing apart, the last short ("Land  Total  Depr.")."""
     return len(segs) >= _HEADS_APART and len(segs[-1].text.split()) <= _HEAD_WORDS
 
 
@@ -297,9 +297,7 @@ def _heads_and_caption(
             break
         ln = lines[k]
         # Running text ends the search: a long line, or the last line of a sentence above the table; a
-        # title that says "(continued)" is as long as prose on a continuation of a long name. Words that
-        # stand apart as three column heads or more, the last a short one, end no sentence ("Land  Buildings
-        # Total  Depr.", "$ Change 2021 vs.  % Change 2021 vs.").
+        # title that says "(continued)" is as long as prose on a continuation of a long name.
         sentence_end = ln.text.rstrip().endswith(".") and len(ln.words) >= 4 and not _heads_apart(segs[k])
         if not marked_continued(ln.text) and (is_prose(ln, x_right - x_left) or sentence_end):
             break
