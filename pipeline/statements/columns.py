@@ -161,7 +161,7 @@ def _column_figures(rows: Sequence[RowView]) -> tuple[Counter[int], Counter[int]
     marked: set[int] = set()  # columns whose first figure or total row says "%"
     hundred: set[int] = set()  # columns whose total row prints 100
     beyond: Counter[int] = Counter()  # figures over 100 in magnitude, per column
-    lines: Counter[int] = Counter()  # figures per column on lines whose label names no rate
+    lined: set[int] = set()  # columns with a figure on a line whose label names no rate
     for row in rows:
         label = normalise_label(row.label)
         total_row = bool(TOTAL_LABEL.search(label)) and not _RATIO_LABEL.search(label)
@@ -172,8 +172,9 @@ def _column_figures(rows: Sequence[RowView]) -> tuple[Counter[int], Counter[int]
                 continue
             # A rate's line prints its own "%" ("Average fixed interest rate" over the obligations it
             # prices, in a maturity table): it says nothing of the lines under it.
-            first = not own_rate and col not in lines
-            lines[col] += not own_rate
+            first = not own_rate and col not in lined
+            if not own_rate:
+                lined.add(col)
             counts[col] += 1
             percent = n.unit in ("percent", "ratio")
             if percent:
