@@ -123,7 +123,6 @@ class _Walk:
     by_index: dict[int, RowView]
     visible: list[int] = field(default_factory=list)
     starts: list[int] = field(default_factory=lambda: [0])
-    section_row: int = -1  # row of the heading of the section open (not "Add:" or "Less:")
     sections: list[int] = field(default_factory=list)  # the headings of the sections open, outermost first
     heading_row: int = -1  # row of the last heading
     totals: set[int] = field(default_factory=set)
@@ -196,10 +195,14 @@ class _Walk:
             self.open_section(row.index - 1)
         return False
 
+    @property
+    def section_row(self) -> int:
+        """Row of the heading of the innermost section open (not "Add:" or "Less:"), or -1."""
+        return self.sections[-1] if self.sections else -1
+
     def open_section(self, heading: int) -> None:
         """A section begins under the heading row ``heading``, inside the sections open."""
         self.sections.append(heading)
-        self.section_row = heading
 
     def close_section(self, structure: Structure) -> None:
         """A total that adds up every line left in view under its section's heading closes the section.
@@ -212,7 +215,6 @@ class _Walk:
         if not self.sections or not run or run != {r for r, _ in structure.components}:
             return
         self.sections.pop()
-        self.section_row = self.sections[-1] if self.sections else -1
 
     def enter_heading(self, row: RowView) -> int | None:
         """A heading row: a run may start below it; returns the sign it gives the lines under it, if any."""
