@@ -113,10 +113,41 @@ def _flavour(label: str, headed: str) -> str | None:
     return None
 
 
-def _own_flavour(label: str) -> str | None:
-    """The calculation a line of earnings names for itself: None where it names both ("basic and diluted")."""
-    diluted, basic = DILUTED.search(label), BASIC.search(label)
-    return None if diluted and basic else _flavour(label, "")
+def _own_flavour(label: str, heading: str = "") -> str | None:
+    """The calculation a line of earnings names for itself, or else its section heading names for it.
+
+    None where the first of them to name one names both ("basic and diluted"). Under "Basic Earnings Per
+    Common Share:", "Net income attributable to common shareholders" is the basic numerator; the same line
+    under "Diluted …" is the diluted one, though both print the same figures in most years.
+    """
+    for text in (label, heading):
+        diluted, basic = DILUTED.search(text), BASIC.search(text)
+        if diluted or basic:
+            return None if diluted and basic else _flavour(text, "")
+    return None
+
+
+def _counts(
+    figs: Mapping[int, object],
+    kinds: Mapping[int, str],
+    flavours: Mapping[int, str | None],
+    labels: Mapping[int, str],
+    heads: Mapping[int, RowView | None],
+) -> dict[str, list[int]]:
+    """The share counts a per-share line of each flavour may divide by.
+
+    Under "Diluted Earnings Per Common Share:" the weighted-average shares, the effect of dilutive awards
+    and the count including it are all share lines the heading makes diluted; the first is the basic count
+    the last adds up from. Where a line names its flavour itself, it is the count; otherwise, of the lines
+    that take it from their heading, each heading's last.
+    """
+    out: dict[str, list[int]] = {}
+    for flavour in {f for r, f in flavours.items() if f and kinds.get(r) == "shares" and r in figs}:
+        rows = [r for r in figs if kinds.get(r) == "shares" and flavours.get(r) == flavour]
+        named = [r for r in rows if _flavour(normalise_label(labels[r]), "") == flavour]
+        last = {(h.index if (h := heads.get(r)) else None): r for r in rows}
+        out[flavour] = named or sorted(last.values())
+    return out
 
 
 def _numerators(
@@ -296,11 +327,14 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
             and _EARNINGS.search(numerator_label(line_item(r.label)))
         ]
         # "Net income for basic earnings per share" names its flavour and the calculation it is used for.
-        own = {r: _own_flavour(normalise_label(labels[r])) for r in earnings}
+        heads = headings_over(rows)
+        heading = {r: normalise_label(h.label) if (h := heads.get(r)) else "" for r in earnings}
+        own = {r: _own_flavour(normalise_label(labels[r]), heading[r]) for r in earnings}
+        counts = _counts(figs, kinds, flavours, labels, heads)
         named = {r for r in earnings if numerator_label(labels[r]) != normalise_label(labels[r])}
         seen: set[tuple[int, int]] = set()
         for e in (r for r in figs if kinds.get(r) == "per_share" and flavours.get(r)):
-            for s in (r for r in figs if kinds.get(r) == "shares" and flavours.get(r) == flavours[e]):
+            for s in counts.get(flavours[e] or "", ()):
                 ranked = _triples(
                     figs, e, s, _numerators(earnings, own, headed, headed.get(e, ""), flavours[e])
                 )

@@ -129,9 +129,11 @@ def _numerators_under_per_share(rows: Sequence[RowView], kinds: dict[int, str]) 
 
     FedEx sets "Basic earnings per common share:" before "Net earnings allocable to common shares" on one
     line, 3,966 beside the basic earnings per share's 15.60: a per-share figure that large is the
-    numerator. Only lines whose own item names no per-share figure, and only beside a line that does.
+    numerator. Only lines whose own item names no per-share figure, and only beside a line that does or,
+    where none does, beside the other lines under the same heading.
     """
     labels = {row.index: row.label for row in rows}
+    headings = {r: h.index if h else None for r, h in headings_over(rows).items()}
     own = {
         row.index: {c: abs(x.number.value) for c, x in row.numbers.items() if x.number is not None}
         for row in rows
@@ -142,7 +144,10 @@ def _numerators_under_per_share(rows: Sequence[RowView], kinds: dict[int, str]) 
     for r, figures in own.items():
         if r in said or not figures:
             continue
-        beside = {c: max((own[s].get(c, 0.0) for s in said), default=0.0) for c in figures}
+        # Where no line names a per-share figure ("Net earnings/(loss)" under "Basic Earnings Per Common
+        # Share:"), the heading's other lines are the per-share lines the numerator is fifty times.
+        peers = said or {s for s in own if s != r and headings.get(s) == headings.get(r)}
+        beside = {c: max((own[s].get(c, 0.0) for s in peers), default=0.0) for c in figures}
         if all(beside[c] > 0.0 and v >= _AMOUNT_UNDER_PER_SHARE * beside[c] for c, v in figures.items()):
             out[r] = "amount"
     return out
