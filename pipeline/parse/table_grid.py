@@ -413,12 +413,12 @@ def _centred_over(
 
     A year printed once over two columns of heads of its own is narrower than either and falls into one
     column or the gutter between; "Year ended December 31," centred over four reaches the middle two. It
-    spans the run of columns from one headed column to another, both nearer to it than to the line's other
-    heads, whose heads' middle it stands over (within a quarter of a column); the longest such run. A column
-    without a head of its own may lie between ("13 Weeks Ended" over "January 28, 2023", a percentage column
-    and "January 29, 2022"); no head may be printed twice among the heads under it ("Activision  Blizzard
-    Activision  Blizzard" are two spans: one head printed over the middle two is not both spans'), while
-    "Three months ended March 31," over "2021" and "2020", each over "Reported  Managed basis", spans all.
+    spans the longest run of columns from one headed column to another, both nearer to it than to the
+    line's other heads, whose heads' middle it stands over (within a quarter of a column); a column without
+    a head may lie between ("13 Weeks Ended" over "January 28, 2023", a percentage column and "January 29,
+    2022"). No head under it may be printed twice ("Activision  Blizzard  Activision  Blizzard": two spans;
+    "Three months ended March 31," over "2021  2020", each over "Reported  Managed basis", spans all) or be
+    its own text: "Weighted-Average" over three columns, one of them headed "Weighted-Average", heads one.
 
     ``hit``: the columns it reaches as printed (first column, number of columns).
 
@@ -447,6 +447,7 @@ def _centred_over(
             heads = dict(units[c] for c in range(first, last + 1) if c in units)
             if (
                 len(set(heads.values())) == len(heads)
+                and s.text not in heads.values()
                 and _centred(s, first, last, below, bounds, pitch)
                 and (best is None or last - first + 1 > best[1])
             ):
