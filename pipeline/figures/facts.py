@@ -461,14 +461,20 @@ def table_facts(table: Table, taxonomy: Taxonomy) -> list[Fact]:
     title_ctx = table_context(table)
     facts: list[Fact] = []
     heading_metric = title_metric(table.title, taxonomy)
+    heading = ""
     kinds = line_kinds(rows)
     for row in rows:
         if row.is_heading:
             heading_metric = taxonomy.match(row.label)
+            heading = row.label.strip()
             continue
         if not row.numbers:
             continue
         found = taxonomy.lookup(row.label)
+        if found is None and heading.endswith(":") and row.label.strip():
+            # A heading that begins the name: "Cash provided by (used in):" over "Investing activities".
+            # An unlabelled line under "Shareholders' equity:" is no equity: it is the balance sheet's total.
+            found = taxonomy.lookup(f"{heading[:-1]} {row.label.strip()}")
         section_total = False
         if found is None and heading_metric is not None and normalise_label(row.label) in _SECTION_TOTALS:
             # "Net sales" / Machine Tools / Automotive / "Total": the total of a section named after a metric.
