@@ -520,7 +520,81 @@ def check_table_changes(table: Table) -> list[Flag]:
                 key, _RowFailure(by_index[r], row[rel.a], row.get(rel.b) if rel.kind != "share" else None)
             )
             entry.failed.append((rel, row[rel.target], res))
-    return [_flag(table, f, headers) for f in failures.values()]
+    return [_flag(table, f, headers) for f in failures.values()] + _row_changes(table, rows, figs)
+
+
+# "$ Change", "% Change", "Increase (decrease)": a line printing the change of the line above it, by period.
+_CHANGE_ROW = re.compile(
+    r"^(?:\$|amount|dollar|%|percent(?:age)?)?\s*(?:change|increase\s*/?\s*\(?decrease\)?)$", re.IGNORECASE
+)
+# A line whose change from the year before is no difference of amounts: a rate or margin (its change is in
+# points), or an opening balance (the line under it is the year's movement, not the change of the line).
+_NO_CHANGE_BASE = re.compile(
+    r"%|\bper ?cent|\bmargin|\brates?\b|\bratios?\b|\byields?\b|\baverage\b|\bper\b|"
+    r"\bbeginning\b|\bopening\b|\bbalance\b",
+    re.IGNORECASE,
+)
+
+
+def _prior_columns(figs: Mapping[int, Mapping[int, _Fig]]) -> dict[int, int]:
+    """Column → the column of the same length of period a year earlier, where every figure is dated so."""
+    periods: dict[int, set[tuple[str, int | None, int | None, int | None]]] = {}
+    for row in figs.values():
+        for col, f in row.items():
+            if (n := f.cell.number) is not None and (p := n.period) is not None and p.fiscal_year:
+                periods.setdefault(col, set()).add((p.kind, p.months, p.quarter, p.fiscal_year))
+    dated = {col: next(iter(keys)) for col, keys in periods.items() if len(keys) == 1}
+    return {
+        col: prior
+        for col, (kind, months, quarter, year) in dated.items()
+        for prior, other in dated.items()
+        if other == (kind, months, quarter, (year or 0) - 1)
+    }
+
+
+def _row_changes(table: Table, rows: Sequence[RowView], figs: Mapping[int, Mapping[int, _Fig]]) -> list[Flag]:
+    """CHG001 over lines of changes printed under the line they change ("Store sales", "$ Change").
+
+    A retailer's MD&A prints each line of sales by year, then its "$ Change" and "% Change" from the year
+    before as lines of their own. Each change line, each year with a year before it, is one test of the
+    relation its label names; as for a column of changes, the table's tests must prove it (two, and two of
+    every three), and a test that then fails is flagged.
+    """
+    changes = {row.index for row in rows if _CHANGE_ROW.search(_label(row))}
+    prior = _prior_columns({r: f for r, f in figs.items() if r not in changes}) if changes else {}
+    tests: list[tuple[RowView, RowView, int, _Relation, dict[int, _Fig]]] = []
+    base: RowView | None = None
+    for row in rows:
+        if row.index not in changes:
+            base = row if row.index in figs and not _NO_CHANGE_BASE.search(_label(row)) else None
+            continue
+        if base is None or not prior or row.index not in figs:
+            continue
+        percent = _percent_column({row.index: figs[row.index]}, next(iter(figs[row.index])))
+        rel = _Relation("pct" if percent else "diff", 2, 0, 1, named=True, dated=True)
+        for col, c in figs[row.index].items():
+            a, b = figs[base.index].get(col), figs[base.index].get(prior.get(col, -1))
+            if a is not None and b is not None:
+                tests.append((base, row, col, rel, {0: a, 1: b, 2: c}))
+    headers = column_headers(table)
+    flags: list[Flag] = []
+    for kind in ("diff", "pct"):
+        results = [(t, _relation_result(t[3], t[4])) for t in tests if t[3].kind == kind]
+        seen = sum(1 for _, res in results if res is not None)
+        hits = sum(1 for _, res in results if res is not None and res.ok)
+        rel = _Relation(kind, 2, 0, 1, hits=hits, seen=seen, named=True, dated=True)
+        failing = [
+            (t, res) for t, res in results if res is not None and not res.ok and not _explained(rel, t[4])
+        ]
+        # Lines that fail in many years follow some other rule, unless one figure is in every failing test:
+        # a year of the line itself is in the change to it and the change from it.
+        shared = set.intersection(*({id(f) for f in t[4].values()} for t, _ in failing)) if failing else set()
+        if not _holds(rel) or (len(failing) > max(1, seen // 5) and not shared):
+            continue
+        for (line, change, col, _, fig), res in failing:
+            heads = {0: _head(headers, col), 1: _head(headers, prior[col]), 2: _label(change)}
+            flags.append(_flag(table, _RowFailure(line, fig[0], fig[1], [(rel, fig[2], res)]), heads))
+    return flags
 
 
 def check_changes(tables: Sequence[Table]) -> list[Flag]:
