@@ -2,10 +2,12 @@
 
 A retailer's MD&A prints each line of sales by year, then its "$ Change" and "% Change" from the year
 before as lines of their own, the years across: "Store sales | 7,219 | 7,029 | 5,447" over "$ Change |
-190 | 1,582 |" and "% Change | 2.7% | 29.0% |". CHG001 read changes only from columns headed as such, and
-a change line keyed ten times over raised nothing (Foot Locker's 2023 10-K, development seed 28). Each
-change line, each year with the year before it printed, is one test of the relation its label names;
-the table's tests must prove it as a column's rows do.
+190 | 1,582 |" and "% Change | 2.7% | 29.0% |". :mod:`pipeline.checks.ratio_rows` read a "% Change" line
+as the change of the amounts line nearest above it, here the "$ Change" line, and no line as an amount
+change: a "$ Change" keyed ten times over raised nothing (Foot Locker's 2023 10-K, development seed 28). An
+amount change is now a ratio row of its own (``line − prior − change = 0``), and a "% Change" under it is
+the change of the line above both. As for every ratio row, the label names the relation, its other
+columns prove it, and a failure is flagged when re-keying one figure mends it.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ _HOLDING = """
     ],
     ids=["margin in points", "opening balance"],
 )
-def test_the_change_of_a_rate_or_of_an_opening_balance_is_not_tested(lines: str) -> None:
+def test_the_change_of_a_rate_or_of_an_opening_balance_raises_nothing(lines: str) -> None:
     # A margin's change is in points, and under an opening balance a change line is the year's movement.
     rows = page_rows(_HOLDING + lines)
     result = table_result("($ in millions)", ("2022", "2021", "2020"), rows, _XS, source="rates.pdf")

@@ -3,7 +3,7 @@
 MD&A and segment tables print, under an amount line, ratios computed from it in each period's column:
 "Operating income as a percentage of net sales", "(as a % of net sales)", "Percent of sales", "Percentage
 of total revenue", "Adjusted EBIT / Sales %", "EBIT margin" in percent, and "Percent change" against the
-prior period. That is
+prior period, and "$ Change", the change in the line's own amounts. That is
 arithmetic the filing states once per column; a keying error in the line, in the base or in the ratio breaks
 it in that column and nowhere else. :mod:`.changes` reads the same relations in columns ("% Change",
 "% of revenue" beside the amounts); this module reads them in rows.
@@ -69,6 +69,8 @@ _CHANGE_LABEL = re.compile(
     r"^(?:%|percent(?:age)?|pct) (?:change|increase|decrease|growth)\b"
     r"|^(?:change|increase|growth) (?:%|percent)$"
 )
+# "$ Change", "Dollar change", "Increase (decrease)": the change of the line above in its own amounts.
+_AMOUNT_CHANGE_LABEL = re.compile(r"^(?:dollar |amount )?change$|^increase decrease$")
 _QUALIFIERS = frozenset({"total", "net", "consolidated"})
 _SALES = frozenset({"sales", "revenue"})
 _MARGIN = 2.0
@@ -86,10 +88,13 @@ class _Test:
     base: PrintedFigure
     change: bool
     magnitude: bool
+    amount: bool = False  # an amount change, ``line − base``, not a percentage
 
     @property
     def expected(self) -> float:
         a, b = self.line.value, self.base.value
+        if self.amount:
+            return a - b
         if self.change:
             return (a - b) / abs(b) * 100.0
         return abs(a) / abs(b) * 100.0 if self.magnitude else a / b * 100.0
@@ -106,6 +111,8 @@ class _Test:
         per unit of ``b``.
         """
         a, b = self.line, self.base
+        if self.amount:
+            return self.ratio.half + a.half + b.half
         return self.ratio.half + 100.0 / abs(b.value) * (a.half + abs(a.value) / abs(b.value) * b.half)
 
     @property
@@ -155,11 +162,14 @@ class _Ratio:
     line: str
     bases: frozenset[str]
     change: bool
+    amount: bool = False  # "$ Change": the change in the line's own amounts
 
 
 def _ratio(row: RowView) -> _Ratio | None:
     if not row.numbers:
         return None
+    if _AMOUNT_CHANGE_LABEL.match(normalise_label(row.label)) and _amounts(row):
+        return _Ratio(row, "", frozenset(), True, True)
     read = _label_reading(row.label)
     if read is None:
         return None
@@ -201,6 +211,8 @@ def _line_of(ratio: _Ratio, above: Sequence[RowView]) -> tuple[RowView, bool] | 
             if _amounts(row) and (label == ratio.line or label.startswith(f"{ratio.line} ")):
                 return row, False
     for row in reversed(above):
+        if _AMOUNT_CHANGE_LABEL.match(normalise_label(row.label)) and row.numbers:
+            continue  # "% Change" under "$ Change": both are the line's above them
         if _amounts(row):
             return row, bool(ratio.line)
         if not (row.numbers and _percent(row)):
@@ -246,9 +258,9 @@ def _change_tests(ratio: _Ratio, line: RowView) -> list[_Test]:
                 continue
             a, b = amounts[col], amounts[order[i]]
             # No change, a change from or to nothing, or across zero: undefined or printed "NM".
-            if b.value <= 0.0 or a.value <= 0.0 or a.value == b.value:
+            if not ratio.amount and (b.value <= 0.0 or a.value <= 0.0 or a.value == b.value):
                 continue
-            tests.append(_Test(col, r, a, b, True, False))
+            tests.append(_Test(col, r, a, b, True, False, ratio.amount))
         if sum(t.holds for t in tests) > sum(t.holds for t in best):
             best = tests
     return best
@@ -265,7 +277,9 @@ def _keyed(t: _Test) -> PrintedFigure | None:
                 base=fixed if fig is t.base else t.base,
                 ratio=fixed if fig is t.ratio else t.ratio,
             )
-            if swapped.base.value and (not t.change or swapped.base.value > 0.0) and swapped.holds:
+            if (
+                t.amount or (swapped.base.value and (not t.change or swapped.base.value > 0.0))
+            ) and swapped.holds:
                 return fig
     return None
 
@@ -307,7 +321,16 @@ def _base_flag(
 
 
 def _equation(t: _Test, labels: Mapping[int, str], name: str, flag_id: str | None = None) -> Equation:
-    """``100 × line − ratio × base = 0`` (a change: ``100 × current − (100 + change) × prior = 0``)."""
+    """``100 × line − ratio × base = 0``; a change, ``100 × current − (100 + change) × prior = 0``.
+
+    An amount change is ``current − prior − change = 0``.
+    """
+    if t.amount:
+        three = tuple(
+            cell_term(f.cell, f.value, f.places, coef, labels[f.cell.row])
+            for f, coef in ((t.line, 1.0), (t.base, -1.0), (t.ratio, -1.0))
+        )
+        return Equation(RULE.id, three, t.tolerance, t.holds, RULE.requires, name, flag_id)
     coef = -(100.0 + t.ratio.value) if t.change else -t.printed
     terms: tuple[Term, ...] = (
         cell_term(t.line.cell, t.line.value, t.line.places, 100.0, labels[t.line.cell.row]),
@@ -339,7 +362,7 @@ def _flag(
         claim = f"{line} over {labels[t.base.cell.row]} {base}"
     message = (
         f"{labels[t.ratio.cell.row]} ({head}) printed {t.ratio.cell.text.strip()} but {claim} is "
-        f"{t.expected:,.{t.ratio.places + 1}f}%."
+        f"{t.expected:,.{t.ratio.places + (0 if t.amount else 1)}f}{'' if t.amount else '%'}."
     )
 
     return RULE.relation_flag(
