@@ -14,6 +14,7 @@ Rules, one line a check in the order they run (:data:`CHECKS`; each module docum
 * ``XREF001``/``XST001`` (:mod:`.crossref`): a metric for one period agrees wherever it is printed, and so
   does a period one table prints twice (:mod:`.repeated_columns`); the identities between the primary
   statements hold.
+* ``QTR001`` (:mod:`.quarters`): the four quarters of a year printed in one table add up to the year.
 * ``NAR001``/``NAR002`` (:mod:`.narrative`): narrative figures and changes agree with the tables; a
   sentence's own arithmetic holds.
 * ``SCL001`` (:mod:`.magnitude`): a figure that no other rule's relation prints is on the scale of its row
@@ -49,6 +50,7 @@ from pipeline.checks import (
     narrative,
     per_share,
     prior,
+    quarters,
     ratio_rows,
     repeated_columns,
     sums,
@@ -97,6 +99,12 @@ CHECKS: tuple[Check, ...] = (
             ),
             *repeated_columns.check_repeated_columns(d.tables, d.relations),
         ],
+    ),
+    Check(
+        (quarters.RULE,),
+        lambda d: quarters.check_quarters(
+            d.facts, d.taxonomy, doc_id=d.doc_id, source=d.source, relations=d.relations
+        ),
     ),
     Check(
         (narrative.RULE, narrative.SENTENCE_RULE),

@@ -72,7 +72,7 @@ _PERIOD_HEADER_WORDS = _MONTH_WORDS | _words(
 # Table titles naming something other than the consolidated entity.
 _CONTEXT_TITLE = re.compile(
     r"\bsegment|\bdiscontinued\b|\bparent company\b|\bcompany (?:only|balance sheet|statement)|"
-    r"\bpro forma\b|\bquarterly\b|\bsubsidiar|\bguarantor|\bjoint venture|\bassociate|\bheld for sale\b|"
+    r"\bpro forma\b|\bsubsidiar|\bguarantor|\bjoint venture|\bassociate|\bheld for sale\b|"
     r"\bacqui(?:red|sition)|\brestat|\bpreviously reported\b|\bnon-?gaap\b|\badjusted\b|\bunderlying\b|"
     r"\borganic\b|\bconstant currency\b|\bby (?:region|geograph|business|product|division)|"
     r"\bcross guarantee|\bclosed group\b|\bobligor|\bissuer\b|\bregistrant\b|\bcombined\b",
