@@ -63,7 +63,7 @@ def half_unit(decimals: int) -> float:
 
 
 def _slack(*magnitudes: float) -> float:
-    return _FP_RELATIVE * max((abs(m) for m in magnitudes), default=0.0)
+    return _FP_RELATIVE * max(map(abs, magnitudes), default=0.0)
 
 
 def compare_values(
@@ -97,11 +97,11 @@ def compare_sum(total: float, total_decimals: int, components: Sequence[tuple[fl
     Returns:
         The comparison with ``expected = Σ components`` and ``actual = total``.
     """
-    expected = math.fsum(v for v, _ in components)
-    tolerance = half_unit(total_decimals) + math.fsum(half_unit(d) for _, d in components)
+    values = [v for v, _ in components]
+    expected = math.fsum(values)
+    tolerance = half_unit(total_decimals) + math.fsum([half_unit(d) for _, d in components])
     difference = total - expected
-    magnitudes = [total, *(v for v, _ in components)]
-    ok = abs(difference) <= tolerance + _slack(*magnitudes)
+    ok = abs(difference) <= tolerance + _slack(total, *values)
     return Comparison(ok, expected, total, difference, tolerance)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
@@ -220,16 +221,19 @@ def _mark_underlines(table: RawTable, horizontal: Sequence[tuple[float, float, f
     bottoms = [max((c.bbox[3] for c in row), default=0.0) for row in body]
     y_top = min(bottoms[:-1]) - 2.0
     y_bottom = max((c.bbox[1] for row in body[1:] for c in row), default=y_top) + 1.0
-    horizontal = [rule for rule in horizontal if y_top <= rule[0] <= y_bottom]
+    horizontal = sorted(rule for rule in horizontal if y_top <= rule[0] <= y_bottom)
     if not horizontal:
         return
+    # Sorted by height, each cell tries only the rules in its own band: a ruled page has hundreds of rules.
+    heights = [y for y, _, _ in horizontal]
     marked: list[RawCell] = []
     for bottom, row in zip(bottoms[:-1], body[1:], strict=True):
         for cell in row:
             if cell.col == 0 or not is_figure(cell.text):
                 continue
             x0, top, x1 = cell.bbox[0], cell.bbox[1], cell.bbox[2]
-            if any(bottom - 2.0 <= y <= top + 1.0 and a <= x1 and b >= x0 for y, a, b in horizontal):
+            band = horizontal[bisect_left(heights, bottom - 2.0) : bisect_right(heights, top + 1.0)]
+            if any(a <= x1 and b >= x0 for _, a, b in band):
                 marked.append(cell)
     if 2 * len({c.row for c in marked}) <= len(body):
         for cell in marked:

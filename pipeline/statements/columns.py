@@ -320,22 +320,32 @@ def _derived_change(rows: Sequence[RowView], col: int, values: Mapping[int, Mapp
     }
     if len(changes) < 3:
         return False
-    others = {c: v for c, v in values.items() if c != col}
-    for a, xs in others.items():
-        for b, ys in others.items():
-            if a == b:
-                continue
-            hits = seen = 0
-            for r, (v, places) in changes.items():
-                x, y = xs.get(r), ys.get(r)
-                if x is None or y is None or y == 0.0:
-                    continue
-                seen += 1
-                if within_rounding((x - y) / abs(y) * 100.0, v, places):
-                    hits += 1
-            if seen >= 3 and hits * 3 >= seen * 2:
-                return True
-    return False
+    # Each other column's figures on the change's rows, read once, not again for every pair it enters.
+    printed = list(changes.values())
+    on_rows = {c: [v.get(r) for r in changes] for c, v in values.items() if c != col}
+    # A column with figures on fewer than three of these rows is in no pair seen three times.
+    others = {c: xs for c, xs in on_rows.items() if sum(x is not None for x in xs) >= 3}
+    return any(
+        _prints_change(printed, xs, ys) for a, xs in others.items() for b, ys in others.items() if a != b
+    )
+
+
+def _prints_change(
+    printed: Sequence[tuple[float, int]], xs: Sequence[float | None], ys: Sequence[float | None]
+) -> bool:
+    """Whether ``printed`` is (x - y) / |y| x 100 in two rows of three it can be tested in, three at least."""
+    hits = seen = 0
+    left = len(printed)
+    for x, y, (v, places) in zip(xs, ys, printed, strict=True):
+        left -= 1
+        if x is None or y is None or y == 0.0:
+            continue
+        seen += 1
+        if within_rounding((x - y) / abs(y) * 100.0, v, places):
+            hits += 1
+        elif 3 * hits - 2 * seen + left < 0:
+            return False  # most pairs are no pair: two in three would not hold if every row left did
+    return seen >= 3 and hits * 3 >= seen * 2
 
 
 _YEAR_FIGURE = re.compile(r"^(?:19|20)\d\d$")
