@@ -8,6 +8,7 @@ not pay for them at start-up.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -20,9 +21,11 @@ from tieout.commands import common
 from tieout.commands.common import collect_inputs, console, fail, refused
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from adapters.files import JsonlOutputs
     from adapters.history.sqlite import SqliteHistory, StoredDocument
-    from schemas.models import DocumentResult
+    from schemas.models import DocumentResult, DocumentStats, ErrorCategory
 
 __all__ = ["annotate", "run"]
 
@@ -53,8 +56,6 @@ def run(
     """Process PDFs in killable worker processes under quotas (no servers); write the results as JSONL."""
     from contextlib import closing, nullcontext
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from adapters.files import JsonlOutputs
     from adapters.history.published import record_document
     from adapters.history.sqlite import SqliteHistory
@@ -72,41 +73,55 @@ def run(
         **common.quotas(memory_mb, cpu_s, max_open_files, max_output_mb),
     )
     jobs = [Job(i, f, f.name) for i, f in enumerate(files)]
-    results: dict[int, DocumentResult] = {}
+    # A result is dropped once written, its summary row kept (with a history, whose comparison of versions
+    # reads every result at the end, it is kept too): holding every document's tables until the run ended
+    # made each garbage collection of this process walk all of them, most of its CPU beside the workers.
+    pending: dict[int, DocumentResult] = {}  # done, waiting for the documents before it to be written
+    rows: list[_Row] = []
+    kept: list[DocumentResult] = []
     started = time.monotonic()
     stored: list[StoredDocument] = []
     with (
         closing(SqliteHistory(history)) if history is not None else nullcontext() as store,
         JsonlOutputs(out) as outputs,
-        Progress(
-            TextColumn("[bold]tieout[/]"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        ) as progress,
+        _progress() as progress,
     ):
         task = progress.add_task("starting", total=len(jobs))
-        next_to_write = 0
         for job, result in run_isolated(jobs, config, workers=workers):
-            results[job.index] = result
+            pending[job.index] = result
             progress.update(task, advance=1, description=job.source)
             # Write in input order so that output files are deterministic whatever the worker count.
-            while next_to_write in results:
-                outputs.write(results[next_to_write])
-                if store is not None and (doc := record_document(store, results[next_to_write])) is not None:
-                    stored.append(doc)
-                next_to_write += 1
+            while len(rows) in pending:
+                done = pending.pop(len(rows))
+                outputs.write(done)
+                rows.append(_Row.of(done))
+                if store is not None:
+                    kept.append(done)
+                    if (doc := record_document(store, done)) is not None:
+                        stored.append(doc)
         if store is not None:
             # Across documents once all are in the history: a folder of several years ties out whatever
             # order its files were processed in.
             _across(store, stored, outputs)
-            _versions(store.path.parent, [results[i] for i in range(len(jobs))], outputs)
+            _versions(store.path.parent, kept, outputs)
     elapsed = time.monotonic() - started
-    failed = _summary([results[i] for i in range(len(jobs))], elapsed, out, outputs.counts)
+    failed = _summary(rows, elapsed, out, outputs.counts)
     raise typer.Exit(1 if failed else 0)
+
+
+def _progress() -> Progress:
+    """The run's progress bar: documents done of all, the last one's name, the time taken."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("[bold]tieout[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
 
 
 def _across(store: SqliteHistory, stored: list[StoredDocument], outputs: JsonlOutputs) -> None:
@@ -168,7 +183,23 @@ def _versions(history: Path, results: list[DocumentResult], outputs: JsonlOutput
         )
 
 
-def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: dict[str, int]) -> int:
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """What the run's table shows of one document: its source, statistics, first fatal error and flags."""
+
+    source: str
+    stats: DocumentStats
+    fatal: ErrorCategory | None
+    flagged: bool
+
+    @classmethod
+    def of(cls, result: DocumentResult) -> _Row:
+        """The row of a document's result."""
+        fatal = next((e.category for e in result.errors if e.fatal), None)
+        return cls(result.source, result.stats, fatal, bool(result.flags))
+
+
+def _summary(results: list[_Row], elapsed: float, out: Path, counts: dict[str, int]) -> int:
     """Print a run's table, totals and failures; the number of documents that could not be processed."""
     from adapters.workers.quotas import QUOTA_CATEGORIES
 
@@ -178,13 +209,12 @@ def _summary(results: list[DocumentResult], elapsed: float, out: Path, counts: d
     failed: dict[str, int] = {}
     pages = 0
     for r in results:
-        fatal = [e for e in r.errors if e.fatal]
-        if fatal:
-            failed[fatal[0].category] = failed.get(fatal[0].category, 0) + 1
+        if r.fatal is not None:
+            failed[r.fatal] = failed.get(r.fatal, 0) + 1
         status = (
-            f"[red]failed: {fatal[0].category}[/]"
-            if fatal
-            else ("[yellow]flags[/]" if r.flags else "[green]ok[/]")
+            f"[red]failed: {r.fatal}[/]"
+            if r.fatal is not None
+            else ("[yellow]flags[/]" if r.flagged else "[green]ok[/]")
         )
         pages += r.stats.pages_parsed
         table.add_row(
