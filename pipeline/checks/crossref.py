@@ -40,7 +40,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.checks.localize import Equation, RelationLog, Term, connected
+from pipeline.checks.localize import Equation, RelationLog, Term, base_term, connected
 from pipeline.checks.rule import DocRef, Rule
 from pipeline.checks.tolerance import (
     Comparison,
@@ -562,18 +562,8 @@ def _flag(
 
 
 def _term(c: Copy, coef: float, *, signed: bool = False) -> Term:
-    return Term(
-        value=c.value,
-        printed=c.value / 10.0**c.scale,
-        places=printed_decimals(c.decimals, c.scale),
-        decimals=c.decimals,
-        coef=coef,
-        magnitude=c.magnitude_only and not signed,
-        page=c.page,
-        bbox=c.bbox,
-        text=c.printed,
-        label=c.label,
-    )
+    where = (c.page, c.bbox, c.printed, c.label)
+    return base_term((c.value, c.decimals, c.scale), coef, where, magnitude=c.magnitude_only and not signed)
 
 
 def _copy_equation(

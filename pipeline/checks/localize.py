@@ -44,7 +44,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.checks.tolerance import keying_relation, printed_at
+from pipeline.checks.tolerance import keying_relation, printed_at, printed_decimals
 from pipeline.figures.keying import keyed_variants
 from schemas.models import BBox, Cell, Evidence, Flag, Localization
 
@@ -54,6 +54,7 @@ __all__ = [
     "Localized",
     "RelationLog",
     "Term",
+    "base_term",
     "cell_term",
     "connected",
     "figure_key",
@@ -196,6 +197,39 @@ def figure_key(page: int, bbox: BBox | None, text: str) -> FigureKey:
     """The key of a figure printed at ``page``/``bbox`` (rounded as :func:`.tolerance.printed_at` does)."""
     p, box = printed_at(page, bbox)
     return p, box, "" if box else text.strip()
+
+
+def base_term(
+    printed: tuple[float, int, int],
+    coef: float,
+    where: tuple[int, BBox | None, str, str],
+    *,
+    magnitude: bool = False,
+    used: float | None = None,
+) -> Term:
+    """The term of a figure known in base units: a fact, or a copy of one.
+
+    Args:
+        printed: Its value in base units with its sign as printed, its decimals and its scale.
+        coef: Its coefficient in the relation.
+        where: Its page, box, text as printed and line label.
+        magnitude: The relation uses its magnitude.
+        used: The value the relation uses, when not the printed one (a cost's magnitude).
+    """
+    value, decimals, scale = printed
+    page, bbox, text, label = where
+    return Term(
+        value=value if used is None else used,
+        printed=value / 10.0**scale,
+        places=printed_decimals(decimals, scale),
+        decimals=decimals,
+        coef=coef,
+        magnitude=magnitude,
+        page=page,
+        bbox=bbox,
+        text=text,
+        label=label,
+    )
 
 
 def cell_term(cell: Cell, value: float, decimals: int, coef: float, label: str) -> Term:

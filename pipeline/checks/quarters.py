@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from pipeline.checks.localize import Equation, RelationLog, Term
+from pipeline.checks.localize import Equation, RelationLog, Term, base_term
 from pipeline.checks.rule import DocRef, Rule
 from pipeline.checks.tolerance import (
     KnownFact,
@@ -89,20 +89,9 @@ def _year_of(printings: Sequence[KnownFact]) -> KnownFact:
     return min(agreeing, key=lambda f: (f.statement not in PRIMARY_STATEMENTS, f.page))
 
 
-def _term(f: KnownFact, value: float, coef: float, magnitude: bool) -> Term:
-    """The term of a printed fact whose value, as the relation uses it, is ``value``."""
-    return Term(
-        value=value,
-        printed=f.value / 10.0**f.scale,
-        places=printed_decimals(f.decimals, f.scale),
-        decimals=f.decimals,
-        coef=coef,
-        magnitude=magnitude,
-        page=f.page,
-        bbox=f.bbox,
-        text=f.printed,
-        label=f.label,
-    )
+def _term(f: KnownFact, coef: float, *, magnitude: bool = False, used: float | None = None) -> Term:
+    where = (f.page, f.bbox, f.printed, f.label)
+    return base_term((f.value, f.decimals, f.scale), coef, where, magnitude=magnitude, used=used)
 
 
 def check_quarters(
@@ -156,8 +145,8 @@ def check_quarters(
                 flags.append(flag)
             if proven or result.ok:
                 terms = (
-                    _term(total, result.actual, 1.0, magnitude),
-                    *(_term(q, q.value, -1.0, False) for q in four),
+                    _term(total, 1.0, magnitude=magnitude, used=result.actual),
+                    *(_term(q, -1.0) for q in four),
                 )
                 name = f"{RULE.id} {total.label} {period_text(total.period)} (page {four[0].page})"
                 log.add(
