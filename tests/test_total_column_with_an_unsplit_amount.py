@@ -41,3 +41,25 @@ test_a_payment_with_a_digit_dropped_is_flagged = _obligations.flagged_test(
     "TOT002", "37", capex_first_year="37"
 )
 test_a_total_keyed_ten_times_over_is_flagged = _obligations.flagged_test("TOT002", "3,378", capex="3,378")
+
+
+@Keyed
+def _summed(first_year_total: str = "985") -> DocumentResult:
+    rows = page_rows(f"""
+        Purchase obligations            | 231   | 127   | 81    | 20  | 3
+        Capital expenditure obligations | 378   | 378   |       |     |
+        Long-term debt                  | 3,557 | 250   | 625   | 362 | 2,320
+        Interest on long-term debt      | 2,222 | 162   | 299   | 259 | 1,502
+        Minimum rental commitments      | 545   | 68    | 111   | 76  | 290
+        Uncertain tax positions         | 48    |       |       |     |
+        Total contractual obligations   | 6,981 | {first_year_total} | 1,116 | 717 | 4,115
+    """)
+    return table_result("Contractual obligations (in millions)", _HEADS, rows, _XS, source="obligations.pdf")
+
+
+# The total line's own figure keyed wrong breaks its column's sum, which names it; the total column's sum of
+# that line, which may or may not include the 48, is not compared (else no one correction mends both).
+test_a_total_lines_year_keyed_wrong_is_flagged_in_its_column = _summed.flagged_test(
+    "TOT001", "9,985", first_year_total="9,985"
+)
+test_the_summed_table_raises_nothing = _summed.quiet_test()

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pipeline.figures.facts import is_change_column
 from pipeline.figures.grid import RowView, column_headers
 from pipeline.figures.rounding import Comparison, compare_sum
+from pipeline.figures.taxonomy import normalise_label
 from pipeline.statements.columns import NOT_ADDITIVE
+from pipeline.statements.labels import TOTAL_LABEL
 from pipeline.statements.settings import TREE_SETTINGS
 from pipeline.statements.structures import Grid, grid_of, lone_dashes
 from schemas.models import Table
@@ -78,8 +80,9 @@ def across_rows(
 
     Only rows where that means something: the total printed, a part non-blank and non-zero, and a label
     that names no rate, average or count. A total printed with every part blank is an amount the table
-    does not split ("Uncertain tax positions" in a table of contractual obligations by period): a total
-    line below it that adds up with those amounts included is not compared.
+    does not split ("Uncertain tax positions" in a table of contractual obligations by period): a line
+    below it that adds up with those amounts included is not compared, nor is a total line that adds up
+    neither way (whether it includes them is unknown; the lines it totals check it).
     """
     labels = {r.index: r.label for r in rows}
     out: dict[int, Comparison] = {}
@@ -95,9 +98,16 @@ def across_rows(
         if not any(v != 0.0 for v, _ in present):
             continue
         c = compare_sum(t.value, t.decimals, present)
-        if c.ok or not unsplit or not compare_sum(t.value, t.decimals, [*present, *unsplit]).ok:
+        explained = bool(unsplit) and (
+            compare_sum(t.value, t.decimals, [*present, *unsplit]).ok or _total_line(labels.get(r, ""))
+        )
+        if c.ok or not explained:
             out[r] = c
     return out
+
+
+def _total_line(label: str) -> bool:
+    return bool(TOTAL_LABEL.search(normalise_label(label)))
 
 
 def column_sums(table: Table, rows: Sequence[RowView]) -> list[ColumnTotal]:
