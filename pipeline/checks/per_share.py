@@ -88,12 +88,12 @@ def _figures(rows: Sequence[RowView], columns: Sequence[int]) -> dict[int, dict[
     return out
 
 
-def _headed(rows: Sequence[RowView]) -> dict[int, str]:
+def _headed(rows: Sequence[RowView], heads: Mapping[int, RowView | None]) -> dict[int, str]:
     """Each line's label after its section heading's ("… per share from continuing operations: GAAP")."""
     by_index = {row.index: row for row in rows}
     return {
         r: f"{normalise_label(heading.label) if heading else ''} {normalise_label(by_index[r].label)}".strip()
-        for r, heading in headings_over(rows).items()
+        for r, heading in heads.items()
     }
 
 
@@ -317,7 +317,8 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
             continue
         figs = _figures(rows, [c.col for c in statement.columns])
         labels = row_labels(rows)
-        headed = _headed(rows)
+        heads = headings_over(rows)
+        headed = _headed(rows, heads)
         flavours = {r: _flavour(normalise_label(labels[r]), headed.get(r, "")) for r in figs}
         earnings = [
             r.index
@@ -327,7 +328,6 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
             and _EARNINGS.search(numerator_label(line_item(r.label)))
         ]
         # "Net income for basic earnings per share" names its flavour and the calculation it is used for.
-        heads = headings_over(rows)
         heading = {r: normalise_label(h.label) if (h := heads.get(r)) else "" for r in earnings}
         own = {r: _own_flavour(normalise_label(labels[r]), heading[r]) for r in earnings}
         counts = _counts(figs, kinds, flavours, labels, heads)

@@ -168,7 +168,7 @@ class _Ratio:
 def _ratio(row: RowView) -> _Ratio | None:
     if not row.numbers:
         return None
-    if _AMOUNT_CHANGE_LABEL.match(normalise_label(row.label)) and _amounts(row):
+    if _amount_change(row.label) and _amounts(row):
         return _Ratio(row, "", frozenset(), True, True)
     read = _label_reading(row.label)
     if read is None:
@@ -177,6 +177,12 @@ def _ratio(row: RowView) -> _Ratio | None:
     if margin and not _percent(row):
         return None
     return _Ratio(row, line, bases, change)
+
+
+@functools.lru_cache(maxsize=1 << 14)  # every ratio row asks of every line above it
+def _amount_change(printed: str) -> bool:
+    """Whether a line's label names the change in the line above's own amounts ("$ Change")."""
+    return bool(_AMOUNT_CHANGE_LABEL.match(normalise_label(printed)))
 
 
 @functools.lru_cache(maxsize=1 << 14)  # every table's every row asks; labels repeat across tables
@@ -211,7 +217,7 @@ def _line_of(ratio: _Ratio, above: Sequence[RowView]) -> tuple[RowView, bool] | 
             if _amounts(row) and (label == ratio.line or label.startswith(f"{ratio.line} ")):
                 return row, False
     for row in reversed(above):
-        if _AMOUNT_CHANGE_LABEL.match(normalise_label(row.label)) and row.numbers:
+        if _amount_change(row.label) and row.numbers:
             continue  # "% Change" under "$ Change": both are the line's above them
         if _amounts(row):
             return row, bool(ratio.line)

@@ -11,7 +11,7 @@ per share:" printed 0.22, which the table's millions made 220,000 of net income)
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pipeline.figures.grid import RowView
 from pipeline.figures.taxonomy import normalise_label
@@ -107,11 +107,12 @@ def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
     (the heading says nothing of it: the same heading may stand over the numerator's interest add-back).
     """
     own = {row.index: _line_kind(row.label) for row in rows}
+    headings = headings_over(rows)
     kinds = {
         r: own[r] if own[r] != "amount" or heading is None else own[heading.index]
-        for r, heading in headings_over(rows).items()
+        for r, heading in headings.items()
     }
-    kinds |= _numerators_under_per_share(rows, kinds)
+    kinds |= _numerators_under_per_share(rows, kinds, headings)
     run: list[int] = []  # lines that say no kind since the last line that does
     before: str | None = None
     for r in kinds:
@@ -124,7 +125,9 @@ def line_kinds(rows: Sequence[RowView]) -> dict[int, str]:
     return kinds
 
 
-def _numerators_under_per_share(rows: Sequence[RowView], kinds: dict[int, str]) -> dict[int, str]:
+def _numerators_under_per_share(
+    rows: Sequence[RowView], kinds: dict[int, str], headings: Mapping[int, RowView | None]
+) -> dict[int, str]:
     """Lines that take "per share" from a heading but print amounts: the earnings the heading divides.
 
     FedEx sets "Basic earnings per common share:" before "Net earnings allocable to common shares" on one
@@ -133,7 +136,7 @@ def _numerators_under_per_share(rows: Sequence[RowView], kinds: dict[int, str]) 
     where none does, beside the other lines under the same heading.
     """
     labels = {row.index: row.label for row in rows}
-    headings = {r: h.index if h else None for r, h in headings_over(rows).items()}
+    heading = {r: h.index if h else None for r, h in headings.items()}
     own = {
         row.index: {c: abs(x.number.value) for c, x in row.numbers.items() if x.number is not None}
         for row in rows
@@ -146,7 +149,7 @@ def _numerators_under_per_share(rows: Sequence[RowView], kinds: dict[int, str]) 
             continue
         # Where no line names a per-share figure ("Net earnings/(loss)" under "Basic Earnings Per Common
         # Share:"), the heading's other lines are the per-share lines the numerator is fifty times.
-        peers = said or {s for s in own if s != r and headings.get(s) == headings.get(r)}
+        peers = said or {s for s in own if s != r and heading.get(s) == heading.get(r)}
         beside = {c: max((own[s].get(c, 0.0) for s in peers), default=0.0) for c in figures}
         if all(beside[c] > 0.0 and v >= _AMOUNT_UNDER_PER_SHARE * beside[c] for c, v in figures.items()):
             out[r] = "amount"
