@@ -33,9 +33,11 @@ __all__ = [
     "score",
 ]
 
+# Issue 23's acceptance, which the validation split is measured against: swapped digits caught >= 90 %,
+# every kind together >= 85 %, <= 0.1 false flags per 100 untouched pages (before it: 80 % and 0.2).
 TARGET_SWAP = 0.90
-TARGET_ALL = 0.80
-TARGET_FALSE_PER_100 = 0.2
+TARGET_ALL = 0.85
+TARGET_FALSE_PER_100 = 0.1
 
 SCALES = (1.0, 1e3, 1e6, 1e9)
 
