@@ -25,54 +25,52 @@ from pipeline.engine import process_bytes
 from pipeline.figures.line_kinds import line_item, line_kinds
 from pipeline.statements.columns import statement_rows
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, right_aligned, titled_page
+from tests.support.pages import SIZE, page_rows, right_aligned, titled_page
 
 _XS = (400.0, 470.0, 540.0)
 
 
 def _note(diluted_shares: str = "256") -> DocumentResult:
-    return _written(
-        [
-            ("Basic earnings per common share:", None),
-            ("  Net earnings allocable to common shares", ("3,966", "3,819", "5,220")),
-            ("  Weighted-average common shares", ("254", "263", "264")),
-            ("  Basic earnings per common share", ("15.60", "14.54", "19.79")),
-            ("Diluted earnings per common share:", None),
-            ("  Net earnings allocable to common shares", ("3,966", "3,819", "5,221")),
-            ("  Weighted-average common shares", ("254", "263", "264")),
-            ("  Dilutive effect of share-based awards", ("2", "3", "4")),
-            ("  Weighted-average diluted shares", (diluted_shares, "266", "268")),
-            ("  Diluted earnings per common share", ("15.48", "14.33", "19.45")),
-        ]
-    )
+    return _written(f"""
+        Basic earnings per common share:
+        Net earnings allocable to common shares   | 3,966            | 3,819 | 5,220
+        Weighted-average common shares            | 254              | 263   | 264
+        Basic earnings per common share           | 15.60            | 14.54 | 19.79
+        Diluted earnings per common share:
+        Net earnings allocable to common shares   | 3,966            | 3,819 | 5,221
+        Weighted-average common shares            | 254              | 263   | 264
+        Dilutive effect of share-based awards     | 2                | 3     | 4
+        Weighted-average diluted shares           | {diluted_shares} | 266   | 268
+        Diluted earnings per common share         | 15.48            | 14.33 | 19.45
+    """)
 
 
 def _unnamed(basic_2019: str = "1,935") -> DocumentResult:
-    return _written(
-        [
-            ("Basic Earnings Per Common Share:", None),
-            ("  Net income/(loss) attributable to common shareholders", ("1,012", "356", basic_2019)),
-            ("  Weighted average shares of common stock outstanding", ("1,224", "1,223", "1,221")),
-            ("  Net earnings/(loss)", ("0.83", "0.29", "1.59")),
-            ("Diluted Earnings Per Common Share:", None),
-            ("  Net income/(loss) attributable to common shareholders", ("1,012", "356", "1,935")),
-            ("  Weighted average shares of common stock outstanding", ("1,224", "1,223", "1,221")),
-            ("  Effect of dilutive equity awards", ("12", "5", "3")),
-            ("  Weighted average shares, including dilutive effect", ("1,236", "1,228", "1,224")),
-            ("  Net earnings/(loss)", ("0.82", "0.29", "1.58")),
-        ]
-    )
+    return _written(f"""
+        Basic Earnings Per Common Share:
+        Net income/(loss) attributable to common shareholders | 1,012 | 356   | {basic_2019}
+        Weighted average shares of common stock outstanding   | 1,224 | 1,223 | 1,221
+        Net earnings/(loss)                                   | 0.83  | 0.29  | 1.59
+        Diluted Earnings Per Common Share:
+        Net income/(loss) attributable to common shareholders | 1,012 | 356   | 1,935
+        Weighted average shares of common stock outstanding   | 1,224 | 1,223 | 1,221
+        Effect of dilutive equity awards                      | 12    | 5     | 3
+        Weighted average shares, including dilutive effect    | 1,236 | 1,228 | 1,224
+        Net earnings/(loss)                                   | 0.82  | 0.29  | 1.58
+    """)
 
 
-def _written(rows: list[tuple[str, tuple[str, ...] | None]]) -> DocumentResult:
+def _written(table: str) -> DocumentResult:
+    """The note printed as ``table`` is written (:func:`tests.support.pages.page_rows`): a line printing no
+    figure is a heading, and the lines under it are indented."""
     doc = pymupdf.open()
     page = titled_page(doc, "(in millions, except per share amounts)", ("2023", "2022", "2021"), _XS)
     y = 84.0
-    for label, figures in rows:
+    for label, figures in page_rows(table):
         y += 13
-        indent = 60.0 if label.startswith("  ") else 50.0
-        page.insert_text((indent, y), label.strip(), fontsize=SIZE)
-        for x, text in zip(_XS, figures or (), strict=False):
+        indent = 60.0 if figures else 50.0
+        page.insert_text((indent, y), label, fontsize=SIZE)
+        for x, text in zip(_XS, figures, strict=False):
             right_aligned(page, x, y, text)
     return process_bytes(doc.tobytes(), source="eps.pdf")
 

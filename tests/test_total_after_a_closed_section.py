@@ -16,39 +16,36 @@ from __future__ import annotations
 import pymupdf
 
 from pipeline.engine import process_bytes
-from sample_docs.generate import winansi
 from schemas.models import DocumentResult
-from tests.support.pages import Keyed, only_flag, titled_page, write_ruled_rows
+from tests.support.pages import Keyed, only_flag, page_rows, titled_page, write_ruled_rows
 
 _XS = (400.0, 470.0, 540.0)
-_NIL = winansi("—")
-_NONE = ("", "", "")
 
 
 @Keyed
 def _allocation(goodwill: str = "9,501", debt: str = "(1,165)") -> DocumentResult:
-    rows = [
-        ("Purchase price", _NONE),
-        ("Cash paid, net of cash acquired", ("13,859", "81", "599")),
-        ("Stock options assumed", (_NIL, _NIL, "5")),
-        ("Indemnification holdback", ("104", "22", "86")),
-        ("", ("13,963", "103", "690")),
-        ("Allocation", _NONE),
-        ("Goodwill", (goodwill, "60", "482")),
-        ("Intangible assets:", _NONE),
-        ("Marketing-related", ("1,987", "2", "3")),
-        ("Contract-based", ("440", "1", "1")),
-        ("Technology-based", ("166", "53", "208")),
-        ("Customer-related", ("54", "1", "18")),
-        ("", ("2,647", "57", "230")),
-        ("Property and equipment", ("3,810", "3", "4")),
-        ("Deferred tax assets", ("117", "17", "55")),
-        ("Other assets acquired", ("1,858", "10", "53")),
-        ("Long-term debt", (debt, "(5)", "(3)")),
-        ("Deferred tax liabilities", ("(961)", "(18)", "(85)")),
-        ("Other liabilities assumed", ("(1,844)", "(21)", "(46)")),
-        ("", ("13,963", "103", "690")),
-    ]
+    rows = page_rows(f"""
+        Purchase price                  |         |      |
+        Cash paid, net of cash acquired | 13,859  | 81   | 599
+        Stock options assumed           | —       | —    | 5
+        Indemnification holdback        | 104     | 22   | 86
+                                        | 13,963  | 103  | 690
+        Allocation                      |         |      |
+        Goodwill                        | {goodwill} | 60   | 482
+        Intangible assets:              |         |      |
+        Marketing-related               | 1,987   | 2    | 3
+        Contract-based                  | 440     | 1    | 1
+        Technology-based                | 166     | 53   | 208
+        Customer-related                | 54      | 1    | 18
+                                        | 2,647   | 57   | 230
+        Property and equipment          | 3,810   | 3    | 4
+        Deferred tax assets             | 117     | 17   | 55
+        Other assets acquired           | 1,858   | 10   | 53
+        Long-term debt                  | {debt}  | (5)  | (3)
+        Deferred tax liabilities        | (961)   | (18) | (85)
+        Other liabilities assumed       | (1,844) | (21) | (46)
+                                        | 13,963  | 103  | 690
+    """)
     doc = pymupdf.open()
     page = titled_page(doc, "Acquisition activity (in millions)", ("2017", "2016", "2015"), _XS)
     write_ruled_rows(page, rows, _XS, lambda label: label == "")  # each total under its rule
