@@ -14,36 +14,37 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, Keyed, right_aligned, titled_page
+from tests.support.pages import SIZE, Keyed, page_rows, right_aligned, titled_page
 
 _XS = (440.0, 520.0)
 
 
 @Keyed
 def _balance_sheet(grand_total: str = "101,450") -> DocumentResult:
-    rows = [
-        (60, "Current assets", ("10,822", "8,097")),
-        (60, "Goodwill and other assets", ("88,000", "93,353")),
-        (70, "TOTAL ASSETS", ("98,822", "101,450")),
-        (60, "Current liabilities", ("8,061", "7,875")),
-        (60, "Long-term debt", ("40,000", "41,000")),
-        (70, "TOTAL LIABILITIES", ("48,061", "48,875")),
-        (60, "Redeemable noncontrolling interest", ("9", "826")),
-        (60, "Common stock", ("12", "12")),
-        (60, "Retained earnings", ("50,600", "51,611")),
-        (70, "Total shareholders' equity", ("50,612", "51,623")),
-        (60, "Noncontrolling interest", ("140", "126")),
-        (70, "TOTAL EQUITY", ("50,752", "51,749")),
-        (70, "TOTAL LIABILITIES AND EQUITY", ("98,822", grand_total)),
-    ]
+    rows = page_rows(f"""
+        Current assets                     | 10,822 | 8,097
+        Goodwill and other assets          | 88,000 | 93,353
+        TOTAL ASSETS                       | 98,822 | 101,450
+        Current liabilities                | 8,061  | 7,875
+        Long-term debt                     | 40,000 | 41,000
+        TOTAL LIABILITIES                  | 48,061 | 48,875
+        Redeemable noncontrolling interest | 9      | 826
+        Common stock                       | 12     | 12
+        Retained earnings                  | 50,600 | 51,611
+        Total shareholders' equity         | 50,612 | 51,623
+        Noncontrolling interest            | 140    | 126
+        TOTAL EQUITY                       | 50,752 | 51,749
+        TOTAL LIABILITIES AND EQUITY       | 98,822 | {grand_total}
+    """)
     doc = pymupdf.open()
     heads = ("December 26, 2020", "December 28, 2019")
     page = titled_page(doc, "Consolidated Balance Sheets (in millions)", heads, _XS, title_y=50, heads_y=74)
     y = 74.0
-    for x_label, label, figures in rows:
+    for label, figures in rows:
         y += 14
         # Totals are indented further than their items, and "Noncontrolling interest" sits left of the
         # total above it: outdented, by its place a weak total.
+        x_label = 70 if label.upper().startswith("TOTAL") else 60
         page.insert_text((x_label, y), label, fontsize=SIZE)
         for x, text in zip(_XS, figures, strict=True):
             right_aligned(page, x, y, text)
