@@ -53,20 +53,25 @@ def _pdf(pages: Sequence[Sequence[tuple[float, str]]], head: str | None = None) 
     return data
 
 
+def _entries(table: str) -> list[Row]:
+    """A ledger's entries written as printed (see :func:`tests.support.printed.printed_rows`), as cells."""
+    return [(first, *cells) for first, cells in printed_rows(table)]
+
+
 def _ledger(rows: Sequence[Row], heads: Row = ("Date", "Particulars", "Debit", "Credit", "Balance")) -> bytes:
     lines = [(100.0, "Statement of account: Acme Trading Ltd"), (130.0, "|".join(heads))]
     lines += [(150.0 + 16 * i, "|".join(r)) for i, r in enumerate(rows)]
     return _pdf([lines])
 
 
-_LEDGER: list[Row] = [
-    ("01-Apr-24", "Opening Balance", "", "4,250,000", "4,250,000 Cr."),
-    ("12-May-24", "Bank payment 3312", "1,125,400", "0", "3,124,600 Cr."),
-    ("30-Jun-24", "Invoice 77", "0", "86,975", "3,211,575 Cr."),
-    ("14-Aug-24", "Bank payment 3390", "2,000,000", "0", "1,211,575 Cr."),
-    ("02-Sep-24", "Journal: exchange difference", "0", "13,410", "1,224,985 Cr."),
-    ("30-Sep-24", "Bank payment 3411", "1,300,000", "0", "75,015 Dr."),
-]
+_LEDGER = _entries("""
+    01-Apr-24 | Opening Balance              |           | 4,250,000 | 4,250,000 Cr.
+    12-May-24 | Bank payment 3312            | 1,125,400 | 0         | 3,124,600 Cr.
+    30-Jun-24 | Invoice 77                   | 0         | 86,975    | 3,211,575 Cr.
+    14-Aug-24 | Bank payment 3390            | 2,000,000 | 0         | 1,211,575 Cr.
+    02-Sep-24 | Journal: exchange difference | 0         | 13,410    | 1,224,985 Cr.
+    30-Sep-24 | Bank payment 3411            | 1,300,000 | 0         | 75,015 Dr.
+""")
 
 
 def _flags(data: bytes, rule: str) -> list[Flag]:
@@ -109,13 +114,13 @@ def test_a_miskeyed_opening_balance_is_caught_by_its_own_amount() -> None:
 
 def test_a_bank_statement_runs_the_other_way_without_sides() -> None:
     heads = ("Date", "Description", "Withdrawals", "Deposits", "Balance")
-    rows: list[Row] = [
-        ("01/03", "Balance brought forward", "", "", "12,400.50"),
-        ("03/03", "Card payment", "210.40", "", "12,190.10"),
-        ("05/03", "Salary", "", "3,850.00", "16,040.10"),
-        ("09/03", "Rent", "1,900.00", "", "14,140.10"),
-        ("15/03", "Transfer in", "", "500.00", "14,640.10"),
-    ]
+    rows = _entries("""
+        01/03 | Balance brought forward |          |          | 12,400.50
+        03/03 | Card payment            | 210.40   |          | 12,190.10
+        05/03 | Salary                  |          | 3,850.00 | 16,040.10
+        09/03 | Rent                    | 1,900.00 |          | 14,140.10
+        15/03 | Transfer in             |          | 500.00   | 14,640.10
+    """)
     assert _flags(_ledger(rows, heads), "LED001") == []
     rows[3] = ("09/03", "Rent", "1,090.00", "", "14,140.10")
     flags = _flags(_ledger(rows, heads), "LED001")
@@ -124,13 +129,13 @@ def test_a_bank_statement_runs_the_other_way_without_sides() -> None:
 
 def test_a_trial_balance_is_no_running_ledger() -> None:
     # Debit, credit and balance columns, but each row stands alone: nothing runs, nothing is flagged.
-    rows: list[Row] = [
-        ("1000", "Cash", "52,000", "", "52,000"),
-        ("1200", "Receivables", "18,300", "", "18,300"),
-        ("2000", "Payables", "", "21,750", "(21,750)"),
-        ("3000", "Share capital", "", "40,000", "(40,000)"),
-        ("4000", "Revenue", "", "8,550", "(8,550)"),
-    ]
+    rows = _entries("""
+        1000 | Cash          | 52,000 |        | 52,000
+        1200 | Receivables   | 18,300 |        | 18,300
+        2000 | Payables      |        | 21,750 | (21,750)
+        3000 | Share capital |        | 40,000 | (40,000)
+        4000 | Revenue       |        | 8,550  | (8,550)
+    """)
     data = _ledger(rows, ("Account", "Name", "Debit", "Credit", "Balance"))
     result = process_bytes(data, source="tb.pdf")
     assert check_ledgers(result.tables) == []
