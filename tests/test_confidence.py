@@ -11,14 +11,11 @@ import numpy as np
 from bench.calibrate import fit, main, threshold_for
 from pipeline.checks.confidence import ConfidenceModel, calibrate, features
 from schemas.models import Evidence, Flag, Localization
+from tests.support.records import flag
 
 
 def _flag(rule: str = "TOT001", confidence: float = 0.8, loc: Localization | None = None) -> Flag:
-    return Flag(
-        flag_id="f", doc_id="d", source="d.pdf", rule=rule, kind="sum_mismatch", severity="error",
-        message="m", pages=[1], evidence=[Evidence(page=1, text="x", role="total")], confidence=confidence,
-        localization=loc,
-    )  # fmt: skip
+    return flag(rule=rule, confidence=confidence, localization=loc)
 
 
 def _loc(signature: str, alternatives: int = 0, holding: int = 2) -> Localization:

@@ -20,6 +20,7 @@ from console.labels import LABEL_GAP_PX, Rect, label_size, place_label
 from console.routes.flags import ROOM_COOKIE
 from console.view import ZOOM_CHOICES, Box, fitting_zoom, flag_pages, shown_zoom, zoom_bucket
 from schemas.models import Flag
+from tests.support import records
 from tests.support.review import SAMPLES, hostile_flag, login, make_config, make_run
 
 PAGE: Rect = (0.0, 0.0, 800.0, 1000.0)
@@ -203,13 +204,11 @@ def test_evidence_printed_in_another_document_is_not_drawn_on_this_ones_pages() 
     from schemas.models import Evidence
 
     box = (300.0, 100.0, 340.0, 110.0)
-    flag = Flag(
-        flag_id="f",
+    flag = records.flag(
         doc_id="new",
         source="acme_2025.pdf",
         rule="PRI001",
         kind="prior_period_mismatch",
-        severity="error",
         message="Receivables (2024) is 1,567 here but 1,657 in acme_2024.pdf (p. 38).",
         pages=[40],
         evidence=[

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pipeline.checks.localize import Equation, RelationLog, Term, localize_errors
-from schemas.models import Evidence, Flag
+from schemas.models import Flag
+from tests.support.records import flag
 
 _BOXES: dict[str, tuple[float, float, float, float]] = {}
 
@@ -37,19 +38,12 @@ def same(name: str, a: Term, b: Term, flag: str | None = None) -> Equation:
     return Equation("XREF001", terms, 0.5, abs(a.value - b.value) <= 0.5, "anchored copy", name, flag)
 
 
-def flag(flag_id: str) -> Flag:
-    return Flag(
-        flag_id=flag_id, doc_id="d", source="d.pdf", rule="TOT001", kind="sum_mismatch", severity="error",
-        message="m.", pages=[1], evidence=[Evidence(page=1, text="x", role="total")],
-    )  # fmt: skip
-
-
 def run(*equations: Equation) -> tuple[dict[str, Flag], dict[str, Flag]]:
     log = RelationLog()
     for eq in equations:
         log.add(eq)
     ids = sorted({eq.flag_id for eq in equations if eq.flag_id})
-    out = localize_errors([flag(i) for i in ids], log)
+    out = localize_errors([flag(flag_id=i) for i in ids], log)
     return {f.flag_id: f for f in out.flags}, {f.flag_id: f for f in out.structure_questions}
 
 
@@ -141,7 +135,7 @@ def test_a_line_and_its_copy_in_the_total_column_are_one_error() -> None:
 
 
 def test_flags_of_rules_that_record_no_relation_are_left_as_they_are() -> None:
-    out = localize_errors([flag("n1")], RelationLog())
+    out = localize_errors([flag(flag_id="n1")], RelationLog())
     assert [f.flag_id for f in out.flags] == ["n1"] and out.flags[0].localization is None
 
 

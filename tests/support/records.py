@@ -1,10 +1,10 @@
-"""Whole records, valid as they stand, for the tests of what is done with one (rows, schemas)."""
+"""Whole records, valid as they stand, for the tests of what is done with one (rows, schemas, flags)."""
 
 from __future__ import annotations
 
-from schemas.models import Fact, Period
+from schemas.models import Evidence, Fact, Flag, Period
 
-__all__ = ["fact"]
+__all__ = ["fact", "flag"]
 
 
 def fact(**changes: object) -> Fact:
@@ -27,3 +27,20 @@ def fact(**changes: object) -> Fact:
         origin="table_cell",
     )
     return base.model_copy(update=changes)
+
+
+def flag(**changes: object) -> Flag:
+    """A TOT001 sum mismatch on page 1 of document ``d`` with one line of evidence, with ``changes`` applied
+    (validated as the flag's fields are)."""
+    base: dict[str, object] = {
+        "flag_id": "f",
+        "doc_id": "d",
+        "source": "d.pdf",
+        "rule": "TOT001",
+        "kind": "sum_mismatch",
+        "severity": "error",
+        "message": "m.",
+        "pages": [1],
+        "evidence": [Evidence(page=1, text="x", role="total")],
+    }
+    return Flag.model_validate(base | changes)
