@@ -15,7 +15,7 @@ import pymupdf
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
-from tests.support.pages import Keyed, page_rows, titled_page, write_table
+from tests.support.pages import Keyed, page_rows, tables_result, titled_page, write_table
 
 _XS = (470.0, 540.0)
 _YEARS = ("2017", "2016")
@@ -23,16 +23,13 @@ _YEARS = ("2017", "2016")
 
 @Keyed
 def _report(investing: str = "(27,819)") -> DocumentResult:
-    doc = pymupdf.open()
-    page = titled_page(doc, "Cash flow information is as follows (in millions):", (), ())
-    write_table(page, 84.0, _YEARS, page_rows(f"""
+    summary = page_rows(f"""
         Cash provided by (used in):   |              |
         Operating activities          | 18,434       | 17,272
         Investing activities          | {investing}  | (9,876)
         Financing activities          | 9,860        | (3,740)
-    """), _XS)  # fmt: skip
-    page = titled_page(doc, "Consolidated Statements of Cash Flows (in millions)", (), ())
-    write_table(page, 84.0, _YEARS, page_rows("""
+    """)
+    statement = page_rows("""
         Net income                                          | 3,033    | 2,371
         Depreciation and amortization                       | 11,478   | 8,116
         Other operating activities                          | 3,923    | 6,785
@@ -42,8 +39,16 @@ def _report(investing: str = "(27,819)") -> DocumentResult:
         Other investing activities                          | (1,892)  | (1,956)
         Net cash provided by (used in) investing activities | (27,819) | (9,876)
         Net cash provided by (used in) financing activities | 9,860    | (3,740)
-    """), _XS)  # fmt: skip
-    return process_bytes(doc.tobytes(), source="summary.pdf")
+    """)
+    return tables_result(
+        [
+            ("Cash flow information is as follows (in millions):", summary),
+            ("Consolidated Statements of Cash Flows (in millions)", statement),
+        ],
+        _YEARS,
+        _XS,
+        source="summary.pdf",
+    )
 
 
 test_the_clean_report_raises_nothing = _report.quiet_test()

@@ -11,14 +11,12 @@ summary raised nothing (development seed 25). A heading naming a non-GAAP measur
 
 from __future__ import annotations
 
-import pymupdf
 import pytest
 
-from pipeline.engine import process_bytes
 from pipeline.figures.facts import heading_is_generic
 from pipeline.figures.taxonomy import load_taxonomy
 from schemas.models import DocumentResult
-from tests.support.pages import Keyed, page_rows, titled_page, write_table
+from tests.support.pages import Keyed, page_rows, tables_result
 
 _XS = (470.0, 540.0)
 _YEARS = ("2020", "2019")
@@ -26,16 +24,13 @@ _YEARS = ("2020", "2019")
 
 @Keyed
 def _report(financing: str = "(5,300)") -> DocumentResult:
-    doc = pymupdf.open()
-    page = titled_page(doc, "Cash flows (Millions)", (), ())
-    write_table(page, 84.0, _YEARS, page_rows(f"""
+    summary = page_rows(f"""
         Major GAAP Cash Flow Categories                     |         |
         Net cash provided by (used in) operating activities | 8,113   | 7,070
         Net cash provided by (used in) investing activities | (580)   | (6,444)
         Net cash provided by (used in) financing activities | {financing} | (1,124)
-    """), _XS)  # fmt: skip
-    page = titled_page(doc, "Consolidated Statement of Cash Flows (Millions)", (), ())
-    write_table(page, 84.0, _YEARS, page_rows("""
+    """)
+    statement = page_rows("""
         Net income                                          | 5,449   | 4,582
         Depreciation and amortization                       | 2,664   | 2,488
         Net cash provided by (used in) operating activities | 8,113   | 7,070
@@ -43,8 +38,13 @@ def _report(financing: str = "(5,300)") -> DocumentResult:
         Other investing activities                          | 921     | (4,745)
         Net cash provided by (used in) investing activities | (580)   | (6,444)
         Net cash provided by (used in) financing activities | (5,300) | (1,124)
-    """), _XS)  # fmt: skip
-    return process_bytes(doc.tobytes(), source="summary.pdf")
+    """)
+    return tables_result(
+        [("Cash flows (Millions)", summary), ("Consolidated Statement of Cash Flows (Millions)", statement)],
+        _YEARS,
+        _XS,
+        source="summary.pdf",
+    )
 
 
 test_the_clean_report_raises_nothing = _report.quiet_test()

@@ -88,6 +88,21 @@ def table_result(
     return process_bytes(doc.tobytes(), source=source)
 
 
+def tables_result(
+    tables: Sequence[tuple[str, Rows]],
+    heads: Sequence[str],
+    xs: Sequence[float] = (420.0, 500.0),
+    *,
+    source: str = "tables.pdf",
+) -> DocumentResult:
+    """Process a document of one table a page: each of ``tables`` is a page's title and rows, under the same
+    column ``heads`` (a summary and the statement it summarises, say)."""
+    doc = pymupdf.open()
+    for title, rows in tables:
+        write_table(titled_page(doc, title, (), ()), 84.0, heads, rows, xs)
+    return process_bytes(doc.tobytes(), source=source)
+
+
 def only_flag(result: DocumentResult, rule: str) -> Flag:
     """The one flag ``result`` raised, asserted to be a ``rule`` flag (the failure lists what was raised)."""
     rules = [flag.rule for flag in result.flags]
