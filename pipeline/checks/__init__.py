@@ -83,7 +83,7 @@ CHECKS: tuple[Check, ...] = (
             *carried.check_carried_balances(d.tables, d.relations),
         ],
     ),
-    Check((per_share.RULE,), lambda d: per_share.check_per_share(d.tables, d.statements)),
+    Check((per_share.RULE,), lambda d: per_share.check_per_share(d.tables, d.statements, d.questions)),
     Check((balance.RULE,), lambda d: balance.check_balance(d.facts, doc_id=d.doc_id, source=d.source)),
     Check(
         (crossref.RULE, crossref.STATEMENT_RULE),
@@ -173,7 +173,7 @@ def check_document(
     located = localize_errors(list(unique.values()), log)
     # The confidence last: it reads what the localization found.
     flags = [calibrate(f) for f in located.flags]
-    questions = [calibrate(f) for f in located.structure_questions]
+    questions = [calibrate(f) for f in (*located.structure_questions, *doc.questions)]
     return Localized(_ordered(flags), _ordered(questions), located.seconds)
 
 

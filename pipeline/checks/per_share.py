@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pipeline.checks.rule import PrintedFigure, Rule
 from pipeline.checks.tolerance import keying_relation
 from pipeline.figures.grid import RowView, row_labels
+from pipeline.figures.keying import keyed_variants
 from pipeline.figures.line_kinds import headings_over, line_item, line_kinds, numerator_label
 from pipeline.figures.rounding import half_unit
 from pipeline.figures.taxonomy import normalise_label
@@ -270,6 +271,54 @@ def _triples(
     return out
 
 
+_ELSEWHERE = (
+    "the basic and the diluted per-share figures of this column both divide the same earnings, which the "
+    "table does not print, and no keying error of the printed earnings gives them: a numerator adjusted "
+    "elsewhere (redeemable interests, preferred dividends), not a misprint"
+)
+
+
+def _implied(t: _Test) -> tuple[float, float]:
+    """The earnings the per-share figure and its shares give, and how far rounding may move them."""
+    factor = 10.0**t.power
+    value = t.eps.value * t.shares.value / factor
+    room = (
+        half_unit(t.eps.places) * abs(t.shares.value) + half_unit(t.shares.places) * abs(t.eps.value)
+    ) / factor
+    return value, room + half_unit(t.earnings.places)
+
+
+def _adjusted_elsewhere(t: _Test, failed: Sequence[_Test]) -> bool:
+    """Whether a failing division is an adjusted numerator rather than a misprint.
+
+    Earnings per share adjusted for redeemable interests or preferred dividends in a note on another page
+    divide earnings the table does not print: in that column the basic and the diluted figures both fail,
+    over the same printed earnings, and agree on what the earnings are. A keying error does that only in
+    the earnings line itself (the per-share figures and share counts are printed apart): so the break is
+    the numerator's adjustment when no keyed variant of the printed earnings is the earnings they agree on.
+    A share count both divisions print (a loss year's "basic and diluted") could be the misprint instead.
+    """
+    peers = [
+        x
+        for x in failed
+        if x.col == t.col
+        and x.power == t.power
+        and x.earnings.cell.row == t.earnings.cell.row
+        and x.eps.cell.row != t.eps.cell.row
+        and x.shares.cell.row != t.shares.cell.row
+    ]
+    if not peers:
+        return False
+    value, room = _implied(t)
+    lo, hi = value - room, value + room
+    for x in peers:
+        v, r = _implied(x)
+        lo, hi = max(lo, v - r), min(hi, v + r)
+    if lo > hi:
+        return False
+    return not any(lo <= v <= hi for v, _ in keyed_variants(t.earnings.value, t.earnings.places))
+
+
 def _flag(
     table: Table, statement: Statement, test: _Test, holds: int, labels: Mapping[int, str], proof: str | None
 ) -> Flag:
@@ -299,12 +348,16 @@ def _flag(
     )
 
 
-def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) -> list[Flag]:
+def check_per_share(
+    tables: Sequence[Table], statements: Sequence[Statement], questions: list[Flag] | None = None
+) -> list[Flag]:
     """EPS001 over every table that prints earnings, shares and earnings per share.
 
     Args:
         tables: The document's tables.
         statements: Their calculation trees (for the value columns and the line kinds).
+        questions: Where the breaks of a numerator adjusted elsewhere go, as structure questions
+            (:func:`_adjusted_elsewhere`); dropped when None.
 
     Returns:
         One flag per failing per-share figure.
@@ -333,6 +386,7 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
         counts = _counts(figs, kinds, flavours, labels, heads)
         named = {r for r in earnings if numerator_label(labels[r]) != normalise_label(labels[r])}
         seen: set[tuple[int, int]] = set()
+        failed: list[tuple[_Test, int, str | None]] = []
         for e in (r for r in figs if kinds.get(r) == "per_share" and flavours.get(r)):
             for s in counts.get(flavours[e] or "", ()):
                 ranked = _triples(
@@ -368,7 +422,11 @@ def check_per_share(tables: Sequence[Table], statements: Sequence[Statement]) ->
                     if (e, t.col) in seen:
                         continue
                     seen.add((e, t.col))
-                    flags.append(
-                        _flag(table, statement, t, holds, labels, _NAMED if by_name and holds < 2 else None)
-                    )
+                    failed.append((t, holds, _NAMED if by_name and holds < 2 else None))
+        for t, holds, proof in failed:
+            flag = _flag(table, statement, t, holds, labels, proof)
+            if not _adjusted_elsewhere(t, [x for x, _, _ in failed]):
+                flags.append(flag)
+            elif questions is not None:
+                questions.append(flag.model_copy(update={"reasons": [*flag.reasons, _ELSEWHERE]}))
     return flags

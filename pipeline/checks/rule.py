@@ -285,6 +285,8 @@ class CheckedDocument:
         blocks: Narrative text blocks.
         taxonomy: The metric taxonomy.
         relations: Where the rules record every relation they evaluate (append-only), for the localization.
+        questions: Breaks a rule set apart itself as structure questions (append-only): it can tell they are
+            no keying error of a figure it prints, as the localization tells for the relations it reads.
     """
 
     doc_id: str
@@ -295,6 +297,7 @@ class CheckedDocument:
     blocks: Sequence[Block]
     taxonomy: Taxonomy
     relations: RelationLog = field(default_factory=RelationLog)
+    questions: list[Flag] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
