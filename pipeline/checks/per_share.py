@@ -319,6 +319,17 @@ def _adjusted_elsewhere(t: _Test, failed: Sequence[_Test]) -> bool:
     return not any(lo <= v <= hi for v, _ in keyed_variants(t.earnings.value, t.earnings.places))
 
 
+def _explained(t: _Test, earn: int, others: Sequence[tuple[int, int, list[_Test]]]) -> bool:
+    """Whether a line of earnings other than ``earn`` (continuing operations) gives the figure."""
+    return any(
+        x.ok
+        for other, power, tests in others
+        if power == t.power and other != earn
+        for x in tests
+        if x.col == t.col
+    )
+
+
 def _flag(
     table: Table, statement: Statement, test: _Test, holds: int, labels: Mapping[int, str], proof: str | None
 ) -> Flag:
@@ -394,7 +405,7 @@ def check_per_share(
                 )
                 if not ranked:
                     continue
-                earn, power, tests = ranked[0]
+                earn, _, tests = ranked[0]
                 tests = _strict(tests)
                 holds = sum(t.ok for t in tests)
                 fails = [t for t in tests if not t.ok]
@@ -408,14 +419,7 @@ def check_per_share(
                     continue
                 basic = [figs[r] for r in figs if kinds.get(r) == "per_share" and flavours.get(r) == "basic"]
                 for t in fails:
-                    # Another line of earnings (continuing operations) at the same power explains it.
-                    if any(
-                        x.ok
-                        for er, p, xs in ranked[1:]
-                        if p == power and er != earn
-                        for x in xs
-                        if x.col == t.col
-                    ):
+                    if _explained(t, earn, ranked[1:]):
                         continue
                     if flavours[e] == "diluted" and _antidilutive(t, [b[t.col] for b in basic if t.col in b]):
                         continue
