@@ -62,7 +62,7 @@ from pipeline.checks.rule import Check, CheckedDocument, Rule
 from pipeline.checks.tolerance import known_facts, where_printed
 from pipeline.figures.taxonomy import Taxonomy, load_taxonomy
 from pipeline.statements.build import build_statements
-from schemas.models import Block, Fact, Flag, Statement, Table
+from schemas.models import Block, Chunk, Fact, Flag, Statement, Table
 
 __all__ = ["ACROSS_RULES", "CHECKS", "RULES", "Localized", "check_document"]
 
@@ -108,7 +108,9 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check(
         (narrative.RULE, narrative.SENTENCE_RULE),
-        lambda d: narrative.check_narrative(d.blocks, d.facts, d.taxonomy, doc_id=d.doc_id, source=d.source),
+        lambda d: narrative.check_narrative(
+            d.blocks, d.facts, d.taxonomy, doc_id=d.doc_id, source=d.source, tables=d.tables, chunks=d.chunks
+        ),
     ),
     # Last: it speaks only for figures that no relation recorded by the rules above prints.
     Check((magnitude.RULE,), lambda d: magnitude.check_magnitudes(d.tables, d.relations)),
@@ -132,6 +134,7 @@ def check_document(
     statements: Sequence[Statement] | None = None,
     taxonomy: Taxonomy | None = None,
     relations: RelationLog | None = None,
+    chunks: Sequence[Chunk] = (),
 ) -> Localized:
     """Run every rule over one document, then localize the error behind each break.
 
@@ -147,6 +150,7 @@ def check_document(
         relations: Where every relation the checks evaluate is recorded, holding or not (a new log by
             default); ``bench.miss_coverage`` reads it to tell a missed error in no relation from one a
             relation held but did not flag.
+        chunks: The document's heading-aware chunks: which section each narrative block sits under.
 
     Returns:
         The findings, one per distinct ``flag_id``, ordered by first page, rule and id, each with its
@@ -157,7 +161,7 @@ def check_document(
     trees = build_statements(tables, {}, tax) if statements is None else statements
     # Figures whose scale is unknown are compared nowhere in base units.
     log = RelationLog() if relations is None else relations
-    doc = CheckedDocument(doc_id, source, tables, trees, known_facts(facts), blocks, tax, log)
+    doc = CheckedDocument(doc_id, source, tables, trees, known_facts(facts), blocks, tax, log, chunks=chunks)
     found = magnitude.left_to_others([flag for check in CHECKS for flag in check.run(doc)])
     unique: dict[str, Flag] = {}
     seen: set[frozenset[tuple[int, tuple[float, ...]]]] = set()

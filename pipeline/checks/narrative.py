@@ -28,8 +28,9 @@ from pipeline.checks.tolerance import (
 )
 from pipeline.figures.claims import NarrativeClaim, PeriodRef, parse_claims
 from pipeline.figures.facts import OTHER_FIGURES, latest_fiscal_year
+from pipeline.figures.sections import segment_blocks
 from pipeline.figures.taxonomy import Taxonomy
-from schemas.models import Block, Evidence, Flag, Period
+from schemas.models import Block, Chunk, Evidence, Flag, Period, Table
 
 __all__ = [
     "RULE",
@@ -262,16 +263,28 @@ def check_claim(claim: NarrativeClaim, facts: Sequence[KnownFact], *, doc_id: st
 
 
 def check_narrative(
-    blocks: Sequence[Block], facts: Sequence[KnownFact], taxonomy: Taxonomy, *, doc_id: str, source: str
+    blocks: Sequence[Block],
+    facts: Sequence[KnownFact],
+    taxonomy: Taxonomy,
+    *,
+    doc_id: str,
+    source: str,
+    tables: Sequence[Table] = (),
+    chunks: Sequence[Chunk] = (),
 ) -> list[Flag]:
     """NAR001 over every narrative block of a document.
 
+    A block in a segment's section (:func:`pipeline.figures.sections.segment_blocks`) is about that
+    segment's figures: its sentences are checked for their own arithmetic (NAR002) only.
+
     Args:
-        blocks: Text blocks.
+        blocks: Text blocks, in reading order.
         facts: Facts of the document (only whole-entity table facts are used as reference).
         taxonomy: The metric taxonomy.
         doc_id: Document id.
         source: Source path.
+        tables: The document's tables, whose line labels and column heads name its segments.
+        chunks: Its heading-aware chunks, whose heading paths say which section each block sits under.
 
     Returns:
         Flags of kind ``narrative_mismatch``.
@@ -291,14 +304,15 @@ def check_narrative(
     for f in table_facts:
         by_metric.setdefault(f.metric, []).append(f)
     flags: list[Flag] = []
-    for block in blocks:
+    segments = segment_blocks(blocks, tables, taxonomy, chunks)
+    for i, block in enumerate(blocks):
         if block.kind != "text":
             continue
         for claim in parse_claims(block, taxonomy, default_year=default_year):
             own = check_sentence(claim, doc_id=doc_id, source=source)
             flags.extend(own)
             metric_facts = [f for f in by_metric.get(claim.metric.id, []) if f.unit == claim.metric.unit]
-            if metric_facts and not own:
+            if metric_facts and not own and i not in segments:
                 flags.extend(check_claim(claim, metric_facts, doc_id=doc_id, source=source))
     return flags
 

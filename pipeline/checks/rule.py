@@ -18,7 +18,7 @@ from pipeline.checks.tolerance import KnownFact, Severity, where_printed
 from pipeline.figures.rounding import Comparison, half_unit
 from pipeline.figures.taxonomy import Taxonomy
 from pipeline.ids import stable_id
-from schemas.models import Block, Cell, Evidence, Flag, FlagKind, Period, Statement, Table
+from schemas.models import Block, Cell, Chunk, Evidence, Flag, FlagKind, Period, Statement, Table
 
 __all__ = [
     "Check",
@@ -284,6 +284,7 @@ class CheckedDocument:
         facts: Facts whose scale is known (figures of unknown scale are compared nowhere in base units).
         blocks: Narrative text blocks.
         taxonomy: The metric taxonomy.
+        chunks: The heading-aware chunks, whose heading paths say which section each text block is in.
         relations: Where the rules record every relation they evaluate (append-only), for the localization.
         questions: Breaks a rule set apart itself as structure questions (append-only): it can tell they are
             no keying error of a figure it prints, as the localization tells for the relations it reads.
@@ -298,6 +299,7 @@ class CheckedDocument:
     taxonomy: Taxonomy
     relations: RelationLog = field(default_factory=RelationLog)
     questions: list[Flag] = field(default_factory=list)
+    chunks: Sequence[Chunk] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,7 @@ def run_checks(parsed: DocumentResult, relations: RelationLog | None = None) -> 
             source=parsed.source,
             statements=parsed.statements,
             relations=relations,
+            chunks=parsed.chunks,
         )
     return Checked(parsed, found)
 
