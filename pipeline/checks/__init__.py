@@ -100,12 +100,7 @@ CHECKS: tuple[Check, ...] = (
             *repeated_columns.check_repeated_columns(d.tables, d.relations),
         ],
     ),
-    Check(
-        (quarters.RULE,),
-        lambda d: quarters.check_quarters(
-            d.facts, d.taxonomy, doc_id=d.doc_id, source=d.source, relations=d.relations
-        ),
-    ),
+    Check((quarters.RULE,), quarters.check_quarters),
     Check(
         (narrative.RULE, narrative.SENTENCE_RULE),
         lambda d: narrative.check_narrative(

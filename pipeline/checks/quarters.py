@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from pipeline.checks.localize import Equation, RelationLog, Term, base_term
-from pipeline.checks.rule import DocRef, Rule
+from pipeline.checks.localize import Equation, Term, base_term
+from pipeline.checks.rule import CheckedDocument, Located, Rule
 from pipeline.checks.tolerance import (
     KnownFact,
     fmt_amount,
@@ -94,27 +94,17 @@ def _term(f: KnownFact, coef: float, *, magnitude: bool = False, used: float | N
     return base_term((f.value, f.decimals, f.scale), coef, where, magnitude=magnitude, used=used)
 
 
-def check_quarters(
-    facts: Sequence[KnownFact],
-    taxonomy: Taxonomy,
-    *,
-    doc_id: str,
-    source: str,
-    relations: RelationLog | None = None,
-) -> list[Flag]:
+def check_quarters(doc: CheckedDocument) -> list[Flag]:
     """QTR001 over a document's quarterly tables.
 
     Args:
-        facts: Facts whose scale is known.
-        taxonomy: For each metric's unit and sign convention.
-        doc_id: Document id.
-        source: Source path.
-        relations: Where each line's sum is recorded, for the localization.
+        doc: The document: its facts whose scale is known, the taxonomy (each metric's unit and sign
+            convention), and the log where each line's sum is recorded, for the localization.
 
     Returns:
         One flag per line whose quarters do not add up to its year.
     """
-    log = relations if relations is not None else RelationLog()
+    facts, taxonomy, log = doc.facts, doc.taxonomy, doc.relations
     years = _years(facts)
     tests: dict[str, list[tuple[KnownFact, list[KnownFact], Comparison, bool]]] = {}
     for (table_id, metric, year, basis, currency), quarters in _quarter_lines(facts, taxonomy).items():
@@ -140,7 +130,7 @@ def check_quarters(
         failing = [line for line in lines if not line[2].ok]
         proven = held >= _MIN_LINES and len(failing) * 3 <= len(lines)
         for total, four, result, magnitude in lines:
-            flag = _flag(doc_id, source, total, four, result, held) if proven and not result.ok else None
+            flag = _flag(doc, total, four, result, held) if proven and not result.ok else None
             if flag is not None:
                 flags.append(flag)
             if proven or result.ok:
@@ -163,9 +153,7 @@ def check_quarters(
     return flags
 
 
-def _flag(
-    doc_id: str, source: str, total: KnownFact, four: Sequence[KnownFact], result: Comparison, held: int
-) -> Flag:
+def _flag(doc: Located, total: KnownFact, four: Sequence[KnownFact], result: Comparison, held: int) -> Flag:
     scale = total.scale
     places = printed_decimals(min(f.decimals for f in (total, *four)), scale)
     difference, tolerance = (
@@ -191,7 +179,7 @@ def _flag(
         )
     )
     return RULE.flag(
-        DocRef(doc_id, source),
+        doc,
         message=message,
         evidence=evidence,
         metric=total.metric,
