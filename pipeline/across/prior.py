@@ -41,11 +41,11 @@ from typing import Literal
 
 from pipeline.checks.crossref import PRIMARY
 from pipeline.checks.prior import INCONSISTENCY_RULE, RESTATEMENT_RULE
-from pipeline.checks.rule import Located
+from pipeline.checks.rule import Located, printed_evidence
 from pipeline.checks.tolerance import Relation, keying_relation
 from pipeline.figures.rounding import compare_values
 from pipeline.figures.taxonomy import normalise_label
-from schemas.models import Block, Evidence, Flag, PublishedFigure
+from schemas.models import Block, Flag, PublishedFigure
 
 __all__ = [
     "INCONSISTENCY_RULE",
@@ -447,12 +447,6 @@ def _judge(now: PublishedFigure, then: PublishedFigure, explain: _Explanations) 
     return PriorMatch(now, then, "inconsistency", relation)
 
 
-def _evidence(f: PublishedFigure, role: str, source: str | None) -> Evidence:
-    return Evidence(
-        page=f.page, bbox=f.bbox, text=f"{f.label}: {f.printed}", role=role, value=f.value, source=source
-    )
-
-
 def prior_flags(report: PriorReport, doc: Located) -> list[Flag]:
     """The flags of a report: PRI001 for each inconsistency, PRI002 for each restatement.
 
@@ -469,7 +463,7 @@ def prior_flags(report: PriorReport, doc: Located) -> list[Flag]:
         if m.verdict not in ("restatement", "inconsistency"):
             continue
         now, then = m.current, m.earlier
-        evidence = [_evidence(now, "current", None), _evidence(then, "earlier", then.source)]
+        evidence = [printed_evidence(now, "current"), printed_evidence(then, "earlier", then.source)]
         comparison = compare_values(now.value, now.decimals, then.value, then.decimals)
         where = f"{then.source} (p. {then.page})"
         line = f"{now.label} ({now.column or now.period})"

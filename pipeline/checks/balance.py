@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.checks.rule import DocRef, Rule
+from pipeline.checks.rule import DocRef, Rule, printed_evidence
 from pipeline.checks.tolerance import (
     Comparison,
     KnownFact,
@@ -23,7 +23,7 @@ from pipeline.checks.tolerance import (
     period_text,
     printed_decimals,
 )
-from schemas.models import Evidence, Flag
+from schemas.models import Flag
 
 __all__ = ["RULE", "check_balance"]
 
@@ -71,12 +71,6 @@ def _columns(facts: Sequence[KnownFact]) -> dict[str, list[_Column]]:
     return out
 
 
-def _evidence(fact: KnownFact, role: str) -> Evidence:
-    return Evidence(
-        page=fact.page, bbox=fact.bbox, text=f"{fact.label}: {fact.printed}", role=role, value=fact.value
-    )
-
-
 def _message(lhs: KnownFact, rhs_text: str, c: Comparison) -> str:
     scale, places = lhs.scale, printed_decimals(lhs.decimals, lhs.scale)
     return (
@@ -95,7 +89,7 @@ def _pair_flag(
     return RULE.flag(
         DocRef(doc_id, source),
         message=_message(lhs, rhs.label, c),
-        evidence=[_evidence(lhs, lhs_role), _evidence(rhs, rhs_role)],
+        evidence=[printed_evidence(lhs, lhs_role), printed_evidence(rhs, rhs_role)],
         metric=lhs.metric,
         period=lhs.period,
         comparison=c,
@@ -160,9 +154,9 @@ def check_balance(facts: Sequence[KnownFact], *, doc_id: str, source: str) -> li
                     DocRef(doc_id, source),
                     message=_message(a, f"{liabilities.label} + {equity_fact.label}", c),
                     evidence=[
-                        _evidence(a, "assets"),
-                        _evidence(liabilities, "liabilities"),
-                        _evidence(equity_fact, "equity"),
+                        printed_evidence(a, "assets"),
+                        printed_evidence(liabilities, "liabilities"),
+                        printed_evidence(equity_fact, "equity"),
                     ],
                     metric="total_assets",
                     period=a.period,

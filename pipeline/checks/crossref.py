@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.checks.localize import Equation, RelationLog, Term, base_term, connected
-from pipeline.checks.rule import DocRef, Rule
+from pipeline.checks.rule import DocRef, Rule, printed_evidence
 from pipeline.checks.tolerance import (
     Comparison,
     KnownFact,
@@ -58,7 +58,7 @@ from pipeline.figures.taxonomy import Taxonomy, normalise_label
 from pipeline.statements.build import with_tables
 from pipeline.statements.columns import statement_rows
 from pipeline.statements.labels import clean_label
-from schemas.models import BBox, Evidence, Flag, Period, Statement, StatementKind, Table
+from schemas.models import BBox, Flag, Period, Statement, StatementKind, Table
 
 __all__ = [
     "PRIMARY",
@@ -532,13 +532,7 @@ def _flag(
         f"tolerance {fmt_small(c.tolerance, scale, places)}{scale_note(scale)})."
     )
     evidence = [
-        Evidence(
-            page=x.page,
-            bbox=x.bbox,
-            text=f"{x.label}: {x.printed}",
-            role="table" if i == 0 else "conflicting table",
-            value=x.value,
-        )
+        printed_evidence(x, "table" if i == 0 else "conflicting table")
         for i, group in enumerate(clusters[:2])
         for x in sorted(group, key=lambda x: (x.page, x.row))
     ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.checks.rule import DocRef, Rule
+from pipeline.checks.rule import DocRef, Rule, printed_evidence
 from pipeline.checks.tolerance import (
     Comparison,
     KnownFact,
@@ -123,8 +123,7 @@ def _narrative_evidence(claim: NarrativeClaim, value: float | None) -> Evidence:
 
 
 def _table_evidence(fig: TableFigure, role: str = "table") -> Evidence:
-    f = fig.fact
-    return Evidence(page=f.page, bbox=f.bbox, text=f"{f.label}: {f.printed}", role=role, value=f.value)
+    return printed_evidence(fig.fact, role)
 
 
 def _value_flag(

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from pipeline.checks.localize import Equation, Term, base_term
-from pipeline.checks.rule import CheckedDocument, Located, Rule
+from pipeline.checks.rule import CheckedDocument, Located, Rule, printed_evidence
 from pipeline.checks.tolerance import (
     KnownFact,
     fmt_amount,
@@ -28,7 +28,7 @@ from pipeline.checks.tolerance import (
 from pipeline.figures.facts import PRIMARY_STATEMENTS
 from pipeline.figures.rounding import Comparison, compare_sum
 from pipeline.figures.taxonomy import Taxonomy
-from schemas.models import Evidence, Flag
+from schemas.models import Flag
 
 __all__ = ["RULE", "check_quarters"]
 
@@ -165,19 +165,7 @@ def _flag(doc: Located, total: KnownFact, four: Sequence[KnownFact], result: Com
         f"{fmt_amount(result.expected, scale, places)} but the year is {total.printed} on page {total.page} "
         f"(difference {difference}, tolerance {tolerance}{scale_note(scale)})."
     )
-    evidence = [
-        Evidence(page=f.page, bbox=f.bbox, text=f"{f.label}: {f.printed}", role="component", value=f.value)
-        for f in four
-    ]
-    evidence.append(
-        Evidence(
-            page=total.page,
-            bbox=total.bbox,
-            text=f"{total.label}: {total.printed}",
-            role="total",
-            value=total.value,
-        )
-    )
+    evidence = [*(printed_evidence(f, "component") for f in four), printed_evidence(total, "total")]
     return RULE.flag(
         doc,
         message=message,

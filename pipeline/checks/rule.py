@@ -18,17 +18,19 @@ from pipeline.checks.tolerance import KnownFact, Severity, where_printed
 from pipeline.figures.rounding import Comparison, half_unit
 from pipeline.figures.taxonomy import Taxonomy
 from pipeline.ids import stable_id
-from schemas.models import Block, Cell, Chunk, Evidence, Flag, FlagKind, Period, Statement, Table
+from schemas.models import BBox, Block, Cell, Chunk, Evidence, Flag, FlagKind, Period, Statement, Table
 
 __all__ = [
     "Check",
     "CheckedDocument",
     "DocRef",
     "Located",
+    "PrintedAt",
     "PrintedFigure",
     "Rule",
     "column_proof_confidence",
     "labelled_evidence",
+    "printed_evidence",
 ]
 
 
@@ -43,6 +45,35 @@ class Located(Protocol):
     @property
     def source(self) -> str:
         """Source path or object key."""
+        ...
+
+
+class PrintedAt(Protocol):
+    """A figure that knows where and how it is printed: a fact, a copy of one, a published figure."""
+
+    @property
+    def page(self) -> int:
+        """The page it is printed on."""
+        ...
+
+    @property
+    def bbox(self) -> BBox | None:
+        """Its box on the page, when known."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """Its line's label as printed."""
+        ...
+
+    @property
+    def printed(self) -> str:
+        """The number as printed."""
+        ...
+
+    @property
+    def value(self) -> float | None:
+        """Its value in base units."""
         ...
 
 
@@ -330,6 +361,20 @@ def labelled_evidence(cell: Cell, labels: Mapping[int, str], role: str, value: f
         text=f"{labels[cell.row]}: {cell.text.strip()}",
         role=role,
         value=value,
+    )
+
+
+def printed_evidence(figure: PrintedAt, role: str, source: str | None = None) -> Evidence:
+    """A figure read from a fact as evidence: its page and box, and its label before the figure as printed.
+
+    Args:
+        figure: The figure.
+        role: What it is in the finding ("total", "component", "table").
+        source: The document it is printed in, when not the flag's own (a finding across documents).
+    """
+    text = f"{figure.label}: {figure.printed}"
+    return Evidence(
+        page=figure.page, bbox=figure.bbox, text=text, role=role, value=figure.value, source=source
     )
 
 

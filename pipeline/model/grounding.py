@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.checks.crossref import PRIMARY
-from pipeline.checks.rule import Rule
+from pipeline.checks.rule import Rule, printed_evidence
 from pipeline.checks.tolerance import KnownFact, compare_values, known_facts
 from pipeline.figures.facts import table_fact
 from pipeline.figures.numbers import ParsedNumber, find_numbers
@@ -542,13 +542,7 @@ def _claim_flag(
         ),
         evidence=[
             Evidence(page=claim.page, bbox=read.bbox, text=claim.quote, role="narrative", value=stated),
-            Evidence(
-                page=ref.page,
-                bbox=ref.bbox,
-                text=f"{ref.label}: {ref.printed}",
-                role="table",
-                value=ref.value,
-            ),
+            printed_evidence(ref, "table"),
         ],
         metric=metric.id,
         period=period,
