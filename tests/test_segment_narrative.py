@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pymupdf
+import pytest
 
 from pipeline.engine import process_bytes
 from schemas.models import DocumentResult
@@ -72,29 +73,15 @@ _INDUSTRIAL = "Net sales increased 25% compared with 2022. Operating income incr
 _CONSUMER = "Net sales decreased 5%. Operating income decreased 9% on lower pricing."
 
 
-def test_sentences_under_a_division_heading_are_the_division_s() -> None:
-    result = _filing(
-        [
-            ("h", "Segment Results"),
-            ("h", "Industrial Division"),
-            ("t", _INDUSTRIAL),
-            ("h", "Consumer Division"),
-            ("t", _CONSUMER),
-        ]
-    )
-    assert [f.message for f in result.flags] == []
-
-
-def test_a_heading_that_is_a_name_the_segment_note_prints_opens_its_section() -> None:
-    result = _filing(
-        [
-            ("h", "Review of Operations"),
-            ("h", "Industrial"),
-            ("t", _INDUSTRIAL),
-            ("h", "Consumer"),
-            ("t", _CONSUMER),
-        ]
-    )
+@pytest.mark.parametrize(
+    ("outer", "first", "second"),
+    [
+        ("Segment Results", "Industrial Division", "Consumer Division"),  # headings that say "division"
+        ("Review of Operations", "Industrial", "Consumer"),  # names the segment note prints
+    ],
+)
+def test_sentences_under_a_segment_s_heading_are_the_segment_s(outer: str, first: str, second: str) -> None:
+    result = _filing([("h", outer), ("h", first), ("t", _INDUSTRIAL), ("h", second), ("t", _CONSUMER)])
     assert [f.message for f in result.flags] == []
 
 
