@@ -24,7 +24,7 @@ from pipeline.figures.taxonomy import Taxonomy
 from pipeline.parse.columns import find_gutter, split_columns
 from pipeline.parse.cover_ocr import unreadable_share
 from pipeline.parse.identity import COVER_PAGES
-from pipeline.parse.layout import Line, Word, build_lines, transform_words
+from pipeline.parse.layout import Line, Word, build_lines, transform_words, without_superscript_marks
 from pipeline.parse.scales import (
     ScaleResolution,
     document_default,
@@ -268,7 +268,10 @@ def read_page(page: pymupdf.Page, pno: int, run: Run, errors: list[ErrorRecord])
         # identity stage, which reads such a page by OCR) and says so, never silently.
         why = f"text layer does not read ({share:.0%} of its words read: glyph codes without a Unicode map)"
         errors.append(run.error("parse", "no_text_layer", why, pno))
-    lines = build_lines(words)
+    # Tables are read without the superscript footnote marks (their own column of "(1)"s otherwise); the
+    # page's text blocks keep them.
+    table_words = without_superscript_marks(words)
+    lines = build_lines(table_words)
 
     def collect_rules() -> Rules | None:
         # Rules only matter where the text already looks tabular; most pages never walk their drawings.
@@ -281,7 +284,7 @@ def read_page(page: pymupdf.Page, pno: int, run: Run, errors: list[ErrorRecord])
         return _rotate_rules(rules, matrix) if matrix is not None else rules
 
     size = (rect.width, rect.height)
-    on_page = tuple(_column_tables(words, lines, (pno, size), run, functools.cache(collect_rules)))
+    on_page = tuple(_column_tables(table_words, lines, (pno, size), run, functools.cache(collect_rules)))
     kept = [pt.raw for pt in on_page if not pt.raw.lone]
     blocks = _blocks(words, pno, [t.bbox for t in kept])
     info = PageInfo(**info_kw, n_words=len(words), n_blocks=len(blocks), n_tables=len(kept))

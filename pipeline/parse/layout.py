@@ -175,6 +175,49 @@ def _next_date(words: Sequence[Word], k: int) -> bool:
     return bool(_DAY_WORD.match(first)) and k + 1 < len(words) and bool(_MONTH_WORD.match(words[k + 1][4]))
 
 
+_MARK = re.compile(r"(?:\(\s*(?:\d{1,2}|[a-zA-Z])\s*\))+|\d{1,2}|[a-z]|[*†‡§]")
+"""What a footnote mark prints: "(1)", "(a)", "(1)(2)", "1", "a", "*"."""
+_MARK_SIZE = 0.8
+"""A footnote mark set as a superscript is at most this share of the height of the word it follows."""
+
+
+def without_superscript_marks(words: Sequence[Word]) -> list[Word]:
+    """The words without the footnote marks set as superscripts after a word (a figure, a label, a head).
+
+    "(1)" set small and raised right after a figure ("(1)⁽¹⁾" in an AOCI roll-forward's reclassification
+    column) was read as a figure of its own: a column of negative ones and twos beside the real figures,
+    which no column's sum then explains, so the table's total line went unchecked; a mark raised above the
+    line's band even made a row of its own. A word that prints a mark, set at most 80 % of the height of the
+    word just before it and raised (its foot above that word's foot), touching it, is the other word's note.
+
+    Args:
+        words: A page's words.
+
+    Returns:
+        The words in the same order, superscript marks left out.
+    """
+    marks = [k for k, w in enumerate(words) if len(w[4]) <= 8 and _MARK.fullmatch(w[4])]
+    if not marks:
+        return list(words)
+    drop = {k for k in marks if _raised_after_a_word(words[k], words)}
+    return [w for k, w in enumerate(words) if k not in drop] if drop else list(words)
+
+
+def _raised_after_a_word(mark: Word, words: Sequence[Word]) -> bool:
+    mx0, my0, _, my1 = mark[:4]
+    mh = my1 - my0
+    for vx0, vy0, vx1, vy1, *_ in words:
+        vh = vy1 - vy0
+        if (
+            mh <= _MARK_SIZE * vh
+            and -1.0 <= mx0 - vx1 <= 0.8 * vh
+            and vy0 - 0.2 * vh <= my1 <= vy1 - 0.15 * vh
+            and vx0 < mx0
+        ):
+            return True
+    return False
+
+
 def build_lines(words: Sequence[Word]) -> list[Line]:
     """Group words into lines by vertical overlap, then order each line left to right.
 
