@@ -99,6 +99,7 @@ _GENERIC_HEADING_WORDS = _words(
     balance sheet sheets data selected summary highlights key results position condition operations
     commitments contingencies contingent see refer accounts payable receivable noncontrolling noninterest
     par value authorized issued stock treasury paid received during effect effects acquisitions acquired
+    including required
     excluding includes noncash non-cash schedule provisions provision credit interests
     gaap major category categories
     """
@@ -147,6 +148,10 @@ _UNIT_PAREN = re.compile(
 )
 
 _CARRYING = re.compile(r"\bcarrying\s+(?:amounts?|values?)\b", re.IGNORECASE)
+_GROUP_NAME = re.compile(
+    r"^.*?\band (?:its )?(?:consolidated )?subsidiar(?:y|ies)(?: companies)?\b", re.IGNORECASE
+)
+"""The consolidated group's name as a head prints it: the whole entity, no dimension."""
 
 
 def header_dimension(header: str) -> str | None:
@@ -162,7 +167,9 @@ def header_dimension(header: str) -> str | None:
         The residual words, or None when the header only names a period, unit or total.
     """
     # The unit printed among the heads ("(In millions, except par value amounts)") names no dimension, nor
-    # does the carrying amount: it is the figure the statements print ("Carrying Amount" beside "Fair Value").
+    # does the carrying amount: it is the figure the statements print ("Carrying Amount" beside "Fair Value"),
+    # nor the consolidated group printed over the years ("Corning Incorporated and Subsidiary Companies").
+    header = _GROUP_NAME.sub(" ", header)
     words = normalise_label(_CARRYING.sub(" ", _UNIT_PAREN.sub(" ", header))).split()
     # a small number that numbers a name ("Level 3", "Tier 1") is part of it; a day, a year or a note
     # number after a period word or note is not
@@ -181,6 +188,15 @@ def header_dimension(header: str) -> str | None:
     return " ".join(rest) if rest else None
 
 
+_DEALS_LEFT_OUT = re.compile(
+    r"\b(?:net of|excluding|exclusive of)\b[^:]*"
+    r"\b(?:acqui\w*|divest\w*|dispos\w*|business combinations?)\b[^:]*",
+    re.IGNORECASE,
+)
+"""The cash-flow statement's "Changes in operating assets and liabilities, excluding effect of acquisitions
+and divestitures:": what the lines leave out names no segment of theirs."""
+
+
 def heading_is_generic(heading: str, taxonomy: Taxonomy) -> bool:
     """True when a section heading is ordinary statement structure rather than a segment or dimension.
 
@@ -196,7 +212,7 @@ def heading_is_generic(heading: str, taxonomy: Taxonomy) -> bool:
         return False
     if taxonomy.match(heading) is not None or _OWNERS_EQUITY.search(heading) or _CAPTION.search(heading):
         return True
-    return not _residual_words(heading, _STRUCTURE_WORDS)
+    return not _residual_words(_DEALS_LEFT_OUT.sub(" ", heading), _STRUCTURE_WORDS)
 
 
 # "Corning Incorporated and Subsidiary Companies", "Acme Corp. and its subsidiaries": the consolidated group
