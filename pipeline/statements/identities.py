@@ -87,6 +87,13 @@ IDENTITIES: tuple[Identity, ...] = (
     Identity(
         "total assets", "total_assets", (Operand("total_current_assets"), Operand("total_non_current_assets"))
     ),
+    # A plan's funded status is its assets less its obligation; underfunded, it prints negative.
+    Identity(
+        "funded status",
+        "funded_status",
+        (Operand("plan_assets"), Operand("benefit_obligation", -1, magnitude=True)),
+        within_table=True,
+    ),
     Identity(
         "balance sheet",
         "total_assets",
