@@ -23,6 +23,7 @@ is left to the segment's own table.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -76,6 +77,7 @@ def _running_heads(blocks: Sequence[Block]) -> frozenset[str]:
     return frozenset(text for text, on in pages.items() if len(on) >= _RUNNING_PAGES)
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a paragraph's first words and the tables' labels repeat
 def _core(text: str) -> str:
     return " ".join(_NAME_WORDS.sub(" ", normalise_label(text)).split())
 
