@@ -46,6 +46,8 @@ def _filing(heading: str, operating_2022: str = "4,801", group: str = "") -> Doc
         "Changes in assets and liabilities, net of business combinations:",
         "Changes in operating assets and liabilities, excluding effect of acquisitions and divestitures:",
         "Changes in operating assets and liabilities, net of acquired assets and assumed liabilities:",
+        "Changes in certain working capital items:",  # Corning's
+        "Increase (decrease) in cash from changes in:",
     ],
 )
 def test_a_summary_keyed_wrong_is_compared_with_the_statement(heading: str) -> None:

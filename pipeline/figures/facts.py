@@ -99,7 +99,7 @@ _GENERIC_HEADING_WORDS = _words(
     balance sheet sheets data selected summary highlights key results position condition operations
     commitments contingencies contingent see refer accounts payable receivable noncontrolling noninterest
     par value authorized issued stock treasury paid received during effect effects acquisitions acquired
-    including required
+    including required certain increase decrease included
     excluding includes noncash non-cash schedule provisions provision credit interests
     gaap major category categories
     """
