@@ -6,7 +6,10 @@ own ("Industrial Division", "Aerospace Systems", "North America"), in sentences 
 and comparing it with the consolidated statement raises a false alarm for every sentence of every
 segment's discussion. The heading says whose figures they are.
 
-The blocks are read in order, pages included, and each heading sets the section:
+The blocks are read in order, pages included, and each heading sets the section. The parser's headings
+are not among the text blocks the checks read: the heading-aware chunks carry them as each block's heading
+path, and a change of path is a heading; the lines among the text blocks that read as headings (a one-word
+"Consumer", two heading lines merged into one block) are headings too.
 
 1. A heading that names a segment starts a segment's section: it says "segment", "division", "region" or
    "geographic", or it is a name the document's tables print as a line or a column head (a segment
