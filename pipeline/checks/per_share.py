@@ -427,9 +427,10 @@ def check_per_share(
                         continue
                     seen.add((e, t.col))
                     failed.append((t, holds, _NAMED if by_name and holds < 2 else None))
+        failing = [t for t, _, _ in failed]
         for t, holds, proof in failed:
             flag = _flag(table, statement, t, holds, labels, proof)
-            if not _adjusted_elsewhere(t, [x for x, _, _ in failed]):
+            if not _adjusted_elsewhere(t, failing):
                 flags.append(flag)
             elif questions is not None:
                 questions.append(flag.model_copy(update={"reasons": [*flag.reasons, _ELSEWHERE]}))

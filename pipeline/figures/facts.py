@@ -148,10 +148,12 @@ _UNIT_PAREN = re.compile(
 )
 
 _CARRYING = re.compile(r"\bcarrying\s+(?:amounts?|values?)\b", re.IGNORECASE)
-_GROUP_NAME = re.compile(
-    r"^.*?\band (?:its )?(?:consolidated )?subsidiar(?:y|ies)(?: companies)?\b", re.IGNORECASE
-)
-"""The consolidated group's name as a head prints it: the whole entity, no dimension."""
+# "Corning Incorporated and Subsidiary Companies", "Acme Corp. and its subsidiaries": the consolidated group
+# itself, not a subsidiary's statement.
+_GROUP = re.compile(r"\band (?:its )?(?:consolidated )?subsidiar(?:y|ies)(?: companies)?\b", re.IGNORECASE)
+_GROUP_NAME = re.compile(r"^.*?" + _GROUP.pattern, re.IGNORECASE)
+"""The consolidated group's name as a head prints it, with the name before "and subsidiaries": the whole
+entity, no dimension."""
 
 
 def header_dimension(header: str) -> str | None:
@@ -213,11 +215,6 @@ def heading_is_generic(heading: str, taxonomy: Taxonomy) -> bool:
     if taxonomy.match(heading) is not None or _OWNERS_EQUITY.search(heading) or _CAPTION.search(heading):
         return True
     return not _residual_words(_DEALS_LEFT_OUT.sub(" ", heading), _STRUCTURE_WORDS)
-
-
-# "Corning Incorporated and Subsidiary Companies", "Acme Corp. and its subsidiaries": the consolidated group
-# itself, not a subsidiary's statement.
-_GROUP = re.compile(r"\band (?:its )?(?:consolidated )?subsidiar(?:y|ies)(?: companies)?\b", re.IGNORECASE)
 
 
 def table_context(table: Table) -> str | None:
