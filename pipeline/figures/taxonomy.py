@@ -115,6 +115,8 @@ _LEADING_OPERATOR = re.compile(r"^(?:less|add|plus|deduct)\s*:?\s+")
 _TRAILING_DIGITS = re.compile(r"(?<=[a-z])\d{1,2}$")
 # "Revenue 3", "Income taxes 7": a note number printed in the label column.
 _TRAILING_NOTE = re.compile(r"(?<=[a-z]) \d{1,2}[a-z]?$")
+# "Net income attributable to 3M": a name that begins with a digit, printed with a capital, is no note "3m".
+_NAME_AT_END = re.compile(r"\s\d{1,2}[A-Z][\W_]*$")
 _PUNCT = re.compile(r"[^\w%]+")
 
 
@@ -135,6 +137,7 @@ def normalise_label(label: str) -> str:
     """
     # NFKC turns superscript digits into plain digits, so strip them from the raw label first.
     text = _SUPERSCRIPTS.sub(" ", label.translate(_QUOTES))
+    named = _NAME_AT_END.search(text) is not None
     text = unicodedata.normalize("NFKC", text).casefold()
     text = _DASHES.sub("-", text)
     text = _DOT_LEADERS.sub(" ", text)
@@ -147,7 +150,8 @@ def normalise_label(label: str) -> str:
     text = text.replace("&", " and ").replace("'", "")
     text = _PUNCT.sub(" ", text).strip()
     text = _TRAILING_DIGITS.sub("", text).strip()
-    text = _TRAILING_NOTE.sub("", " ".join(text.split())).strip()
+    text = " ".join(text.split())
+    text = text if named else _TRAILING_NOTE.sub("", text).strip()
     text = _LEADING_OPERATOR.sub("", text)
     return " ".join(text.replace("_", " ").split())
 
