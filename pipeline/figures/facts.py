@@ -121,6 +121,13 @@ _OTHER_MEASURE = re.compile(r"\bnon[- ]?(?:gaap|ifrs)\b", re.IGNORECASE)
 """A heading over a measure of the company's own ("Non-GAAP - Continuing Operations"): its lines are not the
 statements' figures, though every word of it is a statement's."""
 
+_MEASURE_NAMED = re.compile(
+    r"^(?P<name>.+?)\s*\((?:an? )?non[- ]?(?:gaap|ifrs)(?: financial)?(?: measures?)?\)\W*$", re.IGNORECASE
+)
+"""A heading that names the measure its lines compute and says it is one of the company's own ("Free Cash
+Flow (non-GAAP measure)" over operating cash flow, capital expenditure and the free cash flow they make):
+the lines it adds up are the statements' figures, the measure is a metric of its own."""
+
 _CAPTION = re.compile(
     r"[$€£]\s?\d|\bpar value\b|\(\s*(?:net of|includes|including|see|refer)\b", re.IGNORECASE
 )
@@ -210,6 +217,9 @@ def heading_is_generic(heading: str, taxonomy: Taxonomy) -> bool:
         True for "Current assets", "Cash flows from operating activities", "Revenue"; False for
         "Americas", "Segment A", "Discontinued operations".
     """
+    named = _MEASURE_NAMED.match(heading.strip())
+    if named is not None:
+        return taxonomy.match(named["name"]) is not None
     if _OTHER_MEASURE.search(heading):
         return False
     if taxonomy.match(heading) is not None or _OWNERS_EQUITY.search(heading) or _CAPTION.search(heading):
