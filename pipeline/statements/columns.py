@@ -138,7 +138,9 @@ def basis_of(*texts: str) -> Basis:
 # of the column's other lines.
 _RATIO_LABEL = re.compile(
     r"\b(?:debt|liabilities|assets|equity|capital|revenues?|sales|income|earnings)\s+to\s+(?:total\s+)?"
-    r"(?:capital|capitalization|equity|assets|liabilities|revenues?|sales|ebitda|earnings)\b|\bratio\b"
+    r"(?:capital|capitalization|equity|assets|liabilities|revenues?|sales|ebitda|earnings)\b|\bratio\b|"
+    # "30+ days past due as a % of total": a share of a total, which ends its label as a total's does.
+    r"(?:%|\bpercent(?:age)?|\bshare|\bportion|\bproportion) of (?:the )?(?:\w+ )?total\b"
 )
 
 
