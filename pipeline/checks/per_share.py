@@ -60,6 +60,10 @@ quarterly figures of a column read beside another quarter's shares: a keying err
 the quotient by far more (a digit dropped, doubled, the sign)."""
 _QUALIFIER = re.compile(r"\b(?:continuing|discontinued)\b")
 _CENT = 0.011
+_PER_SHARE_WORDS = re.compile(
+    r"\b(?:basic|diluted|and|(?:earnings |income )?per (?:common |ordinary )?share)\b"
+)
+_WHOSE = re.compile(r"\b(?:attributable|available|applicable|allocable|allocated) (to .+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +177,20 @@ def _numerators(
     ]
     named = [r for r in same if own[r] == flavour]
     return named or same
+
+
+def _whose(label: str) -> str | None:
+    """Whose earnings a normalised line says it divides or prints, or None where it says none.
+
+    "to 3m" in "Net income attributable to 3M — basic", "to common stockholders" in "Basic earnings per
+    share attributable to common stockholders".
+
+    Such a per-share line divides those earnings, never the consolidated net income printed above it: the
+    noncontrolling interests' share, small in some years, would make that pairing hold there and fail where
+    it is not. It pairs only with the earnings line that names the same owners.
+    """
+    found = _WHOSE.search(" ".join(_PER_SHARE_WORDS.sub(" ", label).split()))
+    return found[1] if found else None
 
 
 def _test(
@@ -399,10 +417,11 @@ def check_per_share(
         seen: set[tuple[int, int]] = set()
         failed: list[tuple[_Test, int, str | None]] = []
         for e in (r for r in figs if kinds.get(r) == "per_share" and flavours.get(r)):
+            numerators = _numerators(earnings, own, headed, headed.get(e, ""), flavours[e])
+            if (whose := _whose(normalise_label(labels[e]))) is not None:
+                numerators = [r for r in numerators if _whose(numerator_label(line_item(labels[r]))) == whose]
             for s in counts.get(flavours[e] or "", ()):
-                ranked = _triples(
-                    figs, e, s, _numerators(earnings, own, headed, headed.get(e, ""), flavours[e])
-                )
+                ranked = _triples(figs, e, s, numerators)
                 if not ranked:
                     continue
                 earn, _, tests = ranked[0]
