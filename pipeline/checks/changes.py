@@ -370,6 +370,30 @@ def _hold_together(rels: Sequence[_Relation]) -> list[_Relation]:
     return proven
 
 
+def _hold_as_twins(rels: Sequence[_Relation]) -> list[_Relation]:
+    """Named changes that repeat one layout across groups of columns, proven by their tests pooled.
+
+    A 10-Q prints the three months' figures and the six months', each pair with its "% change" beside it,
+    over two lines: one line keyed wrong leaves a group one row of two, which proves nothing alone. A
+    change column at the same place after the same two columns, its head naming a change too, is the same
+    relation printed again: pooled with its twins it must pass the test one relation passes alone, and it
+    must hold in some row of its own.
+    """
+
+    def shape(rel: _Relation) -> tuple[str, int, int]:
+        return rel.kind, rel.a - rel.target, rel.b - rel.target
+
+    proven: list[_Relation] = []
+    for rel in (r for r in rels if r.hits and not _holds(r)):
+        twins = [t for t in rels if t is not rel and t.hits and shape(t) == shape(rel)]
+        pooled = replace(
+            rel, hits=rel.hits + sum(t.hits for t in twins), seen=rel.seen + sum(t.seen for t in twins)
+        )
+        if twins and _holds(pooled):
+            proven.append(rel)
+    return proven
+
+
 def _two_periods(figs: Mapping[int, Mapping[int, _Fig]], a: int, b: int) -> bool:
     """Whether columns ``a`` and ``b`` are dated, and at two periods."""
     keys = [
@@ -419,7 +443,8 @@ def _relations(table: Table, figs: Mapping[int, Mapping[int, _Fig]]) -> list[_Re
         if _holds(rel):
             assert rel is not None
             out.append(rel)
-    return out + _hold_together(named)
+    out += _hold_together(named)
+    return out + [rel for rel in _hold_as_twins(named) if rel not in out]
 
 
 def _label(row: RowView) -> str:
