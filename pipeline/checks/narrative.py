@@ -155,6 +155,28 @@ def _value_flag(
     )
 
 
+_EARLY_MONTHS = ("-01-", "-02-")
+"""Year ends in January or February: a retailer's fiscal year, which many name by the year it began in."""
+
+
+def _named_by_start(
+    ref: PeriodRef | None, facts: Sequence[KnownFact], fig: TableFigure
+) -> TableFigure | None:
+    """The fiscal year a sentence may mean by ``ref`` where the tables date their years by their end.
+
+    Ulta's "fiscal 2021" ended on 29 January 2022, the column the tables key FY2022, while the column
+    ending on 30 January 2021 is their FY2021; Walmart names its years by their end. Where the year the
+    sentence names ended early in the calendar year, the next column is the year the sentence may mean: a
+    figure that agrees with it is no misstatement.
+    """
+    end = fig.fact.period.end_date if fig.fact.period is not None else None
+    if ref is None or ref.kind != "FY" or end is None or end[4:8] not in _EARLY_MONTHS:
+        return None
+    later = resolve(PeriodRef("FY", ref.year + 1, explicit=ref.explicit), facts)
+    later_end = later.fact.period.end_date if later is not None and later.fact.period is not None else None
+    return later if later_end is not None and later_end[4:8] in _EARLY_MONTHS else None
+
+
 def _check_value(
     claim: NarrativeClaim, which: str, facts: Sequence[KnownFact], *, doc_id: str, source: str
 ) -> tuple[Flag | None, TableFigure | None]:
@@ -175,6 +197,12 @@ def _check_value(
     c = compare_values(a, amount.decimals, b, fig.fact.decimals)
     if c.ok:
         return None, fig
+    named_by_start = _named_by_start(ref, facts, fig)
+    if (
+        named_by_start is not None
+        and compare_values(a, amount.decimals, named_by_start.value, named_by_start.fact.decimals).ok
+    ):
+        return None, named_by_start
     if not plausible_discrepancy(a, amount.decimals, b, fig.fact.decimals):
         # The sentence prints a figure no keying error makes of the table's: it is about another period
         # or scope ("$8.6 billion in fiscal 2021" of a retailer whose fiscal 2021 ended in January 2022,
