@@ -4,7 +4,7 @@
 prints only the consolidated net income (including the noncontrolling interests' share), EPS001 paired the
 two: the interests' share, small in two years, let the pairing hold there, and the year it was not small
 was flagged as an error (the fourth false-alarm class issue 23 lists: a numerator that is not the printed
-figure). Such a line now pairs only with an earnings line naming the same owners; where none is printed,
+figure). Such a line now pairs only with earnings lines that name owners too; where none is printed,
 nothing is tested. Printed, it is checked as before.
 """
 

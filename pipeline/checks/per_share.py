@@ -185,9 +185,10 @@ def _whose(label: str) -> str | None:
     "to 3m" in "Net income attributable to 3M — basic", "to common stockholders" in "Basic earnings per
     share attributable to common stockholders".
 
-    Such a per-share line divides those earnings, never the consolidated net income printed above it: the
-    noncontrolling interests' share, small in some years, would make that pairing hold there and fail where
-    it is not. It pairs only with the earnings line that names the same owners.
+    Such a per-share line divides its owners' earnings, never the consolidated net income printed above it:
+    the noncontrolling interests' share, small in some years, would make that pairing hold there and fail
+    where it is not. It pairs only with earnings lines that name owners too ("Net income attributable to
+    3M" beside "Earnings per share attributable to 3M common shareholders").
     """
     found = _WHOSE.search(" ".join(_PER_SHARE_WORDS.sub(" ", label).split()))
     return found[1] if found else None
@@ -418,8 +419,8 @@ def check_per_share(
         failed: list[tuple[_Test, int, str | None]] = []
         for e in (r for r in figs if kinds.get(r) == "per_share" and flavours.get(r)):
             numerators = _numerators(earnings, own, headed, headed.get(e, ""), flavours[e])
-            if (whose := _whose(normalise_label(labels[e]))) is not None:
-                numerators = [r for r in numerators if _whose(numerator_label(line_item(labels[r]))) == whose]
+            if _whose(normalise_label(labels[e])) is not None:
+                numerators = [r for r in numerators if _whose(numerator_label(line_item(labels[r])))]
             for s in counts.get(flavours[e] or "", ()):
                 ranked = _triples(figs, e, s, numerators)
                 if not ranked:
