@@ -223,7 +223,7 @@ def statement_columns(table: Table, rows: Sequence[RowView], heading: str = "") 
     ]
     values = {c: {row.index: n.value for row in rows if (n := _number(row, c)) is not None} for c in kept}
     kept = [col for col in kept if not _derived_change(rows, col, values)]
-    places = {col: p for col, p in _column_places(rows).items() if col in kept}
+    places = _column_places(rows, kept)
     usual = Counter(places.values()).most_common(1)[0][0] if places else 0
     # Whole numbers beside cents: a count and its average price (an option table), not two amounts.
     priced = sorted(places.values()) == [0, 2]
@@ -360,12 +360,26 @@ def _years_column(rows: Sequence[RowView], col: int) -> bool:
     return bool(texts) and sum(1 for t in texts if _YEAR_FIGURE.match(t)) * 5 >= len(texts) * 4
 
 
-def _column_places(rows: Sequence[RowView]) -> dict[int, int]:
-    """The decimal places each column prints its figures with (the most common; dashes left out)."""
-    seen: dict[int, Counter[int]] = {}
+def _column_places(rows: Sequence[RowView], cols: Sequence[int]) -> dict[int, int]:
+    """The decimal places each of ``cols`` prints its figures with (the most common; dashes left out).
+
+    Counted on the lines where every column prints a figure, where there are two: an EPS note's earnings,
+    share counts and per-share lines print 0, 1 and 2 places in every year, and a year whose discontinued
+    operations print a dash would otherwise count other lines most and read as another kind of figure.
+    """
+    figures: dict[int, dict[int, int]] = {}
     for row in rows:
-        for col, cell in row.numbers.items():
-            n = cell.number
-            if n is not None and not n.is_dash and n.unit not in ("percent", "ratio"):
-                seen.setdefault(col, Counter())[n.places] += 1
+        figures[row.index] = {
+            col: n.places
+            for col, cell in row.numbers.items()
+            if col in cols
+            and (n := cell.number) is not None
+            and not n.is_dash
+            and n.unit not in ("percent", "ratio")
+        }
+    complete = [f for f in figures.values() if len(f) == len(cols)]
+    seen: dict[int, Counter[int]] = {}
+    for line in complete if len(complete) >= 2 else figures.values():
+        for col, places in line.items():
+            seen.setdefault(col, Counter())[places] += 1
     return {col: c.most_common(1)[0][0] for col, c in seen.items()}
