@@ -9,12 +9,9 @@ net income; the net income itself stated wrong is still flagged.
 
 from __future__ import annotations
 
-import pymupdf
-
-from pipeline.engine import process_bytes
 from pipeline.figures.taxonomy import load_taxonomy
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, titled_page, write_table
+from tests.support.pages import table_and_text
 
 _INCOME = [
     ("Net sales", ("10,000", "9,000")),
@@ -27,15 +24,8 @@ _INCOME = [
 
 
 def _filing(sentence: str) -> DocumentResult:
-    doc = pymupdf.open()
-    write_table(
-        titled_page(doc, "CONSOLIDATED STATEMENTS OF INCOME (in millions)", (), ()),
-        84.0,
-        ("2023", "2022"),
-        _INCOME,
-    )
-    doc.new_page(width=595, height=842).insert_text((50, 60), sentence, fontsize=SIZE)
-    return process_bytes(doc.tobytes(), source="continuing.pdf")
+    title = "CONSOLIDATED STATEMENTS OF INCOME (in millions)"
+    return table_and_text(title, ("2023", "2022"), _INCOME, [sentence])
 
 
 def test_a_label_naming_continuing_operations_is_not_the_parent_s_net_income() -> None:

@@ -11,12 +11,9 @@ that agrees with the next year's column is no misstatement; one that agrees with
 
 from __future__ import annotations
 
-import pymupdf
-
-from pipeline.engine import process_bytes
 from pipeline.figures.taxonomy import load_taxonomy
 from schemas.models import DocumentResult
-from tests.support.pages import SIZE, titled_page, write_table
+from tests.support.pages import table_and_text
 
 _RELEASE = [
     ("Net sales", ("10,208.6", "8,630.9", "6,152.0")),
@@ -26,17 +23,10 @@ _RELEASE = [
 
 
 def _release(sentence: str) -> DocumentResult:
-    doc = pymupdf.open()
-    page = titled_page(doc, "52 Weeks Ended (Dollars in millions)", (), ())
-    write_table(
-        page,
-        84.0,
-        ("January 28, 2023", "January 29, 2022", "January 30, 2021"),
-        _RELEASE,
-        (340.0, 420.0, 500.0),
+    heads = ("January 28, 2023", "January 29, 2022", "January 30, 2021")
+    return table_and_text(
+        "52 Weeks Ended (Dollars in millions)", heads, _RELEASE, [sentence], (340.0, 420.0, 500.0)
     )
-    doc.new_page(width=595, height=842).insert_text((50, 60), sentence, fontsize=SIZE)
-    return process_bytes(doc.tobytes(), source="release.pdf")
 
 
 def test_the_abbreviation_names_the_metric() -> None:

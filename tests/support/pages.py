@@ -157,3 +157,22 @@ def write_ruled_rows(
         for x, text in zip(xs, figures, strict=True):
             right_aligned(page, x, y, text)
     return y
+
+
+def table_and_text(
+    title: str,
+    heads: Sequence[str],
+    rows: Rows,
+    lines: Sequence[str],
+    xs: Sequence[float] = (420.0, 500.0),
+    *,
+    source: str = "narrative.pdf",
+) -> DocumentResult:
+    """Process a document of two pages: a table (``title``, ``heads``, ``rows``) and then the discussion's
+    ``lines`` of text, one paragraph line each (a sentence to compare with the table)."""
+    doc = pymupdf.open()
+    write_table(titled_page(doc, title, (), ()), 84.0, heads, rows, xs)
+    page = doc.new_page(width=595, height=842)
+    for i, line in enumerate(lines):
+        page.insert_text((50, 60 + 13 * i), line, fontsize=SIZE)
+    return process_bytes(doc.tobytes(), source=source)
